@@ -1,0 +1,141 @@
+//! Command-line definition (clap derive only; no behaviour lives here).
+//!
+//! Global flags follow etcdctl's names and `ETCDCTL_*` variables so that an
+//! operator's existing environment works unchanged; a flag always wins over
+//! its variable. Durations take Go/etcdctl syntax (`500ms`, `5s`, `2m`).
+
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Health-gated, follower-first etcd maintenance.
+///
+/// Works as a kubectl plugin (`kubectl etcd …`) and as a standalone CLI with
+/// `--endpoints` (or `ETCDCTL_ENDPOINTS`). The given endpoints are seeds: every
+/// member is discovered through MemberList unless `--no-discover` is set.
+///
+/// Exit codes: 0 done; 1 ran but refused or partly failed (for example the
+/// health gate refused); 2 usage, configuration or connection error, nothing
+/// changed.
+#[derive(Debug, Parser)]
+#[command(name = "kubectl-etcd", bin_name = "kubectl etcd", version, max_term_width = 100)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every command accepts.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// etcd client URLs to start from (comma-separated or repeated). A URL
+    /// without a scheme uses https when --cacert is set, else http.
+    #[arg(long, global = true, env = "ETCDCTL_ENDPOINTS", value_delimiter = ',', value_name = "URL")]
+    pub endpoints: Vec<String>,
+
+    /// CA bundle (PEM) that signed the members' server certificates.
+    #[arg(long, global = true, env = "ETCDCTL_CACERT", value_name = "FILE")]
+    pub cacert: Option<String>,
+
+    /// Client certificate (PEM) for mutual TLS; needs --key.
+    #[arg(long, global = true, env = "ETCDCTL_CERT", value_name = "FILE")]
+    pub cert: Option<String>,
+
+    /// Client private key (PEM) for mutual TLS; needs --cert.
+    #[arg(long, global = true, env = "ETCDCTL_KEY", value_name = "FILE")]
+    pub key: Option<String>,
+
+    /// etcd user name, or `name:password`.
+    #[arg(long, global = true, env = "ETCDCTL_USER", value_name = "NAME")]
+    pub user: Option<String>,
+
+    /// Password for --user.
+    #[arg(long, global = true, env = "ETCDCTL_PASSWORD", value_name = "PASSWORD", hide_env_values = true)]
+    pub password: Option<String>,
+
+    /// Use only the given endpoints; do not add members found in MemberList.
+    #[arg(long, global = true)]
+    pub no_discover: bool,
+
+    /// Time allowed to connect (TCP, TLS and authentication) to one member.
+    #[arg(long, global = true, env = "ETCDCTL_DIAL_TIMEOUT", default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    pub dial_timeout: Duration,
+
+    /// Time allowed for one probe RPC (Status, MemberList, AlarmList) on one
+    /// member; a member that does not answer in time is reported unreachable.
+    #[arg(long, global = true, env = "ETCDCTL_COMMAND_TIMEOUT", default_value = "5s", value_parser = parse_duration, value_name = "DURATION")]
+    pub command_timeout: Duration,
+
+    /// Backend quota to assume for members that do not report one (etcd
+    /// before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd's 2Gi.
+    #[arg(long, global = true, value_parser = parse_quantity, value_name = "QUANTITY")]
+    pub quota_backend_bytes: Option<u64>,
+
+    /// Output format.
+    #[arg(short = 'o', long, global = true, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+
+    /// More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins.
+    #[arg(short = 'v', long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+/// `-o` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Wide,
+    Json,
+    Yaml,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// One row per member: size, in use, quota use, leader, raft progress,
+    /// alarms and a health verdict.
+    Status(StatusArgs),
+    /// The member list: ids, names, peer and client URLs, learner flag.
+    Members,
+    /// Print a shell completion script.
+    Completion {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the version.
+    Version,
+}
+
+/// Settings of the health gate shared by every command that evaluates it.
+#[derive(Debug, Clone, Args)]
+pub struct GateArgs {
+    /// Accept a cluster with fewer than three voting members, where taking one
+    /// member out for maintenance loses quorum.
+    #[arg(long)]
+    pub allow_quorum_loss: bool,
+
+    /// Largest tolerated raft lag, in entries: a member's committed index
+    /// minus its applied index, and its distance behind the leader's index.
+    #[arg(long, default_value_t = crate::plan::gate::DEFAULT_MAX_RAFT_LAG, value_name = "ENTRIES")]
+    pub max_raft_lag: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Evaluate the health gate and exit 1, listing every reason, when it
+    /// would refuse maintenance. Usable as a probe.
+    #[arg(long)]
+    pub check: bool,
+
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    crate::quantity::parse_duration(text).map_err(|e| e.to_string())
+}
+
+fn parse_quantity(text: &str) -> Result<u64, String> {
+    crate::quantity::parse_bytes(text).map_err(|e| e.to_string())
+}

@@ -1,0 +1,253 @@
+//! The real `EtcdOps`: one gRPC channel per member endpoint, built eagerly so
+//! that a wrong CA, a missing client certificate or a refused connection is
+//! reported as what it is, not as a request that waits forever for a
+//! load-balancer to find a ready backend.
+//!
+//! Connections are made on first use and cached per (endpoint, TLS name);
+//! a connection that failed is not cached, so a later probe (for example
+//! while waiting for a member to come back) tries again.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use etcd_client::{AlarmAction, AlarmType, Client, ConnectOptions};
+use tonic::transport::{Certificate, ClientTlsConfig, Identity};
+
+use super::classify::{chain_text, classify, AttemptContext};
+use super::{Alarm, AlarmKind, EtcdOps, FailureCause, ListedMember, MemberStatus, RpcError};
+use crate::target::{Credentials, Dial, Scheme, Target, TlsMaterial};
+
+/// Connection settings plus the per-member connection cache.
+pub struct EtcdClients {
+    tls: Option<TlsMaterial>,
+    credentials: Option<Credentials>,
+    dial_timeout: Duration,
+    command_timeout: Duration,
+    connections: Mutex<HashMap<String, Client>>,
+}
+
+impl EtcdClients {
+    /// Prepares connections for `target`; nothing is dialed yet.
+    pub fn new(target: &Target, dial_timeout: Duration, command_timeout: Duration) -> Self {
+        EtcdClients {
+            tls: target.tls.clone(),
+            credentials: target.credentials.clone(),
+            dial_timeout,
+            command_timeout,
+            connections: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn key(dial: &Dial) -> String {
+        format!(
+            "{}|{}",
+            dial.endpoint,
+            dial.tls_server_name.as_deref().unwrap_or("")
+        )
+    }
+
+    fn context(&self, dial: &Dial) -> AttemptContext {
+        AttemptContext {
+            ca_origin: self.tls.as_ref().map(|t| t.ca_origin.clone()),
+            user: self.credentials.as_ref().map(|c| c.user.clone()),
+            tls_host: dial
+                .tls_server_name
+                .clone()
+                .unwrap_or_else(|| dial.endpoint.host_for_tls().to_string()),
+            tls: dial.endpoint.scheme == Scheme::Https,
+        }
+    }
+
+    fn cached(&self, dial: &Dial) -> Option<Client> {
+        match self.connections.lock() {
+            Ok(map) => map.get(&Self::key(dial)).cloned(),
+            Err(poisoned) => poisoned.into_inner().get(&Self::key(dial)).cloned(),
+        }
+    }
+
+    fn remember(&self, dial: &Dial, client: Option<Client>) {
+        let mut map = match self.connections.lock() {
+            Ok(map) => map,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        match client {
+            Some(c) => {
+                map.insert(Self::key(dial), c);
+            }
+            None => {
+                map.remove(&Self::key(dial));
+            }
+        }
+    }
+
+    /// Dials one member: TCP, TLS (verified against the CA, always), then
+    /// authentication when credentials are set. Bounded by the dial timeout
+    /// (connection) and the command timeout (authentication).
+    async fn connect(&self, dial: &Dial) -> Result<Client, RpcError> {
+        let ctx = self.context(dial);
+        let fail = |cause: FailureCause| RpcError {
+            endpoint: dial.endpoint.to_string(),
+            op: "connect",
+            cause,
+        };
+        let mut endpoint = tonic::transport::Endpoint::from_shared(dial.endpoint.url())
+            .map_err(|e| fail(FailureCause::Other(chain_text(&e))))?
+            .connect_timeout(self.dial_timeout)
+            .tcp_nodelay(true)
+            .http2_keep_alive_interval(Duration::from_secs(10))
+            .keep_alive_timeout(Duration::from_secs(5));
+        if dial.endpoint.scheme == Scheme::Https {
+            let tls = self.tls.as_ref().ok_or_else(|| {
+                fail(FailureCause::Other(
+                    "https endpoint without a CA: pass --cacert".into(),
+                ))
+            })?;
+            let mut config = ClientTlsConfig::new()
+                .ca_certificate(Certificate::from_pem(&tls.ca_pem))
+                .domain_name(ctx.tls_host.clone());
+            if let Some(id) = &tls.identity {
+                config = config.identity(Identity::from_pem(&id.cert_pem, &id.key_pem));
+            }
+            endpoint = endpoint
+                .tls_config(config)
+                .map_err(|e| fail(classify(&chain_text(&e), &ctx)))?;
+        }
+        let channel = match tokio::time::timeout(self.dial_timeout, endpoint.connect()).await {
+            Err(_) => {
+                return Err(fail(FailureCause::Timeout {
+                    after: self.dial_timeout,
+                }))
+            }
+            Ok(Err(e)) => return Err(fail(classify(&chain_text(&e), &ctx))),
+            Ok(Ok(channel)) => channel,
+        };
+        let mut options = ConnectOptions::new();
+        if let Some(c) = &self.credentials {
+            options = options.with_user(c.user.clone(), c.password.clone());
+        }
+        let connected = tokio::time::timeout(
+            self.command_timeout,
+            Client::from_channel(etcd_client::Channel::Tonic(channel), Some(options)),
+        )
+        .await;
+        match connected {
+            Err(_) => Err(fail(FailureCause::Timeout {
+                after: self.command_timeout,
+            })),
+            Ok(Err(e)) => Err(fail(classify(&chain_text(&e), &ctx))),
+            Ok(Ok(client)) => Ok(client),
+        }
+    }
+
+    async fn client(&self, dial: &Dial) -> Result<Client, RpcError> {
+        if let Some(c) = self.cached(dial) {
+            return Ok(c);
+        }
+        let client = self.connect(dial).await?;
+        self.remember(dial, Some(client.clone()));
+        Ok(client)
+    }
+
+    /// Runs one RPC on one member within `limit`. A failed or timed-out call
+    /// drops the cached connection so the next attempt dials afresh.
+    async fn call<T, F, Fut>(
+        &self,
+        dial: &Dial,
+        op: &'static str,
+        limit: Duration,
+        rpc: F,
+    ) -> Result<T, RpcError>
+    where
+        F: FnOnce(Client) -> Fut,
+        Fut: Future<Output = Result<T, etcd_client::Error>>,
+    {
+        let client = self.client(dial).await?;
+        let outcome = tokio::time::timeout(limit, rpc(client)).await;
+        let cause = match outcome {
+            Ok(Ok(value)) => return Ok(value),
+            Err(_) => FailureCause::Timeout { after: limit },
+            Ok(Err(e)) => classify(&chain_text(&e), &self.context(dial)),
+        };
+        self.remember(dial, None);
+        Err(RpcError {
+            endpoint: dial.endpoint.to_string(),
+            op,
+            cause,
+        })
+    }
+}
+
+fn non_negative(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+fn alarm_kind(kind: AlarmType) -> Option<AlarmKind> {
+    match kind {
+        AlarmType::None => None,
+        AlarmType::Nospace => Some(AlarmKind::Nospace),
+        AlarmType::Corrupt => Some(AlarmKind::Corrupt),
+    }
+}
+
+impl EtcdOps for EtcdClients {
+    async fn status(&self, dial: &Dial) -> Result<MemberStatus, RpcError> {
+        let response = self
+            .call(dial, "Status", self.command_timeout, |mut c| async move {
+                c.status().await
+            })
+            .await?;
+        let quota = non_negative(response.db_size_quota());
+        Ok(MemberStatus {
+            member_id: response.header().map(|h| h.member_id()).unwrap_or(0),
+            version: response.version().to_string(),
+            db_size: non_negative(response.db_size()),
+            db_size_in_use: non_negative(response.raft_used_db_size()),
+            db_size_quota: (quota > 0).then_some(quota),
+            leader: response.leader(),
+            raft_term: response.raft_term(),
+            raft_index: response.raft_index(),
+            raft_applied_index: response.raft_applied_index(),
+            is_learner: response.is_learner(),
+            errors: response.errors().to_vec(),
+        })
+    }
+
+    async fn member_list(&self, dial: &Dial) -> Result<Vec<ListedMember>, RpcError> {
+        let response = self
+            .call(dial, "MemberList", self.command_timeout, |mut c| async move {
+                c.member_list().await
+            })
+            .await?;
+        Ok(response
+            .members()
+            .iter()
+            .map(|m| ListedMember {
+                id: m.id(),
+                name: m.name().to_string(),
+                peer_urls: m.peer_urls().to_vec(),
+                client_urls: m.client_urls().to_vec(),
+                is_learner: m.is_learner(),
+            })
+            .collect())
+    }
+
+    async fn alarm_list(&self, dial: &Dial) -> Result<Vec<Alarm>, RpcError> {
+        let response = self
+            .call(dial, "AlarmList", self.command_timeout, |mut c| async move {
+                c.alarm(AlarmAction::Get, AlarmType::None, None).await
+            })
+            .await?;
+        Ok(response
+            .alarms()
+            .iter()
+            .filter_map(|a| {
+                alarm_kind(a.alarm()).map(|kind| Alarm {
+                    member_id: a.member_id(),
+                    kind,
+                })
+            })
+            .collect())
+    }
+}

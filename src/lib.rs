@@ -1,0 +1,23 @@
+//! kubectl-etcd: health-gated, follower-first etcd maintenance, as a kubectl
+//! plugin and a standalone CLI.
+//!
+//! A run follows the module order:
+//! `cli` (flags) → `target` (where the members are, TLS, auth, quota) →
+//! `snapshot` (Status/MemberList/AlarmList through `etcd::EtcdOps`) →
+//! `plan` (pure decisions: the health gate, later the rule and the sweep) →
+//! `report` (one serialisable result) → `output` (table, JSON, YAML on stdout).
+//! `commands` wires these stages per command; `error` decides the exit code.
+
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod etcd;
+pub mod logging;
+pub mod output;
+pub mod plan;
+pub mod quantity;
+pub mod report;
+pub mod snapshot;
+pub mod target;
+
+pub use error::{Error, ExitStatus, Result};

@@ -1,0 +1,63 @@
+//! The `kubectl-etcd` binary: parse flags, run, map the outcome to an exit
+//! code. Everything else lives in the library.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use kubectl_etcd::cli::Cli;
+use kubectl_etcd::{logging, ExitStatus};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_error(e),
+    };
+    logging::init(cli.global.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            logging::message(&format!("error: cannot start the async runtime: {e}"));
+            return ExitCode::from(ExitStatus::Failed.code());
+        }
+    };
+    let status = match runtime.block_on(kubectl_etcd::commands::run(cli)) {
+        Ok(status) => status,
+        Err(e) => {
+            logging::message(&format!("error: {e}"));
+            e.exit_status()
+        }
+    };
+    ExitCode::from(status.code())
+}
+
+/// Help and version go to stdout with exit 0; a usage error is one line on
+/// stderr that names the problem, then a pointer to `--help`, exit 2.
+fn clap_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            let _ = e.print();
+            ExitCode::from(ExitStatus::Usage.code())
+        }
+        _ => {
+            let rendered = e.render().to_string();
+            let first = rendered
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ");
+            logging::message(&format!(
+                "error: {first} (see 'kubectl etcd --help')"
+            ));
+            ExitCode::from(ExitStatus::Usage.code())
+        }
+    }
+}

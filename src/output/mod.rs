@@ -1,0 +1,38 @@
+//! Output: the only module that writes results to stdout.
+//!
+//! A report is rendered to a `String` by a pure function (table, JSON or
+//! YAML of the same struct), then written in one go. Logs, progress and
+//! prompts go to stderr elsewhere.
+
+pub mod table;
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::cli::OutputFormat;
+use crate::error::{Error, Result};
+
+/// Renders `report` as JSON (pretty, trailing newline) or YAML.
+pub fn render_data<T: Serialize>(report: &T, format: OutputFormat) -> Result<String> {
+    match format {
+        OutputFormat::Yaml => serde_yaml::to_string(report).map_err(|e| Error::Render(e.to_string())),
+        _ => serde_json::to_string_pretty(report)
+            .map(|mut s| {
+                s.push('\n');
+                s
+            })
+            .map_err(|e| Error::Render(e.to_string())),
+    }
+}
+
+/// Writes a rendered result to stdout. A closed pipe (`| head`) is not an
+/// error: the reader has what it wanted.
+pub fn emit(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::Output(e)),
+    }
+}

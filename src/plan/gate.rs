@@ -1,0 +1,545 @@
+//! The health gate (product.md §3.2): may maintenance touch this cluster?
+//!
+//! Invariants: every failing reason is reported, not just the first; a
+//! NOSPACE alarm never refuses (it is why people defragment); anything that
+//! leaves the voter set or the leader in doubt refuses. The same gate serves
+//! `status --check`, the defrag sweep before every step, and `--watch`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::etcd::{parse_alarm_entry, AlarmKind};
+use crate::snapshot::{ClusterSnapshot, Probe};
+
+/// Default bound on raft lag, in entries. etcd itself stops accepting
+/// proposals at a 5000-entry gap between commit and apply; a healthy member
+/// under load stays within a few dozen.
+pub const DEFAULT_MAX_RAFT_LAG: u64 = 1000;
+
+/// Tunables of the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GateOptions {
+    /// Accept a cluster where losing one voter loses quorum (1 or 2 voters).
+    pub allow_quorum_loss: bool,
+    /// Bound for both apply lag and distance behind the leader.
+    pub max_raft_lag: u64,
+}
+
+impl Default for GateOptions {
+    fn default() -> Self {
+        GateOptions {
+            allow_quorum_loss: false,
+            max_raft_lag: DEFAULT_MAX_RAFT_LAG,
+        }
+    }
+}
+
+/// One reason the gate refuses. `code()` is a stable string for JSON and
+/// scripts; `Display` is the sentence shown to people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GateReason {
+    /// A voting member did not answer Status.
+    MemberUnreachable { member: String, cause: String },
+    /// A voting member was not dialed (no client URL, or left out).
+    MemberNotProbed { member: String, why: String },
+    /// A member reports leader 0.
+    NoLeader { member: String },
+    /// Members name different leaders.
+    LeaderDisagreement { views: Vec<(String, String)> },
+    /// The agreed leader is not in MemberList.
+    LeaderNotMember { leader: String },
+    /// A CORRUPT or unknown alarm is raised.
+    Alarm { member: String, alarm: String },
+    /// A Status `errors` entry that is not an alarm.
+    MemberError { member: String, entry: String },
+    /// committed − applied is over the bound.
+    ApplyLag { member: String, lag: u64, bound: u64 },
+    /// The member's index is too far behind the leader's.
+    BehindLeader { member: String, behind: u64, bound: u64 },
+    /// MemberList and the member disagree on learner status: a promotion
+    /// is in flight.
+    LearnerPromoting { member: String },
+    /// Taking one voter out would lose quorum, and no consent was given.
+    QuorumMargin { voters: usize },
+}
+
+impl GateReason {
+    /// Stable identifier, identical in tables, JSON and EtcdDefrag status.
+    pub fn code(&self) -> &'static str {
+        match self {
+            GateReason::MemberUnreachable { .. } => "MemberUnreachable",
+            GateReason::MemberNotProbed { .. } => "MemberNotProbed",
+            GateReason::NoLeader { .. } => "NoLeader",
+            GateReason::LeaderDisagreement { .. } => "LeaderDisagreement",
+            GateReason::LeaderNotMember { .. } => "LeaderNotMember",
+            GateReason::Alarm { .. } => "AlarmRaised",
+            GateReason::MemberError { .. } => "MemberError",
+            GateReason::ApplyLag { .. } => "ApplyLag",
+            GateReason::BehindLeader { .. } => "BehindLeader",
+            GateReason::LearnerPromoting { .. } => "LearnerPromoting",
+            GateReason::QuorumMargin { .. } => "QuorumMargin",
+        }
+    }
+
+    /// The member a reason is about, if it is about one.
+    pub fn member(&self) -> Option<&str> {
+        match self {
+            GateReason::MemberUnreachable { member, .. }
+            | GateReason::MemberNotProbed { member, .. }
+            | GateReason::NoLeader { member }
+            | GateReason::Alarm { member, .. }
+            | GateReason::MemberError { member, .. }
+            | GateReason::ApplyLag { member, .. }
+            | GateReason::BehindLeader { member, .. }
+            | GateReason::LearnerPromoting { member } => Some(member),
+            GateReason::LeaderDisagreement { .. }
+            | GateReason::LeaderNotMember { .. }
+            | GateReason::QuorumMargin { .. } => None,
+        }
+    }
+
+    /// A short label for a member's verdict cell.
+    pub fn short(&self) -> String {
+        match self {
+            GateReason::MemberUnreachable { .. } => "unreachable".into(),
+            GateReason::MemberNotProbed { .. } => "not probed".into(),
+            GateReason::NoLeader { .. } => "no leader".into(),
+            GateReason::Alarm { alarm, .. } => format!("alarm {alarm}"),
+            GateReason::MemberError { .. } => "error".into(),
+            GateReason::ApplyLag { lag, .. } => format!("apply lag {lag}"),
+            GateReason::BehindLeader { behind, .. } => format!("{behind} behind leader"),
+            GateReason::LearnerPromoting { .. } => "promoting".into(),
+            other => other.code().into(),
+        }
+    }
+}
+
+impl fmt::Display for GateReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GateReason::MemberUnreachable { member, cause } => {
+                write!(f, "member {member} is unreachable: {cause}")
+            }
+            GateReason::MemberNotProbed { member, why } => {
+                write!(f, "member {member} was not probed: {why}")
+            }
+            GateReason::NoLeader { member } => write!(f, "member {member} reports no leader"),
+            GateReason::LeaderDisagreement { views } => {
+                let views: Vec<String> = views.iter().map(|(m, l)| format!("{m}→{l}")).collect();
+                write!(f, "members disagree on the leader ({})", views.join(", "))
+            }
+            GateReason::LeaderNotMember { leader } => {
+                write!(f, "the leader {leader} is not in the member list")
+            }
+            GateReason::Alarm { member, alarm } => write!(
+                f,
+                "alarm {alarm} is raised on member {member}; inspect the member before any maintenance (only NOSPACE is tolerated)"
+            ),
+            GateReason::MemberError { member, entry } => {
+                write!(f, "member {member} reports: {}", entry.trim())
+            }
+            GateReason::ApplyLag { member, lag, bound } => write!(
+                f,
+                "member {member} has {lag} committed entries not yet applied (bound {bound})"
+            ),
+            GateReason::BehindLeader { member, behind, bound } => write!(
+                f,
+                "member {member} is {behind} entries behind the leader (bound {bound})"
+            ),
+            GateReason::LearnerPromoting { member } => write!(
+                f,
+                "member {member} is being promoted from learner (member list and member disagree)"
+            ),
+            GateReason::QuorumMargin { voters } => write!(
+                f,
+                "the cluster has {voters} voting member{}: taking one out for maintenance loses quorum; pass --allow-quorum-loss to accept that",
+                if *voters == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}
+
+/// The gate's answer: passes when `reasons` is empty.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GateVerdict {
+    pub reasons: Vec<GateReason>,
+    /// The leader every answering member agrees on, when they do.
+    pub leader: Option<u64>,
+}
+
+impl GateVerdict {
+    pub fn passed(&self) -> bool {
+        self.reasons.is_empty()
+    }
+
+    /// The reasons that name this member.
+    pub fn for_member<'a>(&'a self, member: &'a str) -> impl Iterator<Item = &'a GateReason> + 'a {
+        self.reasons.iter().filter(move |r| r.member() == Some(member))
+    }
+}
+
+/// A serialisable view of one reason (stable `code`, optional `member`,
+/// human `message`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReasonView {
+    pub code: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
+    pub message: String,
+}
+
+impl From<&GateReason> for ReasonView {
+    fn from(r: &GateReason) -> Self {
+        ReasonView {
+            code: r.code(),
+            member: r.member().map(str::to_string),
+            message: r.to_string(),
+        }
+    }
+}
+
+/// Evaluates the gate over a snapshot. Pure.
+///
+/// Voters are the members MemberList does not mark as learners; learners are
+/// neither required to answer nor counted for quorum, but a learner whose own
+/// Status disagrees with MemberList (a promotion in flight) refuses.
+pub fn evaluate(snapshot: &ClusterSnapshot, options: &GateOptions) -> GateVerdict {
+    let mut reasons = Vec::new();
+
+    // 1. Every voting member answered.
+    for m in snapshot.members.iter().filter(|m| !m.is_learner()) {
+        match &m.probe {
+            Probe::Answered(_) => {}
+            Probe::Failed(e) => reasons.push(GateReason::MemberUnreachable {
+                member: m.name.clone(),
+                cause: e.cause.to_string(),
+            }),
+            Probe::NotProbed(why) => reasons.push(GateReason::MemberNotProbed {
+                member: m.name.clone(),
+                why: why.clone(),
+            }),
+        }
+    }
+
+    // 2. One non-zero leader that everyone agrees on and that is a member.
+    let mut views: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    for m in &snapshot.members {
+        if let Some(s) = m.status() {
+            if s.leader == 0 {
+                reasons.push(GateReason::NoLeader {
+                    member: m.name.clone(),
+                });
+            } else {
+                views.entry(s.leader).or_default().push(m.name.clone());
+            }
+        }
+    }
+    let mut leader = None;
+    if views.len() > 1 {
+        let mut pairs = Vec::new();
+        for m in &snapshot.members {
+            if let Some(s) = m.status() {
+                let seen = if s.leader == 0 {
+                    "none".to_string()
+                } else {
+                    snapshot.name_of(s.leader)
+                };
+                pairs.push((m.name.clone(), seen));
+            }
+        }
+        reasons.push(GateReason::LeaderDisagreement { views: pairs });
+    } else if let Some((&id, _)) = views.iter().next() {
+        if snapshot.member_list_known && snapshot.member_by_id(id).is_none() {
+            reasons.push(GateReason::LeaderNotMember {
+                leader: format!("{id:x}"),
+            });
+        } else {
+            leader = Some(id);
+        }
+    }
+
+    // 3. No alarm other than NOSPACE; no other error entries.
+    for alarm in &snapshot.alarms {
+        if alarm.kind != AlarmKind::Nospace {
+            reasons.push(GateReason::Alarm {
+                member: snapshot.name_of(alarm.member_id),
+                alarm: alarm.kind.as_str().to_string(),
+            });
+        }
+    }
+    for m in &snapshot.members {
+        if let Some(s) = m.status() {
+            for entry in &s.errors {
+                let is_alarm = parse_alarm_entry(entry).is_some();
+                let is_no_leader = entry.contains("no leader") && s.leader == 0;
+                if !is_alarm && !is_no_leader {
+                    reasons.push(GateReason::MemberError {
+                        member: m.name.clone(),
+                        entry: entry.clone(),
+                    });
+                }
+            }
+        }
+    }
+
+    // 4. Raft progress within bounds.
+    let leader_index = leader
+        .and_then(|id| snapshot.member_by_id(id))
+        .and_then(|m| m.status())
+        .map(|s| s.raft_index);
+    for m in &snapshot.members {
+        if let Some(s) = m.status() {
+            let lag = s.raft_index.saturating_sub(s.raft_applied_index);
+            if lag > options.max_raft_lag {
+                reasons.push(GateReason::ApplyLag {
+                    member: m.name.clone(),
+                    lag,
+                    bound: options.max_raft_lag,
+                });
+            }
+            if let Some(li) = leader_index {
+                let behind = li.saturating_sub(s.raft_index);
+                if behind > options.max_raft_lag {
+                    reasons.push(GateReason::BehindLeader {
+                        member: m.name.clone(),
+                        behind,
+                        bound: options.max_raft_lag,
+                    });
+                }
+            }
+        }
+    }
+
+    // 5. No learner mid-promotion.
+    for m in &snapshot.members {
+        if let (Some(listed), Some(s)) = (&m.listed, m.status()) {
+            if listed.is_learner != s.is_learner {
+                reasons.push(GateReason::LearnerPromoting {
+                    member: m.name.clone(),
+                });
+            }
+        }
+    }
+
+    // 6. Quorum margin: with one voter out, the rest must still be a quorum.
+    let voters = snapshot.members.iter().filter(|m| !m.is_learner()).count();
+    let quorum = voters / 2 + 1;
+    if voters.saturating_sub(1) < quorum && !options.allow_quorum_loss {
+        reasons.push(GateReason::QuorumMargin { voters });
+    }
+
+    GateVerdict { reasons, leader }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etcd::{Alarm, FailureCause, ListedMember, MemberStatus, RpcError};
+    use crate::snapshot::MemberSnapshot;
+    use crate::target::QuotaSource;
+    use std::time::Duration;
+
+    /// A healthy 3-member cluster whose leader is member 1.
+    fn healthy(n: u64) -> ClusterSnapshot {
+        let members = (1..=n)
+            .map(|id| MemberSnapshot {
+                name: format!("m{id}"),
+                id: Some(id),
+                dial: None,
+                listed: Some(ListedMember {
+                    id,
+                    name: format!("m{id}"),
+                    peer_urls: vec![],
+                    client_urls: vec![],
+                    is_learner: false,
+                }),
+                probe: Probe::Answered(MemberStatus {
+                    member_id: id,
+                    leader: 1,
+                    raft_term: 2,
+                    raft_index: 100,
+                    raft_applied_index: 100,
+                    db_size: 1 << 20,
+                    db_size_in_use: 1 << 19,
+                    ..Default::default()
+                }),
+                quota_bytes: 2 << 30,
+                quota_source: QuotaSource::Default,
+            })
+            .collect();
+        ClusterSnapshot {
+            members,
+            member_list_known: true,
+            alarms: vec![],
+            alarm_list_error: None,
+        }
+    }
+
+    fn status_mut(s: &mut ClusterSnapshot, i: usize) -> &mut MemberStatus {
+        match &mut s.members[i].probe {
+            Probe::Answered(st) => st,
+            _ => panic!("member {i} has no status"),
+        }
+    }
+
+    fn codes(s: &ClusterSnapshot, o: GateOptions) -> Vec<&'static str> {
+        evaluate(s, &o).reasons.iter().map(|r| r.code()).collect()
+    }
+
+    #[test]
+    fn gate_table() {
+        type Edit = fn(&mut ClusterSnapshot);
+        let cases: Vec<(&str, u64, Edit, Vec<&str>)> = vec![
+            ("healthy 3 members passes", 3, |_| {}, vec![]),
+            ("healthy 5 members passes", 5, |_| {}, vec![]),
+            ("1 voter needs consent", 1, |_| {}, vec!["QuorumMargin"]),
+            ("2 voters need consent", 2, |_| {}, vec!["QuorumMargin"]),
+            (
+                "unreachable voter",
+                3,
+                |s| {
+                    s.members[2].probe = Probe::Failed(RpcError {
+                        endpoint: "x".into(),
+                        op: "Status",
+                        cause: FailureCause::Timeout { after: Duration::from_secs(5) },
+                    })
+                },
+                vec!["MemberUnreachable"],
+            ),
+            (
+                "unreachable learner is tolerated",
+                4,
+                |s| {
+                    if let Some(l) = s.members[2].listed.as_mut() {
+                        l.is_learner = true;
+                    }
+                    s.members[2].probe = Probe::NotProbed("x".into());
+                },
+                vec![],
+            ),
+            (
+                "not probed voter",
+                3,
+                |s| s.members[1].probe = Probe::NotProbed("left out".into()),
+                vec!["MemberNotProbed"],
+            ),
+            ("no leader", 3, |s| status_mut(s, 0).leader = 0, vec!["NoLeader"]),
+            ("disagreement", 3, |s| status_mut(s, 2).leader = 2, vec!["LeaderDisagreement"]),
+            (
+                "leader not a member",
+                3,
+                |s| {
+                    for i in 0..3 {
+                        status_mut(s, i).leader = 99;
+                    }
+                },
+                vec!["LeaderNotMember"],
+            ),
+            (
+                "NOSPACE tolerated",
+                3,
+                |s| s.alarms.push(Alarm { member_id: 2, kind: AlarmKind::Nospace }),
+                vec![],
+            ),
+            (
+                "CORRUPT refuses",
+                3,
+                |s| s.alarms.push(Alarm { member_id: 2, kind: AlarmKind::Corrupt }),
+                vec!["AlarmRaised"],
+            ),
+            (
+                "unknown alarm refuses",
+                3,
+                |s| s.alarms.push(Alarm { member_id: 2, kind: AlarmKind::Other("X".into()) }),
+                vec!["AlarmRaised"],
+            ),
+            (
+                "alarm entry in status errors is not a MemberError",
+                3,
+                |s| status_mut(s, 1).errors.push("memberID:2 alarm:NOSPACE ".into()),
+                vec![],
+            ),
+            (
+                "other status error refuses",
+                3,
+                |s| status_mut(s, 1).errors.push("etcdserver: something odd".into()),
+                vec!["MemberError"],
+            ),
+            (
+                "apply lag over bound",
+                3,
+                |s| status_mut(s, 1).raft_applied_index = 99,
+                vec!["ApplyLag"],
+            ),
+            (
+                "apply lag at bound passes",
+                3,
+                |s| status_mut(s, 1).raft_applied_index = 100,
+                vec![],
+            ),
+            (
+                "behind leader",
+                3,
+                |s| {
+                    status_mut(s, 0).raft_index = 5000;
+                    status_mut(s, 0).raft_applied_index = 5000;
+                },
+                vec!["BehindLeader", "BehindLeader"],
+            ),
+            (
+                "learner mid-promotion",
+                3,
+                |s| status_mut(s, 2).is_learner = true,
+                vec!["LearnerPromoting"],
+            ),
+            (
+                "learner does not count as voter",
+                3,
+                |s| {
+                    if let Some(l) = s.members[2].listed.as_mut() {
+                        l.is_learner = true;
+                    }
+                    status_mut(s, 2).is_learner = true;
+                },
+                vec!["QuorumMargin"],
+            ),
+        ];
+        for (name, n, edit, want) in cases {
+            let mut s = healthy(n);
+            // Give the "apply lag" cases room.
+            for i in 0..s.members.len() {
+                status_mut(&mut s, i).raft_index = 1100;
+                status_mut(&mut s, i).raft_applied_index = 1100;
+            }
+            edit(&mut s);
+            assert_eq!(codes(&s, GateOptions::default()), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn consent_lifts_only_the_quorum_reason() {
+        let mut s = healthy(1);
+        assert_eq!(codes(&s, GateOptions::default()), vec!["QuorumMargin"]);
+        let consent = GateOptions { allow_quorum_loss: true, ..Default::default() };
+        assert!(codes(&s, consent).is_empty());
+        s.alarms.push(Alarm { member_id: 1, kind: AlarmKind::Corrupt });
+        assert_eq!(codes(&s, consent), vec!["AlarmRaised"]);
+    }
+
+    #[test]
+    fn every_failing_reason_is_listed_with_its_member() {
+        let mut s = healthy(3);
+        s.members[1].probe = Probe::NotProbed("x".into());
+        s.alarms.push(Alarm { member_id: 3, kind: AlarmKind::Corrupt });
+        let verdict = evaluate(&s, &GateOptions::default());
+        assert!(!verdict.passed());
+        assert_eq!(verdict.reasons.len(), 2);
+        assert_eq!(verdict.for_member("m2").count(), 1);
+        assert_eq!(verdict.for_member("m3").count(), 1);
+        assert_eq!(verdict.leader, Some(1));
+        let text: Vec<String> = verdict.reasons.iter().map(|r| r.to_string()).collect();
+        assert!(text[1].contains("CORRUPT") && text[1].contains("m3"), "{text:?}");
+    }
+}

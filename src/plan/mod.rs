@@ -1,0 +1,5 @@
+//! Pure decisions over a `ClusterSnapshot`: the health gate now; the defrag
+//! rule and the sweep plan build on it. Nothing here performs I/O, so every
+//! decision is table-tested without a cluster.
+
+pub mod gate;

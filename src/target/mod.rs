@@ -1,0 +1,94 @@
+//! `Target`: the one input of every command — where the members are, how to
+//! reach them (TLS, auth) and what quota to assume.
+//!
+//! Two sources build it: flags (`flags.rs`, standalone mode, like etcdctl) and,
+//! in plugin mode, an `EtcdCluster` read from the Kubernetes API. Nothing
+//! downstream knows which source was used.
+
+pub mod endpoint;
+pub mod flags;
+pub mod tls;
+
+pub use endpoint::{Endpoint, Scheme};
+pub use tls::{Credentials, TlsMaterial};
+
+use serde::Serialize;
+
+/// Where a member's backend quota figure came from, in order of preference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QuotaSource {
+    /// `StatusResponse.dbSizeQuota`, reported by etcd 3.6 and later.
+    Member,
+    /// `spec.options.quotaBackendBytes` of the EtcdCluster.
+    Cluster,
+    /// The `--quota-backend-bytes` flag.
+    Flag,
+    /// etcd's default, 2 GiB.
+    Default,
+}
+
+impl QuotaSource {
+    /// The stable lower-case name used in tables and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QuotaSource::Member => "member",
+            QuotaSource::Cluster => "cluster",
+            QuotaSource::Flag => "flag",
+            QuotaSource::Default => "default",
+        }
+    }
+}
+
+/// etcd's default backend quota (2 GiB), used when nothing else says.
+pub const DEFAULT_QUOTA_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
+/// The quota to assume for members that do not report their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuotaFallback {
+    pub bytes: u64,
+    pub source: QuotaSource,
+}
+
+impl Default for QuotaFallback {
+    fn default() -> Self {
+        QuotaFallback {
+            bytes: DEFAULT_QUOTA_BYTES,
+            source: QuotaSource::Default,
+        }
+    }
+}
+
+/// One place to dial: a member's client URL, and the name to verify its
+/// certificate against when that differs from the dialed host (a
+/// port-forward to 127.0.0.1 still verifies the member's DNS name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dial {
+    pub endpoint: Endpoint,
+    pub tls_server_name: Option<String>,
+}
+
+impl Dial {
+    pub fn new(endpoint: Endpoint) -> Self {
+        Dial {
+            endpoint,
+            tls_server_name: None,
+        }
+    }
+}
+
+/// Everything needed to reach one etcd cluster.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// Endpoints to start from. With `discover`, they are seeds for MemberList;
+    /// without it they are the complete set of members to probe.
+    pub dials: Vec<Dial>,
+    /// Add the members found in MemberList to the given endpoints.
+    pub discover: bool,
+    /// Server verification (and client identity for mTLS), in memory only.
+    pub tls: Option<TlsMaterial>,
+    /// etcd user and password, when auth is on.
+    pub credentials: Option<Credentials>,
+    /// Quota for members that do not report one.
+    pub quota: QuotaFallback,
+}

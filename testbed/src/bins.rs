@@ -1,0 +1,67 @@
+//! Locating the server binaries that `testbed/build.sh` built.
+
+use std::path::PathBuf;
+
+use crate::Result;
+
+/// The etcd releases the test bed builds (pinned in `testbed/go/*/go.mod`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EtcdVersion {
+    /// 3.6.x: reports `dbSizeQuota` in Status.
+    V3_6,
+    /// 3.5.x: does not report the quota.
+    V3_5,
+}
+
+impl EtcdVersion {
+    fn dir(self) -> &'static str {
+        match self {
+            EtcdVersion::V3_6 => "etcd-v3.6",
+            EtcdVersion::V3_5 => "etcd-v3.5",
+        }
+    }
+
+    /// Parses `3.6` / `3.5`.
+    pub fn parse(text: &str) -> Result<EtcdVersion> {
+        match text.trim_start_matches('v') {
+            "3.6" => Ok(EtcdVersion::V3_6),
+            "3.5" => Ok(EtcdVersion::V3_5),
+            other => Err(format!("unknown etcd version {other:?}: use 3.6 or 3.5")),
+        }
+    }
+}
+
+/// The folder holding `etcd-v3.6/` and `etcd-v3.5/`:
+/// `$KUBECTL_ETCD_TESTBED_CACHE/current`, default
+/// `~/.cache/kubectl-etcd-testbed/current`.
+pub fn cache_dir() -> PathBuf {
+    let base = std::env::var_os("KUBECTL_ETCD_TESTBED_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+            home.join(".cache").join("kubectl-etcd-testbed")
+        });
+    base.join("current")
+}
+
+fn binary(version: EtcdVersion, name: &str) -> Result<PathBuf> {
+    let path = cache_dir().join(version.dir()).join(name);
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "{} not found: run testbed/build.sh first (it builds etcd from its Go module)",
+            path.display()
+        ))
+    }
+}
+
+/// The etcd server binary of `version`.
+pub fn etcd(version: EtcdVersion) -> Result<PathBuf> {
+    binary(version, "etcd")
+}
+
+/// The etcdctl binary of `version`.
+pub fn etcdctl(version: EtcdVersion) -> Result<PathBuf> {
+    binary(version, "etcdctl")
+}

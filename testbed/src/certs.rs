@@ -1,0 +1,82 @@
+//! Throwaway PKI: one CA, a server certificate per member (usable as a
+//! client certificate too, as etcd's gateway needs), a client certificate,
+//! and an unrelated CA for "wrong CA" tests. Written as PEM files into the
+//! cluster's temporary folder, because etcd reads them from disk.
+
+use std::path::{Path, PathBuf};
+
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
+    KeyUsagePurpose,
+};
+
+use crate::Result;
+
+/// Paths of the generated files.
+#[derive(Debug, Clone)]
+pub struct Pki {
+    pub ca: PathBuf,
+    pub wrong_ca: PathBuf,
+    pub server_cert: PathBuf,
+    pub server_key: PathBuf,
+    pub client_cert: PathBuf,
+    pub client_key: PathBuf,
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> Result<PathBuf> {
+    let path = dir.join(name);
+    std::fs::write(&path, text).map_err(|e| format!("write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+fn new_ca(name: &str) -> Result<(rcgen::Certificate, KeyPair)> {
+    let mut params = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.distinguished_name.push(DnType::CommonName, name);
+    params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    let key = KeyPair::generate().map_err(err)?;
+    let cert = params.self_signed(&key).map_err(err)?;
+    Ok((cert, key))
+}
+
+/// Generates the PKI into `dir`. `hosts` are the server certificate's SANs.
+pub fn generate(dir: &Path, hosts: &[&str]) -> Result<Pki> {
+    let (ca, ca_key) = new_ca("kubectl-etcd testbed CA")?;
+    let (wrong_ca, _) = new_ca("an unrelated CA")?;
+
+    let mut server = CertificateParams::new(
+        hosts.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
+    )
+    .map_err(err)?;
+    server.distinguished_name.push(DnType::CommonName, "etcd-server");
+    server.extended_key_usages = vec![
+        ExtendedKeyUsagePurpose::ServerAuth,
+        ExtendedKeyUsagePurpose::ClientAuth,
+    ];
+    let server_key = KeyPair::generate().map_err(err)?;
+    let server_cert = server.signed_by(&server_key, &ca, &ca_key).map_err(err)?;
+
+    // CN is not an etcd user, so with auth on the password decides.
+    let mut client = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
+    client.distinguished_name.push(DnType::CommonName, "testbed-client");
+    client.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let client_key = KeyPair::generate().map_err(err)?;
+    let client_cert = client.signed_by(&client_key, &ca, &ca_key).map_err(err)?;
+
+    Ok(Pki {
+        ca: write(dir, "ca.pem", &ca.pem())?,
+        wrong_ca: write(dir, "wrong-ca.pem", &wrong_ca.pem())?,
+        server_cert: write(dir, "server.pem", &server_cert.pem())?,
+        server_key: write(dir, "server-key.pem", &server_key.serialize_pem())?,
+        client_cert: write(dir, "client.pem", &client_cert.pem())?,
+        client_key: write(dir, "client-key.pem", &client_key.serialize_pem())?,
+    })
+}

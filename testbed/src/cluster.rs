@@ -1,0 +1,407 @@
+//! Starting, faulting and stopping real etcd clusters on loopback.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use etcd_client::{Certificate, Client, ConnectOptions, Identity, TlsOptions};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+use crate::bins::{self, EtcdVersion};
+use crate::certs::{self, Pki};
+use crate::ports::free_port;
+use crate::Result;
+
+/// How clients reach the members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Security {
+    /// http, no auth.
+    Plain,
+    /// https; any client may connect.
+    ServerTls,
+    /// https; clients must present a certificate signed by the CA.
+    MutualTls,
+    /// Mutual TLS plus etcd auth with a `root` user and a password.
+    MutualTlsAuth,
+}
+
+impl Security {
+    pub fn parse(text: &str) -> Result<Security> {
+        match text {
+            "plain" => Ok(Security::Plain),
+            "tls" => Ok(Security::ServerTls),
+            "mtls" => Ok(Security::MutualTls),
+            "mtls-auth" => Ok(Security::MutualTlsAuth),
+            other => Err(format!("unknown security {other:?}: plain, tls, mtls or mtls-auth")),
+        }
+    }
+
+    fn tls(self) -> bool {
+        self != Security::Plain
+    }
+}
+
+/// What to start.
+#[derive(Debug, Clone)]
+pub struct ClusterSpec {
+    pub members: usize,
+    pub security: Security,
+    pub version: EtcdVersion,
+    /// `--quota-backend-bytes` for every member.
+    pub quota_backend_bytes: Option<u64>,
+    /// Keep the data and certificates here instead of a temporary folder.
+    pub dir: Option<PathBuf>,
+}
+
+impl ClusterSpec {
+    pub fn new(members: usize, security: Security) -> Self {
+        ClusterSpec {
+            members,
+            security,
+            version: EtcdVersion::V3_6,
+            quota_backend_bytes: None,
+            dir: None,
+        }
+    }
+
+    pub fn version(mut self, version: EtcdVersion) -> Self {
+        self.version = version;
+        self
+    }
+
+    pub fn quota(mut self, bytes: u64) -> Self {
+        self.quota_backend_bytes = Some(bytes);
+        self
+    }
+}
+
+/// One member process.
+#[derive(Debug)]
+pub struct Member {
+    pub name: String,
+    pub client_url: String,
+    pub peer_url: String,
+    args: Vec<String>,
+    log: PathBuf,
+    child: Option<Child>,
+}
+
+impl Member {
+    /// The process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(|c| c.id())
+    }
+}
+
+/// A running cluster. Dropping it kills every member.
+#[derive(Debug)]
+pub struct Cluster {
+    pub spec: ClusterSpec,
+    pub members: Vec<Member>,
+    pub pki: Option<Pki>,
+    /// The root password when auth is on.
+    pub password: Option<String>,
+    etcd: PathBuf,
+    dir: PathBuf,
+    _temp: Option<tempfile::TempDir>,
+}
+
+/// The password of the `root` user on auth clusters.
+pub const ROOT_PASSWORD: &str = "testbed-root-password";
+
+impl Cluster {
+    /// Starts the members, waits until they agree on a leader, and turns auth
+    /// on when asked. Fails (and kills what it started) after 60 s.
+    pub async fn start(spec: ClusterSpec) -> Result<Cluster> {
+        let etcd = bins::etcd(spec.version)?;
+        let (temp, dir) = match &spec.dir {
+            Some(d) => {
+                std::fs::create_dir_all(d).map_err(|e| format!("create {}: {e}", d.display()))?;
+                (None, d.clone())
+            }
+            None => {
+                let t = tempfile::Builder::new()
+                    .prefix("kubectl-etcd-testbed-")
+                    .tempdir()
+                    .map_err(|e| format!("tempdir: {e}"))?;
+                let p = t.path().to_path_buf();
+                (Some(t), p)
+            }
+        };
+        let pki = if spec.security.tls() {
+            Some(certs::generate(&dir, &["127.0.0.1", "localhost"])?)
+        } else {
+            None
+        };
+        let scheme = if spec.security.tls() { "https" } else { "http" };
+        let mut members = Vec::new();
+        for i in 0..spec.members {
+            members.push(Member {
+                name: format!("m{i}"),
+                client_url: format!("{scheme}://127.0.0.1:{}", free_port()?),
+                peer_url: format!("http://127.0.0.1:{}", free_port()?),
+                args: vec![],
+                log: dir.join(format!("m{i}.log")),
+                child: None,
+            });
+        }
+        let initial: Vec<String> = members
+            .iter()
+            .map(|m| format!("{}={}", m.name, m.peer_url))
+            .collect();
+        let token = format!("testbed-{}", std::process::id());
+        for m in &mut members {
+            let mut args = vec![
+                format!("--name={}", m.name),
+                format!("--data-dir={}", dir.join(format!("{}.etcd", m.name)).display()),
+                format!("--listen-client-urls={}", m.client_url),
+                format!("--advertise-client-urls={}", m.client_url),
+                format!("--listen-peer-urls={}", m.peer_url),
+                format!("--initial-advertise-peer-urls={}", m.peer_url),
+                format!("--initial-cluster={}", initial.join(",")),
+                "--initial-cluster-state=new".to_string(),
+                format!("--initial-cluster-token={token}"),
+                "--log-level=warn".to_string(),
+            ];
+            if let Some(p) = &pki {
+                args.push(format!("--cert-file={}", p.server_cert.display()));
+                args.push(format!("--key-file={}", p.server_key.display()));
+                if matches!(spec.security, Security::MutualTls | Security::MutualTlsAuth) {
+                    args.push("--client-cert-auth".into());
+                    args.push(format!("--trusted-ca-file={}", p.ca.display()));
+                }
+            }
+            if let Some(q) = spec.quota_backend_bytes {
+                args.push(format!("--quota-backend-bytes={q}"));
+            }
+            m.args = args;
+        }
+        let mut cluster = Cluster {
+            spec,
+            members,
+            pki,
+            password: None,
+            etcd,
+            dir,
+            _temp: temp,
+        };
+        for i in 0..cluster.members.len() {
+            cluster.spawn(i)?;
+        }
+        cluster.wait_ready(Duration::from_secs(60)).await?;
+        if cluster.spec.security == Security::MutualTlsAuth {
+            cluster.enable_auth().await?;
+        }
+        Ok(cluster)
+    }
+
+    fn spawn(&mut self, i: usize) -> Result<()> {
+        let etcd = self.etcd.clone();
+        let m = &mut self.members[i];
+        let log = File::options()
+            .create(true)
+            .append(true)
+            .open(&m.log)
+            .map_err(|e| format!("open {}: {e}", m.log.display()))?;
+        let log2 = log.try_clone().map_err(|e| e.to_string())?;
+        let child = Command::new(&etcd)
+            .args(&m.args)
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log2)
+            .spawn()
+            .map_err(|e| format!("spawn {}: {e}", etcd.display()))?;
+        m.child = Some(child);
+        Ok(())
+    }
+
+    /// The folder holding data, logs and certificates.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Every member's client URL.
+    pub fn endpoints(&self) -> Vec<String> {
+        self.members.iter().map(|m| m.client_url.clone()).collect()
+    }
+
+    /// Flags that give kubectl-etcd (or etcdctl) this cluster's TLS and
+    /// auth, without `--endpoints`.
+    pub fn security_flags(&self) -> Vec<String> {
+        let mut flags = Vec::new();
+        if let Some(p) = &self.pki {
+            flags.push(format!("--cacert={}", p.ca.display()));
+            if matches!(self.spec.security, Security::MutualTls | Security::MutualTlsAuth) {
+                flags.push(format!("--cert={}", p.client_cert.display()));
+                flags.push(format!("--key={}", p.client_key.display()));
+            }
+        }
+        if let Some(pw) = &self.password {
+            flags.push("--user=root".to_string());
+            flags.push(format!("--password={pw}"));
+        }
+        flags
+    }
+
+    /// The same as `ETCDCTL_*` variables, with all endpoints.
+    pub fn env(&self) -> Vec<(String, String)> {
+        let mut env = vec![("ETCDCTL_ENDPOINTS".to_string(), self.endpoints().join(","))];
+        if let Some(p) = &self.pki {
+            env.push(("ETCDCTL_CACERT".into(), p.ca.display().to_string()));
+            if matches!(self.spec.security, Security::MutualTls | Security::MutualTlsAuth) {
+                env.push(("ETCDCTL_CERT".into(), p.client_cert.display().to_string()));
+                env.push(("ETCDCTL_KEY".into(), p.client_key.display().to_string()));
+            }
+        }
+        if let Some(pw) = &self.password {
+            env.push(("ETCDCTL_USER".into(), "root".into()));
+            env.push(("ETCDCTL_PASSWORD".into(), pw.clone()));
+        }
+        env
+    }
+
+    /// A client connected to member `i` only.
+    pub async fn client(&self, i: usize) -> Result<Client> {
+        let mut options = ConnectOptions::new()
+            .with_connect_timeout(Duration::from_secs(2))
+            .with_timeout(Duration::from_secs(10));
+        if let Some(p) = &self.pki {
+            let ca = std::fs::read(&p.ca).map_err(|e| e.to_string())?;
+            let mut tls = TlsOptions::new().ca_certificate(Certificate::from_pem(ca));
+            if matches!(self.spec.security, Security::MutualTls | Security::MutualTlsAuth) {
+                let cert = std::fs::read(&p.client_cert).map_err(|e| e.to_string())?;
+                let key = std::fs::read(&p.client_key).map_err(|e| e.to_string())?;
+                tls = tls.identity(Identity::from_pem(cert, key));
+            }
+            options = options.with_tls(tls);
+        }
+        if let Some(pw) = &self.password {
+            options = options.with_user("root", pw.clone());
+        }
+        Client::connect([self.members[i].client_url.as_str()], Some(options))
+            .await
+            .map_err(|e| format!("connect to {}: {e}", self.members[i].name))
+    }
+
+    /// Member ids, in member order.
+    pub async fn member_ids(&self) -> Result<Vec<u64>> {
+        let mut ids = Vec::new();
+        for i in 0..self.members.len() {
+            let mut c = self.client(i).await?;
+            let s = c.status().await.map_err(|e| e.to_string())?;
+            ids.push(s.header().map(|h| h.member_id()).unwrap_or(0));
+        }
+        Ok(ids)
+    }
+
+    /// Waits until every running (not paused) member agrees on one leader;
+    /// returns the leader's index in `members`.
+    pub async fn wait_ready(&self, limit: Duration) -> Result<usize> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let last = match self.leader_view().await {
+                Ok(Some(i)) => return Ok(i),
+                Ok(None) => "members do not agree on a leader yet".to_string(),
+                Err(e) => e,
+            };
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "cluster not ready after {limit:?}: {last}; logs in {}",
+                    self.dir.display()
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn leader_view(&self) -> Result<Option<usize>> {
+        let mut leaders = Vec::new();
+        let mut ids = Vec::new();
+        for i in 0..self.members.len() {
+            let mut c = self.client(i).await?;
+            let s = tokio::time::timeout(Duration::from_secs(2), c.status())
+                .await
+                .map_err(|_| format!("{} status timed out", self.members[i].name))?
+                .map_err(|e| format!("{} status: {e}", self.members[i].name))?;
+            leaders.push(s.leader());
+            ids.push(s.header().map(|h| h.member_id()).unwrap_or(0));
+        }
+        let first = leaders[0];
+        if first == 0 || leaders.iter().any(|&l| l != first) {
+            return Ok(None);
+        }
+        Ok(ids.iter().position(|&id| id == first))
+    }
+
+    /// Index of the current leader (members must be running).
+    pub async fn leader(&self) -> Result<usize> {
+        self.wait_ready(Duration::from_secs(20)).await
+    }
+
+    async fn enable_auth(&mut self) -> Result<()> {
+        let mut c = self.client(0).await?;
+        let _ = c.role_add("root").await;
+        c.user_add("root", ROOT_PASSWORD, None)
+            .await
+            .map_err(|e| format!("user add root: {e}"))?;
+        c.user_grant_role("root", "root")
+            .await
+            .map_err(|e| format!("grant root: {e}"))?;
+        c.auth_enable().await.map_err(|e| format!("auth enable: {e}"))?;
+        self.password = Some(ROOT_PASSWORD.to_string());
+        Ok(())
+    }
+
+    fn signal(&self, i: usize, signal: Signal) -> Result<()> {
+        let pid = self.members[i]
+            .pid()
+            .ok_or_else(|| format!("{} is not running", self.members[i].name))?;
+        let pid = i32::try_from(pid).map_err(|e| e.to_string())?;
+        kill(Pid::from_raw(pid), signal).map_err(|e| format!("kill -{signal:?}: {e}"))
+    }
+
+    /// SIGSTOP: the member hangs, as if partitioned from everyone.
+    pub fn pause(&self, i: usize) -> Result<()> {
+        self.signal(i, Signal::SIGSTOP)
+    }
+
+    /// SIGCONT after `pause`.
+    pub fn resume(&self, i: usize) -> Result<()> {
+        self.signal(i, Signal::SIGCONT)
+    }
+
+    /// SIGKILL and reap member `i`.
+    pub fn kill(&mut self, i: usize) -> Result<()> {
+        if let Some(mut child) = self.members[i].child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        Ok(())
+    }
+
+    /// Starts member `i` again on its data directory.
+    pub fn restart(&mut self, i: usize) -> Result<()> {
+        self.kill(i)?;
+        self.spawn(i)
+    }
+
+    /// The last `lines` lines of member `i`'s log, for failure messages.
+    pub fn log_tail(&self, i: usize, lines: usize) -> String {
+        let text = std::fs::read_to_string(&self.members[i].log).unwrap_or_default();
+        let all: Vec<&str> = text.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for m in &mut self.members {
+            if let Some(mut child) = m.child.take() {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+    }
+}

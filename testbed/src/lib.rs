@@ -1,0 +1,18 @@
+//! The real test bed: etcd clusters of 1, 3 or 5 members on loopback, built
+//! from pinned Go modules by `testbed/build.sh`, with throwaway certificates
+//! for plaintext, server-TLS, mutual-TLS and mutual-TLS + auth clusters.
+//!
+//! Every process a `Cluster` starts is killed when the `Cluster` is dropped,
+//! including when a test panics, so a failing test leaves nothing running.
+
+pub mod bins;
+pub mod certs;
+pub mod cluster;
+pub mod ports;
+
+pub use bins::EtcdVersion;
+pub use cluster::{Cluster, ClusterSpec, Security};
+
+/// Errors of the test bed are plain strings: they end up in a test failure
+/// message, where the text is what matters.
+pub type Result<T> = std::result::Result<T, String>;
