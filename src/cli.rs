@@ -18,7 +18,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// health gate refused); 2 usage, configuration or connection error, nothing
 /// changed.
 #[derive(Debug, Parser)]
-#[command(name = "kubectl-etcd", bin_name = "kubectl etcd", version, max_term_width = 100)]
+#[command(
+    name = "kubectl-etcd",
+    bin_name = "kubectl etcd",
+    version,
+    max_term_width = 100
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -32,7 +37,13 @@ pub struct Cli {
 pub struct GlobalArgs {
     /// etcd client URLs to start from (comma-separated or repeated). A URL
     /// without a scheme uses https when --cacert is set, else http.
-    #[arg(long, global = true, env = "ETCDCTL_ENDPOINTS", value_delimiter = ',', value_name = "URL")]
+    #[arg(
+        long,
+        global = true,
+        env = "ETCDCTL_ENDPOINTS",
+        value_delimiter = ',',
+        value_name = "URL"
+    )]
     pub endpoints: Vec<String>,
 
     /// CA bundle (PEM) that signed the members' server certificates.
@@ -52,7 +63,13 @@ pub struct GlobalArgs {
     pub user: Option<String>,
 
     /// Password for --user.
-    #[arg(long, global = true, env = "ETCDCTL_PASSWORD", value_name = "PASSWORD", hide_env_values = true)]
+    #[arg(
+        long,
+        global = true,
+        env = "ETCDCTL_PASSWORD",
+        value_name = "PASSWORD",
+        hide_env_values = true
+    )]
     pub password: Option<String>,
 
     /// Use only the given endpoints; do not add members found in MemberList.
@@ -70,7 +87,7 @@ pub struct GlobalArgs {
 
     /// Backend quota to assume for members that do not report one (etcd
     /// before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd's 2Gi.
-    #[arg(long, global = true, value_parser = parse_quantity, value_name = "QUANTITY")]
+    #[arg(long, global = true, value_parser = parse_quantity, value_name = "QUANTITY", allow_hyphen_values = true)]
     pub quota_backend_bytes: Option<u64>,
 
     /// Output format.

@@ -85,6 +85,14 @@ fn describe_unreachable(failures: &[ConnectFailure]) -> String {
     match failures {
         [] => "no etcd endpoint was given".to_string(),
         [one] => format!("cannot use etcd at {}: {}", one.endpoint, one.cause),
+        many if many.iter().all(|f| f.cause == many[0].cause) => {
+            let endpoints: Vec<&str> = many.iter().map(|f| f.endpoint.as_str()).collect();
+            format!(
+                "no etcd endpoint answered: {} (tried {})",
+                many[0].cause,
+                endpoints.join(", ")
+            )
+        }
         many => {
             let parts: Vec<String> = many
                 .iter()

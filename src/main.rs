@@ -54,9 +54,7 @@ fn clap_error(e: clap::Error) -> ExitCode {
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("invalid arguments")
                 .trim_start_matches("error: ");
-            logging::message(&format!(
-                "error: {first} (see 'kubectl etcd --help')"
-            ));
+            logging::message(&format!("error: {first} (see 'kubectl etcd --help')"));
             ExitCode::from(ExitStatus::Usage.code())
         }
     }

@@ -120,9 +120,7 @@ pub fn parse_quantity(text: &str) -> Result<i128, ParseError> {
     let too_large = || ParseError::new(text, "too large");
     let mut numerator = mantissa;
     let mut denominator: i128 = 10i128.checked_pow(frac_len).ok_or_else(too_large)?;
-    let scale = base
-        .checked_pow(exp.unsigned_abs())
-        .ok_or_else(too_large)?;
+    let scale = base.checked_pow(exp.unsigned_abs()).ok_or_else(too_large)?;
     if exp >= 0 {
         numerator = numerator.checked_mul(scale).ok_or_else(too_large)?;
     } else {
@@ -162,9 +160,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .ok_or_else(|| ParseError::new(text, "missing unit (ms, s, m, h)"))?;
         let (number, after) = rest.split_at(number_end);
-        let value: f64 = number
-            .parse()
-            .map_err(|_| ParseError::new(text, HELP))?;
+        let value: f64 = number.parse().map_err(|_| ParseError::new(text, HELP))?;
         let unit_end = after
             .find(|c: char| c.is_ascii_digit() || c == '.')
             .unwrap_or(after.len());
@@ -255,7 +251,9 @@ mod tests {
 
     #[test]
     fn malformed_quantities_are_refused() {
-        for input in ["", " 1", "1 ", "Mi", "1MiB", "1.2.3", "1e", "abc", "1mi", "--1", "1e99"] {
+        for input in [
+            "", " 1", "1 ", "Mi", "1MiB", "1.2.3", "1e", "abc", "1mi", "--1", "1e99",
+        ] {
             assert!(parse_quantity(input).is_err(), "{input:?} should not parse");
         }
     }

@@ -92,7 +92,7 @@ impl StatusReport {
         snapshot: &ClusterSnapshot,
         verdict: &GateVerdict,
     ) -> StatusReport {
-        let members = snapshot
+        let mut members: Vec<MemberRow> = snapshot
             .members
             .iter()
             .map(|m| {
@@ -142,6 +142,7 @@ impl StatusReport {
                 }
             })
             .collect();
+        members.sort_by(|a, b| a.name.cmp(&b.name));
         StatusReport {
             cluster,
             leader: verdict.leader.map(|id| format!("{id:x}")),
@@ -195,6 +196,8 @@ pub struct MemberListRow {
 impl MembersReport {
     /// Builds the member-list report. Pure.
     pub fn build(cluster: Option<ClusterRef>, list: &[ListedMember]) -> MembersReport {
+        let mut list = list.to_vec();
+        list.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
         MembersReport {
             cluster,
             members: list

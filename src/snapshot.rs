@@ -9,9 +9,12 @@
 use std::collections::BTreeSet;
 
 use futures::future::join_all;
+use futures::stream::{FuturesUnordered, StreamExt};
 
 use crate::error::{Error, Result};
-use crate::etcd::{parse_alarm_entry, Alarm, ConnectFailure, EtcdOps, ListedMember, MemberStatus, RpcError};
+use crate::etcd::{
+    parse_alarm_entry, Alarm, ConnectFailure, EtcdOps, ListedMember, MemberStatus, RpcError,
+};
 use crate::target::{Dial, Endpoint, QuotaFallback, QuotaSource, Scheme, Target};
 
 /// What probing one member produced.
@@ -88,24 +91,37 @@ impl ClusterSnapshot {
     }
 }
 
-/// Asks the seeds for MemberList, concurrently; the first seed (in the given
-/// order) that answers wins. When none answers, the error lists every seed
-/// with its cause (exit 2: nothing could be inspected).
-pub async fn member_list<O: EtcdOps>(ops: &O, target: &Target) -> Result<(Dial, Vec<ListedMember>)> {
-    let answers = join_all(target.dials.iter().map(|d| ops.member_list(d))).await;
-    let mut failures = Vec::new();
-    let mut listed: Option<(Dial, Vec<ListedMember>)> = None;
-    for (dial, answer) in target.dials.iter().zip(answers) {
+/// Asks the seeds for MemberList, concurrently; the first seed to answer
+/// wins (every member returns the same list), so a hung seed costs nothing
+/// when another answers. When none answers, the error lists every seed with
+/// its cause (exit 2: nothing could be inspected).
+pub async fn member_list<O: EtcdOps>(
+    ops: &O,
+    target: &Target,
+) -> Result<(Dial, Vec<ListedMember>)> {
+    let mut pending: FuturesUnordered<_> = target
+        .dials
+        .iter()
+        .enumerate()
+        .map(|(i, d)| async move { (i, ops.member_list(d).await) })
+        .collect();
+    let mut failures: Vec<(usize, ConnectFailure)> = Vec::new();
+    while let Some((i, answer)) = pending.next().await {
         match answer {
-            Ok(members) if listed.is_none() => listed = Some((dial.clone(), members)),
-            Ok(_) => {}
-            Err(e) => failures.push(ConnectFailure {
-                endpoint: dial.endpoint.to_string(),
-                cause: e.cause,
-            }),
+            Ok(members) => return Ok((target.dials[i].clone(), members)),
+            Err(e) => failures.push((
+                i,
+                ConnectFailure {
+                    endpoint: target.dials[i].endpoint.to_string(),
+                    cause: e.cause,
+                },
+            )),
         }
     }
-    listed.ok_or(Error::NoEndpointAnswered(failures))
+    failures.sort_by_key(|(i, _)| *i);
+    Err(Error::NoEndpointAnswered(
+        failures.into_iter().map(|(_, f)| f).collect(),
+    ))
 }
 
 /// Takes a snapshot of the cluster `target` points at.

@@ -30,7 +30,6 @@ pub async fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
     output::emit(&text)?;
     if args.check && !verdict.passed() {
         let reasons: Vec<String> = verdict.reasons.iter().map(|r| r.to_string()).collect();
-        tracing::warn!("health gate refused: {}", reasons.join("; "));
         crate::logging::message(&format!(
             "health gate refused ({} reason{}): {}",
             reasons.len(),

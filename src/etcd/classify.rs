@@ -111,6 +111,8 @@ pub struct AttemptContext {
     pub tls_host: String,
     /// Whether we dialed with TLS.
     pub tls: bool,
+    /// Whether we presented a client certificate.
+    pub client_identity: bool,
 }
 
 /// Classifies a failure from the text of its whole error chain (joined with
@@ -146,12 +148,25 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
     if has("certificaterequired") || has("certificate required") {
         return FailureCause::ClientCertRequired;
     }
-    if has("badcertificate") || has("bad certificate") || has("unknownca") || has("unknown ca")
-        || has("unsupportedcertificate") || has("certificateunknown")
+    if has("badcertificate")
+        || has("bad certificate")
+        || has("unknownca")
+        || has("unknown ca")
+        || has("unsupportedcertificate")
+        || has("certificateunknown")
     {
         // A TLS 1.2 server that wants a client certificate and got none
         // answers with a bad-certificate alert too.
         return FailureCause::ClientCertRejected;
+    }
+    // Under TLS 1.3 a server that requires a client certificate sends its
+    // alert after the handshake; depending on timing the client sees the
+    // alert or only the closed connection.
+    if ctx.tls
+        && !ctx.client_identity
+        && (has("broken pipe") || has("connection reset") || has("connection closed"))
+    {
+        return FailureCause::ClientCertRequired;
     }
     if ctx.tls
         && (has("invalidcontenttype")
@@ -205,6 +220,7 @@ mod tests {
             user: Some("root".into()),
             tls_host: "127.0.0.1".into(),
             tls: true,
+            client_identity: true,
         }
     }
 
@@ -248,6 +264,11 @@ mod tests {
                 FailureCause::PlaintextServer,
             ),
             ("h2 protocol error: http2 error: connection reset", plain.clone(), FailureCause::TlsServer),
+            (
+                "grpc request error: transport error: connection closed because of a broken pipe",
+                AttemptContext { client_identity: false, ..tls_ctx() },
+                FailureCause::ClientCertRequired,
+            ),
             ("something new", plain, FailureCause::Other("something new".into())),
         ];
         for (chain, ctx, want) in cases {
@@ -258,11 +279,17 @@ mod tests {
     #[test]
     fn every_cause_says_what_to_do_on_one_line() {
         let causes = [
-            FailureCause::Timeout { after: Duration::from_secs(2) },
+            FailureCause::Timeout {
+                after: Duration::from_secs(2),
+            },
             FailureCause::Refused,
-            FailureCause::UntrustedServer { ca_origin: "ca.pem".into() },
+            FailureCause::UntrustedServer {
+                ca_origin: "ca.pem".into(),
+            },
             FailureCause::ClientCertRequired,
-            FailureCause::AuthFailed { user: "root".into() },
+            FailureCause::AuthFailed {
+                user: "root".into(),
+            },
             FailureCause::AuthRequired,
             FailureCause::PlaintextServer,
             FailureCause::TlsServer,

@@ -57,6 +57,7 @@ impl EtcdClients {
                 .clone()
                 .unwrap_or_else(|| dial.endpoint.host_for_tls().to_string()),
             tls: dial.endpoint.scheme == Scheme::Https,
+            client_identity: self.tls.as_ref().is_some_and(|t| t.identity.is_some()),
         }
     }
 
@@ -216,9 +217,12 @@ impl EtcdOps for EtcdClients {
 
     async fn member_list(&self, dial: &Dial) -> Result<Vec<ListedMember>, RpcError> {
         let response = self
-            .call(dial, "MemberList", self.command_timeout, |mut c| async move {
-                c.member_list().await
-            })
+            .call(
+                dial,
+                "MemberList",
+                self.command_timeout,
+                |mut c| async move { c.member_list().await },
+            )
             .await?;
         Ok(response
             .members()
@@ -235,9 +239,12 @@ impl EtcdOps for EtcdClients {
 
     async fn alarm_list(&self, dial: &Dial) -> Result<Vec<Alarm>, RpcError> {
         let response = self
-            .call(dial, "AlarmList", self.command_timeout, |mut c| async move {
-                c.alarm(AlarmAction::Get, AlarmType::None, None).await
-            })
+            .call(
+                dial,
+                "AlarmList",
+                self.command_timeout,
+                |mut c| async move { c.alarm(AlarmAction::Get, AlarmType::None, None).await },
+            )
             .await?;
         Ok(response
             .alarms()

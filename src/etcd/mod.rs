@@ -151,15 +151,24 @@ mod tests {
     fn status_error_entries_parse_into_alarms() {
         assert_eq!(
             parse_alarm_entry("memberID:10501334649042878790 alarm:NOSPACE "),
-            Some(Alarm { member_id: 10501334649042878790, kind: AlarmKind::Nospace })
+            Some(Alarm {
+                member_id: 10501334649042878790,
+                kind: AlarmKind::Nospace
+            })
         );
         assert_eq!(
             parse_alarm_entry("memberID:1 alarm:CORRUPT"),
-            Some(Alarm { member_id: 1, kind: AlarmKind::Corrupt })
+            Some(Alarm {
+                member_id: 1,
+                kind: AlarmKind::Corrupt
+            })
         );
         assert_eq!(
             parse_alarm_entry("memberID:2 alarm:FUTURE"),
-            Some(Alarm { member_id: 2, kind: AlarmKind::Other("FUTURE".into()) })
+            Some(Alarm {
+                member_id: 2,
+                kind: AlarmKind::Other("FUTURE".into())
+            })
         );
         assert_eq!(parse_alarm_entry("etcdserver: no leader"), None);
     }

@@ -16,7 +16,9 @@ use crate::error::{Error, Result};
 /// Renders `report` as JSON (pretty, trailing newline) or YAML.
 pub fn render_data<T: Serialize>(report: &T, format: OutputFormat) -> Result<String> {
     match format {
-        OutputFormat::Yaml => serde_yaml::to_string(report).map_err(|e| Error::Render(e.to_string())),
+        OutputFormat::Yaml => {
+            serde_yaml::to_string(report).map_err(|e| Error::Render(e.to_string()))
+        }
         _ => serde_json::to_string_pretty(report)
             .map(|mut s| {
                 s.push('\n');

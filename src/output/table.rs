@@ -33,8 +33,17 @@ fn opt_num(v: Option<u64>) -> String {
 /// probe error. When the gate refuses, its reasons follow the table.
 pub fn status(report: &StatusReport, wide: bool) -> String {
     let mut header = vec![
-        "NAME", "ENDPOINT", "ID", "VERSION", "DB SIZE", "IN USE", "RECLAIMABLE", "QUOTA USE",
-        "ROLE", "ALARMS", "VERDICT",
+        "NAME",
+        "ENDPOINT",
+        "ID",
+        "VERSION",
+        "DB SIZE",
+        "IN USE",
+        "RECLAIMABLE",
+        "QUOTA USE",
+        "ROLE",
+        "ALARMS",
+        "VERDICT",
     ];
     if wide {
         header.extend(["RAFT TERM", "RAFT INDEX", "APPLIED", "QUOTA BYTES", "ERROR"]);
@@ -51,7 +60,11 @@ pub fn status(report: &StatusReport, wide: bool) -> String {
             "-"
         };
         let quota = match m.quota_used_percent {
-            Some(p) => format!("{p:.1}% of {} ({})", format_bytes(m.quota.bytes), m.quota.source.as_str()),
+            Some(p) => format!(
+                "{p:.1}% of {} ({})",
+                format_bytes(m.quota.bytes),
+                m.quota.source.as_str()
+            ),
             None => "-".into(),
         };
         let mut row = vec![
@@ -64,7 +77,11 @@ pub fn status(report: &StatusReport, wide: bool) -> String {
             right(opt_bytes(m.reclaimable)),
             Cell::new(quota),
             Cell::new(role),
-            Cell::new(if m.alarms.is_empty() { "-".to_string() } else { m.alarms.join(",") }),
+            Cell::new(if m.alarms.is_empty() {
+                "-".to_string()
+            } else {
+                m.alarms.join(",")
+            }),
             Cell::new(&m.verdict),
         ];
         if wide {
@@ -94,9 +111,17 @@ pub fn members(report: &MembersReport) -> String {
     for m in &report.members {
         table.add_row(vec![
             Cell::new(&m.id),
-            Cell::new(if m.name.is_empty() { "(unstarted)" } else { &m.name }),
+            Cell::new(if m.name.is_empty() {
+                "(unstarted)"
+            } else {
+                &m.name
+            }),
             Cell::new(m.peer_urls.join(",")),
-            Cell::new(if m.client_urls.is_empty() { "-".to_string() } else { m.client_urls.join(",") }),
+            Cell::new(if m.client_urls.is_empty() {
+                "-".to_string()
+            } else {
+                m.client_urls.join(",")
+            }),
             Cell::new(if m.is_learner { "true" } else { "false" }),
         ]);
     }
@@ -112,4 +137,175 @@ fn trim_lines(text: &str) -> String {
         .join("\n");
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etcd::{Alarm, AlarmKind, FailureCause, ListedMember, MemberStatus, RpcError};
+    use crate::plan::gate::{evaluate, GateOptions};
+    use crate::report::StatusReport;
+    use crate::snapshot::{ClusterSnapshot, MemberSnapshot, Probe};
+    use crate::target::QuotaSource;
+
+    fn member(id: u64, learner: bool, probe: Probe) -> MemberSnapshot {
+        MemberSnapshot {
+            name: format!("etcd-{id}"),
+            id: Some(id),
+            dial: None,
+            listed: Some(ListedMember {
+                id,
+                name: format!("etcd-{id}"),
+                peer_urls: vec![],
+                client_urls: vec![],
+                is_learner: learner,
+            }),
+            probe,
+            quota_bytes: 1 << 30,
+            quota_source: QuotaSource::Member,
+        }
+    }
+
+    fn answered(id: u64, learner: bool) -> Probe {
+        Probe::Answered(MemberStatus {
+            member_id: id,
+            version: "3.6.16".into(),
+            db_size: 300 << 20,
+            db_size_in_use: 100 << 20,
+            db_size_quota: Some(1 << 30),
+            leader: 1,
+            raft_term: 4,
+            raft_index: 77,
+            raft_applied_index: 77,
+            is_learner: learner,
+            errors: vec![],
+        })
+    }
+
+    /// Leader 1, follower 2 unreachable, follower 3 with NOSPACE, learner 4.
+    fn report() -> StatusReport {
+        let snapshot = ClusterSnapshot {
+            members: vec![
+                member(1, false, answered(1, false)),
+                member(
+                    2,
+                    false,
+                    Probe::Failed(RpcError {
+                        endpoint: "http://x:2379".into(),
+                        op: "Status",
+                        cause: FailureCause::Refused,
+                    }),
+                ),
+                member(3, false, answered(3, false)),
+                member(4, true, answered(4, true)),
+            ],
+            member_list_known: true,
+            alarms: vec![Alarm {
+                member_id: 3,
+                kind: AlarmKind::Nospace,
+            }],
+            alarm_list_error: None,
+        };
+        let verdict = evaluate(&snapshot, &GateOptions::default());
+        StatusReport::build(None, &snapshot, &verdict)
+    }
+
+    #[test]
+    fn status_table_marks_leader_unreachable_learner_and_reasons() {
+        let text = status(&report(), false);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("NAME "), "{text}");
+        let line = |name: &str| {
+            lines
+                .iter()
+                .find(|l| l.starts_with(name))
+                .copied()
+                .unwrap_or("")
+        };
+        assert!(line("etcd-1").contains("leader ★"), "{text}");
+        assert!(
+            line("etcd-1").contains("300 MiB") && line("etcd-1").contains("200 MiB"),
+            "{text}"
+        );
+        assert!(
+            line("etcd-1").contains("29.3% of 1.0 GiB (member)"),
+            "{text}"
+        );
+        assert!(line("etcd-2").contains("unreachable"), "{text}");
+        assert!(
+            line("etcd-3").contains("NOSPACE") && line("etcd-3").contains("healthy"),
+            "{text}"
+        );
+        assert!(line("etcd-4").contains("learner"), "{text}");
+        assert!(
+            text.contains("Health gate: maintenance would be refused:"),
+            "{text}"
+        );
+        assert!(
+            text.contains("member etcd-2 is unreachable: connection refused"),
+            "{text}"
+        );
+        assert!(text.contains("[MemberUnreachable]"), "{text}");
+        assert!(!text.lines().any(|l| l.ends_with(' ')), "trailing blanks");
+        assert_eq!(text.matches('★').count(), 1);
+    }
+
+    #[test]
+    fn wide_table_adds_raft_progress() {
+        let text = status(&report(), true);
+        assert!(text.lines().next().unwrap_or("").contains("RAFT TERM"));
+        let leader = text.lines().find(|l| l.starts_with("etcd-1")).unwrap_or("");
+        assert!(leader.contains(" 4 ") && leader.contains(" 77 "), "{text}");
+    }
+
+    #[test]
+    fn json_and_yaml_carry_the_documented_fields() {
+        let r = report();
+        let json = crate::output::render_data(&r, crate::cli::OutputFormat::Json).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(doc["leader"], "1");
+        assert_eq!(doc["gate"]["passed"], false);
+        assert_eq!(doc["gate"]["reasons"][0]["code"], "MemberUnreachable");
+        assert_eq!(doc["gate"]["reasons"][0]["member"], "etcd-2");
+        assert!(
+            doc.get("cluster").is_none(),
+            "standalone reports have no cluster field"
+        );
+        let m1 = &doc["members"][0];
+        for key in [
+            "name",
+            "endpoint",
+            "id",
+            "reachable",
+            "error",
+            "version",
+            "dbSize",
+            "dbSizeInUse",
+            "reclaimable",
+            "quota",
+            "quotaUsedPercent",
+            "isLeader",
+            "isLearner",
+            "raftTerm",
+            "raftIndex",
+            "raftAppliedIndex",
+            "alarms",
+            "verdict",
+            "reasons",
+        ] {
+            assert!(m1.get(key).is_some(), "member field {key} missing: {m1}");
+        }
+        assert_eq!(m1["reclaimable"], 200u64 << 20);
+        assert_eq!(m1["quota"]["source"], "member");
+        assert_eq!(doc["members"][1]["reachable"], false);
+        assert_eq!(doc["members"][1]["dbSize"], serde_json::Value::Null);
+        assert_eq!(
+            doc["alarms"][0],
+            serde_json::json!({"member": "etcd-3", "memberId": "3", "alarm": "NOSPACE"})
+        );
+
+        let yaml = crate::output::render_data(&r, crate::cli::OutputFormat::Yaml).unwrap();
+        let back: serde_json::Value = serde_yaml::from_str(&yaml).unwrap();
+        assert_eq!(back, doc, "YAML and JSON carry the same document");
+    }
 }

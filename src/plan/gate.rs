@@ -55,9 +55,17 @@ pub enum GateReason {
     /// A Status `errors` entry that is not an alarm.
     MemberError { member: String, entry: String },
     /// committed − applied is over the bound.
-    ApplyLag { member: String, lag: u64, bound: u64 },
+    ApplyLag {
+        member: String,
+        lag: u64,
+        bound: u64,
+    },
     /// The member's index is too far behind the leader's.
-    BehindLeader { member: String, behind: u64, bound: u64 },
+    BehindLeader {
+        member: String,
+        behind: u64,
+        bound: u64,
+    },
     /// MemberList and the member disagree on learner status: a promotion
     /// is in flight.
     LearnerPromoting { member: String },
@@ -176,7 +184,9 @@ impl GateVerdict {
 
     /// The reasons that name this member.
     pub fn for_member<'a>(&'a self, member: &'a str) -> impl Iterator<Item = &'a GateReason> + 'a {
-        self.reasons.iter().filter(move |r| r.member() == Some(member))
+        self.reasons
+            .iter()
+            .filter(move |r| r.member() == Some(member))
     }
 }
 
@@ -403,7 +413,9 @@ mod tests {
                     s.members[2].probe = Probe::Failed(RpcError {
                         endpoint: "x".into(),
                         op: "Status",
-                        cause: FailureCause::Timeout { after: Duration::from_secs(5) },
+                        cause: FailureCause::Timeout {
+                            after: Duration::from_secs(5),
+                        },
                     })
                 },
                 vec!["MemberUnreachable"],
@@ -425,8 +437,18 @@ mod tests {
                 |s| s.members[1].probe = Probe::NotProbed("left out".into()),
                 vec!["MemberNotProbed"],
             ),
-            ("no leader", 3, |s| status_mut(s, 0).leader = 0, vec!["NoLeader"]),
-            ("disagreement", 3, |s| status_mut(s, 2).leader = 2, vec!["LeaderDisagreement"]),
+            (
+                "no leader",
+                3,
+                |s| status_mut(s, 0).leader = 0,
+                vec!["NoLeader"],
+            ),
+            (
+                "disagreement",
+                3,
+                |s| status_mut(s, 2).leader = 2,
+                vec!["LeaderDisagreement"],
+            ),
             (
                 "leader not a member",
                 3,
@@ -440,31 +462,54 @@ mod tests {
             (
                 "NOSPACE tolerated",
                 3,
-                |s| s.alarms.push(Alarm { member_id: 2, kind: AlarmKind::Nospace }),
+                |s| {
+                    s.alarms.push(Alarm {
+                        member_id: 2,
+                        kind: AlarmKind::Nospace,
+                    })
+                },
                 vec![],
             ),
             (
                 "CORRUPT refuses",
                 3,
-                |s| s.alarms.push(Alarm { member_id: 2, kind: AlarmKind::Corrupt }),
+                |s| {
+                    s.alarms.push(Alarm {
+                        member_id: 2,
+                        kind: AlarmKind::Corrupt,
+                    })
+                },
                 vec!["AlarmRaised"],
             ),
             (
                 "unknown alarm refuses",
                 3,
-                |s| s.alarms.push(Alarm { member_id: 2, kind: AlarmKind::Other("X".into()) }),
+                |s| {
+                    s.alarms.push(Alarm {
+                        member_id: 2,
+                        kind: AlarmKind::Other("X".into()),
+                    })
+                },
                 vec!["AlarmRaised"],
             ),
             (
                 "alarm entry in status errors is not a MemberError",
                 3,
-                |s| status_mut(s, 1).errors.push("memberID:2 alarm:NOSPACE ".into()),
+                |s| {
+                    status_mut(s, 1)
+                        .errors
+                        .push("memberID:2 alarm:NOSPACE ".into())
+                },
                 vec![],
             ),
             (
                 "other status error refuses",
                 3,
-                |s| status_mut(s, 1).errors.push("etcdserver: something odd".into()),
+                |s| {
+                    status_mut(s, 1)
+                        .errors
+                        .push("etcdserver: something odd".into())
+                },
                 vec!["MemberError"],
             ),
             (
@@ -522,9 +567,15 @@ mod tests {
     fn consent_lifts_only_the_quorum_reason() {
         let mut s = healthy(1);
         assert_eq!(codes(&s, GateOptions::default()), vec!["QuorumMargin"]);
-        let consent = GateOptions { allow_quorum_loss: true, ..Default::default() };
+        let consent = GateOptions {
+            allow_quorum_loss: true,
+            ..Default::default()
+        };
         assert!(codes(&s, consent).is_empty());
-        s.alarms.push(Alarm { member_id: 1, kind: AlarmKind::Corrupt });
+        s.alarms.push(Alarm {
+            member_id: 1,
+            kind: AlarmKind::Corrupt,
+        });
         assert_eq!(codes(&s, consent), vec!["AlarmRaised"]);
     }
 
@@ -532,7 +583,10 @@ mod tests {
     fn every_failing_reason_is_listed_with_its_member() {
         let mut s = healthy(3);
         s.members[1].probe = Probe::NotProbed("x".into());
-        s.alarms.push(Alarm { member_id: 3, kind: AlarmKind::Corrupt });
+        s.alarms.push(Alarm {
+            member_id: 3,
+            kind: AlarmKind::Corrupt,
+        });
         let verdict = evaluate(&s, &GateOptions::default());
         assert!(!verdict.passed());
         assert_eq!(verdict.reasons.len(), 2);
@@ -540,6 +594,9 @@ mod tests {
         assert_eq!(verdict.for_member("m3").count(), 1);
         assert_eq!(verdict.leader, Some(1));
         let text: Vec<String> = verdict.reasons.iter().map(|r| r.to_string()).collect();
-        assert!(text[1].contains("CORRUPT") && text[1].contains("m3"), "{text:?}");
+        assert!(
+            text[1].contains("CORRUPT") && text[1].contains("m3"),
+            "{text:?}"
+        );
     }
 }

@@ -46,10 +46,16 @@ impl Endpoint {
         let scheme = match url.scheme() {
             "http" => Scheme::Http,
             "https" => Scheme::Https,
-            other => return Err(bad(&format!("unsupported scheme {other:?}, use http or https"))),
+            other => {
+                return Err(bad(&format!(
+                    "unsupported scheme {other:?}, use http or https"
+                )))
+            }
         };
         if !url.username().is_empty() || url.password().is_some() {
-            return Err(bad("credentials belong in --user/--password, not in the URL"));
+            return Err(bad(
+                "credentials belong in --user/--password, not in the URL",
+            ));
         }
         if url.query().is_some() || url.fragment().is_some() || !matches!(url.path(), "" | "/") {
             return Err(bad("a path, query or fragment is not allowed"));
@@ -99,8 +105,16 @@ mod tests {
         let cases: &[(&str, Scheme, &str)] = &[
             ("127.0.0.1:2379", Scheme::Http, "http://127.0.0.1:2379"),
             ("127.0.0.1:2379", Scheme::Https, "https://127.0.0.1:2379"),
-            ("http://10.0.0.1:2379", Scheme::Https, "http://10.0.0.1:2379"),
-            ("https://etcd-0.etcd.ns.svc:2379/", Scheme::Http, "https://etcd-0.etcd.ns.svc:2379"),
+            (
+                "http://10.0.0.1:2379",
+                Scheme::Https,
+                "http://10.0.0.1:2379",
+            ),
+            (
+                "https://etcd-0.etcd.ns.svc:2379/",
+                Scheme::Http,
+                "https://etcd-0.etcd.ns.svc:2379",
+            ),
             ("https://[::1]:2379", Scheme::Http, "https://[::1]:2379"),
             (" localhost:2379 ", Scheme::Http, "http://localhost:2379"),
         ];
@@ -125,7 +139,10 @@ mod tests {
         ] {
             match Endpoint::parse(input, Scheme::Http) {
                 Err(Error::Usage(message)) => {
-                    assert!(message.starts_with("--endpoints: invalid endpoint"), "{message}");
+                    assert!(
+                        message.starts_with("--endpoints: invalid endpoint"),
+                        "{message}"
+                    );
                     assert!(message.contains(&format!("{input:?}")), "{message}");
                 }
                 other => panic!("{input:?} gave {other:?}"),

@@ -149,7 +149,10 @@ mod tests {
         match path {
             "ca.pem" | "client.pem" | "client-key.pem" => Ok(PEM.to_vec()),
             "notpem.txt" => Ok(b"hello".to_vec()),
-            _ => Err(std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory")),
+            _ => Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "No such file or directory",
+            )),
         }
     }
 
@@ -171,12 +174,23 @@ mod tests {
 
     #[test]
     fn valid_flag_sets_build_a_target() {
-        let t = target(&["--endpoints", "127.0.0.1:2379,127.0.0.1:2379,http://127.0.0.2:2379"])
-            .ok()
-            .map(|t| t.dials.iter().map(|d| d.endpoint.to_string()).collect::<Vec<_>>());
+        let t = target(&[
+            "--endpoints",
+            "127.0.0.1:2379,127.0.0.1:2379,http://127.0.0.2:2379",
+        ])
+        .ok()
+        .map(|t| {
+            t.dials
+                .iter()
+                .map(|d| d.endpoint.to_string())
+                .collect::<Vec<_>>()
+        });
         assert_eq!(
             t,
-            Some(vec!["http://127.0.0.1:2379".to_string(), "http://127.0.0.2:2379".to_string()])
+            Some(vec![
+                "http://127.0.0.1:2379".to_string(),
+                "http://127.0.0.2:2379".to_string()
+            ])
         );
 
         let t = target(&[
@@ -196,10 +210,19 @@ mod tests {
         assert!(t.tls.as_ref().is_some_and(|tls| tls.identity.is_some()));
         assert_eq!(
             t.credentials,
-            Some(Credentials { user: "root".into(), password: "secret:with:colons".into() })
+            Some(Credentials {
+                user: "root".into(),
+                password: "secret:with:colons".into()
+            })
         );
         assert!(!t.discover);
-        assert_eq!(t.quota, QuotaFallback { bytes: 8 << 30, source: QuotaSource::Flag });
+        assert_eq!(
+            t.quota,
+            QuotaFallback {
+                bytes: 8 << 30,
+                source: QuotaSource::Flag
+            }
+        );
     }
 
     #[test]
@@ -207,20 +230,76 @@ mod tests {
         let cases: &[(&[&str], &str)] = &[
             (&[], "--endpoints"),
             (&["--endpoints", "https://127.0.0.1:2379"], "no --cacert"),
-            (&["--endpoints", "http://127.0.0.1:2379", "--cacert", "ca.pem"], "plaintext http"),
-            (&["--endpoints", "127.0.0.1:2379", "--cacert", "ca.pem", "--cert", "client.pem"], "--cert needs --key"),
-            (&["--endpoints", "127.0.0.1:2379", "--cacert", "ca.pem", "--key", "client-key.pem"], "--key needs --cert"),
-            (&["--endpoints", "127.0.0.1:2379", "--cert", "client.pem", "--key", "client-key.pem"], "need --cacert"),
-            (&["--endpoints", "127.0.0.1:2379", "--cacert", "missing.pem"], "read --cacert missing.pem"),
-            (&["--endpoints", "127.0.0.1:2379", "--cacert", "notpem.txt"], "not a PEM file"),
-            (&["--endpoints", "127.0.0.1:2379", "--user", "root"], "--user root: no password"),
-            (&["--endpoints", "127.0.0.1:2379", "--password", "x"], "--password needs --user"),
+            (
+                &["--endpoints", "http://127.0.0.1:2379", "--cacert", "ca.pem"],
+                "plaintext http",
+            ),
+            (
+                &[
+                    "--endpoints",
+                    "127.0.0.1:2379",
+                    "--cacert",
+                    "ca.pem",
+                    "--cert",
+                    "client.pem",
+                ],
+                "--cert needs --key",
+            ),
+            (
+                &[
+                    "--endpoints",
+                    "127.0.0.1:2379",
+                    "--cacert",
+                    "ca.pem",
+                    "--key",
+                    "client-key.pem",
+                ],
+                "--key needs --cert",
+            ),
+            (
+                &[
+                    "--endpoints",
+                    "127.0.0.1:2379",
+                    "--cert",
+                    "client.pem",
+                    "--key",
+                    "client-key.pem",
+                ],
+                "need --cacert",
+            ),
+            (
+                &["--endpoints", "127.0.0.1:2379", "--cacert", "missing.pem"],
+                "read --cacert missing.pem",
+            ),
+            (
+                &["--endpoints", "127.0.0.1:2379", "--cacert", "notpem.txt"],
+                "not a PEM file",
+            ),
+            (
+                &["--endpoints", "127.0.0.1:2379", "--user", "root"],
+                "--user root: no password",
+            ),
+            (
+                &["--endpoints", "127.0.0.1:2379", "--password", "x"],
+                "--password needs --user",
+            ),
             (&["--endpoints", "127.0.0.1"], "missing port"),
-            (&["--endpoints", "127.0.0.1:2379", "--quota-backend-bytes", "0"], "--quota-backend-bytes"),
+            (
+                &[
+                    "--endpoints",
+                    "127.0.0.1:2379",
+                    "--quota-backend-bytes",
+                    "0",
+                ],
+                "--quota-backend-bytes",
+            ),
         ];
         for (argv, want) in cases {
             let message = usage_message(argv);
-            assert!(message.contains(want), "{argv:?}: {message:?} lacks {want:?}");
+            assert!(
+                message.contains(want),
+                "{argv:?}: {message:?} lacks {want:?}"
+            );
         }
     }
 }

@@ -38,7 +38,9 @@ pub fn cache_dir() -> PathBuf {
     let base = std::env::var_os("KUBECTL_ETCD_TESTBED_CACHE")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+            let home = std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_default();
             home.join(".cache").join("kubectl-etcd-testbed")
         });
     base.join("current")

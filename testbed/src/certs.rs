@@ -52,11 +52,12 @@ pub fn generate(dir: &Path, hosts: &[&str]) -> Result<Pki> {
     let (ca, ca_key) = new_ca("kubectl-etcd testbed CA")?;
     let (wrong_ca, _) = new_ca("an unrelated CA")?;
 
-    let mut server = CertificateParams::new(
-        hosts.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
-    )
-    .map_err(err)?;
-    server.distinguished_name.push(DnType::CommonName, "etcd-server");
+    let mut server =
+        CertificateParams::new(hosts.iter().map(|h| h.to_string()).collect::<Vec<_>>())
+            .map_err(err)?;
+    server
+        .distinguished_name
+        .push(DnType::CommonName, "etcd-server");
     server.extended_key_usages = vec![
         ExtendedKeyUsagePurpose::ServerAuth,
         ExtendedKeyUsagePurpose::ClientAuth,
@@ -66,7 +67,9 @@ pub fn generate(dir: &Path, hosts: &[&str]) -> Result<Pki> {
 
     // CN is not an etcd user, so with auth on the password decides.
     let mut client = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
-    client.distinguished_name.push(DnType::CommonName, "testbed-client");
+    client
+        .distinguished_name
+        .push(DnType::CommonName, "testbed-client");
     client.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
     let client_key = KeyPair::generate().map_err(err)?;
     let client_cert = client.signed_by(&client_key, &ca, &ca_key).map_err(err)?;

@@ -34,7 +34,9 @@ impl Security {
             "tls" => Ok(Security::ServerTls),
             "mtls" => Ok(Security::MutualTls),
             "mtls-auth" => Ok(Security::MutualTlsAuth),
-            other => Err(format!("unknown security {other:?}: plain, tls, mtls or mtls-auth")),
+            other => Err(format!(
+                "unknown security {other:?}: plain, tls, mtls or mtls-auth"
+            )),
         }
     }
 
@@ -155,7 +157,10 @@ impl Cluster {
         for m in &mut members {
             let mut args = vec![
                 format!("--name={}", m.name),
-                format!("--data-dir={}", dir.join(format!("{}.etcd", m.name)).display()),
+                format!(
+                    "--data-dir={}",
+                    dir.join(format!("{}.etcd", m.name)).display()
+                ),
                 format!("--listen-client-urls={}", m.client_url),
                 format!("--advertise-client-urls={}", m.client_url),
                 format!("--listen-peer-urls={}", m.peer_url),
@@ -233,7 +238,10 @@ impl Cluster {
         let mut flags = Vec::new();
         if let Some(p) = &self.pki {
             flags.push(format!("--cacert={}", p.ca.display()));
-            if matches!(self.spec.security, Security::MutualTls | Security::MutualTlsAuth) {
+            if matches!(
+                self.spec.security,
+                Security::MutualTls | Security::MutualTlsAuth
+            ) {
                 flags.push(format!("--cert={}", p.client_cert.display()));
                 flags.push(format!("--key={}", p.client_key.display()));
             }
@@ -250,7 +258,10 @@ impl Cluster {
         let mut env = vec![("ETCDCTL_ENDPOINTS".to_string(), self.endpoints().join(","))];
         if let Some(p) = &self.pki {
             env.push(("ETCDCTL_CACERT".into(), p.ca.display().to_string()));
-            if matches!(self.spec.security, Security::MutualTls | Security::MutualTlsAuth) {
+            if matches!(
+                self.spec.security,
+                Security::MutualTls | Security::MutualTlsAuth
+            ) {
                 env.push(("ETCDCTL_CERT".into(), p.client_cert.display().to_string()));
                 env.push(("ETCDCTL_KEY".into(), p.client_key.display().to_string()));
             }
@@ -270,7 +281,10 @@ impl Cluster {
         if let Some(p) = &self.pki {
             let ca = std::fs::read(&p.ca).map_err(|e| e.to_string())?;
             let mut tls = TlsOptions::new().ca_certificate(Certificate::from_pem(ca));
-            if matches!(self.spec.security, Security::MutualTls | Security::MutualTlsAuth) {
+            if matches!(
+                self.spec.security,
+                Security::MutualTls | Security::MutualTlsAuth
+            ) {
                 let cert = std::fs::read(&p.client_cert).map_err(|e| e.to_string())?;
                 let key = std::fs::read(&p.client_key).map_err(|e| e.to_string())?;
                 tls = tls.identity(Identity::from_pem(cert, key));
@@ -349,7 +363,9 @@ impl Cluster {
         c.user_grant_role("root", "root")
             .await
             .map_err(|e| format!("grant root: {e}"))?;
-        c.auth_enable().await.map_err(|e| format!("auth enable: {e}"))?;
+        c.auth_enable()
+            .await
+            .map_err(|e| format!("auth enable: {e}"))?;
         self.password = Some(ROOT_PASSWORD.to_string());
         Ok(())
     }

@@ -11,7 +11,10 @@ use clap::{Parser, Subcommand};
 use kubectl_etcd_testbed::{Cluster, ClusterSpec, EtcdVersion, Security};
 
 #[derive(Parser)]
-#[command(name = "testbed", about = "Real etcd clusters on loopback for kubectl-etcd")]
+#[command(
+    name = "testbed",
+    about = "Real etcd clusters on loopback for kubectl-etcd"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Cmd,
@@ -52,7 +55,14 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
-    let Cmd::Up { members, security, version, quota_backend_bytes, dir, env_file } = cli.command;
+    let Cmd::Up {
+        members,
+        security,
+        version,
+        quota_backend_bytes,
+        dir,
+        env_file,
+    } = cli.command;
     let mut spec = ClusterSpec::new(members, Security::parse(&security)?)
         .version(EtcdVersion::parse(&version)?);
     spec.quota_backend_bytes = quota_backend_bytes;
@@ -67,7 +77,11 @@ async fn run(cli: Cli) -> Result<(), String> {
         std::fs::write(&tmp, &text).map_err(|e| format!("write {}: {e}", tmp.display()))?;
         std::fs::rename(&tmp, &path).map_err(|e| format!("rename {}: {e}", path.display()))?;
     }
-    let _ = write!(std::io::stderr(), "testbed: {members}-member {security} etcd {version} cluster ready in {}\n{text}", cluster.dir().display());
+    let _ = write!(
+        std::io::stderr(),
+        "testbed: {members}-member {security} etcd {version} cluster ready in {}\n{text}",
+        cluster.dir().display()
+    );
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| e.to_string())?;
     tokio::select! {

@@ -23,7 +23,9 @@ pub fn free_port() -> Result<u16> {
             .map_err(|e| format!("local_addr: {e}"))?
             .port();
         drop(listener);
-        let mut set = handed_out().lock().map_err(|_| "port set poisoned".to_string())?;
+        let mut set = handed_out()
+            .lock()
+            .map_err(|_| "port set poisoned".to_string())?;
         if set.insert(port) {
             return Ok(port);
         }

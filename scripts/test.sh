@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every test: formatting and lints, unit tests, and the integration
+# tests against real etcd clusters (built from their Go modules on first run).
+#
+#   scripts/test.sh [extra cargo test args]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/lib.sh
+
+ensure_toolchains
+ensure_protoc
+say "building the test bed servers (cached after the first run)"
+testbed/build.sh >/dev/null
+
+say "cargo fmt --check"
+cargo fmt --all --check
+say "cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+say "cargo test"
+cargo test --workspace --locked "$@"

@@ -1,0 +1,102 @@
+//! The command line itself: definition consistency, help, and usage errors
+//! that must be reported before anything is contacted.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use clap::CommandFactory;
+use kubectl_etcd::cli::Cli;
+
+fn run(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
+        .args(args)
+        .env_remove("ETCDCTL_ENDPOINTS")
+        .output()
+        .expect("run kubectl-etcd")
+}
+
+#[test]
+fn clap_definition_is_consistent() {
+    Cli::command().debug_assert();
+}
+
+#[test]
+fn help_uses_the_kubectl_prefix_and_lists_commands() {
+    let out = run(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Usage: kubectl etcd"), "{text}");
+    for command in ["status", "members", "completion", "version"] {
+        assert!(
+            text.contains(command),
+            "{command} missing from help:\n{text}"
+        );
+    }
+    let out = run(&["status", "--help"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("--check") && text.contains("ETCDCTL_ENDPOINTS"),
+        "{text}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_with_one_line() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["status", "--frobnicate"],
+            "unexpected argument '--frobnicate'",
+        ),
+        (&["status"], "no etcd endpoints"),
+        (&["status", "--endpoints", "127.0.0.1"], "missing port"),
+        (
+            &["status", "--endpoints", "ftp://127.0.0.1:2379"],
+            "unsupported scheme",
+        ),
+        (
+            &[
+                "status",
+                "--endpoints",
+                "127.0.0.1:2379",
+                "--dial-timeout",
+                "5",
+            ],
+            "--dial-timeout",
+        ),
+        (
+            &[
+                "status",
+                "--endpoints",
+                "127.0.0.1:2379",
+                "--quota-backend-bytes",
+                "-1Gi",
+            ],
+            "--quota-backend-bytes",
+        ),
+        (
+            &["status", "--endpoints", "127.0.0.1:2379", "-o", "xml"],
+            "xml",
+        ),
+        (
+            &["status", "--endpoints", "127.0.0.1:2379", "--cert", "c.pem"],
+            "--cert needs --key",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(want), "{args:?}: {stderr:?} lacks {want:?}");
+    }
+}
+
+#[test]
+fn version_and_completion_work_without_a_cluster() {
+    let out = run(&["version"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("kubectl-etcd "));
+    let out = run(&["completion", "bash"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("complete"));
+}

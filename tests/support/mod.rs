@@ -1,0 +1,111 @@
+//! Shared helpers for the integration tests: run the real `kubectl-etcd`
+//! binary against real clusters from the test bed and parse what it says.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::Stdio;
+use std::time::Duration;
+
+pub use kubectl_etcd_testbed::{Cluster, ClusterSpec, EtcdVersion, Security};
+
+/// What one run of the tool produced.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// stdout parsed as JSON (panics with both streams when it is not).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    /// Asserts the exit code, showing both streams on failure.
+    pub fn expect_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code, code,
+            "exit code\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+}
+
+const ENV_VARS: [&str; 8] = [
+    "ETCDCTL_ENDPOINTS",
+    "ETCDCTL_CACERT",
+    "ETCDCTL_CERT",
+    "ETCDCTL_KEY",
+    "ETCDCTL_USER",
+    "ETCDCTL_PASSWORD",
+    "ETCDCTL_DIAL_TIMEOUT",
+    "ETCDCTL_COMMAND_TIMEOUT",
+];
+
+/// Runs the tool with exactly `args` and `env` (inherited `ETCDCTL_*`
+/// variables are removed). A run that has not ended after 60 s is killed and
+/// fails the test: nothing the tool does should hang.
+pub async fn tool(args: &[String], env: &[(String, String)]) -> Run {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"));
+    for var in ENV_VARS {
+        command.env_remove(var);
+    }
+    command
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let child = command.spawn().expect("spawn kubectl-etcd");
+    let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("kubectl-etcd {args:?} did not finish within 60s"))
+        .expect("wait for kubectl-etcd");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// `args` as owned strings.
+pub fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// Flags that point the tool at `cluster` through the first member only
+/// (a seed; the rest must be discovered).
+pub fn one_seed(cluster: &Cluster) -> Vec<String> {
+    let mut flags = vec![format!("--endpoints={}", cluster.endpoints()[0])];
+    flags.extend(cluster.security_flags());
+    flags
+}
+
+/// Starts a cluster or fails the test with the test bed's message.
+pub async fn start(spec: ClusterSpec) -> Cluster {
+    Cluster::start(spec)
+        .await
+        .unwrap_or_else(|e| panic!("test bed: {e}"))
+}
+
+/// The member rows of a `status -o json` document, by name.
+pub fn rows(doc: &serde_json::Value) -> Vec<serde_json::Value> {
+    doc["members"].as_array().cloned().unwrap_or_default()
+}
+
+/// The row named `name`.
+pub fn row<'a>(doc: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    doc["members"]
+        .as_array()
+        .and_then(|a| a.iter().find(|m| m["name"] == name))
+        .unwrap_or_else(|| panic!("no member {name} in {doc}"))
+}
