@@ -90,6 +90,38 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_parser = parse_quantity, value_name = "QUANTITY", allow_hyphen_values = true)]
     pub quota_backend_bytes: Option<u64>,
 
+    /// Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG
+    /// (several paths are merged), else ~/.kube/config, else the in-cluster
+    /// service account.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<String>,
+
+    /// The kubeconfig context to use (plugin mode).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// Namespace of the EtcdCluster. Default: the context's namespace, else
+    /// `default`.
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// Act as this Kubernetes user (impersonation), e.g.
+    /// system:serviceaccount:NS:NAME.
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub as_user: Option<String>,
+
+    /// Group to impersonate along with --as (repeatable).
+    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    pub as_group: Vec<String>,
+
+    /// How to reach members in plugin mode: `direct` dials each member's Pod
+    /// IP (or its in-cluster DNS name); `port-forward` tunnels to each member
+    /// Pod through the API server; `auto` is direct inside a Pod, else
+    /// port-forward. Certificates are always verified against the member's
+    /// in-cluster DNS name.
+    #[arg(long, global = true, value_enum, default_value_t = ConnectMode::Auto)]
+    pub connect: ConnectMode,
+
     /// Output format.
     #[arg(short = 'o', long, global = true, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
@@ -97,6 +129,14 @@ pub struct GlobalArgs {
     /// More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins.
     #[arg(short = 'v', long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+}
+
+/// `--connect` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConnectMode {
+    Auto,
+    Direct,
+    PortForward,
 }
 
 /// `-o` values.
@@ -114,7 +154,7 @@ pub enum Command {
     /// alarms and a health verdict.
     Status(StatusArgs),
     /// The member list: ids, names, peer and client URLs, learner flag.
-    Members,
+    Members(MembersArgs),
     /// Print a shell completion script.
     Completion {
         #[arg(value_enum)]
@@ -138,8 +178,30 @@ pub struct GateArgs {
     pub max_raft_lag: u64,
 }
 
+/// Which EtcdCluster (plugin mode).
+#[derive(Debug, Clone, Args)]
+pub struct ClusterArg {
+    /// The EtcdCluster (plugin mode). May be omitted when the namespace holds
+    /// exactly one.
+    #[arg(value_name = "CLUSTER")]
+    pub cluster: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct MembersArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+}
+
 #[derive(Debug, Args)]
 pub struct StatusArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    /// Every EtcdCluster in every namespace, probed concurrently.
+    #[arg(short = 'A', long, conflicts_with = "cluster")]
+    pub all_namespaces: bool,
+
     /// Evaluate the health gate and exit 1, listing every reason, when it
     /// would refuse maintenance. Usable as a probe.
     #[arg(long)]

@@ -54,6 +54,15 @@ pub enum Error {
     #[error("{}", describe_unreachable(.0))]
     NoEndpointAnswered(Vec<ConnectFailure>),
 
+    /// A Kubernetes API call failed (the message names the action; a 403
+    /// carries the server's text naming the user, verb and resource).
+    #[error("{0}")]
+    Kube(String),
+
+    /// The EtcdCluster could not be turned into members to dial.
+    #[error("{0}")]
+    Resolve(String),
+
     /// Writing the result to stdout failed (other than a closed pipe).
     #[error("cannot write output: {0}")]
     Output(#[from] std::io::Error),
@@ -70,6 +79,8 @@ impl Error {
             Error::Usage(_)
             | Error::ReadFile { .. }
             | Error::NoEndpointAnswered(_)
+            | Error::Kube(_)
+            | Error::Resolve(_)
             | Error::Render(_) => ExitStatus::Usage,
             Error::Output(_) => ExitStatus::Failed,
         }

@@ -173,6 +173,20 @@ fn percent(part: u64, whole: u64) -> Option<f64> {
     Some(((part as f64 / whole as f64) * 1000.0).round() / 10.0)
 }
 
+/// `status -A`: one entry per EtcdCluster.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MultiStatusReport {
+    pub clusters: Vec<ClusterStatus>,
+}
+
+/// One cluster of `status -A`: its status, or why it could not be probed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClusterStatus {
+    pub cluster: ClusterRef,
+    pub error: Option<String>,
+    pub status: Option<StatusReport>,
+}
+
 /// `members`: the member list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -48,7 +48,30 @@ build_etcd() {
   ln -sfn "$out" "$cache/current/$dir"
 }
 
+# kube-apiserver from k8s.io/kubernetes, with one replace per staging
+# module (testbed/go/kube-apiserver/go.mod). Its first build takes several
+# minutes on two cores.
+build_kube_apiserver() {
+  local dir=kube-apiserver version key out
+  version="$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" { print $3 } $1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2 }' "$here/go/$dir/go.mod" | head -1)"
+  key="$(sha256sum "$here/go/$dir/go.sum" | cut -c1-12)"
+  out="$cache/kube-apiserver-$version-$key"
+  if [ -x "$out/kube-apiserver" ]; then
+    log "kube-apiserver $version: cached in $out"
+  else
+    log "kube-apiserver $version: building from k8s.io/kubernetes@$version (several minutes cold)"
+    local tmp="$out.tmp.$$"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    (cd "$here/go/$dir" \
+      && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
+    rm -rf "$out" && mv "$tmp" "$out"
+  fi
+  mkdir -p "$cache/current"
+  ln -sfn "$out" "$cache/current/$dir"
+}
+
 build_etcd etcd-v3.6
 build_etcd etcd-v3.5
+build_kube_apiserver
 
 echo "$cache/current"

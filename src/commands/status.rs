@@ -1,12 +1,20 @@
 //! `status`: snapshot → gate → report → render. With `--check` the gate's
-//! verdict decides the exit code (1 when it would refuse).
+//! verdict decides the exit code (1 when it would refuse). With `-A`, every
+//! EtcdCluster in every namespace, probed concurrently (bounded); a cluster
+//! that cannot be resolved becomes an error row, not an aborted command.
+
+use futures::stream::{self, StreamExt};
 
 use crate::cli::{GateArgs, GlobalArgs, OutputFormat, StatusArgs};
 use crate::error::{ExitStatus, Result};
+use crate::k8s;
 use crate::output;
 use crate::plan::gate::{self, GateOptions};
-use crate::report::StatusReport;
+use crate::report::{ClusterRef, ClusterStatus, MultiStatusReport, StatusReport};
 use crate::snapshot;
+
+/// How many clusters `status -A` probes at once.
+const CLUSTER_CONCURRENCY: usize = 8;
 
 impl From<&GateArgs> for GateOptions {
     fn from(args: &GateArgs) -> Self {
@@ -18,23 +26,96 @@ impl From<&GateArgs> for GateOptions {
 }
 
 pub async fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
-    let (target, clients) = super::connect(global)?;
-    let snapshot = snapshot::take(&clients, &target).await?;
-    let verdict = gate::evaluate(&snapshot, &GateOptions::from(&args.gate));
-    let report = StatusReport::build(None, &snapshot, &verdict);
+    if args.all_namespaces {
+        return run_all(global, args).await;
+    }
+    let session = super::open(global, args.cluster.cluster.as_deref()).await?;
+    let report = probe(&session, args).await?;
     let text = match global.output {
         OutputFormat::Table => output::table::status(&report, false),
         OutputFormat::Wide => output::table::status(&report, true),
         format => output::render_data(&report, format)?,
     };
     output::emit(&text)?;
-    if args.check && !verdict.passed() {
-        let reasons: Vec<String> = verdict.reasons.iter().map(|r| r.to_string()).collect();
+    if args.check && !report.gate.passed {
+        let reasons: Vec<&str> = report
+            .gate
+            .reasons
+            .iter()
+            .map(|r| r.message.as_str())
+            .collect();
         crate::logging::message(&format!(
             "health gate refused ({} reason{}): {}",
             reasons.len(),
             if reasons.len() == 1 { "" } else { "s" },
             reasons.join("; ")
+        ));
+        return Ok(ExitStatus::Failed);
+    }
+    Ok(ExitStatus::Success)
+}
+
+async fn probe(session: &super::Session, args: &StatusArgs) -> Result<StatusReport> {
+    let snapshot = snapshot::take(&session.clients, &session.target).await?;
+    let verdict = gate::evaluate(&snapshot, &GateOptions::from(&args.gate));
+    Ok(StatusReport::build(
+        session.target.cluster.clone(),
+        &snapshot,
+        &verdict,
+    ))
+}
+
+async fn run_all(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
+    let kube = k8s::connect(&super::kube_settings(global)).await?;
+    let clusters = k8s::list_clusters(&kube, None).await?;
+    let refs: Vec<ClusterRef> = clusters
+        .iter()
+        .map(|c| ClusterRef {
+            namespace: c.metadata.namespace.clone().unwrap_or_default(),
+            name: c.metadata.name.clone().unwrap_or_default(),
+        })
+        .collect();
+    let kube = &kube;
+    let entries: Vec<ClusterStatus> = stream::iter(refs)
+        .map(|cluster| async move {
+            let outcome = async {
+                let session =
+                    super::open_cluster(kube, global, &cluster.namespace, &cluster.name).await?;
+                probe(&session, args).await
+            }
+            .await;
+            match outcome {
+                Ok(status) => ClusterStatus {
+                    cluster,
+                    error: None,
+                    status: Some(status),
+                },
+                Err(e) => ClusterStatus {
+                    cluster,
+                    error: Some(e.to_string()),
+                    status: None,
+                },
+            }
+        })
+        .buffered(CLUSTER_CONCURRENCY)
+        .collect()
+        .await;
+    let report = MultiStatusReport { clusters: entries };
+    let text = match global.output {
+        OutputFormat::Table => output::table::multi_status(&report, false),
+        OutputFormat::Wide => output::table::multi_status(&report, true),
+        format => output::render_data(&report, format)?,
+    };
+    output::emit(&text)?;
+    let refused = report
+        .clusters
+        .iter()
+        .filter(|c| c.status.as_ref().is_none_or(|s| !s.gate.passed))
+        .count();
+    if args.check && refused > 0 {
+        crate::logging::message(&format!(
+            "health gate refused or could not run for {refused} of {} clusters",
+            report.clusters.len()
         ));
         return Ok(ExitStatus::Failed);
     }

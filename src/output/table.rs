@@ -3,7 +3,7 @@
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
 use crate::quantity::format_bytes;
-use crate::report::{MembersReport, StatusReport};
+use crate::report::{MembersReport, MultiStatusReport, StatusReport};
 
 fn new_table(header: &[&str]) -> Table {
     let mut table = Table::new();
@@ -29,9 +29,51 @@ fn opt_num(v: Option<u64>) -> String {
     v.map(|n| n.to_string()).unwrap_or_else(|| "-".into())
 }
 
-/// Renders `status`. `wide` adds raft progress, the exact quota and the
-/// probe error. When the gate refuses, its reasons follow the table.
-pub fn status(report: &StatusReport, wide: bool) -> String {
+/// Renders `status -A`: the member table with NAMESPACE and CLUSTER in
+/// front, an error row for a cluster that could not be probed, and each
+/// refusing cluster's gate reasons after the table.
+pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
+    let (mut header, _) = status_columns(wide);
+    header.splice(0..0, ["NAMESPACE", "CLUSTER"]);
+    let mut table = new_table(&header);
+    let mut footer = String::new();
+    for entry in &report.clusters {
+        let lead = [
+            Cell::new(&entry.cluster.namespace),
+            Cell::new(&entry.cluster.name),
+        ];
+        match (&entry.status, &entry.error) {
+            (Some(status), _) => {
+                for row in status_rows(status, wide) {
+                    table.add_row(lead.iter().cloned().chain(row).collect::<Vec<_>>());
+                }
+                if !status.gate.passed {
+                    footer.push_str(&format!(
+                        "\n{}/{}: maintenance would be refused:\n",
+                        entry.cluster.namespace, entry.cluster.name
+                    ));
+                    for r in &status.gate.reasons {
+                        footer.push_str(&format!("  - {} [{}]\n", r.message, r.code));
+                    }
+                }
+            }
+            (None, error) => {
+                let mut row: Vec<Cell> = lead.to_vec();
+                row.extend((2..header.len() - 1).map(|_| Cell::new("-")));
+                row.push(Cell::new(format!(
+                    "error: {}",
+                    error.as_deref().unwrap_or("unknown")
+                )));
+                table.add_row(row);
+            }
+        }
+    }
+    let mut text = trim_lines(&table.to_string());
+    text.push_str(&footer);
+    text
+}
+
+fn status_columns(wide: bool) -> (Vec<&'static str>, usize) {
     let mut header = vec![
         "NAME",
         "ENDPOINT",
@@ -48,7 +90,30 @@ pub fn status(report: &StatusReport, wide: bool) -> String {
     if wide {
         header.extend(["RAFT TERM", "RAFT INDEX", "APPLIED", "QUOTA BYTES", "ERROR"]);
     }
+    let n = header.len();
+    (header, n)
+}
+
+/// Renders `status`. `wide` adds raft progress, the exact quota and the
+/// probe error. When the gate refuses, its reasons follow the table.
+pub fn status(report: &StatusReport, wide: bool) -> String {
+    let (header, _) = status_columns(wide);
     let mut table = new_table(&header);
+    for row in status_rows(report, wide) {
+        table.add_row(row);
+    }
+    let mut text = trim_lines(&table.to_string());
+    if !report.gate.passed {
+        text.push_str("\nHealth gate: maintenance would be refused:\n");
+        for r in &report.gate.reasons {
+            text.push_str(&format!("  - {} [{}]\n", r.message, r.code));
+        }
+    }
+    text
+}
+
+fn status_rows(report: &StatusReport, wide: bool) -> Vec<Vec<Cell>> {
+    let mut rows = Vec::new();
     for m in &report.members {
         let role = if m.is_leader {
             "leader ★"
@@ -93,16 +158,9 @@ pub fn status(report: &StatusReport, wide: bool) -> String {
                 Cell::new(m.error.as_deref().unwrap_or("-")),
             ]);
         }
-        table.add_row(row);
+        rows.push(row);
     }
-    let mut text = trim_lines(&table.to_string());
-    if !report.gate.passed {
-        text.push_str("\nHealth gate: maintenance would be refused:\n");
-        for r in &report.gate.reasons {
-            text.push_str(&format!("  - {} [{}]\n", r.message, r.code));
-        }
-    }
-    text
+    rows
 }
 
 /// Renders `members`.

@@ -134,6 +134,7 @@ pub fn target_from_flags(
         tls,
         credentials,
         quota,
+        cluster: None,
     })
 }
 

@@ -5,6 +5,7 @@
 //! in plugin mode, an `EtcdCluster` read from the Kubernetes API. Nothing
 //! downstream knows which source was used.
 
+pub mod cluster;
 pub mod endpoint;
 pub mod flags;
 pub mod tls;
@@ -91,4 +92,6 @@ pub struct Target {
     pub credentials: Option<Credentials>,
     /// Quota for members that do not report one.
     pub quota: QuotaFallback,
+    /// The EtcdCluster this target came from (plugin mode).
+    pub cluster: Option<crate::report::ClusterRef>,
 }

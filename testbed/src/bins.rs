@@ -67,3 +67,16 @@ pub fn etcd(version: EtcdVersion) -> Result<PathBuf> {
 pub fn etcdctl(version: EtcdVersion) -> Result<PathBuf> {
     binary(version, "etcdctl")
 }
+
+/// The kube-apiserver binary.
+pub fn kube_apiserver() -> Result<PathBuf> {
+    let path = cache_dir().join("kube-apiserver").join("kube-apiserver");
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "{} not found: run testbed/build.sh first (it builds kube-apiserver from k8s.io/kubernetes)",
+            path.display()
+        ))
+    }
+}

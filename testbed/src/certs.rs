@@ -83,3 +83,56 @@ pub fn generate(dir: &Path, hosts: &[&str]) -> Result<Pki> {
         client_key: write(dir, "client-key.pem", &client_key.serialize_pem())?,
     })
 }
+
+/// A throwaway certificate authority that can issue more certificates.
+pub struct Ca {
+    cert: rcgen::Certificate,
+    key: KeyPair,
+}
+
+/// A PEM certificate and its PEM private key.
+pub struct Issued {
+    pub cert_pem: String,
+    pub key_pem: String,
+}
+
+impl Ca {
+    pub fn new(name: &str) -> Result<Ca> {
+        let (cert, key) = new_ca(name)?;
+        Ok(Ca { cert, key })
+    }
+
+    pub fn pem(&self) -> String {
+        self.cert.pem()
+    }
+
+    /// Issues a certificate for `common_name` (organisation `org`, SANs
+    /// `hosts`) usable for server and client authentication.
+    pub fn issue(&self, common_name: &str, org: Option<&str>, hosts: &[&str]) -> Result<Issued> {
+        let mut params =
+            CertificateParams::new(hosts.iter().map(|h| h.to_string()).collect::<Vec<_>>())
+                .map_err(err)?;
+        params
+            .distinguished_name
+            .push(DnType::CommonName, common_name);
+        if let Some(o) = org {
+            params.distinguished_name.push(DnType::OrganizationName, o);
+        }
+        params.extended_key_usages = vec![
+            ExtendedKeyUsagePurpose::ServerAuth,
+            ExtendedKeyUsagePurpose::ClientAuth,
+        ];
+        let key = KeyPair::generate().map_err(err)?;
+        let cert = params.signed_by(&key, &self.cert, &self.key).map_err(err)?;
+        Ok(Issued {
+            cert_pem: cert.pem(),
+            key_pem: key.serialize_pem(),
+        })
+    }
+}
+
+/// A key pair for signing service-account tokens: (private PEM, public PEM).
+pub fn signing_key() -> Result<(String, String)> {
+    let key = KeyPair::generate().map_err(err)?;
+    Ok((key.serialize_pem(), key.public_key_pem()))
+}

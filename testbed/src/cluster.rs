@@ -11,7 +11,7 @@ use nix::unistd::Pid;
 
 use crate::bins::{self, EtcdVersion};
 use crate::certs::{self, Pki};
-use crate::ports::free_port;
+use crate::ports::{free_loopback_ip, free_port};
 use crate::Result;
 
 /// How clients reach the members.
@@ -55,6 +55,14 @@ pub struct ClusterSpec {
     pub quota_backend_bytes: Option<u64>,
     /// Keep the data and certificates here instead of a temporary folder.
     pub dir: Option<PathBuf>,
+    /// Member names (default m0, m1, …).
+    pub names: Option<Vec<String>>,
+    /// Give each member its own loopback address with etcd's standard ports
+    /// 2379/2380, as a member Pod has (plugin-mode tests dial `<ip>:2379`).
+    pub standard_ports: bool,
+    /// Extra subject alternative names on the server certificate (e.g. the
+    /// operator's `*.<cluster>.<ns>.svc`).
+    pub extra_sans: Vec<String>,
 }
 
 impl ClusterSpec {
@@ -65,7 +73,23 @@ impl ClusterSpec {
             version: EtcdVersion::V3_6,
             quota_backend_bytes: None,
             dir: None,
+            names: None,
+            standard_ports: false,
+            extra_sans: Vec::new(),
         }
+    }
+
+    /// Members named like EtcdMembers, each on its own loopback address with
+    /// ports 2379/2380, with `*.<cluster>.<namespace>.svc` in the certificate.
+    pub fn operator_style(mut self, cluster: &str, namespace: &str, names: &[String]) -> Self {
+        self.members = names.len();
+        self.names = Some(names.to_vec());
+        self.standard_ports = true;
+        self.extra_sans = vec![
+            format!("*.{cluster}.{namespace}.svc"),
+            format!("{cluster}-client.{namespace}.svc"),
+        ];
+        self
     }
 
     pub fn version(mut self, version: EtcdVersion) -> Self {
@@ -132,20 +156,37 @@ impl Cluster {
                 (Some(t), p)
             }
         };
+        let mut hosts: Vec<String> = vec!["127.0.0.1".into(), "localhost".into()];
+        hosts.extend(spec.extra_sans.iter().cloned());
         let pki = if spec.security.tls() {
-            Some(certs::generate(&dir, &["127.0.0.1", "localhost"])?)
+            let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+            Some(certs::generate(&dir, &hosts)?)
         } else {
             None
         };
         let scheme = if spec.security.tls() { "https" } else { "http" };
         let mut members = Vec::new();
         for i in 0..spec.members {
+            let name = spec
+                .names
+                .as_ref()
+                .and_then(|n| n.get(i).cloned())
+                .unwrap_or_else(|| format!("m{i}"));
+            let (client_url, peer_url) = if spec.standard_ports {
+                let ip = free_loopback_ip()?;
+                (format!("{scheme}://{ip}:2379"), format!("http://{ip}:2380"))
+            } else {
+                (
+                    format!("{scheme}://127.0.0.1:{}", free_port()?),
+                    format!("http://127.0.0.1:{}", free_port()?),
+                )
+            };
             members.push(Member {
-                name: format!("m{i}"),
-                client_url: format!("{scheme}://127.0.0.1:{}", free_port()?),
-                peer_url: format!("http://127.0.0.1:{}", free_port()?),
+                log: dir.join(format!("{name}.log")),
+                name,
+                client_url,
+                peer_url,
                 args: vec![],
-                log: dir.join(format!("m{i}.log")),
                 child: None,
             });
         }
@@ -280,7 +321,12 @@ impl Cluster {
             .with_timeout(Duration::from_secs(10));
         if let Some(p) = &self.pki {
             let ca = std::fs::read(&p.ca).map_err(|e| e.to_string())?;
-            let mut tls = TlsOptions::new().ca_certificate(Certificate::from_pem(ca));
+            // Every test-bed certificate names localhost; members on their
+            // own loopback address are not named by IP (as in a real
+            // operator-managed cluster, whose certificates name DNS names).
+            let mut tls = TlsOptions::new()
+                .ca_certificate(Certificate::from_pem(ca))
+                .domain_name("localhost");
             if matches!(
                 self.spec.security,
                 Security::MutualTls | Security::MutualTlsAuth
@@ -347,6 +393,15 @@ impl Cluster {
             return Ok(None);
         }
         Ok(ids.iter().position(|&id| id == first))
+    }
+
+    /// The loopback address member `i` listens on.
+    pub fn host(&self, i: usize) -> String {
+        let url = &self.members[i].client_url;
+        let rest = url.split("://").nth(1).unwrap_or(url);
+        rest.rsplit_once(':')
+            .map(|(h, _)| h.to_string())
+            .unwrap_or_default()
     }
 
     /// Index of the current leader (members must be running).

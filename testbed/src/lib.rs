@@ -5,11 +5,13 @@
 //! Every process a `Cluster` starts is killed when the `Cluster` is dropped,
 //! including when a test panics, so a failing test leaves nothing running.
 
+pub mod apiserver;
 pub mod bins;
 pub mod certs;
 pub mod cluster;
 pub mod ports;
 
+pub use apiserver::{ApiServer, Context};
 pub use bins::EtcdVersion;
 pub use cluster::{Cluster, ClusterSpec, Security};
 

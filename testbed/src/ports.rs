@@ -32,3 +32,24 @@ pub fn free_port() -> Result<u16> {
     }
     Err("no free port after 100 tries".into())
 }
+
+/// A loopback address of its own (127.A.B.C) on which both etcd's standard
+/// ports, 2379 and 2380, are free, so that a member can listen exactly where
+/// an operator-managed Pod would. `A` is derived from the process id, so
+/// concurrent test processes use different ranges.
+pub fn free_loopback_ip() -> Result<String> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let a = 20 + std::process::id() % 200;
+    for _ in 0..1000 {
+        let n = NEXT.fetch_add(1, Ordering::SeqCst);
+        let ip = format!("127.{a}.{}.{}", (n / 250) % 250, n % 250 + 2);
+        let free = [2379u16, 2380]
+            .iter()
+            .all(|p| TcpListener::bind(format!("{ip}:{p}")).is_ok());
+        if free {
+            return Ok(ip);
+        }
+    }
+    Err("no free loopback address with ports 2379/2380".into())
+}

@@ -6,6 +6,8 @@
 use std::process::Stdio;
 use std::time::Duration;
 
+pub mod k8s;
+
 pub use kubectl_etcd_testbed::{Cluster, ClusterSpec, EtcdVersion, Security};
 
 /// What one run of the tool produced.
@@ -38,7 +40,8 @@ impl Run {
     }
 }
 
-const ENV_VARS: [&str; 8] = [
+const ENV_VARS: [&str; 9] = [
+    "KUBECONFIG",
     "ETCDCTL_ENDPOINTS",
     "ETCDCTL_CACERT",
     "ETCDCTL_CERT",

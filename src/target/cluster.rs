@@ -1,0 +1,580 @@
+//! Plugin mode, the pure half: EtcdCluster + EtcdMembers + Pods + Secrets →
+//! the members to dial, TLS, credentials and quota (operator contract §2.4,
+//! §3.1, §3.3, §4.1.1). `k8s::fetch` does the reading; this module only
+//! decides, so every rule here is table-tested without an API server.
+//!
+//! Invariants: a member with a deletion timestamp or `spec.dormant` is never
+//! dialed; the CA always comes from the server Secret and is required (no
+//! fallback to skipping verification); credentials are sent only once the
+//! operator has turned auth on (`status.authEnabled`).
+
+use std::collections::BTreeMap;
+
+use crate::k8s::crd::{EtcdCluster, EtcdMember, HEADLESS_SERVICE_ANNOTATION};
+use crate::report::ClusterRef;
+use crate::target::tls::ClientIdentity;
+use crate::target::{
+    Credentials, QuotaFallback, QuotaSource, Scheme, TlsMaterial, DEFAULT_QUOTA_BYTES,
+};
+
+/// The data of one Secret (`None` when it does not exist).
+pub type SecretData = Option<BTreeMap<String, Vec<u8>>>;
+
+/// Everything read from the API for one cluster.
+#[derive(Debug, Clone)]
+pub struct ClusterObjects {
+    pub namespace: String,
+    pub cluster: EtcdCluster,
+    /// EtcdMembers labelled with the cluster, in any order.
+    pub members: Vec<EtcdMember>,
+    /// Pod name → `status.podIP`, for Pods that have one.
+    pub pod_ips: BTreeMap<String, String>,
+    /// The Secrets `secret_names` asked for.
+    pub secrets: BTreeMap<String, SecretData>,
+}
+
+/// What a Secret is used for, to name it in messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretRole {
+    Server,
+    OperatorClient,
+    RootCredentials,
+}
+
+impl SecretRole {
+    fn describe(self) -> &'static str {
+        match self {
+            SecretRole::Server => "server TLS Secret",
+            SecretRole::OperatorClient => "operator-client TLS Secret",
+            SecretRole::RootCredentials => "root credentials Secret",
+        }
+    }
+}
+
+/// One member to dial.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedMember {
+    /// The EtcdMember name (= Pod name = etcd member name).
+    pub name: String,
+    pub pod: String,
+    /// `<member>.<S>.<ns>.svc`: what its certificate is verified against.
+    pub dns_name: String,
+    pub pod_ip: Option<String>,
+}
+
+/// A resolved cluster, ready to become a `Target`.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub cluster: ClusterRef,
+    pub scheme: Scheme,
+    pub members: Vec<ResolvedMember>,
+    pub tls: Option<TlsMaterial>,
+    pub credentials: Option<Credentials>,
+    pub quota: QuotaFallback,
+    /// Things the user should know (a fallback was used).
+    pub notes: Vec<String>,
+}
+
+/// The Secrets a cluster's spec refers to, by role. Pure.
+pub fn secret_names(cluster: &EtcdCluster) -> Vec<(String, SecretRole)> {
+    let name = cluster.metadata.name.clone().unwrap_or_default();
+    let mut out = Vec::new();
+    if let Some(client) = cluster.spec.tls.as_ref().and_then(|t| t.client.as_ref()) {
+        if let Some(r) = &client.server_secret_ref {
+            out.push((r.name.clone(), SecretRole::Server));
+            if let Some(o) = &client.operator_client_secret_ref {
+                out.push((o.name.clone(), SecretRole::OperatorClient));
+            }
+        } else if let Some(cm) = &client.cert_manager {
+            if cm.server_issuer_ref.is_some() {
+                out.push((format!("{name}-server-tls"), SecretRole::Server));
+            }
+            if cm.operator_client_issuer_ref.is_some() {
+                out.push((
+                    format!("{name}-operator-client-tls"),
+                    SecretRole::OperatorClient,
+                ));
+            }
+        }
+    }
+    if auth_active(cluster) {
+        if let Some(r) = cluster
+            .spec
+            .auth
+            .as_ref()
+            .and_then(|a| a.root_credentials_secret_ref.as_ref())
+        {
+            out.push((r.name.clone(), SecretRole::RootCredentials));
+        }
+    }
+    out
+}
+
+/// Credentials are sent only when auth is requested and already on.
+fn auth_active(cluster: &EtcdCluster) -> bool {
+    let requested = cluster.spec.auth.as_ref().and_then(|a| a.enabled) == Some(true);
+    let on = cluster.status.as_ref().and_then(|s| s.auth_enabled) == Some(true);
+    requested && on
+}
+
+/// Resolves the cluster. Errors are complete sentences naming the object
+/// and, for Secrets, the missing key.
+pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
+    let ns = &objects.namespace;
+    let cluster_name = objects.cluster.metadata.name.clone().unwrap_or_default();
+    let what = format!("EtcdCluster {ns}/{cluster_name}");
+
+    // Members: active (not being deleted) and running (not dormant).
+    let mut members = Vec::new();
+    let mut skipped = Vec::new();
+    let mut sorted: Vec<&EtcdMember> = objects.members.iter().collect();
+    sorted.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    for m in sorted {
+        let name = m.metadata.name.clone().unwrap_or_default();
+        if m.metadata.deletion_timestamp.is_some() {
+            skipped.push(format!("{name} (being deleted)"));
+            continue;
+        }
+        if m.spec.dormant == Some(true) {
+            skipped.push(format!("{name} (dormant)"));
+            continue;
+        }
+        let service = m
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(HEADLESS_SERVICE_ANNOTATION))
+            .filter(|s| !s.is_empty())
+            .cloned()
+            .unwrap_or_else(|| {
+                if m.spec.cluster_name.is_empty() {
+                    cluster_name.clone()
+                } else {
+                    m.spec.cluster_name.clone()
+                }
+            });
+        let pod = m
+            .status
+            .as_ref()
+            .and_then(|s| s.pod_name.clone())
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| name.clone());
+        members.push(ResolvedMember {
+            dns_name: format!("{name}.{service}.{ns}.svc"),
+            pod_ip: objects.pod_ips.get(&pod).cloned(),
+            pod,
+            name,
+        });
+    }
+    if members.is_empty() {
+        let detail = if skipped.is_empty() {
+            "no EtcdMember carries its label".to_string()
+        } else {
+            format!("only {}", skipped.join(", "))
+        };
+        return Err(format!(
+            "{what} has no running members ({detail}); nothing to connect to"
+        ));
+    }
+
+    // TLS.
+    let mut notes = Vec::new();
+    let roles = secret_names(&objects.cluster);
+    let secret = |role: SecretRole| {
+        roles
+            .iter()
+            .find(|(_, r)| *r == role)
+            .map(|(n, _)| n.clone())
+    };
+    let data_of = |name: &str, role: SecretRole| -> Result<&BTreeMap<String, Vec<u8>>, String> {
+        match objects.secrets.get(name) {
+            Some(Some(data)) => Ok(data),
+            _ => Err(format!("{what}: {} {ns}/{name} not found", role.describe())),
+        }
+    };
+    let key_of =
+        |data: &BTreeMap<String, Vec<u8>>, name: &str, key: &str, role: SecretRole| match data
+            .get(key)
+        {
+            Some(v) if !v.is_empty() => Ok(v.clone()),
+            _ => Err(format!(
+                "{what}: {} {ns}/{name} has no {key:?} key",
+                role.describe()
+            )),
+        };
+    let (scheme, tls) = match secret(SecretRole::Server) {
+        None => (Scheme::Http, None),
+        Some(server) => {
+            let data = data_of(&server, SecretRole::Server)?;
+            let ca = key_of(data, &server, "ca.crt", SecretRole::Server)?;
+            if !String::from_utf8_lossy(&ca).contains("-----BEGIN CERTIFICATE-----") {
+                return Err(format!(
+                    "{what}: \"ca.crt\" in server TLS Secret {ns}/{server} is not a PEM certificate"
+                ));
+            }
+            let identity = match secret(SecretRole::OperatorClient) {
+                None => None,
+                Some(client) => match objects.secrets.get(&client) {
+                    Some(Some(cdata)) => Some(ClientIdentity {
+                        cert_pem: key_of(cdata, &client, "tls.crt", SecretRole::OperatorClient)?,
+                        key_pem: key_of(cdata, &client, "tls.key", SecretRole::OperatorClient)?,
+                    }),
+                    _ => {
+                        // Contract §3.2: the server keypair carries clientAuth
+                        // and is a valid client identity on these clusters.
+                        notes.push(format!(
+                            "operator-client TLS Secret {ns}/{client} not found; presenting the server certificate from {ns}/{server} as the client identity"
+                        ));
+                        Some(ClientIdentity {
+                            cert_pem: key_of(data, &server, "tls.crt", SecretRole::Server)?,
+                            key_pem: key_of(data, &server, "tls.key", SecretRole::Server)?,
+                        })
+                    }
+                },
+            };
+            (
+                Scheme::Https,
+                Some(TlsMaterial {
+                    ca_pem: ca,
+                    identity,
+                    ca_origin: format!("Secret {ns}/{server}"),
+                }),
+            )
+        }
+    };
+
+    // Auth.
+    let credentials = match secret(SecretRole::RootCredentials) {
+        None if auth_active(&objects.cluster) => {
+            return Err(format!(
+                "{what}: auth is enabled but spec.auth.rootCredentialsSecretRef names no Secret"
+            ))
+        }
+        None => None,
+        Some(name) => {
+            let data = data_of(&name, SecretRole::RootCredentials)?;
+            let password = key_of(data, &name, "password", SecretRole::RootCredentials)?;
+            Some(Credentials {
+                user: "root".to_string(),
+                password: String::from_utf8_lossy(&password).into_owned(),
+            })
+        }
+    };
+
+    // Quota for members that do not report their own (etcd < 3.6).
+    let observed = objects
+        .cluster
+        .status
+        .as_ref()
+        .and_then(|s| s.observed.as_ref())
+        .and_then(|o| o.options.as_ref())
+        .and_then(|o| o.quota_backend_bytes);
+    let specified = objects
+        .cluster
+        .spec
+        .options
+        .as_ref()
+        .and_then(|o| o.quota_backend_bytes);
+    let quota = match observed.filter(|q| *q > 0).or(specified.filter(|q| *q > 0)) {
+        Some(q) => QuotaFallback {
+            bytes: u64::try_from(q).unwrap_or(DEFAULT_QUOTA_BYTES),
+            source: QuotaSource::Cluster,
+        },
+        None => QuotaFallback::default(),
+    };
+
+    Ok(Resolved {
+        cluster: ClusterRef {
+            namespace: ns.clone(),
+            name: cluster_name,
+        },
+        scheme,
+        members,
+        tls,
+        credentials,
+        quota,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::k8s::crd::*;
+
+    const PEM: &[u8] = b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+
+    fn cluster(tls: Option<ClientTls>, auth: Option<(bool, bool)>) -> EtcdCluster {
+        let mut c = EtcdCluster::new(
+            "etcd",
+            EtcdClusterSpec {
+                tls: tls.map(|client| ClusterTls {
+                    client: Some(client),
+                }),
+                auth: auth.map(|(enabled, _)| ClusterAuth {
+                    enabled: Some(enabled),
+                    root_credentials_secret_ref: Some(NameRef {
+                        name: "root".into(),
+                    }),
+                }),
+                ..Default::default()
+            },
+        );
+        c.status = Some(EtcdClusterStatus {
+            auth_enabled: auth.map(|(_, on)| on),
+            ..Default::default()
+        });
+        c
+    }
+
+    fn member(name: &str, f: impl FnOnce(&mut EtcdMember)) -> EtcdMember {
+        let mut m = EtcdMember::new(
+            name,
+            EtcdMemberSpec {
+                cluster_name: "etcd".into(),
+                dormant: None,
+            },
+        );
+        f(&mut m);
+        m
+    }
+
+    fn secret(keys: &[(&str, &[u8])]) -> SecretData {
+        Some(
+            keys.iter()
+                .map(|(k, v)| (k.to_string(), v.to_vec()))
+                .collect(),
+        )
+    }
+
+    fn objects(cluster: EtcdCluster, secrets: Vec<(&str, SecretData)>) -> ClusterObjects {
+        ClusterObjects {
+            namespace: "ns".into(),
+            cluster,
+            members: vec![
+                member("etcd-bbbbb", |_| {}),
+                member("etcd-aaaaa", |_| {}),
+                member("etcd-ccccc", |_| {}),
+            ],
+            pod_ips: [("etcd-aaaaa".to_string(), "10.1.0.5".to_string())].into(),
+            secrets: secrets
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        }
+    }
+
+    fn byo(mtls: bool) -> ClientTls {
+        ClientTls {
+            server_secret_ref: Some(NameRef { name: "srv".into() }),
+            operator_client_secret_ref: mtls.then(|| NameRef { name: "cli".into() }),
+            cert_manager: None,
+        }
+    }
+
+    #[test]
+    fn plaintext_cluster_resolves_members_in_name_order() {
+        let r = resolve(&objects(cluster(None, None), vec![])).unwrap();
+        assert_eq!(r.scheme, Scheme::Http);
+        assert!(r.tls.is_none() && r.credentials.is_none());
+        let names: Vec<_> = r.members.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["etcd-aaaaa", "etcd-bbbbb", "etcd-ccccc"]);
+        assert_eq!(r.members[0].dns_name, "etcd-aaaaa.etcd.ns.svc");
+        assert_eq!(r.members[0].pod_ip.as_deref(), Some("10.1.0.5"));
+        assert_eq!(r.members[1].pod_ip, None);
+        assert_eq!(r.quota, QuotaFallback::default());
+        assert_eq!(
+            r.cluster,
+            ClusterRef {
+                namespace: "ns".into(),
+                name: "etcd".into()
+            }
+        );
+    }
+
+    #[test]
+    fn tls_modes_pick_the_right_secrets() {
+        let server = secret(&[("ca.crt", PEM), ("tls.crt", b"S"), ("tls.key", b"SK")]);
+        let client = secret(&[("tls.crt", b"C"), ("tls.key", b"CK")]);
+
+        let r = resolve(&objects(
+            cluster(Some(byo(false)), None),
+            vec![("srv", server.clone())],
+        ))
+        .unwrap();
+        let tls = r.tls.unwrap();
+        assert_eq!(r.scheme, Scheme::Https);
+        assert!(tls.identity.is_none());
+        assert_eq!(tls.ca_origin, "Secret ns/srv");
+
+        let r = resolve(&objects(
+            cluster(Some(byo(true)), None),
+            vec![("srv", server.clone()), ("cli", client.clone())],
+        ))
+        .unwrap();
+        assert_eq!(r.tls.unwrap().identity.unwrap().cert_pem, b"C");
+
+        let cm = ClientTls {
+            server_secret_ref: None,
+            operator_client_secret_ref: None,
+            cert_manager: Some(CertManager {
+                server_issuer_ref: Some(serde_json::json!({"name": "ca"})),
+                operator_client_issuer_ref: Some(serde_json::json!({"name": "ca"})),
+            }),
+        };
+        let names: Vec<_> = secret_names(&cluster(Some(cm.clone()), None))
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(names, ["etcd-server-tls", "etcd-operator-client-tls"]);
+        let r = resolve(&objects(
+            cluster(Some(cm), None),
+            vec![
+                ("etcd-server-tls", server.clone()),
+                ("etcd-operator-client-tls", client),
+            ],
+        ))
+        .unwrap();
+        assert!(r.tls.unwrap().identity.is_some());
+
+        // The operator-client Secret is gone: fall back to the server keypair, and say so.
+        let r = resolve(&objects(
+            cluster(Some(byo(true)), None),
+            vec![("srv", server), ("cli", None)],
+        ))
+        .unwrap();
+        assert_eq!(r.tls.unwrap().identity.unwrap().cert_pem, b"S");
+        assert_eq!(r.notes.len(), 1);
+    }
+
+    #[test]
+    fn missing_secrets_and_keys_are_named() {
+        type Case<'a> = (EtcdCluster, Vec<(&'a str, SecretData)>, &'a str);
+        let cases: Vec<Case> = vec![
+            (
+                cluster(Some(byo(false)), None),
+                vec![],
+                "server TLS Secret ns/srv not found",
+            ),
+            (
+                cluster(Some(byo(false)), None),
+                vec![("srv", secret(&[("tls.crt", b"x")]))],
+                "ns/srv has no \"ca.crt\" key",
+            ),
+            (
+                cluster(Some(byo(false)), None),
+                vec![("srv", secret(&[("ca.crt", b"junk")]))],
+                "not a PEM certificate",
+            ),
+            (
+                cluster(Some(byo(true)), None),
+                vec![
+                    ("srv", secret(&[("ca.crt", PEM)])),
+                    ("cli", secret(&[("tls.crt", b"C")])),
+                ],
+                "operator-client TLS Secret ns/cli has no \"tls.key\" key",
+            ),
+            (
+                cluster(Some(byo(false)), Some((true, true))),
+                vec![
+                    ("srv", secret(&[("ca.crt", PEM)])),
+                    ("root", secret(&[("username", b"root")])),
+                ],
+                "root credentials Secret ns/root has no \"password\" key",
+            ),
+            (
+                cluster(Some(byo(false)), Some((true, true))),
+                vec![("srv", secret(&[("ca.crt", PEM)]))],
+                "root credentials Secret ns/root not found",
+            ),
+        ];
+        for (c, secrets, want) in cases {
+            let err = resolve(&objects(c, secrets)).err().unwrap_or_default();
+            assert!(err.contains(want), "{err:?} lacks {want:?}");
+            assert!(err.starts_with("EtcdCluster ns/etcd"), "{err}");
+        }
+    }
+
+    #[test]
+    fn credentials_only_once_auth_is_on() {
+        let server = secret(&[("ca.crt", PEM)]);
+        let root = secret(&[("username", b"admin"), ("password", b"pw")]);
+        let r = resolve(&objects(
+            cluster(Some(byo(false)), Some((true, false))),
+            vec![("srv", server.clone()), ("root", root.clone())],
+        ))
+        .unwrap();
+        assert!(r.credentials.is_none(), "bootstrap window: anonymous");
+        let r = resolve(&objects(
+            cluster(Some(byo(false)), Some((true, true))),
+            vec![("srv", server), ("root", root)],
+        ))
+        .unwrap();
+        assert_eq!(
+            r.credentials,
+            Some(Credentials {
+                user: "root".into(),
+                password: "pw".into()
+            })
+        );
+    }
+
+    #[test]
+    fn dormant_deleted_and_migrated_members() {
+        let mut objs = objects(cluster(None, None), vec![]);
+        objs.members = vec![
+            member("etcd-aaaaa", |m| m.spec.dormant = Some(true)),
+            member("etcd-bbbbb", |m| {
+                m.metadata.deletion_timestamp = Some(
+                    k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(Default::default()),
+                )
+            }),
+            member("etcd-ccccc", |m| {
+                m.metadata.annotations = Some(
+                    [(
+                        HEADLESS_SERVICE_ANNOTATION.to_string(),
+                        "etcd-headless".to_string(),
+                    )]
+                    .into(),
+                )
+            }),
+        ];
+        let r = resolve(&objs).unwrap();
+        assert_eq!(r.members.len(), 1);
+        assert_eq!(r.members[0].dns_name, "etcd-ccccc.etcd-headless.ns.svc");
+
+        objs.members.truncate(2);
+        let err = resolve(&objs).err().unwrap_or_default();
+        assert!(err.contains("has no running members"), "{err}");
+        assert!(
+            err.contains("etcd-aaaaa (dormant)") && err.contains("etcd-bbbbb (being deleted)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn quota_prefers_observed_then_spec() {
+        let mut c = cluster(None, None);
+        c.spec.options = Some(ClusterOptions {
+            quota_backend_bytes: Some(4 << 30),
+        });
+        let r = resolve(&objects(c.clone(), vec![])).unwrap();
+        assert_eq!(
+            r.quota,
+            QuotaFallback {
+                bytes: 4 << 30,
+                source: QuotaSource::Cluster
+            }
+        );
+        c.status = Some(EtcdClusterStatus {
+            observed: Some(Observed {
+                replicas: Some(3),
+                options: Some(ClusterOptions {
+                    quota_backend_bytes: Some(8 << 30),
+                }),
+            }),
+            ..Default::default()
+        });
+        assert_eq!(resolve(&objects(c, vec![])).unwrap().quota.bytes, 8 << 30);
+    }
+}

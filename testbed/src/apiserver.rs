@@ -1,0 +1,284 @@
+//! A real kube-apiserver on loopback (built by `testbed/build.sh` from
+//! `k8s.io/kubernetes`), on its own single-member etcd, with RBAC on, an
+//! admin identity in `system:masters`, and the etcd-operator CRDs installed
+//! and established.
+//!
+//! The flag set follows what the Kubernetes project's envtest uses to run an
+//! API server without a cluster. There is no kubelet, scheduler or
+//! controller-manager: objects are real, but nothing acts on them.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+
+use crate::certs::{signing_key, Ca};
+use crate::cluster::{Cluster, ClusterSpec, Security};
+use crate::ports::free_port;
+use crate::Result;
+
+/// A running API server. Dropping it kills the server and its etcd.
+pub struct ApiServer {
+    pub url: String,
+    dir: tempfile::TempDir,
+    ca_pem: String,
+    admin_cert: String,
+    admin_key: String,
+    child: Option<Child>,
+    etcd: Cluster,
+}
+
+/// A context to write into a kubeconfig.
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub name: String,
+    pub namespace: Option<String>,
+    /// Impersonate this user (`as:` in the kubeconfig).
+    pub impersonate: Option<String>,
+}
+
+impl ApiServer {
+    /// Starts etcd and kube-apiserver, waits for `/readyz`, installs the CRDs
+    /// found in `crd_files`, and waits until each is Established.
+    /// `feature_gates` is passed as `--feature-gates` when non-empty.
+    pub async fn start(crd_files: &[PathBuf], feature_gates: &str) -> Result<ApiServer> {
+        let binary = crate::bins::kube_apiserver()?;
+        let etcd = Cluster::start(ClusterSpec::new(1, Security::Plain)).await?;
+        let dir = tempfile::Builder::new()
+            .prefix("kubectl-etcd-apiserver-")
+            .tempdir()
+            .map_err(|e| e.to_string())?;
+        let port = free_port()?;
+        let ca = Ca::new("kubectl-etcd testbed kubernetes CA")?;
+        let serving = ca.issue("kube-apiserver", None, &["127.0.0.1", "localhost"])?;
+        let admin = ca.issue("testbed-admin", Some("system:masters"), &[])?;
+        let (sa_private, sa_public) = signing_key()?;
+        let write = |name: &str, text: &str| -> Result<String> {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).map_err(|e| format!("write {}: {e}", path.display()))?;
+            Ok(path.display().to_string())
+        };
+        let ca_file = write("ca.crt", &ca.pem())?;
+        let cert_file = write("apiserver.crt", &serving.cert_pem)?;
+        let key_file = write("apiserver.key", &serving.key_pem)?;
+        let sa_key = write("sa.key", &sa_private)?;
+        let sa_pub = write("sa.pub", &sa_public)?;
+        let mut args = vec![
+            format!("--etcd-servers={}", etcd.endpoints()[0]),
+            format!("--cert-dir={}", dir.path().display()),
+            format!("--tls-cert-file={cert_file}"),
+            format!("--tls-private-key-file={key_file}"),
+            format!("--secure-port={port}"),
+            "--bind-address=127.0.0.1".into(),
+            "--advertise-address=127.0.0.1".into(),
+            "--service-cluster-ip-range=10.0.0.0/24".into(),
+            "--allow-privileged=true".into(),
+            "--authorization-mode=RBAC".into(),
+            format!("--client-ca-file={ca_file}"),
+            format!("--service-account-issuer=https://127.0.0.1:{port}/"),
+            format!("--service-account-key-file={sa_pub}"),
+            format!("--service-account-signing-key-file={sa_key}"),
+            "--disable-admission-plugins=ServiceAccount".into(),
+            "--enable-priority-and-fairness=false".into(),
+            "--v=0".into(),
+        ];
+        if !feature_gates.is_empty() {
+            args.push(format!("--feature-gates={feature_gates}"));
+        }
+        let log_path = dir.path().join("kube-apiserver.log");
+        let log = File::create(&log_path).map_err(|e| e.to_string())?;
+        let log2 = log.try_clone().map_err(|e| e.to_string())?;
+        let child = Command::new(&binary)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log2)
+            .spawn()
+            .map_err(|e| format!("spawn {}: {e}", binary.display()))?;
+        let mut server = ApiServer {
+            url: format!("https://127.0.0.1:{port}"),
+            dir,
+            ca_pem: ca.pem(),
+            admin_cert: admin.cert_pem,
+            admin_key: admin.key_pem,
+            child: Some(child),
+            etcd,
+        };
+        server.wait_ready(&log_path).await?;
+        server.install_crds(crd_files).await?;
+        Ok(server)
+    }
+
+    async fn wait_ready(&mut self, log: &Path) -> Result<()> {
+        let client = self.admin_client(None).await?;
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let request = http::Request::get("/readyz")
+                .body(Vec::new())
+                .map_err(|e| e.to_string())?;
+            if let Ok(text) = client.request_text(request).await {
+                if text.trim() == "ok" {
+                    return Ok(());
+                }
+            }
+            if let Some(child) = self.child.as_mut() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    let tail = std::fs::read_to_string(log).unwrap_or_default();
+                    let tail: Vec<&str> = tail.lines().rev().take(20).collect();
+                    return Err(format!(
+                        "kube-apiserver exited ({status}); last lines:\n{}",
+                        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                    ));
+                }
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "kube-apiserver not ready after 120s; log: {}",
+                    log.display()
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    async fn install_crds(&self, files: &[PathBuf]) -> Result<()> {
+        let client = self.admin_client(None).await?;
+        let api: Api<CustomResourceDefinition> = Api::all(client);
+        let mut names = Vec::new();
+        for file in files {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| format!("read CRD {}: {e}", file.display()))?;
+            let crd: CustomResourceDefinition = serde_yaml::from_str(&text)
+                .map_err(|e| format!("parse CRD {}: {e}", file.display()))?;
+            let name = crd.metadata.name.clone().unwrap_or_default();
+            api.create(&PostParams::default(), &crd)
+                .await
+                .map_err(|e| format!("create CRD {name}: {e}"))?;
+            names.push(name);
+        }
+        let deadline = Instant::now() + Duration::from_secs(60);
+        for name in names {
+            loop {
+                let crd = api.get(&name).await.map_err(|e| e.to_string())?;
+                let established = crd
+                    .status
+                    .and_then(|s| s.conditions)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|c| c.type_ == "Established" && c.status == "True");
+                if established {
+                    break;
+                }
+                if Instant::now() > deadline {
+                    return Err(format!("CRD {name} not Established after 60s"));
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+        Ok(())
+    }
+
+    /// A kubeconfig with one cluster, the admin user, and `contexts` (the
+    /// first is current).
+    pub fn kubeconfig_yaml(&self, contexts: &[Context]) -> String {
+        let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+        let mut text = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: testbed\n  cluster:\n    server: {}\n    certificate-authority-data: {}\nusers:\n- name: admin\n  user:\n    client-certificate-data: {}\n    client-key-data: {}\n",
+            self.url,
+            b64(&self.ca_pem),
+            b64(&self.admin_cert),
+            b64(&self.admin_key)
+        );
+        for c in contexts.iter().filter(|c| c.impersonate.is_some()) {
+            text.push_str(&format!(
+                "- name: as-{}\n  user:\n    client-certificate-data: {}\n    client-key-data: {}\n    as: {}\n",
+                c.name,
+                b64(&self.admin_cert),
+                b64(&self.admin_key),
+                c.impersonate.clone().unwrap_or_default()
+            ));
+        }
+        text.push_str("contexts:\n");
+        for c in contexts {
+            let user = match &c.impersonate {
+                Some(_) => format!("as-{}", c.name),
+                None => "admin".to_string(),
+            };
+            text.push_str(&format!(
+                "- name: {}\n  context:\n    cluster: testbed\n    user: {user}\n",
+                c.name
+            ));
+            if let Some(ns) = &c.namespace {
+                text.push_str(&format!("    namespace: {ns}\n"));
+            }
+        }
+        if let Some(first) = contexts.first() {
+            text.push_str(&format!("current-context: {}\n", first.name));
+        }
+        text
+    }
+
+    /// Writes a kubeconfig into the server's folder and returns its path.
+    pub fn write_kubeconfig(&self, file: &str, contexts: &[Context]) -> Result<PathBuf> {
+        let path = self.dir.path().join(file);
+        std::fs::write(&path, self.kubeconfig_yaml(contexts)).map_err(|e| e.to_string())?;
+        Ok(path)
+    }
+
+    /// A client with the admin identity (optionally impersonating a user).
+    pub async fn admin_client(&self, impersonate: Option<&str>) -> Result<Client> {
+        let contexts = [Context {
+            name: "admin".into(),
+            namespace: None,
+            impersonate: impersonate.map(str::to_string),
+        }];
+        let kubeconfig =
+            Kubeconfig::from_yaml(&self.kubeconfig_yaml(&contexts)).map_err(|e| e.to_string())?;
+        let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        Client::try_from(config).map_err(|e| e.to_string())
+    }
+
+    /// The pids of the server and its etcd, for a watchdog.
+    pub fn pids(&self) -> Vec<u32> {
+        let mut pids: Vec<u32> = self.child.iter().map(|c| c.id()).collect();
+        pids.extend(self.etcd.members.iter().filter_map(|m| m.pid()));
+        pids
+    }
+}
+
+impl Drop for ApiServer {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Starts a small process that SIGKILLs `pids` as soon as this process is
+/// gone. For servers shared by a whole test binary (held in a `static`,
+/// which is never dropped), so that nothing outlives the tests.
+pub fn watchdog(pids: &[u32]) -> Result<()> {
+    let list: Vec<String> = pids.iter().map(|p| p.to_string()).collect();
+    let script = format!(
+        "while kill -0 {parent} 2>/dev/null; do sleep 0.5; done; kill -9 {} 2>/dev/null; exit 0",
+        list.join(" "),
+        parent = std::process::id()
+    );
+    Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map(|_| ())
+        .map_err(|e| format!("spawn watchdog: {e}"))
+}

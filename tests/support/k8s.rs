@@ -1,0 +1,369 @@
+//! Plugin-mode fixtures on the real API server of the test bed: one API
+//! server per test binary (killed by a watchdog when the binary exits), a
+//! namespace per test, and for each EtcdCluster the real objects the
+//! operator would have made — TLS and credential Secrets, EtcdMembers with
+//! their status, member Pods whose status IP points at a real etcd member
+//! listening on its own loopback address at port 2379.
+
+use std::path::PathBuf;
+
+use k8s_openapi::api::core::v1::{Namespace, Pod, Secret};
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::Client;
+use kubectl_etcd_testbed::{ApiServer, Cluster, ClusterSpec, Context, EtcdVersion, Security};
+use serde_json::json;
+use tokio::sync::OnceCell;
+
+/// The CRDs `shared/crds/README.md` says to install.
+pub fn crd_files() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/crds");
+    [
+        "etcd-operator.cozystack.io_etcdclusters.yaml",
+        "etcd-operator.cozystack.io_etcdmembers.yaml",
+        "etcd-operator.cozystack.io_etcdsnapshots.yaml",
+        "etcd-operator.cozystack.io_etcddefrags-defrag-metrics-branch.yaml",
+        "etcd-operator.cozystack.io_etcddefragpolicies-policy-branch.yaml",
+    ]
+    .iter()
+    .map(|f| dir.join(f))
+    .collect()
+}
+
+static SERVER: OnceCell<ApiServer> = OnceCell::const_new();
+
+/// The test binary's API server, started on first use.
+pub async fn apiserver() -> &'static ApiServer {
+    SERVER
+        .get_or_init(|| async {
+            let server = ApiServer::start(&crd_files(), "")
+                .await
+                .unwrap_or_else(|e| panic!("test bed API server: {e}"));
+            kubectl_etcd_testbed::apiserver::watchdog(&server.pids()).expect("watchdog");
+            server
+        })
+        .await
+}
+
+/// An admin client for this test's runtime.
+pub async fn admin() -> Client {
+    apiserver()
+        .await
+        .admin_client(None)
+        .await
+        .expect("admin client")
+}
+
+/// Creates a namespace (idempotent).
+pub async fn namespace(client: &Client, name: &str) {
+    let api: Api<Namespace> = Api::all(client.clone());
+    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": name}})).unwrap();
+    match api.create(&PostParams::default(), &ns).await {
+        Ok(_) => {}
+        Err(kube::Error::Api(e)) if e.code == 409 => {}
+        Err(e) => panic!("create namespace {name}: {e}"),
+    }
+}
+
+/// A kubeconfig with an admin context per namespace (`ctx-<ns>`), the first
+/// current.
+pub fn kubeconfig(file: &str, namespaces: &[&str]) -> PathBuf {
+    let server = SERVER.get().expect("apiserver() first");
+    let contexts: Vec<Context> = namespaces
+        .iter()
+        .map(|ns| Context {
+            name: format!("ctx-{ns}"),
+            namespace: Some(ns.to_string()),
+            impersonate: None,
+        })
+        .collect();
+    server
+        .write_kubeconfig(file, &contexts)
+        .expect("kubeconfig")
+}
+
+/// A kubeconfig whose only context impersonates `user`.
+pub fn kubeconfig_as(file: &str, namespace: &str, user: &str) -> PathBuf {
+    let server = SERVER.get().expect("apiserver() first");
+    server
+        .write_kubeconfig(
+            file,
+            &[Context {
+                name: "impersonated".into(),
+                namespace: Some(namespace.into()),
+                impersonate: Some(user.into()),
+            }],
+        )
+        .expect("kubeconfig")
+}
+
+/// How the EtcdCluster secures its client plane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Plain,
+    /// BYO server Secret only.
+    ServerTls,
+    /// BYO server + operator-client Secrets.
+    Mtls,
+    /// cert-manager issuers: Secrets named `<cluster>-server-tls` and
+    /// `<cluster>-operator-client-tls`.
+    MtlsCertManager,
+    /// BYO mTLS plus auth with a basic-auth root Secret.
+    MtlsAuth,
+}
+
+/// A real etcd cluster published through the API as an EtcdCluster.
+pub struct Fixture {
+    pub namespace: String,
+    pub name: String,
+    pub members: Vec<String>,
+    pub etcd: Cluster,
+}
+
+/// Member names in the operator's style: `<cluster>-<5 chars>`.
+pub fn member_names(cluster: &str, n: usize) -> Vec<String> {
+    const SUFFIXES: [&str; 5] = ["b7xq2", "k9w4m", "p3zt8", "r5nv1", "d2hc6"];
+    SUFFIXES[..n]
+        .iter()
+        .map(|s| format!("{cluster}-{s}"))
+        .collect()
+}
+
+/// Publishes a real 3-member etcd cluster as EtcdCluster `name` in `ns`.
+pub async fn fixture(client: &Client, ns: &str, name: &str, mode: Mode) -> Fixture {
+    fixture_with(client, ns, name, mode, EtcdVersion::V3_6, 3).await
+}
+
+pub async fn fixture_with(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    mode: Mode,
+    version: EtcdVersion,
+    members: usize,
+) -> Fixture {
+    namespace(client, ns).await;
+    let names = member_names(name, members);
+    let security = match mode {
+        Mode::Plain => Security::Plain,
+        Mode::ServerTls => Security::ServerTls,
+        Mode::Mtls | Mode::MtlsCertManager => Security::MutualTls,
+        Mode::MtlsAuth => Security::MutualTlsAuth,
+    };
+    let etcd = Cluster::start(
+        ClusterSpec::new(members, security)
+            .version(version)
+            .operator_style(name, ns, &names),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("test bed: {e}"));
+
+    // Secrets, as BYO or cert-manager would have written them.
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let read = |p: &PathBuf| std::fs::read_to_string(p).unwrap();
+    let (server_secret, client_secret) = match mode {
+        Mode::MtlsCertManager => (
+            format!("{name}-server-tls"),
+            format!("{name}-operator-client-tls"),
+        ),
+        _ => (format!("{name}-server"), format!("{name}-client")),
+    };
+    if let Some(pki) = &etcd.pki {
+        create_secret(
+            &secrets,
+            &server_secret,
+            "kubernetes.io/tls",
+            &[
+                ("ca.crt", read(&pki.ca)),
+                ("tls.crt", read(&pki.server_cert)),
+                ("tls.key", read(&pki.server_key)),
+            ],
+        )
+        .await;
+        if matches!(mode, Mode::Mtls | Mode::MtlsCertManager | Mode::MtlsAuth) {
+            create_secret(
+                &secrets,
+                &client_secret,
+                "kubernetes.io/tls",
+                &[
+                    ("ca.crt", read(&pki.ca)),
+                    ("tls.crt", read(&pki.client_cert)),
+                    ("tls.key", read(&pki.client_key)),
+                ],
+            )
+            .await;
+        }
+    }
+    if mode == Mode::MtlsAuth {
+        create_secret(
+            &secrets,
+            &format!("{name}-root"),
+            "kubernetes.io/basic-auth",
+            &[
+                ("username", "root".into()),
+                ("password", etcd.password.clone().unwrap()),
+            ],
+        )
+        .await;
+    }
+
+    // The EtcdCluster and its status.
+    let tls = match mode {
+        Mode::Plain => json!(null),
+        Mode::ServerTls => json!({"client": {"serverSecretRef": {"name": server_secret}}}),
+        Mode::Mtls | Mode::MtlsAuth => json!({"client": {
+            "serverSecretRef": {"name": server_secret},
+            "operatorClientSecretRef": {"name": client_secret}}}),
+        Mode::MtlsCertManager => json!({"client": {"certManager": {
+            "serverIssuerRef": {"name": "ca-issuer"},
+            "operatorClientIssuerRef": {"name": "ca-issuer"}}}}),
+    };
+    let mut spec = json!({"replicas": members, "version": "3.6.16", "storage": {"size": "1Gi"}});
+    if !tls.is_null() {
+        spec["tls"] = tls;
+    }
+    if mode == Mode::MtlsAuth {
+        spec["auth"] =
+            json!({"enabled": true, "rootCredentialsSecretRef": {"name": format!("{name}-root")}});
+    }
+    let clusters = dynamic(client, ns, "EtcdCluster", "etcdclusters");
+    create(
+        &clusters,
+        json!({
+            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+            "kind": "EtcdCluster",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": spec,
+        }),
+    )
+    .await;
+    patch_status(
+        &clusters,
+        name,
+        json!({"status": {
+            "observed": {"replicas": members, "version": "3.6.16", "storage": {"size": "1Gi"}},
+            "readyMembers": members,
+            "authEnabled": mode == Mode::MtlsAuth,
+            "selector": format!("etcd-operator.cozystack.io/cluster={name}"),
+        }}),
+    )
+    .await;
+
+    // EtcdMembers and Pods pointing at the real members.
+    let ids = etcd.member_ids().await.unwrap();
+    let member_api = dynamic(client, ns, "EtcdMember", "etcdmembers");
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    for (i, member) in names.iter().enumerate() {
+        add_member(
+            &member_api,
+            ns,
+            name,
+            member,
+            json!({"memberID": format!("{:016x}", ids[i]), "podName": member, "isVoter": true}),
+        )
+        .await;
+        add_pod(&pods, name, member, Some(&etcd.host(i))).await;
+    }
+    Fixture {
+        namespace: ns.to_string(),
+        name: name.to_string(),
+        members: names,
+        etcd,
+    }
+}
+
+/// An EtcdMember of `cluster` with the given status.
+pub async fn add_member(
+    api: &Api<kube::api::DynamicObject>,
+    ns: &str,
+    cluster: &str,
+    member: &str,
+    status: serde_json::Value,
+) {
+    create(
+        api,
+        json!({
+            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+            "kind": "EtcdMember",
+            "metadata": {"name": member, "namespace": ns, "labels": {
+                "etcd-operator.cozystack.io/cluster": cluster,
+                "app.kubernetes.io/component": member}},
+            "spec": {"clusterName": cluster, "version": "3.6.16", "storage": {"size": "1Gi"},
+                     "clusterToken": format!("{ns}-{cluster}-testbed"),
+                     "initialCluster": format!("{member}=http://{member}.{cluster}.{ns}.svc:2380")},
+        }),
+    )
+    .await;
+    patch_status(api, member, json!({"status": status})).await;
+}
+
+/// A member Pod whose status carries `ip`.
+pub async fn add_pod(pods: &Api<Pod>, cluster: &str, member: &str, ip: Option<&str>) {
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": {"name": member, "labels": {
+            "etcd-operator.cozystack.io/cluster": cluster,
+            "app.kubernetes.io/component": member}},
+        "spec": {"hostname": member, "subdomain": cluster,
+                 "containers": [{"name": "etcd", "image": "quay.io/coreos/etcd:v3.6.16"}]},
+    }))
+    .unwrap();
+    pods.create(&PostParams::default(), &pod).await.unwrap();
+    if let Some(ip) = ip {
+        pods.patch_status(
+            member,
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"status": {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}]}}),
+            ),
+        )
+        .await
+        .unwrap();
+    }
+}
+
+pub async fn create_secret(api: &Api<Secret>, name: &str, type_: &str, data: &[(&str, String)]) {
+    let string_data: serde_json::Map<String, serde_json::Value> = data
+        .iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect();
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": name}, "type": type_, "stringData": string_data,
+    }))
+    .unwrap();
+    api.create(&PostParams::default(), &secret)
+        .await
+        .unwrap_or_else(|e| panic!("create Secret {name}: {e}"));
+}
+
+/// An `Api` for an etcd-operator kind.
+pub fn dynamic(
+    client: &Client,
+    ns: &str,
+    kind: &str,
+    plural: &str,
+) -> Api<kube::api::DynamicObject> {
+    let resource = kube::api::ApiResource {
+        group: "etcd-operator.cozystack.io".into(),
+        version: "v1alpha2".into(),
+        api_version: "etcd-operator.cozystack.io/v1alpha2".into(),
+        kind: kind.into(),
+        plural: plural.into(),
+    };
+    Api::namespaced_with(client.clone(), ns, &resource)
+}
+
+pub async fn create(api: &Api<kube::api::DynamicObject>, object: serde_json::Value) {
+    let obj: kube::api::DynamicObject = serde_json::from_value(object.clone()).unwrap();
+    api.create(&PostParams::default(), &obj)
+        .await
+        .unwrap_or_else(|e| panic!("create {object}: {e}"));
+}
+
+pub async fn patch_status(
+    api: &Api<kube::api::DynamicObject>,
+    name: &str,
+    patch: serde_json::Value,
+) {
+    api.patch_status(name, &PatchParams::default(), &Patch::Merge(patch))
+        .await
+        .unwrap_or_else(|e| panic!("patch status of {name}: {e}"));
+}
