@@ -8,7 +8,7 @@ use tracing_subscriber::EnvFilter;
 /// Installs the subscriber. `verbose` is the count of `-v`.
 pub fn init(verbose: u8) {
     let default = match verbose {
-        0 => "warn",
+        0 => "kubectl_etcd=warn",
         1 => "kubectl_etcd=info,warn",
         2 => "kubectl_etcd=debug,info",
         _ => "trace",

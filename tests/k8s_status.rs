@@ -57,3 +57,382 @@ async fn every_tls_mode_and_auth_resolves() {
         assert_status_matches(&run.json(), &fx).await;
     }
 }
+
+/// A dormant member and a member being deleted are not dialed, and the
+/// cluster still resolves to its running members.
+#[tokio::test(flavor = "multi_thread")]
+async fn dormant_and_deleting_members_are_excluded() {
+    let client = admin().await;
+    let ns = "filtering";
+    let fx = fixture(&client, ns, "etcd", Mode::Plain).await;
+    let members = dynamic(&client, ns, "EtcdMember", "etcdmembers");
+    add_member(
+        &members,
+        ns,
+        "etcd",
+        "etcd-dormant",
+        serde_json::json!({"podName": "etcd-dormant"}),
+    )
+    .await;
+    members
+        .patch(
+            "etcd-dormant",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(serde_json::json!({"spec": {"dormant": true}})),
+        )
+        .await
+        .unwrap();
+    // A finalizer keeps the deleted member around with a deletionTimestamp,
+    // as the operator's member-cleanup finalizer does.
+    add_member(
+        &members,
+        ns,
+        "etcd",
+        "etcd-leaving",
+        serde_json::json!({"podName": "etcd-leaving"}),
+    )
+    .await;
+    members
+        .patch("etcd-leaving", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(serde_json::json!({"metadata": {"finalizers": ["etcd-operator.cozystack.io/member-cleanup"]}})))
+        .await
+        .unwrap();
+    members
+        .delete("etcd-leaving", &Default::default())
+        .await
+        .unwrap();
+
+    let kc = kubeconfig("filtering.yaml", &[ns]);
+    let run = tool(&plugin(&kc, &["status", "-o", "json"]), &[]).await;
+    run.expect_code(0);
+    let doc = run.json();
+    assert_status_matches(&doc, &fx).await;
+    let names: Vec<_> = rows(&doc)
+        .iter()
+        .map(|m| m["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains("dormant") || n.contains("leaving")),
+        "{names:?}"
+    );
+
+    members
+        .patch(
+            "etcd-leaving",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}})),
+        )
+        .await
+        .unwrap();
+}
+
+/// Namespace defaults to the context's, `--context` switches, `-n` wins,
+/// a single cluster may be omitted, and `-A` covers every cluster in every
+/// namespace in one table.
+#[tokio::test(flavor = "multi_thread")]
+async fn namespaces_contexts_and_all_namespaces() {
+    let client = admin().await;
+    let a = fixture(&client, "ns-alpha", "one", Mode::Plain).await;
+    let b = fixture(&client, "ns-beta", "two", Mode::ServerTls).await;
+    let c = fixture(&client, "ns-beta", "three", Mode::Mtls).await;
+    let kc = kubeconfig("contexts.yaml", &["ns-alpha", "ns-beta"]);
+
+    // Current context is ctx-ns-alpha; its only cluster may be omitted.
+    let doc = tool(&plugin(&kc, &["status", "-o", "json"]), &[])
+        .await
+        .expect_code(0)
+        .json();
+    assert_eq!(doc["cluster"]["name"], "one");
+    assert_status_matches(&doc, &a).await;
+
+    // ns-beta holds two clusters: omitting the name names both.
+    let run = tool(&plugin(&kc, &["--context=ctx-ns-beta", "status"]), &[]).await;
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("namespace ns-beta has 2 EtcdClusters (three, two): name one"),
+        "{}",
+        run.stderr
+    );
+
+    let doc = tool(
+        &plugin(
+            &kc,
+            &["--context=ctx-ns-beta", "status", "two", "-o", "json"],
+        ),
+        &[],
+    )
+    .await
+    .expect_code(0)
+    .json();
+    assert_status_matches(&doc, &b).await;
+    let doc = tool(
+        &plugin(&kc, &["status", "-n", "ns-beta", "three", "-o", "json"]),
+        &[],
+    )
+    .await
+    .expect_code(0)
+    .json();
+    assert_status_matches(&doc, &c).await;
+
+    // KUBECONFIG with several paths, as kubectl merges them.
+    let empty =
+        std::env::temp_dir().join(format!("kubectl-etcd-empty-{}.yaml", std::process::id()));
+    std::fs::write(&empty, "apiVersion: v1\nkind: Config\n").unwrap();
+    let paths = format!("{}:{}", empty.display(), kc.display());
+    let doc = tool(
+        &args(&["--connect=direct", "status", "-o", "json"]),
+        &[("KUBECONFIG".into(), paths)],
+    )
+    .await
+    .expect_code(0)
+    .json();
+    assert_eq!(doc["cluster"]["name"], "one");
+
+    // -A: every cluster, one table; at least these three in two namespaces.
+    let doc = tool(&plugin(&kc, &["status", "-A", "-o", "json"]), &[])
+        .await
+        .expect_code(0)
+        .json();
+    let clusters = doc["clusters"].as_array().unwrap();
+    for fx in [&a, &b, &c] {
+        let entry = clusters
+            .iter()
+            .find(|e| {
+                e["cluster"]["namespace"] == fx.namespace.as_str()
+                    && e["cluster"]["name"] == fx.name.as_str()
+            })
+            .unwrap_or_else(|| panic!("{}/{} missing from {doc}", fx.namespace, fx.name));
+        assert_eq!(entry["error"], serde_json::Value::Null, "{entry}");
+        assert_status_matches(&entry["status"], fx).await;
+    }
+    let table = tool(&plugin(&kc, &["status", "-A"]), &[]).await;
+    table.expect_code(0);
+    let header: Vec<&str> = table
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .take(3)
+        .collect();
+    assert_eq!(header, ["NAMESPACE", "CLUSTER", "NAME"], "{}", table.stdout);
+    for fx in [&a, &b, &c] {
+        for m in &fx.members {
+            assert!(
+                table
+                    .stdout
+                    .lines()
+                    .any(|l| l.starts_with(&fx.namespace) && l.contains(m.as_str())),
+                "{m}:\n{}",
+                table.stdout
+            );
+        }
+    }
+}
+
+/// The JSON of plugin mode is the JSON of standalone mode plus `cluster`.
+#[tokio::test(flavor = "multi_thread")]
+async fn same_json_schema_in_both_modes() {
+    let client = admin().await;
+    let fx = fixture(&client, "schema", "etcd", Mode::Plain).await;
+    let kc = kubeconfig("schema.yaml", &["schema"]);
+    let plugin_doc = tool(&plugin(&kc, &["status", "-o", "json"]), &[])
+        .await
+        .expect_code(0)
+        .json();
+    let standalone = vec![
+        format!("--endpoints={}", fx.etcd.endpoints()[0]),
+        "status".into(),
+        "-o".into(),
+        "json".into(),
+    ];
+    let standalone_doc = tool(&standalone, &[]).await.expect_code(0).json();
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    let mut with_cluster = keys(&standalone_doc);
+    with_cluster.push("cluster".into());
+    with_cluster.sort();
+    assert_eq!(keys(&plugin_doc), with_cluster);
+    assert!(standalone_doc.get("cluster").is_none());
+    for (p, s) in rows(&plugin_doc).iter().zip(rows(&standalone_doc).iter()) {
+        assert_eq!(keys(p), keys(s));
+        for field in ["name", "id", "endpoint", "isLeader", "verdict"] {
+            assert_eq!(p[field], s[field], "{field}: {p} vs {s}");
+        }
+    }
+    let members_plugin = tool(&plugin(&kc, &["members", "-o", "json"]), &[])
+        .await
+        .expect_code(0)
+        .json();
+    assert_eq!(members_plugin["cluster"]["name"], "etcd");
+    assert_eq!(rows(&members_plugin).len(), 3);
+}
+
+/// Each resolution problem is one line naming the object, exit 2.
+#[tokio::test(flavor = "multi_thread")]
+async fn resolution_errors_name_the_object() {
+    let client = admin().await;
+    let ns = "broken";
+    namespace(&client, ns).await;
+    let kc = kubeconfig("broken.yaml", &[ns]);
+    let clusters = dynamic(&client, ns, "EtcdCluster", "etcdclusters");
+    let secrets: kube::Api<k8s_openapi::api::core::v1::Secret> =
+        kube::Api::namespaced(client.clone(), ns);
+    let cluster = |name: &str, spec: serde_json::Value| {
+        let mut s =
+            serde_json::json!({"replicas": 3, "version": "3.6.16", "storage": {"size": "1Gi"}});
+        if let (Some(base), Some(extra)) = (s.as_object_mut(), spec.as_object()) {
+            base.extend(extra.clone());
+        }
+        serde_json::json!({
+            "apiVersion": "etcd-operator.cozystack.io/v1alpha2", "kind": "EtcdCluster",
+            "metadata": {"name": name, "namespace": ns}, "spec": s,
+        })
+    };
+    let members = dynamic(&client, ns, "EtcdMember", "etcdmembers");
+
+    // No members at all.
+    create(&clusters, cluster("empty", serde_json::json!({}))).await;
+    // Server Secret without ca.crt.
+    create(
+        &clusters,
+        cluster(
+            "no-ca",
+            serde_json::json!({"tls": {"client": {"serverSecretRef": {"name": "no-ca-srv"}}}}),
+        ),
+    )
+    .await;
+    add_member(
+        &members,
+        ns,
+        "no-ca",
+        "no-ca-aaaaa",
+        serde_json::json!({"podName": "no-ca-aaaaa"}),
+    )
+    .await;
+    create_secret(
+        &secrets,
+        "no-ca-srv",
+        "Opaque",
+        &[("tls.crt", "x".into()), ("tls.key", "y".into())],
+    )
+    .await;
+    // Operator-client Secret without tls.key.
+    create(&clusters, cluster("no-key", serde_json::json!({"tls": {"client": {
+        "serverSecretRef": {"name": "no-key-srv"}, "operatorClientSecretRef": {"name": "no-key-cli"}}}}))).await;
+    add_member(
+        &members,
+        ns,
+        "no-key",
+        "no-key-aaaaa",
+        serde_json::json!({"podName": "no-key-aaaaa"}),
+    )
+    .await;
+    let ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".to_string();
+    create_secret(&secrets, "no-key-srv", "Opaque", &[("ca.crt", ca.clone())]).await;
+    create_secret(&secrets, "no-key-cli", "Opaque", &[("tls.crt", "x".into())]).await;
+    // basic-auth Secret without password, auth already enabled.
+    create(
+        &clusters,
+        cluster(
+            "no-pw",
+            serde_json::json!({
+        "tls": {"client": {"serverSecretRef": {"name": "no-pw-srv"}}},
+        "auth": {"enabled": true, "rootCredentialsSecretRef": {"name": "no-pw-root"}}}),
+        ),
+    )
+    .await;
+    patch_status(
+        &clusters,
+        "no-pw",
+        serde_json::json!({"status": {"authEnabled": true}}),
+    )
+    .await;
+    add_member(
+        &members,
+        ns,
+        "no-pw",
+        "no-pw-aaaaa",
+        serde_json::json!({"podName": "no-pw-aaaaa"}),
+    )
+    .await;
+    create_secret(&secrets, "no-pw-srv", "Opaque", &[("ca.crt", ca)]).await;
+    create_secret(
+        &secrets,
+        "no-pw-root",
+        "Opaque",
+        &[("username", "root".into())],
+    )
+    .await;
+
+    let closed = kubectl_etcd_testbed::ports::free_port().unwrap();
+    let unreachable = std::env::temp_dir().join(format!(
+        "kubectl-etcd-unreachable-{}.yaml",
+        std::process::id()
+    ));
+    std::fs::write(
+        &unreachable,
+        std::fs::read_to_string(&kc).unwrap().replace(
+            &apiserver().await.url,
+            &format!("https://127.0.0.1:{closed}"),
+        ),
+    )
+    .unwrap();
+
+    let unreachable_message =
+        format!("cannot reach the Kubernetes API server at https://127.0.0.1:{closed}");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (plugin(&kc, &["status", "missing"]), "EtcdCluster broken/missing not found (EtcdClusters there: empty, no-ca, no-key, no-pw)"),
+        (plugin(&kc, &["status", "-n", "nowhere", "missing"]), "EtcdCluster nowhere/missing not found (there is no EtcdCluster in namespace nowhere)"),
+        (plugin(&kc, &["status", "empty"]), "EtcdCluster broken/empty has no running members"),
+        (plugin(&kc, &["status", "no-ca"]), "server TLS Secret broken/no-ca-srv has no \"ca.crt\" key"),
+        (plugin(&kc, &["status", "no-key"]), "operator-client TLS Secret broken/no-key-cli has no \"tls.key\" key"),
+        (plugin(&kc, &["status", "no-pw"]), "root credentials Secret broken/no-pw-root has no \"password\" key"),
+        (plugin(&unreachable, &["status", "empty"]), &unreachable_message),
+        (plugin(&kc, &["--context=nope", "status"]), "--context nope: no such context"),
+        (args(&["--kubeconfig=/nonexistent/kubeconfig", "status"]), "--kubeconfig /nonexistent/kubeconfig"),
+    ];
+    for (argv, want) in cases {
+        let run = tool(&argv, &[]).await;
+        assert_eq!(run.code, 2, "{argv:?}: {run:?}");
+        assert!(run.stdout.is_empty(), "{argv:?}: {}", run.stdout);
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{argv:?}: {}", run.stderr);
+        assert!(
+            lines[0].contains(want),
+            "{argv:?}: {:?} lacks {want:?}",
+            lines[0]
+        );
+    }
+}
+
+/// `--connect port-forward` opens one tunnel per member Pod through the API
+/// server. The test bed has no kubelet, so the tunnel cannot carry traffic
+/// here; what is proven is that the request is made for the right Pod and a
+/// failure is one clear line naming it.
+#[tokio::test(flavor = "multi_thread")]
+async fn port_forward_failure_names_the_pod() {
+    let client = admin().await;
+    let fx = fixture(&client, "forwarding", "etcd", Mode::Mtls).await;
+    let kc = kubeconfig("forwarding.yaml", &["forwarding"]);
+    let mut argv = vec![
+        format!("--kubeconfig={}", kc.display()),
+        "--connect=port-forward".into(),
+    ];
+    argv.extend(args(&["status", "etcd"]));
+    let run = tool(&argv, &[]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    let first = &fx.members[0];
+    assert!(
+        run.stderr
+            .contains(&format!("port-forward to Pod forwarding/{first}:2379")),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+}

@@ -6,8 +6,10 @@
 use std::process::Stdio;
 use std::time::Duration;
 
+#[allow(unused_imports)]
 pub mod k8s;
 
+#[allow(unused_imports)]
 pub use kubectl_etcd_testbed::{Cluster, ClusterSpec, EtcdVersion, Security};
 
 /// What one run of the tool produced.
