@@ -10,6 +10,9 @@ fn run(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
         .args(args)
         .env_remove("ETCDCTL_ENDPOINTS")
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env("HOME", std::env::temp_dir().join("kubectl-etcd-no-home"))
         .output()
         .expect("run kubectl-etcd")
 }
@@ -46,7 +49,10 @@ fn usage_errors_exit_2_with_one_line() {
             &["status", "--frobnicate"],
             "unexpected argument '--frobnicate'",
         ),
-        (&["status"], "no etcd endpoints"),
+        (&["status"], "no Kubernetes configuration: pass --kubeconfig or set KUBECONFIG (or use --endpoints"),
+        (&["members", "-A"], "unexpected argument '-A'"),
+        (&["status", "-A", "etcd"], "cannot be used with"),
+        (&["status", "--connect", "tunnel"], "tunnel"),
         (&["status", "--endpoints", "127.0.0.1"], "missing port"),
         (
             &["status", "--endpoints", "ftp://127.0.0.1:2379"],
