@@ -155,6 +155,21 @@ pub enum Command {
     Status(StatusArgs),
     /// The member list: ids, names, peer and client URLs, learner flag.
     Members(MembersArgs),
+    /// Health-gated, follower-first defragmentation, one member at a time.
+    ///
+    /// Before every step the cluster is probed again and the health gate
+    /// re-run; a member is touched only after the previous one answers again
+    /// and has caught up. Followers go first (most reclaimable first), the
+    /// leader last, in place or after a leadership transfer (--move-leader).
+    /// The rule flags mirror EtcdDefrag's `spec.rule`, with the same defaults
+    /// and the same refused combinations.
+    Defrag(DefragArgs),
+    /// List or disarm alarms (NOSPACE, CORRUPT), with member names.
+    #[command(subcommand)]
+    Alarm(AlarmCommand),
+    /// Transfer leadership to another voter (the most caught-up healthy one
+    /// unless --to names it).
+    MoveLeader(MoveLeaderArgs),
     /// Print a shell completion script.
     Completion {
         #[arg(value_enum)]
@@ -162,6 +177,148 @@ pub enum Command {
     },
     /// Print the version.
     Version,
+}
+
+/// `--move-leader` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MoveLeaderArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct DefragArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    /// Defragment every member regardless of size (cannot be combined with
+    /// the thresholds).
+    #[arg(long)]
+    pub all: bool,
+
+    /// Defragment a member whose reclaimable space (size − in use) is more
+    /// than this. Default 200Mi.
+    #[arg(long, value_parser = parse_quantity, allow_hyphen_values = true, value_name = "QUANTITY")]
+    pub free_space_above: Option<u64>,
+
+    /// Also defragment a member whose size is more than this share of its
+    /// quota, when at least --min-reclaim would come back. E.g. 80%.
+    #[arg(long, value_parser = parse_percent, allow_hyphen_values = true, value_name = "PERCENT")]
+    pub quota_usage_above: Option<u8>,
+
+    /// With --quota-usage-above: the least reclaimable space worth a
+    /// defragmentation. Default 32Mi.
+    #[arg(long, value_parser = parse_quantity, allow_hyphen_values = true, value_name = "QUANTITY")]
+    pub min_reclaim: Option<u64>,
+
+    /// Only this member (repeatable). Others are reported as NotSelected.
+    #[arg(long = "member", value_name = "NAME")]
+    pub members: Vec<String>,
+
+    /// Print the plan (order, leader handling, each member's verdict and
+    /// predicted reclaim) and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Do not ask for confirmation (required when not on a terminal).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+
+    /// How to treat the leader: `auto` transfers leadership first only when
+    /// its predicted in-place defrag time (from its in-use size and the
+    /// throughput measured on this sweep's followers) exceeds
+    /// --move-leader-above; `always` / `never` force the choice.
+    #[arg(long, value_enum, default_value_t = MoveLeaderArg::Auto)]
+    pub move_leader: MoveLeaderArg,
+
+    /// Threshold for --move-leader auto.
+    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    pub move_leader_above: Duration,
+
+    /// Compact at the current revision first, and wait until every member's
+    /// in-use size has settled.
+    #[arg(long)]
+    pub compact: bool,
+
+    /// How long to wait for one member's Defragment. On timeout the member
+    /// keeps defragmenting; the sweep waits for it to answer again before
+    /// touching anyone else.
+    #[arg(long, default_value = "5m", value_parser = parse_duration, value_name = "DURATION")]
+    pub timeout: Duration,
+
+    /// When the health gate refuses, wait up to this long (with backoff) for
+    /// it to pass instead of stopping with exit 1.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub wait_healthy: Option<Duration>,
+
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AlarmCommand {
+    /// Every raised alarm, with the member's name and id.
+    List(AlarmListArgs),
+    /// Disarm NOSPACE on members back under their quota. CORRUPT and
+    /// members still over quota need --force (CORRUPT also a typed
+    /// confirmation).
+    Disarm(AlarmDisarmArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AlarmListArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+}
+
+#[derive(Debug, Args)]
+pub struct AlarmDisarmArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    /// Only alarms of this member (repeatable).
+    #[arg(long = "member", value_name = "NAME")]
+    pub members: Vec<String>,
+
+    /// Also disarm NOSPACE on a member still over its quota, and CORRUPT or
+    /// unknown alarms (which additionally need a typed confirmation).
+    #[arg(long)]
+    pub force: bool,
+
+    /// The typed confirmation for clearing CORRUPT without a terminal: the
+    /// name of the member whose CORRUPT alarm is cleared.
+    #[arg(long, value_name = "MEMBER")]
+    pub confirm_corrupt: Option<String>,
+
+    /// Show what would be disarmed and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Do not ask for confirmation (required when not on a terminal).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MoveLeaderArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    /// The member to hand leadership to (a voter, never a learner).
+    #[arg(long, value_name = "MEMBER")]
+    pub to: Option<String>,
+
+    /// Show the transfer and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Do not ask for confirmation (required when not on a terminal).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 /// Settings of the health gate shared by every command that evaluates it.
@@ -213,6 +370,10 @@ pub struct StatusArgs {
 
 fn parse_duration(text: &str) -> Result<Duration, String> {
     crate::quantity::parse_duration(text).map_err(|e| e.to_string())
+}
+
+fn parse_percent(text: &str) -> Result<u8, String> {
+    crate::plan::rule::parse_percent(text)
 }
 
 fn parse_quantity(text: &str) -> Result<u64, String> {

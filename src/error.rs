@@ -63,6 +63,10 @@ pub enum Error {
     #[error("{0}")]
     Resolve(String),
 
+    /// An etcd call that the command needed failed.
+    #[error("{0}")]
+    Etcd(String),
+
     /// Writing the result to stdout failed (other than a closed pipe).
     #[error("cannot write output: {0}")]
     Output(#[from] std::io::Error),
@@ -82,7 +86,7 @@ impl Error {
             | Error::Kube(_)
             | Error::Resolve(_)
             | Error::Render(_) => ExitStatus::Usage,
-            Error::Output(_) => ExitStatus::Failed,
+            Error::Output(_) | Error::Etcd(_) => ExitStatus::Failed,
         }
     }
 

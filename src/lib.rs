@@ -12,6 +12,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod etcd;
+pub mod exec;
 pub mod k8s;
 pub mod logging;
 pub mod output;

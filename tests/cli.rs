@@ -49,7 +49,10 @@ fn usage_errors_exit_2_with_one_line() {
             &["status", "--frobnicate"],
             "unexpected argument '--frobnicate'",
         ),
-        (&["status"], "no Kubernetes configuration: pass --kubeconfig or set KUBECONFIG (or use --endpoints"),
+        (
+            &["status"],
+            "no Kubernetes configuration: pass --kubeconfig or set KUBECONFIG (or use --endpoints",
+        ),
         (&["members", "-A"], "unexpected argument '-A'"),
         (&["status", "-A", "etcd"], "cannot be used with"),
         (&["status", "--connect", "tunnel"], "tunnel"),

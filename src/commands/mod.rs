@@ -5,7 +5,10 @@
 //! selects plugin mode; otherwise `--endpoints` (or `ETCDCTL_ENDPOINTS`)
 //! selects standalone mode; with neither, plugin mode is the default.
 
+pub mod alarm;
+pub mod defrag;
 pub mod members;
+pub mod move_leader;
 pub mod status;
 
 use crate::cli::{Cli, Command, ConnectMode, GlobalArgs};
@@ -23,6 +26,14 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
     match &cli.command {
         Command::Status(args) => status::run(&cli.global, args).await,
         Command::Members(args) => members::run(&cli.global, args).await,
+        Command::Defrag(args) => defrag::run(&cli.global, args).await,
+        Command::Alarm(crate::cli::AlarmCommand::List(args)) => {
+            alarm::list(&cli.global, args).await
+        }
+        Command::Alarm(crate::cli::AlarmCommand::Disarm(args)) => {
+            alarm::disarm(&cli.global, args).await
+        }
+        Command::MoveLeader(args) => move_leader::run(&cli.global, args).await,
         Command::Completion { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
             let mut out = Vec::new();

@@ -12,11 +12,15 @@ use std::future::Future;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use etcd_client::{AlarmAction, AlarmType, Client, ConnectOptions};
+use etcd_client::{
+    AlarmAction, AlarmOptions, AlarmType, Client, CompactionOptions, ConnectOptions,
+};
 use tonic::transport::{Certificate, ClientTlsConfig, Identity};
 
 use super::classify::{chain_text, classify, AttemptContext};
-use super::{Alarm, AlarmKind, EtcdOps, FailureCause, ListedMember, MemberStatus, RpcError};
+use super::{
+    Alarm, AlarmKind, EtcdOps, FailureCause, KvHash, ListedMember, MemberStatus, RpcError,
+};
 use crate::target::{Credentials, Dial, Scheme, Target, TlsMaterial};
 
 /// Connection settings plus the per-member connection cache.
@@ -211,6 +215,7 @@ impl EtcdOps for EtcdClients {
             raft_index: response.raft_index(),
             raft_applied_index: response.raft_applied_index(),
             is_learner: response.is_learner(),
+            revision: response.header().map(|h| h.revision()).unwrap_or(0),
             errors: response.errors().to_vec(),
         })
     }
@@ -256,5 +261,78 @@ impl EtcdOps for EtcdClients {
                 })
             })
             .collect())
+    }
+
+    async fn alarm_disarm(&self, dial: &Dial, alarm: &Alarm) -> Result<(), RpcError> {
+        let kind = match alarm.kind {
+            AlarmKind::Nospace => AlarmType::Nospace,
+            AlarmKind::Corrupt => AlarmType::Corrupt,
+            AlarmKind::Other(_) => {
+                return Err(RpcError {
+                    endpoint: dial.endpoint.to_string(),
+                    op: "AlarmDisarm",
+                    cause: FailureCause::Other(format!(
+                        "alarm {} is unknown to this client",
+                        alarm.kind.as_str()
+                    )),
+                })
+            }
+        };
+        let member = alarm.member_id;
+        self.call(
+            dial,
+            "AlarmDisarm",
+            self.command_timeout,
+            |mut c| async move {
+                let mut options = AlarmOptions::new();
+                options.with_member(member);
+                c.alarm(AlarmAction::Deactivate, kind, Some(options)).await
+            },
+        )
+        .await
+        .map(|_| ())
+    }
+
+    async fn defragment(&self, dial: &Dial, limit: Duration) -> Result<(), RpcError> {
+        self.call(dial, "Defragment", limit, |mut c| async move {
+            c.defragment().await
+        })
+        .await
+        .map(|_| ())
+    }
+
+    async fn move_leader(&self, leader: &Dial, to: u64) -> Result<(), RpcError> {
+        self.call(
+            leader,
+            "MoveLeader",
+            self.command_timeout,
+            |mut c| async move { c.move_leader(to).await },
+        )
+        .await
+        .map(|_| ())
+    }
+
+    async fn compact(&self, dial: &Dial, revision: i64) -> Result<(), RpcError> {
+        // Physical compaction of a large history can take longer than a probe.
+        let limit = self.command_timeout.max(Duration::from_secs(60));
+        self.call(dial, "Compact", limit, |mut c| async move {
+            c.compact(revision, Some(CompactionOptions::new().with_physical()))
+                .await
+        })
+        .await
+        .map(|_| ())
+    }
+
+    async fn hash_kv(&self, dial: &Dial, revision: i64) -> Result<KvHash, RpcError> {
+        let limit = self.command_timeout.max(Duration::from_secs(30));
+        let response = self
+            .call(dial, "HashKV", limit, |mut c| async move {
+                c.hash_kv(revision).await
+            })
+            .await?;
+        Ok(KvHash {
+            hash: response.hash(),
+            compact_revision: response.compact_version(),
+        })
     }
 }

@@ -38,6 +38,8 @@ pub struct MemberStatus {
     pub raft_index: u64,
     pub raft_applied_index: u64,
     pub is_learner: bool,
+    /// `header.revision`: the store revision this member has applied.
+    pub revision: i64,
     /// `errors`: alarms (`memberID:<decimal> alarm:<TYPE> `) and conditions
     /// such as `etcdserver: no leader`.
     pub errors: Vec<String>,
@@ -141,6 +143,50 @@ pub trait EtcdOps: Send + Sync {
 
     /// `Maintenance.Alarm` GET, asked of this member (alarms are cluster-wide).
     fn alarm_list(&self, dial: &Dial) -> impl Future<Output = Result<Vec<Alarm>, RpcError>> + Send;
+
+    /// `Maintenance.Alarm` DEACTIVATE of one alarm, sent to this member.
+    fn alarm_disarm(
+        &self,
+        dial: &Dial,
+        alarm: &Alarm,
+    ) -> impl Future<Output = Result<(), RpcError>> + Send;
+
+    /// `Maintenance.Defragment` on exactly this member, waiting at most
+    /// `limit`. A timeout does not stop the server's defragmentation.
+    fn defragment(
+        &self,
+        dial: &Dial,
+        limit: std::time::Duration,
+    ) -> impl Future<Output = Result<(), RpcError>> + Send;
+
+    /// `Maintenance.MoveLeader`, sent to the current leader.
+    fn move_leader(
+        &self,
+        leader: &Dial,
+        to: u64,
+    ) -> impl Future<Output = Result<(), RpcError>> + Send;
+
+    /// `KV.Compact` at `revision` (physical: wait until the member that
+    /// received it has compacted its backend).
+    fn compact(
+        &self,
+        dial: &Dial,
+        revision: i64,
+    ) -> impl Future<Output = Result<(), RpcError>> + Send;
+
+    /// `Maintenance.HashKV` at `revision` on exactly this member.
+    fn hash_kv(
+        &self,
+        dial: &Dial,
+        revision: i64,
+    ) -> impl Future<Output = Result<KvHash, RpcError>> + Send;
+}
+
+/// A member's HashKV answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KvHash {
+    pub hash: u32,
+    pub compact_revision: i64,
 }
 
 #[cfg(test)]

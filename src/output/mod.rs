@@ -4,6 +4,8 @@
 //! YAML of the same struct), then written in one go. Logs, progress and
 //! prompts go to stderr elsewhere.
 
+pub mod progress;
+pub mod prompt;
 pub mod table;
 
 use std::io::Write;

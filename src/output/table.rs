@@ -163,6 +163,133 @@ fn status_rows(report: &StatusReport, wide: bool) -> Vec<Vec<Cell>> {
     rows
 }
 
+/// Renders the `defrag` report: one row per member in execution order
+/// (then the skipped ones), followed by the leader decision, alarms, the
+/// agreement check and why the sweep stopped, if it did.
+pub fn defrag(report: &crate::commands::defrag::DefragReport) -> String {
+    use crate::quantity::format_duration;
+    use std::time::Duration;
+    let mut table = new_table(&[
+        "MEMBER",
+        "ROLE",
+        "OUTCOME",
+        "REASON",
+        "SIZE BEFORE",
+        "IN USE",
+        "SIZE AFTER",
+        "RECLAIMED",
+        "DURATION",
+    ]);
+    for m in &report.sweep.members {
+        let reclaimed = match (report.dry_run, m.reclaimed_bytes) {
+            (true, _) => format!("~{}", format_bytes(m.predicted_reclaim)),
+            (false, Some(r)) => format_bytes(r),
+            (false, None) => "-".into(),
+        };
+        table.add_row(vec![
+            Cell::new(&m.name),
+            Cell::new(format!("{:?}", m.role).to_lowercase()),
+            Cell::new(
+                if report.dry_run && m.outcome == crate::exec::Outcome::Pending {
+                    "Planned".to_string()
+                } else {
+                    format!("{:?}", m.outcome)
+                },
+            ),
+            Cell::new(if m.reason.is_empty() { "-" } else { &m.reason }),
+            right(format_bytes(m.db_size_before)),
+            right(format_bytes(m.db_size_in_use)),
+            right(opt_bytes(m.db_size_after)),
+            right(reclaimed),
+            right(
+                m.duration_ms
+                    .map(|ms| format_duration(Duration::from_millis(ms)))
+                    .unwrap_or_else(|| "-".into()),
+            ),
+        ]);
+    }
+    let mut text = trim_lines(&table.to_string());
+    for m in report.sweep.members.iter().filter(|m| m.detail.is_some()) {
+        text.push_str(&format!(
+            "{}: {}\n",
+            m.name,
+            m.detail.as_deref().unwrap_or("")
+        ));
+    }
+    if let Some(l) = &report.sweep.leader {
+        let action = match (&l.transferred_to, report.dry_run, l.choice.transfer) {
+            (Some(to), true, _) => format!("would move leadership to {to} first"),
+            (Some(to), false, _) => format!("leadership moved to {to} first"),
+            (None, _, true) => "transfer wanted but not possible".to_string(),
+            (None, true, false) => "would be defragmented in place".to_string(),
+            (None, false, false) => "defragmented in place".to_string(),
+        };
+        text.push_str(&format!(
+            "Leader {}: {action} — {} (predicted {:.2}s, {})\n",
+            l.member, l.choice.why, l.choice.predicted_seconds, l.choice.basis
+        ));
+        if let Some(e) = &l.transfer_error {
+            text.push_str(&format!("  {e}\n"));
+        }
+    }
+    for a in &report.alarms {
+        text.push_str(&format!(
+            "Alarm {} on {}: {} ({})\n",
+            a.alarm, a.member, a.result, a.why
+        ));
+    }
+    if let Some(h) = &report.hash_check {
+        if h.agree {
+            text.push_str(&format!(
+                "Members agree: HashKV at revision {} is equal on {} members\n",
+                h.revision,
+                h.members.len()
+            ));
+        } else {
+            text.push_str(&format!("MEMBERS DISAGREE at revision {}:\n", h.revision));
+            for m in &h.members {
+                text.push_str(&format!(
+                    "  {}: hash {} compact revision {}{}\n",
+                    m.member,
+                    m.hash
+                        .map(|x| format!("{x:08x}"))
+                        .unwrap_or_else(|| "-".into()),
+                    m.compact_revision
+                        .map(|x| x.to_string())
+                        .unwrap_or_else(|| "-".into()),
+                    m.error
+                        .as_deref()
+                        .map(|e| format!(" ({e})"))
+                        .unwrap_or_default()
+                ));
+            }
+        }
+    }
+    if !report.dry_run {
+        let defragmented = report
+            .sweep
+            .members
+            .iter()
+            .filter(|m| m.outcome == crate::exec::Outcome::Defragmented)
+            .count();
+        text.push_str(&format!(
+            "Sweep: {defragmented} defragmented in {} (Defragment calls {})\n",
+            format_duration(Duration::from_millis(report.sweep.wall_ms)),
+            format_duration(Duration::from_millis(report.sweep.defrag_ms))
+        ));
+    }
+    if report.dry_run && !report.sweep.refusal.is_empty() {
+        text.push_str("Health gate: the sweep would be refused now:\n");
+        for r in &report.sweep.refusal {
+            text.push_str(&format!("  - {} [{}]\n", r.message, r.code));
+        }
+    }
+    if let Some(why) = &report.sweep.stopped {
+        text.push_str(&format!("Stopped: {why}\n"));
+    }
+    text
+}
+
 /// Renders `members`.
 pub fn members(report: &MembersReport) -> String {
     let mut table = new_table(&["ID", "NAME", "PEER URLS", "CLIENT URLS", "LEARNER"]);
@@ -182,6 +309,15 @@ pub fn members(report: &MembersReport) -> String {
             }),
             Cell::new(if m.is_learner { "true" } else { "false" }),
         ]);
+    }
+    trim_lines(&table.to_string())
+}
+
+/// A plain table from string rows.
+pub fn rows(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> String {
+    let mut table = new_table(header);
+    for r in rows {
+        table.add_row(r);
     }
     trim_lines(&table.to_string())
 }
@@ -236,6 +372,7 @@ mod tests {
             raft_index: 77,
             raft_applied_index: 77,
             is_learner: learner,
+            revision: 9,
             errors: vec![],
         })
     }

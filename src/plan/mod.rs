@@ -2,4 +2,7 @@
 //! rule and the sweep plan build on it. Nothing here performs I/O, so every
 //! decision is table-tested without a cluster.
 
+pub mod alarm;
+pub mod defrag;
 pub mod gate;
+pub mod rule;

@@ -63,6 +63,8 @@ pub struct ClusterSpec {
     /// Extra subject alternative names on the server certificate (e.g. the
     /// operator's `*.<cluster>.<ns>.svc`).
     pub extra_sans: Vec<String>,
+    /// etcd's `--log-level` (default `warn`; `info` records defragmentations).
+    pub log_level: &'static str,
 }
 
 impl ClusterSpec {
@@ -76,6 +78,7 @@ impl ClusterSpec {
             names: None,
             standard_ports: false,
             extra_sans: Vec::new(),
+            log_level: "warn",
         }
     }
 
@@ -209,7 +212,7 @@ impl Cluster {
                 format!("--initial-cluster={}", initial.join(",")),
                 "--initial-cluster-state=new".to_string(),
                 format!("--initial-cluster-token={token}"),
-                "--log-level=warn".to_string(),
+                format!("--log-level={}", spec.log_level),
             ];
             if let Some(p) = &pki {
                 args.push(format!("--cert-file={}", p.server_cert.display()));
@@ -456,6 +459,98 @@ impl Cluster {
     pub fn restart(&mut self, i: usize) -> Result<()> {
         self.kill(i)?;
         self.spawn(i)
+    }
+
+    /// Fragments every member's backend: writes `total_bytes` of 3800-byte
+    /// values (one page each), keeps `keep` of them, deletes the rest and
+    /// compacts (physically), so that a defrag has `(1 - keep) * total`
+    /// to reclaim. Writes go in 128-op transactions, 8 at a time. Returns
+    /// the compacted revision.
+    pub async fn fragment(&self, total_bytes: u64, keep: f64) -> Result<i64> {
+        use etcd_client::{Txn, TxnOp};
+        const VALUE: usize = 3800;
+        const PER_TXN: usize = 128;
+        let value = vec![b'x'; VALUE];
+        let count = (total_bytes / VALUE as u64) as usize;
+        let kept = ((count as f64) * keep) as usize;
+        let client = self.client(0).await?;
+        let batches: Vec<Vec<usize>> = (0..count)
+            .collect::<Vec<_>>()
+            .chunks(PER_TXN)
+            .map(|c| c.to_vec())
+            .collect();
+        let mut pending = Vec::new();
+        for batch in batches {
+            let mut c = client.clone();
+            let value = value.clone();
+            pending.push(tokio::spawn(async move {
+                let ops: Vec<TxnOp> = batch
+                    .iter()
+                    .map(|i| {
+                        let prefix = if *i < kept {
+                            "frag/keep/"
+                        } else {
+                            "frag/drop/"
+                        };
+                        TxnOp::put(format!("{prefix}{i:08}"), value.clone(), None)
+                    })
+                    .collect();
+                c.txn(Txn::new().and_then(ops)).await.map(|_| ())
+            }));
+            if pending.len() >= 8 {
+                let first = pending.remove(0);
+                first
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        for p in pending {
+            p.await
+                .map_err(|e| e.to_string())?
+                .map_err(|e| e.to_string())?;
+        }
+        let mut c = client.clone();
+        let deleted = c
+            .delete(
+                "frag/drop/",
+                Some(etcd_client::DeleteOptions::new().with_prefix()),
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        let revision = deleted.header().map(|h| h.revision()).unwrap_or(0);
+        c.compact(
+            revision,
+            Some(etcd_client::CompactionOptions::new().with_physical()),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        // Physical compaction runs on every member separately: wait until the
+        // in-use sizes stop changing.
+        let mut last: Vec<i64> = Vec::new();
+        for _ in 0..100 {
+            let mut now = Vec::new();
+            for i in 0..self.members.len() {
+                let mut m = self.client(i).await?;
+                now.push(
+                    m.status()
+                        .await
+                        .map_err(|e| e.to_string())?
+                        .raft_used_db_size(),
+                );
+            }
+            if now == last {
+                break;
+            }
+            last = now;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        Ok(revision)
+    }
+
+    /// Member `i`'s whole log (etcd writes JSON lines).
+    pub fn log(&self, i: usize) -> String {
+        std::fs::read_to_string(&self.members[i].log).unwrap_or_default()
     }
 
     /// The last `lines` lines of member `i`'s log, for failure messages.

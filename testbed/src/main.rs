@@ -40,6 +40,15 @@ enum Cmd {
         /// Write `export ETCDCTL_…=…` lines here once the cluster is ready.
         #[arg(long)]
         env_file: Option<PathBuf>,
+        /// Fragment the members first: write this many MB, delete most, compact.
+        #[arg(long, default_value_t = 0)]
+        fragment_mb: u64,
+        /// Share of the written data to keep when fragmenting.
+        #[arg(long, default_value_t = 0.1)]
+        keep: f64,
+        /// etcd --log-level for the members.
+        #[arg(long, default_value = "warn")]
+        log_level: String,
     },
 }
 
@@ -62,12 +71,25 @@ async fn run(cli: Cli) -> Result<(), String> {
         quota_backend_bytes,
         dir,
         env_file,
+        fragment_mb,
+        keep,
+        log_level,
     } = cli.command;
     let mut spec = ClusterSpec::new(members, Security::parse(&security)?)
         .version(EtcdVersion::parse(&version)?);
     spec.quota_backend_bytes = quota_backend_bytes;
     spec.dir = dir;
+    spec.log_level = match log_level.as_str() {
+        "debug" => "debug",
+        "info" => "info",
+        "warn" => "warn",
+        "error" => "error",
+        other => return Err(format!("unknown --log-level {other}")),
+    };
     let cluster = Cluster::start(spec).await?;
+    if fragment_mb > 0 {
+        cluster.fragment(fragment_mb * 1_000_000, keep).await?;
+    }
     let mut text = String::new();
     for (k, v) in cluster.env() {
         text.push_str(&format!("export {k}='{v}'\n"));

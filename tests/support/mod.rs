@@ -114,3 +114,79 @@ pub fn row<'a>(doc: &'a serde_json::Value, name: &str) -> &'a serde_json::Value 
         .and_then(|a| a.iter().find(|m| m["name"] == name))
         .unwrap_or_else(|| panic!("no member {name} in {doc}"))
 }
+
+/// A tool run in progress, whose stderr can be read line by line (to act
+/// on the cluster at a precise point of a sweep).
+pub struct Running {
+    child: tokio::process::Child,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStderr>>,
+    seen: Vec<String>,
+}
+
+/// Starts the tool with stderr streamed.
+pub fn spawn_tool(args: &[String]) -> Running {
+    use tokio::io::AsyncBufReadExt;
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"));
+    for var in ENV_VARS {
+        command.env_remove(var);
+    }
+    command
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn().expect("spawn kubectl-etcd");
+    let stderr = child.stderr.take().expect("stderr");
+    Running {
+        child,
+        lines: tokio::io::BufReader::new(stderr).lines(),
+        seen: Vec::new(),
+    }
+}
+
+impl Running {
+    /// Waits (at most 120 s) for a stderr line that matches, and returns it.
+    pub async fn wait_for(&mut self, what: &str, matches: impl Fn(&str) -> bool) -> String {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+        loop {
+            let next = tokio::time::timeout_at(deadline, self.lines.next_line()).await;
+            match next {
+                Ok(Ok(Some(line))) => {
+                    self.seen.push(line.clone());
+                    if matches(&line) {
+                        return line;
+                    }
+                }
+                _ => panic!("no stderr line {what}; seen:\n{}", self.seen.join("\n")),
+            }
+        }
+    }
+
+    /// Waits for the run to end (at most 300 s) and collects its output.
+    pub async fn finish(mut self) -> Run {
+        use tokio::io::AsyncReadExt;
+        let mut stdout = String::new();
+        if let Some(mut out) = self.child.stdout.take() {
+            let read = out.read_to_string(&mut stdout);
+            let rest = async {
+                while let Ok(Some(line)) = self.lines.next_line().await {
+                    self.seen.push(line);
+                }
+            };
+            let both = async { tokio::join!(read, rest) };
+            tokio::time::timeout(Duration::from_secs(300), both)
+                .await
+                .expect("kubectl-etcd did not finish within 300s")
+                .0
+                .expect("read stdout");
+        }
+        let status = self.child.wait().await.expect("wait");
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout,
+            stderr: self.seen.join("\n"),
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! `alarm list` and `alarm disarm`. Disarm clears NOSPACE per member and
+//! only once that member is back under its quota; CORRUPT needs `--force`
+//! and a typed confirmation (or `--confirm-corrupt MEMBER`).
+
+use serde::Serialize;
+
+use crate::cli::{AlarmDisarmArgs, AlarmListArgs, GlobalArgs, OutputFormat};
+use crate::error::{Error, ExitStatus, Result};
+use crate::etcd::AlarmKind;
+use crate::exec::post::{self, AlarmAction};
+use crate::output;
+use crate::plan::alarm::disarm_decisions;
+use crate::report::{AlarmRow, ClusterRef};
+use crate::snapshot;
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AlarmListReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<ClusterRef>,
+    alarms: Vec<AlarmRow>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AlarmDisarmReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<ClusterRef>,
+    dry_run: bool,
+    alarms: Vec<AlarmAction>,
+}
+
+pub async fn list(global: &GlobalArgs, args: &AlarmListArgs) -> Result<ExitStatus> {
+    let session = super::open(global, args.cluster.cluster.as_deref()).await?;
+    let snap = snapshot::take(&session.clients, &session.target).await?;
+    let report = AlarmListReport {
+        cluster: session.target.cluster.clone(),
+        alarms: snap
+            .alarms
+            .iter()
+            .map(|a| AlarmRow {
+                member: snap.name_of(a.member_id),
+                member_id: format!("{:x}", a.member_id),
+                alarm: a.kind.as_str().to_string(),
+            })
+            .collect(),
+    };
+    let text = match global.output {
+        OutputFormat::Table | OutputFormat::Wide => {
+            if report.alarms.is_empty() {
+                "No alarms.\n".to_string()
+            } else {
+                output::table::rows(
+                    &["ALARM", "MEMBER", "MEMBER ID"],
+                    report
+                        .alarms
+                        .iter()
+                        .map(|a| vec![a.alarm.clone(), a.member.clone(), a.member_id.clone()]),
+                )
+            }
+        }
+        format => output::render_data(&report, format)?,
+    };
+    output::emit(&text)?;
+    Ok(ExitStatus::Success)
+}
+
+pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitStatus> {
+    output::prompt::require_consent(args.yes, args.dry_run, "disarm alarms")?;
+    let session = super::open(global, args.cluster.cluster.as_deref()).await?;
+    let snap = snapshot::take(&session.clients, &session.target).await?;
+    for name in &args.members {
+        if !snap.members.iter().any(|m| &m.name == name) {
+            return Err(Error::usage(format!("--member {name}: no such member")));
+        }
+    }
+    let decisions = disarm_decisions(&snap, &args.members, args.force);
+    // CORRUPT (or unknown) alarms are cleared only with a typed confirmation.
+    let dangerous: Vec<_> = decisions
+        .iter()
+        .filter(|d| d.disarm && d.raw.kind != AlarmKind::Nospace)
+        .collect();
+    if !args.dry_run {
+        for d in &dangerous {
+            let confirmed = match &args.confirm_corrupt {
+                Some(typed) => typed == &d.member,
+                None if output::prompt::interactive() => output::prompt::typed_confirmation(
+                    &d.member,
+                    &format!(
+                        "Clearing {} on {} hides possible data damage; etcd will accept writes again.",
+                        d.alarm, d.member
+                    ),
+                )?,
+                None => false,
+            };
+            if !confirmed {
+                return Err(Error::usage(format!(
+                    "not clearing {} on {}: it needs a typed confirmation (on a terminal, or --confirm-corrupt {})",
+                    d.alarm, d.member, d.member
+                )));
+            }
+        }
+    }
+    let actions = if args.dry_run {
+        decisions
+            .iter()
+            .map(|d| AlarmAction {
+                member: d.member.clone(),
+                member_id: d.member_id.clone(),
+                alarm: d.alarm.clone(),
+                result: if d.disarm { "would disarm" } else { "kept" },
+                why: d.why.clone(),
+            })
+            .collect()
+    } else {
+        if !args.yes && decisions.iter().any(|d| d.disarm) {
+            let n = decisions.iter().filter(|d| d.disarm).count();
+            if !output::prompt::confirm(false, &format!("Disarm {n} alarm(s)?"))? {
+                return Ok(ExitStatus::Failed);
+            }
+        }
+        post::disarm(&session.clients, &snap, &args.members, args.force).await
+    };
+    let report = AlarmDisarmReport {
+        cluster: session.target.cluster.clone(),
+        dry_run: args.dry_run,
+        alarms: actions,
+    };
+    let text = match global.output {
+        OutputFormat::Table | OutputFormat::Wide => {
+            if report.alarms.is_empty() {
+                "No alarms.\n".to_string()
+            } else {
+                output::table::rows(
+                    &["ALARM", "MEMBER", "RESULT", "WHY"],
+                    report.alarms.iter().map(|a| {
+                        vec![
+                            a.alarm.clone(),
+                            a.member.clone(),
+                            a.result.to_string(),
+                            a.why.clone(),
+                        ]
+                    }),
+                )
+            }
+        }
+        format => output::render_data(&report, format)?,
+    };
+    output::emit(&text)?;
+    let kept = report
+        .alarms
+        .iter()
+        .filter(|a| a.result != "disarmed" && a.result != "would disarm")
+        .count();
+    if kept > 0 {
+        crate::logging::message(&format!(
+            "{kept} alarm(s) remain: {}",
+            report
+                .alarms
+                .iter()
+                .filter(|a| a.result == "kept" || a.result == "failed")
+                .map(|a| format!("{} on {}: {}", a.alarm, a.member, a.why))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+        return Ok(ExitStatus::Failed);
+    }
+    Ok(ExitStatus::Success)
+}

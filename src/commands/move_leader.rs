@@ -1,0 +1,107 @@
+//! `move-leader`: hand leadership to another voter, through the current
+//! leader, after the health gate passes.
+
+use serde::Serialize;
+
+use crate::cli::{GlobalArgs, MoveLeaderArgs, OutputFormat};
+use crate::error::{Error, ExitStatus, Result};
+use crate::etcd::EtcdOps;
+use crate::output;
+use crate::plan::defrag::transfer_target;
+use crate::plan::gate::{self, GateOptions};
+use crate::report::ClusterRef;
+use crate::snapshot;
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MoveLeaderReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<ClusterRef>,
+    dry_run: bool,
+    from: String,
+    to: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leader_after: Option<String>,
+}
+
+pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatus> {
+    output::prompt::require_consent(args.yes, args.dry_run, "move leadership")?;
+    let session = super::open(global, args.cluster.cluster.as_deref()).await?;
+    let (ops, target) = (&session.clients, &session.target);
+    let snap = snapshot::take(ops, target).await?;
+    let verdict = gate::evaluate(&snap, &GateOptions::from(&args.gate));
+    if !verdict.passed() {
+        let reasons: Vec<String> = verdict.reasons.iter().map(|r| r.to_string()).collect();
+        crate::logging::message(&format!("health gate refused: {}", reasons.join("; ")));
+        return Ok(ExitStatus::Failed);
+    }
+    let leader_id = verdict
+        .leader
+        .ok_or_else(|| Error::Etcd("no leader".into()))?;
+    let leader = snap
+        .member_by_id(leader_id)
+        .ok_or_else(|| Error::Etcd("leader not found".into()))?;
+    let (to_name, to_id) = match &args.to {
+        Some(name) => {
+            let m = snap
+                .members
+                .iter()
+                .find(|m| &m.name == name)
+                .ok_or_else(|| Error::usage(format!("--to {name}: no such member")))?;
+            if m.is_learner() {
+                return Err(Error::usage(format!(
+                    "--to {name}: a learner cannot become leader; pick a voter"
+                )));
+            }
+            if m.id == Some(leader_id) {
+                return Err(Error::usage(format!("--to {name}: already the leader")));
+            }
+            (m.name.clone(), m.id.unwrap_or(0))
+        }
+        None => transfer_target(&snap, leader_id, &Default::default())
+            .ok_or_else(|| Error::Etcd("no healthy voter to hand leadership to".into()))?,
+    };
+    let mut report = MoveLeaderReport {
+        cluster: target.cluster.clone(),
+        dry_run: args.dry_run,
+        from: leader.name.clone(),
+        to: to_name.clone(),
+        leader_after: None,
+    };
+    if !args.dry_run {
+        if !args.yes
+            && !output::prompt::confirm(
+                false,
+                &format!("Move leadership from {} to {to_name}?", leader.name),
+            )?
+        {
+            return Ok(ExitStatus::Failed);
+        }
+        let dial = leader
+            .dial
+            .clone()
+            .ok_or_else(|| Error::Etcd("the leader has no endpoint".into()))?;
+        ops.move_leader(&dial, to_id)
+            .await
+            .map_err(|e| Error::Etcd(e.to_string()))?;
+        let after = snapshot::take(ops, target).await?;
+        let v = gate::evaluate(&after, &GateOptions::from(&args.gate));
+        report.leader_after = v.leader.map(|id| after.name_of(id));
+    }
+    let text = match global.output {
+        OutputFormat::Table | OutputFormat::Wide => match (&report.leader_after, args.dry_run) {
+            (_, true) => format!(
+                "Would move leadership from {} to {}.\n",
+                report.from, report.to
+            ),
+            (Some(now), false) => format!(
+                "Leadership moved from {} to {}; the leader is now {now}.\n",
+                report.from, report.to
+            ),
+            (None, false) => format!("Leadership moved from {} to {}.\n", report.from, report.to),
+        },
+        format => output::render_data(&report, format)?,
+    };
+    output::emit(&text)?;
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,46 @@
+//! Confirmation before changing state, only when a person is there: stdin
+//! and stderr are terminals. Without a terminal, state changes need `--yes`
+//! (checked before anything is contacted).
+
+use std::io::IsTerminal;
+
+use crate::error::{Error, Result};
+
+/// Whether prompts can be shown.
+pub fn interactive() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Fails early (exit 2) when a state-changing command runs without a
+/// terminal and without `--yes`.
+pub fn require_consent(yes: bool, dry_run: bool, what: &str) -> Result<()> {
+    if yes || dry_run || interactive() {
+        Ok(())
+    } else {
+        Err(Error::usage(format!(
+            "refusing to {what} without --yes: not running on a terminal, so nobody can confirm (use --dry-run to see the plan)"
+        )))
+    }
+}
+
+/// Asks a yes/no question on stderr (default no). `true` with `--yes`.
+pub fn confirm(yes: bool, question: &str) -> Result<bool> {
+    if yes {
+        return Ok(true);
+    }
+    dialoguer::Confirm::new()
+        .with_prompt(question)
+        .default(false)
+        .interact()
+        .map_err(|e| Error::usage(format!("cannot ask for confirmation: {e}")))
+}
+
+/// Asks the person to type `expected` to go on.
+pub fn typed_confirmation(expected: &str, question: &str) -> Result<bool> {
+    let typed: String = dialoguer::Input::new()
+        .with_prompt(format!("{question} Type {expected:?} to confirm"))
+        .allow_empty(true)
+        .interact_text()
+        .map_err(|e| Error::usage(format!("cannot ask for confirmation: {e}")))?;
+    Ok(typed.trim() == expected)
+}

@@ -1,0 +1,158 @@
+//! Which alarms may be disarmed (pure).
+//!
+//! Invariants: only NOSPACE is disarmed by default, and only on a member that
+//! is back under its quota (otherwise writes would fail again at once and the
+//! alarm would come straight back); CORRUPT and unknown alarms are never
+//! cleared without `force`, which the command pairs with a typed
+//! confirmation.
+
+use serde::Serialize;
+
+use crate::etcd::{Alarm, AlarmKind};
+use crate::snapshot::ClusterSnapshot;
+
+/// The verdict for one raised alarm.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DisarmDecision {
+    pub member: String,
+    pub member_id: String,
+    pub alarm: String,
+    pub disarm: bool,
+    /// Why it is (not) disarmed.
+    pub why: String,
+    #[serde(skip)]
+    pub raw: Alarm,
+}
+
+/// Decides for every alarm in the snapshot. `members` narrows to these
+/// member names (empty: all). `force` allows CORRUPT/unknown alarms and
+/// NOSPACE on a member still over quota.
+pub fn disarm_decisions(
+    snapshot: &ClusterSnapshot,
+    members: &[String],
+    force: bool,
+) -> Vec<DisarmDecision> {
+    snapshot
+        .alarms
+        .iter()
+        .filter(|a| members.is_empty() || members.contains(&snapshot.name_of(a.member_id)))
+        .map(|a| {
+            let name = snapshot.name_of(a.member_id);
+            let sizes = snapshot
+                .member_by_id(a.member_id)
+                .and_then(|m| m.status().map(|s| (s.db_size, m.quota_bytes)));
+            let (disarm, why) = match (&a.kind, sizes) {
+                (AlarmKind::Nospace, Some((size, quota))) if size < quota => (
+                    true,
+                    format!(
+                        "back under its quota ({} of {})",
+                        crate::quantity::format_bytes(size),
+                        crate::quantity::format_bytes(quota)
+                    ),
+                ),
+                (AlarmKind::Nospace, _) if force => (true, "--force".to_string()),
+                (AlarmKind::Nospace, Some((size, quota))) => (
+                    false,
+                    format!(
+                        "still over its quota ({} of {}): defragment it first (kubectl etcd defrag --member {name}), or pass --force",
+                        crate::quantity::format_bytes(size),
+                        crate::quantity::format_bytes(quota)
+                    ),
+                ),
+                (AlarmKind::Nospace, None) => (
+                    false,
+                    "its size is unknown (the member did not answer); pass --force to disarm anyway".to_string(),
+                ),
+                (_, _) if force => (true, "--force with confirmation".to_string()),
+                (kind, _) => (
+                    false,
+                    format!(
+                        "{} means the member's data may be damaged: investigate (compare `kubectl etcd status`, HashKV, logs) before clearing it with --force",
+                        kind.as_str()
+                    ),
+                ),
+            };
+            DisarmDecision {
+                member: name,
+                member_id: format!("{:x}", a.member_id),
+                alarm: a.kind.as_str().to_string(),
+                disarm,
+                why,
+                raw: a.clone(),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etcd::{ListedMember, MemberStatus};
+    use crate::snapshot::{MemberSnapshot, Probe};
+    use crate::target::QuotaSource;
+
+    fn snap(sizes: &[(u64, u64)], alarms: Vec<Alarm>) -> ClusterSnapshot {
+        ClusterSnapshot {
+            members: sizes
+                .iter()
+                .enumerate()
+                .map(|(i, &(size, quota))| {
+                    let id = i as u64 + 1;
+                    MemberSnapshot {
+                        name: format!("m{id}"),
+                        id: Some(id),
+                        dial: None,
+                        listed: Some(ListedMember {
+                            id,
+                            name: format!("m{id}"),
+                            peer_urls: vec![],
+                            client_urls: vec![],
+                            is_learner: false,
+                        }),
+                        probe: Probe::Answered(MemberStatus {
+                            member_id: id,
+                            db_size: size,
+                            ..Default::default()
+                        }),
+                        quota_bytes: quota,
+                        quota_source: QuotaSource::Flag,
+                    }
+                })
+                .collect(),
+            member_list_known: true,
+            alarms,
+            alarm_list_error: None,
+        }
+    }
+
+    #[test]
+    fn nospace_only_when_back_under_quota_corrupt_only_forced() {
+        let alarms = vec![
+            Alarm {
+                member_id: 1,
+                kind: AlarmKind::Nospace,
+            },
+            Alarm {
+                member_id: 2,
+                kind: AlarmKind::Nospace,
+            },
+            Alarm {
+                member_id: 3,
+                kind: AlarmKind::Corrupt,
+            },
+        ];
+        let s = snap(&[(10, 100), (100, 100), (10, 100)], alarms);
+        let d = disarm_decisions(&s, &[], false);
+        assert_eq!(
+            d.iter().map(|x| x.disarm).collect::<Vec<_>>(),
+            [true, false, false]
+        );
+        assert!(d[1].why.contains("still over its quota") && d[1].why.contains("--member m2"));
+        assert!(d[2].why.contains("CORRUPT"));
+        let forced = disarm_decisions(&s, &[], true);
+        assert!(forced.iter().all(|x| x.disarm));
+        let only_m1 = disarm_decisions(&s, &["m1".into()], false);
+        assert_eq!(only_m1.len(), 1);
+    }
+}

@@ -1,0 +1,458 @@
+//! The sweep plan (product.md §3.3): which members to defragment and in what
+//! order, and how to treat the leader.
+//!
+//! Invariants: the leader is always last; learners are never defragmented;
+//! a member below the rule's thresholds is `Skip(BelowThreshold)`, not an
+//! error; followers go most-reclaimable first (ties by name, so runs are
+//! reproducible). The plan is recomputed from a fresh snapshot before every
+//! step, so a leadership change during the sweep moves the new leader last.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::rule::{DefragRule, RuleOutcome, Trigger};
+use crate::snapshot::{ClusterSnapshot, MemberSnapshot};
+
+/// A member's role when it was planned (lower-case in output, as in
+/// EtcdDefrag status).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Leader,
+    Follower,
+    Learner,
+}
+
+/// Why a member is not defragmented. `as_str` is the stable reason string
+/// used in tables, JSON and EtcdDefrag status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipReason {
+    /// The rule did not trigger.
+    BelowThreshold,
+    /// Learners are reported, not defragmented.
+    Learner,
+    /// Not named by `--member`.
+    NotSelected,
+}
+
+impl SkipReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::BelowThreshold => "BelowThreshold",
+            SkipReason::Learner => "Learner",
+            SkipReason::NotSelected => "NotSelected",
+        }
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Defragment (and why) or skip (and why).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Defrag(Trigger),
+    Skip(SkipReason),
+}
+
+/// One member in the plan, with the sizes it was planned from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedMember {
+    pub name: String,
+    pub id: u64,
+    pub role: Role,
+    pub decision: Decision,
+    pub db_size: u64,
+    pub in_use: u64,
+}
+
+impl PlannedMember {
+    /// What a defragmentation is expected to give back.
+    pub fn predicted_reclaim(&self) -> u64 {
+        self.db_size.saturating_sub(self.in_use)
+    }
+}
+
+/// The ordered plan: members to defragment first (followers, then the
+/// leader), then the skipped ones.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Plan {
+    pub members: Vec<PlannedMember>,
+}
+
+impl Plan {
+    /// The next member to defragment.
+    pub fn next(&self) -> Option<&PlannedMember> {
+        self.members
+            .iter()
+            .find(|m| matches!(m.decision, Decision::Defrag(_)))
+    }
+
+    /// Members that will be defragmented, in order.
+    pub fn to_defrag(&self) -> impl Iterator<Item = &PlannedMember> {
+        self.members
+            .iter()
+            .filter(|m| matches!(m.decision, Decision::Defrag(_)))
+    }
+}
+
+/// Builds the plan from a snapshot. `leader` is the gate's agreed leader;
+/// `selection` narrows the sweep (empty: every member); members in `done`
+/// were already handled in this sweep and are left out. Members that did
+/// not answer Status are left out too (the gate refuses before a step can
+/// touch a voter that did not answer).
+pub fn plan(
+    snapshot: &ClusterSnapshot,
+    leader: Option<u64>,
+    rule: &DefragRule,
+    selection: &[String],
+    done: &BTreeSet<String>,
+) -> Plan {
+    let mut defrag: Vec<PlannedMember> = Vec::new();
+    let mut skipped: Vec<PlannedMember> = Vec::new();
+    let mut leader_entry: Option<PlannedMember> = None;
+    for m in snapshot.members.iter().filter(|m| !done.contains(&m.name)) {
+        let Some(status) = m.status() else { continue };
+        let id = m.id.unwrap_or(status.member_id);
+        let role = role_of(m, leader);
+        let decision = if role == Role::Learner {
+            Decision::Skip(SkipReason::Learner)
+        } else if !selection.is_empty() && !selection.contains(&m.name) {
+            Decision::Skip(SkipReason::NotSelected)
+        } else {
+            match rule.evaluate(status.db_size, status.db_size_in_use, m.quota_bytes) {
+                RuleOutcome::Trigger(t) => Decision::Defrag(t),
+                RuleOutcome::Skip => Decision::Skip(SkipReason::BelowThreshold),
+            }
+        };
+        let entry = PlannedMember {
+            name: m.name.clone(),
+            id,
+            role,
+            decision,
+            db_size: status.db_size,
+            in_use: status.db_size_in_use,
+        };
+        match (role, decision) {
+            (Role::Leader, Decision::Defrag(_)) => leader_entry = Some(entry),
+            (_, Decision::Defrag(_)) => defrag.push(entry),
+            _ => skipped.push(entry),
+        }
+    }
+    defrag.sort_by(|a, b| {
+        b.predicted_reclaim()
+            .cmp(&a.predicted_reclaim())
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    skipped.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut members = defrag;
+    members.extend(leader_entry);
+    members.extend(skipped);
+    Plan { members }
+}
+
+fn role_of(m: &MemberSnapshot, leader: Option<u64>) -> Role {
+    if m.is_learner() {
+        Role::Learner
+    } else if m.id.is_some() && m.id == leader {
+        Role::Leader
+    } else {
+        Role::Follower
+    }
+}
+
+/// `--move-leader`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoveLeader {
+    /// Transfer only when the leader's predicted defrag time exceeds this.
+    Auto {
+        above: Duration,
+    },
+    Always,
+    Never,
+}
+
+/// Fixed cost of a defragmentation, whatever the size (measured: ≈0.25 s).
+pub const DEFRAG_FIXED_SECONDS: f64 = 0.25;
+/// Fallback when nothing was measured in this sweep: ≈12 s per GB in use
+/// on a two-core machine (etcd-facts.md).
+pub const MODEL_SECONDS_PER_BYTE: f64 = 12.0 / 1e9;
+/// Below this much in-use data measured on followers, the measurement is
+/// mostly fixed cost and the model is used instead.
+pub const MIN_MEASURED_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Defragmentations measured earlier in the same sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Measured {
+    /// Sum of the in-use sizes of the defragmented followers.
+    pub in_use_bytes: u64,
+    /// Sum of their Defragment durations.
+    pub seconds: f64,
+    pub count: usize,
+}
+
+impl Measured {
+    pub fn add(&mut self, in_use: u64, took: Duration) {
+        self.in_use_bytes += in_use;
+        self.seconds += took.as_secs_f64();
+        self.count += 1;
+    }
+}
+
+/// The leader decision, with its reasoning for the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaderChoice {
+    pub transfer: bool,
+    /// Predicted in-place defrag time of the leader, seconds.
+    pub predicted_seconds: f64,
+    /// `measured` (on this sweep's followers) or `model`.
+    pub basis: &'static str,
+    pub why: String,
+}
+
+/// Predicts how long defragmenting `in_use` bytes takes: the fixed cost
+/// plus the per-byte cost measured on this sweep's followers, or the model
+/// when too little was measured. Pure.
+pub fn predict(in_use: u64, measured: &Measured) -> (f64, &'static str) {
+    if measured.count > 0 && measured.in_use_bytes >= MIN_MEASURED_BYTES {
+        let variable = (measured.seconds - DEFRAG_FIXED_SECONDS * measured.count as f64).max(0.0);
+        let per_byte = variable / measured.in_use_bytes as f64;
+        (DEFRAG_FIXED_SECONDS + per_byte * in_use as f64, "measured")
+    } else {
+        (
+            DEFRAG_FIXED_SECONDS + MODEL_SECONDS_PER_BYTE * in_use as f64,
+            "model",
+        )
+    }
+}
+
+/// Decides whether to move leadership away before defragmenting the
+/// leader. A transfer is not free (the old leader drops proposals; writes
+/// forwarded during the handover can hang for the request timeout), so
+/// `auto` transfers only when the in-place stall is predicted to cost more.
+pub fn choose_leader_handling(
+    policy: MoveLeader,
+    in_use: u64,
+    measured: &Measured,
+) -> LeaderChoice {
+    let (predicted, basis) = predict(in_use, measured);
+    let fmt = |s: f64| format!("{s:.2}s");
+    let (transfer, why) = match policy {
+        MoveLeader::Always => (true, "--move-leader always".to_string()),
+        MoveLeader::Never => (false, "--move-leader never".to_string()),
+        MoveLeader::Auto { above } if predicted > above.as_secs_f64() => (
+            true,
+            format!(
+                "predicted in-place defrag {} exceeds --move-leader-above {}",
+                fmt(predicted),
+                fmt(above.as_secs_f64())
+            ),
+        ),
+        MoveLeader::Auto { above } => (
+            false,
+            format!(
+                "predicted in-place defrag {} is within --move-leader-above {}; a transfer would cost more",
+                fmt(predicted),
+                fmt(above.as_secs_f64())
+            ),
+        ),
+    };
+    LeaderChoice {
+        transfer,
+        predicted_seconds: (predicted * 100.0).round() / 100.0,
+        basis,
+        why,
+    }
+}
+
+/// Where to move leadership: a voter (never a learner) that answered, is
+/// not the leader, and is not waiting to be defragmented; the most caught-up
+/// one (highest applied index), ties by name. Pure.
+pub fn transfer_target(
+    snapshot: &ClusterSnapshot,
+    leader: u64,
+    pending: &BTreeSet<String>,
+) -> Option<(String, u64)> {
+    snapshot
+        .members
+        .iter()
+        .filter(|m| !m.is_learner() && m.id != Some(leader) && !pending.contains(&m.name))
+        .filter_map(|m| Some((m, m.status()?, m.id?)))
+        .filter(|(_, s, _)| s.leader == leader && s.errors.is_empty())
+        .max_by(|(a, sa, _), (b, sb, _)| {
+            sa.raft_applied_index
+                .cmp(&sb.raft_applied_index)
+                .then_with(|| b.name.cmp(&a.name))
+        })
+        .map(|(m, _, id)| (m.name.clone(), id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etcd::{ListedMember, MemberStatus};
+    use crate::snapshot::Probe;
+    use crate::target::QuotaSource;
+
+    const MI: u64 = 1024 * 1024;
+
+    /// Members (name, id, db size MiB, in use MiB, learner); leader id 2.
+    fn snapshot(rows: &[(&str, u64, u64, u64, bool)]) -> ClusterSnapshot {
+        ClusterSnapshot {
+            members: rows
+                .iter()
+                .map(|&(name, id, size, used, learner)| MemberSnapshot {
+                    name: name.into(),
+                    id: Some(id),
+                    dial: None,
+                    listed: Some(ListedMember {
+                        id,
+                        name: name.into(),
+                        peer_urls: vec![],
+                        client_urls: vec![],
+                        is_learner: learner,
+                    }),
+                    probe: Probe::Answered(MemberStatus {
+                        member_id: id,
+                        leader: 2,
+                        db_size: size * MI,
+                        db_size_in_use: used * MI,
+                        raft_applied_index: 100 + id,
+                        is_learner: learner,
+                        ..Default::default()
+                    }),
+                    quota_bytes: 2048 * MI,
+                    quota_source: QuotaSource::Default,
+                })
+                .collect(),
+            member_list_known: true,
+            alarms: vec![],
+            alarm_list_error: None,
+        }
+    }
+
+    fn order(p: &Plan) -> Vec<(&str, Role, String)> {
+        p.members
+            .iter()
+            .map(|m| {
+                let d = match m.decision {
+                    Decision::Defrag(_) => "defrag".to_string(),
+                    Decision::Skip(r) => r.to_string(),
+                };
+                (m.name.as_str(), m.role, d)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn followers_most_reclaimable_first_leader_last() {
+        let s = snapshot(&[
+            ("a", 1, 400, 100, false),
+            ("b", 2, 900, 100, false),
+            ("c", 3, 700, 100, false),
+            ("d", 4, 250, 100, false),
+            ("e", 5, 900, 100, true),
+        ]);
+        let p = plan(&s, Some(2), &DefragRule::default(), &[], &BTreeSet::new());
+        assert_eq!(
+            order(&p),
+            vec![
+                ("c", Role::Follower, "defrag".into()),
+                ("a", Role::Follower, "defrag".into()),
+                ("b", Role::Leader, "defrag".into()),
+                ("d", Role::Follower, "BelowThreshold".into()),
+                ("e", Role::Learner, "Learner".into()),
+            ]
+        );
+        assert_eq!(p.next().map(|m| m.name.as_str()), Some("c"));
+    }
+
+    #[test]
+    fn selection_done_and_all() {
+        let s = snapshot(&[
+            ("a", 1, 400, 100, false),
+            ("b", 2, 900, 100, false),
+            ("c", 3, 10, 9, false),
+        ]);
+        let all = DefragRule {
+            all: true,
+            ..Default::default()
+        };
+        let p = plan(&s, Some(2), &all, &[], &BTreeSet::new());
+        assert_eq!(
+            p.to_defrag().map(|m| m.name.as_str()).collect::<Vec<_>>(),
+            ["a", "c", "b"]
+        );
+        let p = plan(&s, Some(2), &all, &["c".into()], &BTreeSet::new());
+        assert_eq!(
+            p.to_defrag().map(|m| m.name.as_str()).collect::<Vec<_>>(),
+            ["c"]
+        );
+        let done: BTreeSet<String> = ["a".to_string()].into();
+        let p = plan(&s, Some(2), &all, &[], &done);
+        assert_eq!(
+            p.members
+                .iter()
+                .map(|m| m.name.as_str())
+                .collect::<Vec<_>>(),
+            ["c", "b"]
+        );
+        // Leadership moved to a: a is now last.
+        let p = plan(&s, Some(1), &all, &[], &BTreeSet::new());
+        assert_eq!(
+            p.to_defrag().map(|m| m.name.as_str()).collect::<Vec<_>>(),
+            ["c", "b", "a"]
+        );
+    }
+
+    #[test]
+    fn leader_prediction_and_choice() {
+        let nothing = Measured::default();
+        let (model, basis) = predict(1_000_000_000, &nothing);
+        assert_eq!(basis, "model");
+        assert!((model - 12.25).abs() < 1e-9);
+
+        let mut measured = Measured::default();
+        measured.add(500 * MI, Duration::from_millis(250 + 5000));
+        measured.add(500 * MI, Duration::from_millis(250 + 5000));
+        let (p, basis) = predict(1000 * MI, &measured);
+        assert_eq!(basis, "measured");
+        assert!((p - 10.25).abs() < 1e-6, "{p}");
+
+        let auto = MoveLeader::Auto {
+            above: Duration::from_secs(2),
+        };
+        assert!(choose_leader_handling(auto, 1000 * MI, &measured).transfer);
+        let small = choose_leader_handling(auto, 100 * MI, &measured);
+        assert!(!small.transfer, "{small:?}");
+        assert!(small.why.contains("within --move-leader-above 2.00s"));
+        assert!(choose_leader_handling(MoveLeader::Always, 0, &nothing).transfer);
+        assert!(!choose_leader_handling(MoveLeader::Never, 10 << 30, &nothing).transfer);
+    }
+
+    #[test]
+    fn transfer_goes_to_a_caught_up_voter_never_a_learner() {
+        let s = snapshot(&[
+            ("a", 1, 1, 1, false),
+            ("b", 2, 1, 1, false),
+            ("c", 3, 1, 1, false),
+            ("z", 9, 1, 1, true),
+        ]);
+        // z has the highest applied index but is a learner; c beats a.
+        assert_eq!(
+            transfer_target(&s, 2, &BTreeSet::new()),
+            Some(("c".into(), 3))
+        );
+        let pending: BTreeSet<String> = ["c".to_string()].into();
+        assert_eq!(transfer_target(&s, 2, &pending), Some(("a".into(), 1)));
+        let s1 = snapshot(&[("b", 2, 1, 1, false)]);
+        assert_eq!(transfer_target(&s1, 2, &BTreeSet::new()), None);
+    }
+}

@@ -1,0 +1,422 @@
+//! The defrag sweep against real 3-member etcd clusters, fragmented by
+//! writing, deleting and compacting. Assertions are on etcd's own state:
+//! sizes from Status, leadership from Status, and the defragmentation
+//! records etcd writes to its own log (start and finish timestamps).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::time::Duration;
+
+use support::*;
+
+const MB: u64 = 1_000_000;
+
+/// A defragmentation as etcd logged it: which member, when it started and
+/// finished (seconds since the epoch).
+#[derive(Debug, Clone)]
+struct Logged {
+    member: usize,
+    start: f64,
+    end: f64,
+}
+
+fn ts(line: &serde_json::Value) -> f64 {
+    match &line["ts"] {
+        serde_json::Value::Number(n) => n.as_f64().unwrap(),
+        serde_json::Value::String(s) => {
+            // RFC 3339 with fractional seconds.
+            let (date, time) = s.split_once('T').unwrap();
+            let time = time.trim_end_matches('Z');
+            let time = time.split(['+', '-']).next().unwrap();
+            let mut parts = time.split(':');
+            let h: f64 = parts.next().unwrap().parse().unwrap();
+            let m: f64 = parts.next().unwrap().parse().unwrap();
+            let sec: f64 = parts.next().unwrap().parse().unwrap();
+            let day: f64 = date.rsplit('-').next().unwrap().parse().unwrap();
+            day * 86400.0 + h * 3600.0 + m * 60.0 + sec
+        }
+        other => panic!("no ts in {other}"),
+    }
+}
+
+/// Every defragmentation etcd logged, in start order.
+fn defrags(cluster: &Cluster) -> Vec<Logged> {
+    let mut out = Vec::new();
+    for i in 0..cluster.members.len() {
+        let mut start = None;
+        for line in cluster.log(i).lines() {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let msg = v["msg"].as_str().unwrap_or("");
+            if msg == "defragmenting" {
+                start = Some(ts(&v));
+            } else if msg == "finished defragmenting directory" {
+                if let Some(s) = start.take() {
+                    out.push(Logged {
+                        member: i,
+                        start: s,
+                        end: ts(&v),
+                    });
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| a.start.partial_cmp(&b.start).unwrap());
+    out
+}
+
+async fn sizes(cluster: &Cluster) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    for i in 0..cluster.members.len() {
+        let s = cluster.client(i).await.unwrap().status().await.unwrap();
+        out.push((s.db_size(), s.raft_used_db_size()));
+    }
+    out
+}
+
+async fn fragmented(spec: ClusterSpec, bytes: u64, keep: f64) -> Cluster {
+    let mut spec = spec;
+    spec.log_level = "info";
+    let cluster = start(spec).await;
+    cluster.fragment(bytes, keep).await.unwrap();
+    cluster
+}
+
+fn defrag_args(cluster: &Cluster, extra: &[&str]) -> Vec<String> {
+    let mut a = one_seed(cluster);
+    a.extend(args(&["-v", "defrag", "--yes", "-o", "json"]));
+    a.extend(args(extra));
+    a
+}
+
+/// Every member over the threshold is defragmented and shrinks; followers
+/// go before the leader, never two at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn sweep_defragments_followers_first_then_the_leader() {
+    let cluster = fragmented(ClusterSpec::new(3, Security::MutualTls), 300 * MB, 0.1).await;
+    let before = sizes(&cluster).await;
+    let leader = cluster.leader().await.unwrap();
+    for (size, used) in &before {
+        assert!(
+            size - used > 200 * 1024 * 1024,
+            "not fragmented enough: {before:?}"
+        );
+    }
+    let run = tool(&defrag_args(&cluster, &["--move-leader=never"]), &[]).await;
+    run.expect_code(0);
+    let doc = run.json();
+    let after = sizes(&cluster).await;
+    for (i, ((b, _), (a, _))) in before.iter().zip(after.iter()).enumerate() {
+        assert!(a * 2 < *b, "member {i} did not shrink: {b} -> {a}");
+    }
+    let logged = defrags(&cluster);
+    assert_eq!(logged.len(), 3, "{logged:?}");
+    assert_eq!(
+        logged[2].member, leader,
+        "the leader must be last: {logged:?}"
+    );
+    for w in logged.windows(2) {
+        assert!(
+            w[0].end <= w[1].start,
+            "two members defragmented at once: {logged:?}"
+        );
+    }
+    let members = doc["members"].as_array().unwrap();
+    assert!(
+        members.iter().all(|m| m["outcome"] == "Defragmented"),
+        "{doc}"
+    );
+    assert_eq!(members[2]["role"], "leader");
+    assert_eq!(doc["hashCheck"]["agree"], true, "{doc}");
+}
+
+fn leader_name(doc: &serde_json::Value) -> String {
+    doc["leader"]["member"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Below the threshold every member is skipped with `BelowThreshold` and
+/// nothing is defragmented; `--all` defragments every member (3.6 and 3.5).
+#[tokio::test(flavor = "multi_thread")]
+async fn below_threshold_is_skipped_and_all_defragments_all() {
+    for version in [EtcdVersion::V3_6, EtcdVersion::V3_5] {
+        let mut spec = ClusterSpec::new(3, Security::Plain).version(version);
+        spec.log_level = "info";
+        let cluster = start(spec).await;
+        let doc = tool(&defrag_args(&cluster, &[]), &[])
+            .await
+            .expect_code(0)
+            .json();
+        for m in doc["members"].as_array().unwrap() {
+            assert_eq!(m["outcome"], "Skipped", "{doc}");
+            assert_eq!(m["reason"], "BelowThreshold", "{doc}");
+        }
+        assert!(defrags(&cluster).is_empty(), "nothing may be defragmented");
+
+        let leader = cluster.leader().await.unwrap();
+        let doc = tool(&defrag_args(&cluster, &["--all"]), &[])
+            .await
+            .expect_code(0)
+            .json();
+        let logged = defrags(&cluster);
+        assert_eq!(logged.len(), 3, "{version:?}: {logged:?}");
+        assert_eq!(logged[2].member, leader, "{logged:?}");
+        for w in logged.windows(2) {
+            assert!(w[0].end <= w[1].start, "overlap: {logged:?}");
+        }
+        assert!(
+            doc["members"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|m| m["outcome"] == "Defragmented"),
+            "{doc}"
+        );
+    }
+}
+
+/// `--move-leader always`: the original leader is no longer leader when it
+/// is defragmented. `never`: it is defragmented last, as leader. `auto`
+/// decides by the prediction against `--move-leader-above`, on both sides.
+#[tokio::test(flavor = "multi_thread")]
+async fn move_leader_always_never_and_auto() {
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 300 * MB, 0.1).await;
+    let ids = cluster.member_ids().await.unwrap();
+    let name_of = |i: usize| cluster.members[i].name.clone();
+
+    // always
+    let original = cluster.leader().await.unwrap();
+    let doc = tool(
+        &defrag_args(&cluster, &["--all", "--move-leader=always"]),
+        &[],
+    )
+    .await
+    .expect_code(0)
+    .json();
+    let now = cluster.leader().await.unwrap();
+    assert_ne!(now, original, "leadership must have moved");
+    assert_eq!(
+        doc["leader"]["transferredTo"],
+        name_of(now).as_str(),
+        "{doc}"
+    );
+    assert_eq!(leader_name(&doc), name_of(original));
+    let logged = defrags(&cluster);
+    assert_eq!(logged.len(), 3);
+    assert_eq!(
+        logged[2].member, original,
+        "the old leader goes last, as a follower: {logged:?}"
+    );
+    let row = doc["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name_of(original).as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(
+        row["role"], "follower",
+        "it was a follower when defragmented: {row}"
+    );
+    let _ = ids;
+
+    // never
+    let leader = cluster.leader().await.unwrap();
+    let doc = tool(
+        &defrag_args(&cluster, &["--all", "--move-leader=never"]),
+        &[],
+    )
+    .await
+    .expect_code(0)
+    .json();
+    assert_eq!(
+        cluster.leader().await.unwrap(),
+        leader,
+        "leadership must stay"
+    );
+    assert!(doc["leader"]["transferredTo"].is_null(), "{doc}");
+    let logged = defrags(&cluster);
+    assert_eq!(logged.last().unwrap().member, leader);
+    assert_eq!(doc["members"][2]["role"], "leader");
+
+    // auto, prediction under the threshold: in place.
+    let leader = cluster.leader().await.unwrap();
+    let doc = tool(
+        &defrag_args(
+            &cluster,
+            &["--all", "--move-leader=auto", "--move-leader-above=1m"],
+        ),
+        &[],
+    )
+    .await
+    .expect_code(0)
+    .json();
+    assert_eq!(doc["leader"]["transfer"], false, "{doc}");
+    assert_eq!(cluster.leader().await.unwrap(), leader);
+
+    // auto, prediction over the threshold: transfer.
+    let doc = tool(
+        &defrag_args(
+            &cluster,
+            &["--all", "--move-leader=auto", "--move-leader-above=1ms"],
+        ),
+        &[],
+    )
+    .await
+    .expect_code(0)
+    .json();
+    assert_eq!(doc["leader"]["transfer"], true, "{doc}");
+    assert_ne!(cluster.leader().await.unwrap(), leader);
+    assert!(
+        doc["leader"]["why"]
+            .as_str()
+            .unwrap()
+            .contains("exceeds --move-leader-above"),
+        "{doc}"
+    );
+}
+
+/// A member SIGSTOPped mid-sweep: nothing else is defragmented while it is
+/// out and the run ends with exit 1 naming it; with `--wait-healthy` the
+/// sweep waits and finishes after SIGCONT.
+#[tokio::test(flavor = "multi_thread")]
+async fn stopped_member_mid_sweep_stops_or_waits() {
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 300 * MB, 0.1).await;
+    let leader = cluster.leader().await.unwrap();
+    let leader_name = cluster.members[leader].name.clone();
+    let timeouts = ["--dial-timeout=1s", "--command-timeout=2s"];
+
+    let mut a = defrag_args(&cluster, &["--move-leader=never"]);
+    a.extend(args(&timeouts));
+    let mut run = spawn_tool(&a);
+    run.wait_for("after the first member", |l| l.contains("Defragmented"))
+        .await;
+    cluster.pause(leader).unwrap();
+    let done = run.finish().await;
+    cluster.resume(leader).unwrap();
+    assert_eq!(done.code, 1, "{done:?}");
+    assert!(
+        done.stderr
+            .contains(&format!("member {leader_name} is unreachable")),
+        "{}",
+        done.stderr
+    );
+    let logged = defrags(&cluster);
+    assert!(
+        logged.iter().all(|d| d.member != leader),
+        "the stopped member was defragmented: {logged:?}"
+    );
+    assert!(!logged.is_empty() && logged.len() <= 2, "{logged:?}");
+    let doc = done.json();
+    assert!(
+        doc["stopped"]
+            .as_str()
+            .unwrap()
+            .contains("health gate refused"),
+        "{doc}"
+    );
+    cluster.wait_ready(Duration::from_secs(20)).await.unwrap();
+
+    // Again, waiting this time: the sweep finishes once the member is back.
+    cluster.fragment(300 * MB, 0.1).await.unwrap();
+    let before = defrags(&cluster).len();
+    let mut a = defrag_args(&cluster, &["--move-leader=never", "--wait-healthy=90s"]);
+    a.extend(args(&timeouts));
+    let mut run = spawn_tool(&a);
+    run.wait_for("after the first member", |l| l.contains("Defragmented"))
+        .await;
+    cluster.pause(leader).unwrap();
+    run.wait_for("a refusal while it is stopped", |l| {
+        l.contains("retrying in")
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let during = defrags(&cluster).len() - before;
+    cluster.resume(leader).unwrap();
+    let done = run.finish().await;
+    assert_eq!(done.code, 0, "{done:?}");
+    let logged = defrags(&cluster);
+    let this_run = &logged[before..];
+    assert_eq!(this_run.len(), 3, "{this_run:?}");
+    assert!(during <= 2);
+    for w in this_run.windows(2) {
+        assert!(w[0].end <= w[1].start, "overlap: {this_run:?}");
+    }
+}
+
+/// A `--timeout` shorter than the defragmentation: the RPC times out but
+/// the member goes on defragmenting, and the next member is not touched
+/// until it answers again.
+#[tokio::test(flavor = "multi_thread")]
+async fn timeout_shorter_than_defrag_waits_for_the_member() {
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 300 * MB, 0.2).await;
+    let run = tool(
+        &defrag_args(&cluster, &["--timeout=50ms", "--move-leader=never"]),
+        &[],
+    )
+    .await;
+    run.expect_code(1);
+    let doc = run.json();
+    let logged = defrags(&cluster);
+    assert_eq!(
+        logged.len(),
+        3,
+        "every member still defragmented, one at a time: {logged:?}"
+    );
+    for w in logged.windows(2) {
+        assert!(
+            w[0].end <= w[1].start,
+            "the next member was touched too early: {logged:?}"
+        );
+    }
+    for m in doc["members"].as_array().unwrap() {
+        assert_eq!(m["outcome"], "Failed", "{m}");
+        assert_eq!(m["reason"], "RPCError", "{m}");
+        assert!(
+            m["detail"].as_str().unwrap().contains("answered again"),
+            "{m}"
+        );
+    }
+}
+
+/// Leadership moved by someone else during the sweep: the plan adapts and
+/// whoever leads is still defragmented last.
+#[tokio::test(flavor = "multi_thread")]
+async fn leadership_moved_mid_sweep_keeps_the_leader_last() {
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 400 * MB, 0.3).await;
+    let leader = cluster.leader().await.unwrap();
+    let ids = cluster.member_ids().await.unwrap();
+    let mut run = spawn_tool(&defrag_args(&cluster, &["--move-leader=never"]));
+    let line = run
+        .wait_for("the first defragmentation", |l| {
+            l.contains("defragmenting ")
+        })
+        .await;
+    let first = cluster
+        .members
+        .iter()
+        .position(|m| line.contains(&format!("defragmenting {} ", m.name)))
+        .unwrap();
+    // Hand leadership to the follower that has not been defragmented yet.
+    let other = (0..3).find(|&i| i != first && i != leader).unwrap();
+    let mut c = cluster.client(leader).await.unwrap();
+    c.move_leader(ids[other]).await.unwrap();
+    let done = run.finish().await;
+    done.expect_code(0);
+    assert_eq!(cluster.leader().await.unwrap(), other);
+    let logged = defrags(&cluster);
+    assert_eq!(logged.len(), 3, "{logged:?}");
+    assert_eq!(
+        logged[2].member, other,
+        "the new leader must be last: {logged:?}"
+    );
+    assert_eq!(
+        logged[1].member, leader,
+        "the old leader, now a follower, before it: {logged:?}"
+    );
+}
