@@ -420,3 +420,242 @@ async fn leadership_moved_mid_sweep_keeps_the_leader_last() {
         "the old leader, now a follower, before it: {logged:?}"
     );
 }
+
+async fn alarms(cluster: &Cluster) -> Vec<(u64, etcd_client::AlarmType)> {
+    let mut c = cluster.client(0).await.unwrap();
+    let r = c
+        .alarm(
+            etcd_client::AlarmAction::Get,
+            etcd_client::AlarmType::None,
+            None,
+        )
+        .await
+        .unwrap();
+    r.alarms()
+        .iter()
+        .map(|a| (a.member_id(), a.alarm()))
+        .collect()
+}
+
+/// NOSPACE raised for real with a small quota: `alarm disarm` is refused
+/// while the member is over quota; the sweep defragments, disarms it, and
+/// writes work again.
+#[tokio::test(flavor = "multi_thread")]
+async fn nospace_is_disarmed_after_the_sweep_and_writes_work_again() {
+    let mut spec = ClusterSpec::new(3, Security::Plain).quota(16 * 1024 * 1024);
+    spec.log_level = "info";
+    let cluster = start(spec).await;
+    let mut c = cluster.client(0).await.unwrap();
+    let value = vec![b'v'; 512 * 1024];
+    let mut raised = false;
+    for i in 0..200 {
+        if let Err(e) = c.put(format!("big/{i:04}"), value.clone(), None).await {
+            assert!(e.to_string().contains("database space exceeded"), "{e}");
+            raised = true;
+            break;
+        }
+    }
+    assert!(raised, "NOSPACE was never raised");
+    assert!(alarms(&cluster)
+        .await
+        .iter()
+        .any(|(_, a)| *a == etcd_client::AlarmType::Nospace));
+    let deleted = c
+        .delete(
+            "big/",
+            Some(etcd_client::DeleteOptions::new().with_prefix()),
+        )
+        .await
+        .unwrap();
+    c.compact(
+        deleted.header().unwrap().revision(),
+        Some(etcd_client::CompactionOptions::new().with_physical()),
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+
+    // Disarm first: refused, the member is still over its quota.
+    let mut a = one_seed(&cluster);
+    a.extend(args(&["alarm", "disarm", "--yes"]));
+    let run = tool(&a, &[]).await;
+    run.expect_code(1);
+    assert!(
+        run.stderr.contains("still over its quota"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !alarms(&cluster).await.is_empty(),
+        "the alarm must still be raised"
+    );
+
+    // The sweep.
+    let run = tool(
+        &defrag_args(&cluster, &["--quota-usage-above=80%", "--min-reclaim=1Mi"]),
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    let doc = run.json();
+    assert!(
+        doc["alarms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["result"] == "disarmed"),
+        "{doc}"
+    );
+    assert!(alarms(&cluster).await.is_empty(), "NOSPACE must be gone");
+    assert_eq!(defrags(&cluster).len(), 3);
+    c.put("after", "works", None)
+        .await
+        .expect("a write succeeds after the sweep");
+}
+
+/// CORRUPT raised through the Alarm RPC: the sweep refuses and changes
+/// nothing; `alarm disarm` keeps it without --force, and --force needs the
+/// typed confirmation.
+#[tokio::test(flavor = "multi_thread")]
+async fn corrupt_refuses_the_sweep_and_needs_force_with_confirmation() {
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 300 * MB, 0.1).await;
+    let ids = cluster.member_ids().await.unwrap();
+    let mut c = cluster.client(0).await.unwrap();
+    let mut options = etcd_client::AlarmOptions::new();
+    options.with_member(ids[1]);
+    c.alarm(
+        etcd_client::AlarmAction::Activate,
+        etcd_client::AlarmType::Corrupt,
+        Some(options),
+    )
+    .await
+    .unwrap();
+    let before = sizes(&cluster).await;
+
+    let run = tool(&defrag_args(&cluster, &[]), &[]).await;
+    run.expect_code(1);
+    assert!(run.stderr.contains("CORRUPT"), "{}", run.stderr);
+    assert_eq!(sizes(&cluster).await, before, "nothing may change");
+    assert!(defrags(&cluster).is_empty());
+
+    let base = one_seed(&cluster);
+    let disarm = |extra: &[&str]| {
+        let mut a = base.clone();
+        a.extend(args(&["alarm", "disarm", "--yes"]));
+        a.extend(args(extra));
+        a
+    };
+    let run = tool(&disarm(&[]), &[]).await;
+    run.expect_code(1);
+    assert!(run.stderr.contains("CORRUPT on m1"), "{}", run.stderr);
+    let run = tool(&disarm(&["--force"]), &[]).await;
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("--confirm-corrupt m1"),
+        "{}",
+        run.stderr
+    );
+    let run = tool(&disarm(&["--force", "--confirm-corrupt=m0"]), &[]).await;
+    run.expect_code(2);
+    assert_eq!(alarms(&cluster).await.len(), 1, "still raised");
+    tool(&disarm(&["--force", "--confirm-corrupt=m1"]), &[])
+        .await
+        .expect_code(0);
+    assert!(alarms(&cluster).await.is_empty());
+}
+
+/// A 1-member cluster is refused without consent; with it, it is
+/// defragmented. A dry run changes nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn single_member_needs_consent_and_dry_run_changes_nothing() {
+    let cluster = fragmented(ClusterSpec::new(1, Security::Plain), 300 * MB, 0.1).await;
+    let before = sizes(&cluster).await;
+    let run = tool(&defrag_args(&cluster, &["--dry-run"]), &[]).await;
+    run.expect_code(1);
+    let doc = run.json();
+    assert_eq!(doc["dryRun"], true);
+    assert_eq!(doc["refusal"][0]["code"], "QuorumMargin", "{doc}");
+    assert_eq!(sizes(&cluster).await, before);
+
+    let run = tool(&defrag_args(&cluster, &[]), &[]).await;
+    run.expect_code(1);
+    assert!(run.stderr.contains("--allow-quorum-loss"), "{}", run.stderr);
+    assert!(defrags(&cluster).is_empty());
+    assert_eq!(sizes(&cluster).await, before);
+
+    let run = tool(
+        &defrag_args(&cluster, &["--allow-quorum-loss", "--dry-run"]),
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    assert_eq!(run.json()["members"][0]["outcome"], "Pending");
+    assert!(
+        defrags(&cluster).is_empty(),
+        "a dry run defragments nothing"
+    );
+    assert_eq!(sizes(&cluster).await, before);
+
+    tool(&defrag_args(&cluster, &["--allow-quorum-loss"]), &[])
+        .await
+        .expect_code(0);
+    assert_eq!(defrags(&cluster).len(), 1);
+    assert!(sizes(&cluster).await[0].0 * 2 < before[0].0);
+}
+
+/// Invalid rule input is refused before anything is contacted (the
+/// endpoint is a closed port: contacting it would say "connection refused").
+#[tokio::test(flavor = "multi_thread")]
+async fn invalid_rule_input_exits_2_without_contact() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--quota-usage-above=80%",
+                "--free-space-above=200Mi",
+                "--min-reclaim=300Mi",
+            ],
+            "--min-reclaim must not exceed --free-space-above",
+        ),
+        (
+            &["--all", "--free-space-above=1Mi"],
+            "--all cannot be combined",
+        ),
+        (&["--quota-usage-above=0%"], "--quota-usage-above"),
+        (&["--quota-usage-above=101%"], "--quota-usage-above"),
+        (&["--quota-usage-above=80"], "--quota-usage-above"),
+        (&["--free-space-above=-1Mi"], "must not be negative"),
+        (
+            &["--min-reclaim=lots", "--quota-usage-above=80%"],
+            "--min-reclaim",
+        ),
+        (
+            &["--min-reclaim=1Mi"],
+            "only meaningful with --quota-usage-above",
+        ),
+        (
+            &["--free-space-above=0"],
+            "--free-space-above must be greater than 0",
+        ),
+        (&["--timeout=soon"], "--timeout"),
+    ];
+    for (extra, want) in cases {
+        let mut a = args(&["--endpoints=http://127.0.0.1:1", "defrag", "--yes"]);
+        a.extend(args(extra));
+        let run = tool(&a, &[]).await;
+        assert_eq!(run.code, 2, "{extra:?}: {run:?}");
+        assert!(
+            run.stderr.contains(want),
+            "{extra:?}: {:?} lacks {want:?}",
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains("connection refused"),
+            "{extra:?} contacted etcd"
+        );
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    }
+    // State changes without a terminal need --yes.
+    let run = tool(&args(&["--endpoints=http://127.0.0.1:1", "defrag"]), &[]).await;
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("without --yes"), "{}", run.stderr);
+}

@@ -1,8 +1,9 @@
 //! Which alarms may be disarmed (pure).
 //!
 //! Invariants: only NOSPACE is disarmed by default, and only on a member that
-//! is back under its quota (otherwise writes would fail again at once and the
-//! alarm would come straight back); CORRUPT and unknown alarms are never
+//! is back under its quota with room to write: its file size at most 90% of
+//! the quota (etcd raises NOSPACE when size + request > quota, so a member
+//! just under the quota would raise it again on the next write); CORRUPT and unknown alarms are never
 //! cleared without `force`, which the command pairs with a typed
 //! confirmation.
 
@@ -43,7 +44,7 @@ pub fn disarm_decisions(
                 .member_by_id(a.member_id)
                 .and_then(|m| m.status().map(|s| (s.db_size, m.quota_bytes)));
             let (disarm, why) = match (&a.kind, sizes) {
-                (AlarmKind::Nospace, Some((size, quota))) if size < quota => (
+                (AlarmKind::Nospace, Some((size, quota))) if back_under_quota(size, quota) => (
                     true,
                     format!(
                         "back under its quota ({} of {})",
@@ -83,6 +84,11 @@ pub fn disarm_decisions(
             }
         })
         .collect()
+}
+
+/// Whether a member's backend has room again: size ≤ 90% of the quota.
+pub fn back_under_quota(size: u64, quota: u64) -> bool {
+    u128::from(size) * 10 <= u128::from(quota) * 9
 }
 
 #[cfg(test)]
@@ -142,7 +148,8 @@ mod tests {
                 kind: AlarmKind::Corrupt,
             },
         ];
-        let s = snap(&[(10, 100), (100, 100), (10, 100)], alarms);
+        assert!(back_under_quota(90, 100) && !back_under_quota(91, 100));
+        let s = snap(&[(10, 100), (95, 100), (10, 100)], alarms);
         let d = disarm_decisions(&s, &[], false);
         assert_eq!(
             d.iter().map(|x| x.disarm).collect::<Vec<_>>(),
