@@ -659,3 +659,97 @@ async fn invalid_rule_input_exits_2_without_contact() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("without --yes"), "{}", run.stderr);
 }
+
+/// Ctrl-C (SIGINT) mid-sweep: the member being defragmented is finished,
+/// nothing else is started, the partial report is printed, exit 1.
+#[tokio::test(flavor = "multi_thread")]
+async fn interrupt_stops_after_the_in_flight_member() {
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 400 * MB, 0.3).await;
+    let mut run = spawn_tool(&defrag_args(&cluster, &["--move-leader=never"]));
+    run.wait_for("the first defragmentation", |l| l.contains("defragmenting ")).await;
+    run.interrupt();
+    let done = run.finish().await;
+    assert_eq!(done.code, 1, "{done:?}");
+    let doc = done.json();
+    assert_eq!(doc["stopped"], "interrupted", "{doc}");
+    let outcomes: Vec<&str> = doc["members"].as_array().unwrap().iter().map(|m| m["outcome"].as_str().unwrap()).collect();
+    assert_eq!(outcomes.iter().filter(|o| **o == "Defragmented").count(), 1, "{doc}");
+    assert_eq!(outcomes.iter().filter(|o| **o == "Pending").count(), 2, "{doc}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(defrags(&cluster).len(), 1, "only the in-flight member was defragmented");
+}
+
+/// `--member` narrows the sweep; `--compact` compacts first and waits for
+/// the in-use sizes to settle, so the defragmentation reclaims everything.
+#[tokio::test(flavor = "multi_thread")]
+async fn member_selection_and_compaction() {
+    let mut spec = ClusterSpec::new(3, Security::Plain);
+    spec.log_level = "info";
+    let cluster = start(spec).await;
+    // Write and delete without compacting: history keeps the space in use.
+    let mut c = cluster.client(0).await.unwrap();
+    let value = vec![b'x'; 3800];
+    for batch in 0..60 {
+        let ops: Vec<etcd_client::TxnOp> = (0..128)
+            .map(|i| etcd_client::TxnOp::put(format!("h/{batch:03}/{i:03}"), value.clone(), None))
+            .collect();
+        c.txn(etcd_client::Txn::new().and_then(ops)).await.unwrap();
+    }
+    c.delete("h/", Some(etcd_client::DeleteOptions::new().with_prefix())).await.unwrap();
+    let before = sizes(&cluster).await;
+    assert!(before.iter().all(|(s, u)| s - u < 8 * 1024 * 1024), "history still in use: {before:?}");
+
+    let target = cluster.members[0].name.clone();
+    let doc = tool(&defrag_args(&cluster, &["--all", "--member", &target, "--compact"]), &[]).await.expect_code(0).json();
+    assert!(doc["compactedAt"].as_i64().unwrap() > 0, "{doc}");
+    let logged = defrags(&cluster);
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(logged[0].member, 0);
+    let after = sizes(&cluster).await;
+    assert!(after[0].0 * 4 < before[0].0, "compaction + defrag must shrink it: {before:?} -> {after:?}");
+    for m in doc["members"].as_array().unwrap().iter().filter(|m| m["name"] != target.as_str()) {
+        assert_eq!(m["reason"], "NotSelected", "{m}");
+    }
+    let mut a = one_seed(&cluster);
+    a.extend(args(&["defrag", "--yes", "--member", "nope"]));
+    let run = tool(&a, &[]).await;
+    run.expect_code(2);
+    assert!(run.stderr.contains("--member nope: no such member (members: m0, m1, m2)"), "{}", run.stderr);
+}
+
+/// `move-leader` hands leadership to the named voter, or to the most
+/// caught-up one; `alarm list` names members.
+#[tokio::test(flavor = "multi_thread")]
+async fn move_leader_command_and_alarm_list() {
+    let cluster = start(ClusterSpec::new(3, Security::MutualTls)).await;
+    let leader = cluster.leader().await.unwrap();
+    let to = (leader + 1) % 3;
+    let mut a = one_seed(&cluster);
+    a.extend(args(&["move-leader", "--yes", "--to", &cluster.members[to].name, "-o", "json"]));
+    let doc = tool(&a, &[]).await.expect_code(0).json();
+    assert_eq!(cluster.leader().await.unwrap(), to);
+    assert_eq!(doc["leaderAfter"], cluster.members[to].name.as_str());
+
+    let mut a = one_seed(&cluster);
+    a.extend(args(&["move-leader", "--yes"]));
+    tool(&a, &[]).await.expect_code(0);
+    assert_ne!(cluster.leader().await.unwrap(), to);
+
+    let mut a = one_seed(&cluster);
+    a.extend(args(&["move-leader", "--yes", "--to", "nope"]));
+    tool(&a, &[]).await.expect_code(2);
+
+    let ids = cluster.member_ids().await.unwrap();
+    let mut c = cluster.client(0).await.unwrap();
+    let mut options = etcd_client::AlarmOptions::new();
+    options.with_member(ids[2]);
+    c.alarm(etcd_client::AlarmAction::Activate, etcd_client::AlarmType::Nospace, Some(options)).await.unwrap();
+    let mut a = one_seed(&cluster);
+    a.extend(args(&["alarm", "list", "-o", "json"]));
+    let doc = tool(&a, &[]).await.expect_code(0).json();
+    assert_eq!(doc["alarms"], serde_json::json!([{"member": "m2", "memberId": format!("{:x}", ids[2]), "alarm": "NOSPACE"}]));
+    let mut a = one_seed(&cluster);
+    a.extend(args(&["alarm", "list"]));
+    let run = tool(&a, &[]).await;
+    assert!(run.stdout.contains("NOSPACE") && run.stdout.contains("m2"), "{}", run.stdout);
+}

@@ -73,7 +73,8 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     let snap = snapshot::take(ops, target).await?;
     for name in &opts.selection {
         if !snap.members.iter().any(|m| &m.name == name) {
-            let known: Vec<&str> = snap.members.iter().map(|m| m.name.as_str()).collect();
+            let mut known: Vec<&str> = snap.members.iter().map(|m| m.name.as_str()).collect();
+            known.sort();
             return Err(Error::usage(format!(
                 "--member {name}: no such member (members: {})",
                 known.join(", ")
