@@ -4,8 +4,10 @@
 //! A run follows the module order:
 //! `cli` (flags) → `target` (where the members are, TLS, auth, quota) →
 //! `snapshot` (Status/MemberList/AlarmList through `etcd::EtcdOps`) →
-//! `plan` (pure decisions: the health gate, later the rule and the sweep) →
-//! `report` (one serialisable result) → `output` (table, JSON, YAML on stdout).
+//! `plan` (pure decisions: the health gate, the EtcdDefrag rule, the sweep
+//! plan and leader handling, alarm disarm) → `exec` (the sweep, one member at
+//! a time, re-gated before every step) → `report` (one serialisable result) →
+//! `output` (table, JSON, YAML on stdout; progress and prompts on stderr).
 //! `commands` wires these stages per command; `error` decides the exit code.
 
 pub mod cli;

@@ -207,6 +207,21 @@ pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapsho
     })
 }
 
+/// Adds every member's dial to the target's seeds (with discovery on), so
+/// that later snapshots still work when the endpoint first given goes down —
+/// a sweep must survive its seed being stopped or defragmented.
+pub fn with_members_as_seeds(target: &Target, snapshot: &ClusterSnapshot) -> Target {
+    let mut target = target.clone();
+    if target.discover {
+        for dial in snapshot.members.iter().filter_map(|m| m.dial.clone()) {
+            if !target.dials.contains(&dial) {
+                target.dials.push(dial);
+            }
+        }
+    }
+    target
+}
+
 fn member_row(
     listed: Option<ListedMember>,
     dial: Option<Dial>,

@@ -13,59 +13,9 @@ use support::*;
 
 const MB: u64 = 1_000_000;
 
-/// A defragmentation as etcd logged it: which member, when it started and
-/// finished (seconds since the epoch).
-#[derive(Debug, Clone)]
-struct Logged {
-    member: usize,
-    start: f64,
-    end: f64,
-}
-
-fn ts(line: &serde_json::Value) -> f64 {
-    match &line["ts"] {
-        serde_json::Value::Number(n) => n.as_f64().unwrap(),
-        serde_json::Value::String(s) => {
-            // RFC 3339 with fractional seconds.
-            let (date, time) = s.split_once('T').unwrap();
-            let time = time.trim_end_matches('Z');
-            let time = time.split(['+', '-']).next().unwrap();
-            let mut parts = time.split(':');
-            let h: f64 = parts.next().unwrap().parse().unwrap();
-            let m: f64 = parts.next().unwrap().parse().unwrap();
-            let sec: f64 = parts.next().unwrap().parse().unwrap();
-            let day: f64 = date.rsplit('-').next().unwrap().parse().unwrap();
-            day * 86400.0 + h * 3600.0 + m * 60.0 + sec
-        }
-        other => panic!("no ts in {other}"),
-    }
-}
-
 /// Every defragmentation etcd logged, in start order.
-fn defrags(cluster: &Cluster) -> Vec<Logged> {
-    let mut out = Vec::new();
-    for i in 0..cluster.members.len() {
-        let mut start = None;
-        for line in cluster.log(i).lines() {
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-                continue;
-            };
-            let msg = v["msg"].as_str().unwrap_or("");
-            if msg == "defragmenting" {
-                start = Some(ts(&v));
-            } else if msg == "finished defragmenting directory" {
-                if let Some(s) = start.take() {
-                    out.push(Logged {
-                        member: i,
-                        start: s,
-                        end: ts(&v),
-                    });
-                }
-            }
-        }
-    }
-    out.sort_by(|a, b| a.start.partial_cmp(&b.start).unwrap());
-    out
+fn defrags(cluster: &Cluster) -> Vec<kubectl_etcd_testbed::LoggedDefrag> {
+    cluster.logged_defrags()
 }
 
 async fn sizes(cluster: &Cluster) -> Vec<(i64, i64)> {
@@ -281,7 +231,8 @@ async fn move_leader_always_never_and_auto() {
     );
 }
 
-/// A member SIGSTOPped mid-sweep: nothing else is defragmented while it is
+/// A member SIGSTOPped mid-sweep (the leader, stopped while the first
+/// follower is being defragmented): nothing else is defragmented while it is
 /// out and the run ends with exit 1 naming it; with `--wait-healthy` the
 /// sweep waits and finishes after SIGCONT.
 #[tokio::test(flavor = "multi_thread")]
@@ -294,8 +245,10 @@ async fn stopped_member_mid_sweep_stops_or_waits() {
     let mut a = defrag_args(&cluster, &["--move-leader=never"]);
     a.extend(args(&timeouts));
     let mut run = spawn_tool(&a);
-    run.wait_for("after the first member", |l| l.contains("Defragmented"))
-        .await;
+    run.wait_for("the first defragmentation", |l| {
+        l.contains("defragmenting ")
+    })
+    .await;
     cluster.pause(leader).unwrap();
     let done = run.finish().await;
     cluster.resume(leader).unwrap();
@@ -322,14 +275,19 @@ async fn stopped_member_mid_sweep_stops_or_waits() {
     );
     cluster.wait_ready(Duration::from_secs(20)).await.unwrap();
 
-    // Again, waiting this time: the sweep finishes once the member is back.
-    cluster.fragment(300 * MB, 0.1).await.unwrap();
+    // Again on a fresh cluster, waiting this time: the sweep finishes once
+    // the member is back.
+    drop(cluster);
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 300 * MB, 0.1).await;
+    let leader = cluster.leader().await.unwrap();
     let before = defrags(&cluster).len();
     let mut a = defrag_args(&cluster, &["--move-leader=never", "--wait-healthy=90s"]);
     a.extend(args(&timeouts));
     let mut run = spawn_tool(&a);
-    run.wait_for("after the first member", |l| l.contains("Defragmented"))
-        .await;
+    run.wait_for("the first defragmentation", |l| {
+        l.contains("defragmenting ")
+    })
+    .await;
     cluster.pause(leader).unwrap();
     run.wait_for("a refusal while it is stopped", |l| {
         l.contains("retrying in")
@@ -666,17 +624,37 @@ async fn invalid_rule_input_exits_2_without_contact() {
 async fn interrupt_stops_after_the_in_flight_member() {
     let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 400 * MB, 0.3).await;
     let mut run = spawn_tool(&defrag_args(&cluster, &["--move-leader=never"]));
-    run.wait_for("the first defragmentation", |l| l.contains("defragmenting ")).await;
+    run.wait_for("the first defragmentation", |l| {
+        l.contains("defragmenting ")
+    })
+    .await;
     run.interrupt();
     let done = run.finish().await;
     assert_eq!(done.code, 1, "{done:?}");
     let doc = done.json();
     assert_eq!(doc["stopped"], "interrupted", "{doc}");
-    let outcomes: Vec<&str> = doc["members"].as_array().unwrap().iter().map(|m| m["outcome"].as_str().unwrap()).collect();
-    assert_eq!(outcomes.iter().filter(|o| **o == "Defragmented").count(), 1, "{doc}");
-    assert_eq!(outcomes.iter().filter(|o| **o == "Pending").count(), 2, "{doc}");
+    let outcomes: Vec<&str> = doc["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        outcomes.iter().filter(|o| **o == "Defragmented").count(),
+        1,
+        "{doc}"
+    );
+    assert_eq!(
+        outcomes.iter().filter(|o| **o == "Pending").count(),
+        2,
+        "{doc}"
+    );
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(defrags(&cluster).len(), 1, "only the in-flight member was defragmented");
+    assert_eq!(
+        defrags(&cluster).len(),
+        1,
+        "only the in-flight member was defragmented"
+    );
 }
 
 /// `--member` narrows the sweep; `--compact` compacts first and waits for
@@ -695,26 +673,50 @@ async fn member_selection_and_compaction() {
             .collect();
         c.txn(etcd_client::Txn::new().and_then(ops)).await.unwrap();
     }
-    c.delete("h/", Some(etcd_client::DeleteOptions::new().with_prefix())).await.unwrap();
+    c.delete("h/", Some(etcd_client::DeleteOptions::new().with_prefix()))
+        .await
+        .unwrap();
     let before = sizes(&cluster).await;
-    assert!(before.iter().all(|(s, u)| s - u < 8 * 1024 * 1024), "history still in use: {before:?}");
+    assert!(
+        before.iter().all(|(s, u)| s - u < 8 * 1024 * 1024),
+        "history still in use: {before:?}"
+    );
 
     let target = cluster.members[0].name.clone();
-    let doc = tool(&defrag_args(&cluster, &["--all", "--member", &target, "--compact"]), &[]).await.expect_code(0).json();
+    let doc = tool(
+        &defrag_args(&cluster, &["--all", "--member", &target, "--compact"]),
+        &[],
+    )
+    .await
+    .expect_code(0)
+    .json();
     assert!(doc["compactedAt"].as_i64().unwrap() > 0, "{doc}");
     let logged = defrags(&cluster);
     assert_eq!(logged.len(), 1, "{logged:?}");
     assert_eq!(logged[0].member, 0);
     let after = sizes(&cluster).await;
-    assert!(after[0].0 * 4 < before[0].0, "compaction + defrag must shrink it: {before:?} -> {after:?}");
-    for m in doc["members"].as_array().unwrap().iter().filter(|m| m["name"] != target.as_str()) {
+    assert!(
+        after[0].0 * 4 < before[0].0,
+        "compaction + defrag must shrink it: {before:?} -> {after:?}"
+    );
+    for m in doc["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["name"] != target.as_str())
+    {
         assert_eq!(m["reason"], "NotSelected", "{m}");
     }
     let mut a = one_seed(&cluster);
     a.extend(args(&["defrag", "--yes", "--member", "nope"]));
     let run = tool(&a, &[]).await;
     run.expect_code(2);
-    assert!(run.stderr.contains("--member nope: no such member (members: m0, m1, m2)"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("--member nope: no such member (members: m0, m1, m2)"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// `move-leader` hands leadership to the named voter, or to the most
@@ -725,7 +727,14 @@ async fn move_leader_command_and_alarm_list() {
     let leader = cluster.leader().await.unwrap();
     let to = (leader + 1) % 3;
     let mut a = one_seed(&cluster);
-    a.extend(args(&["move-leader", "--yes", "--to", &cluster.members[to].name, "-o", "json"]));
+    a.extend(args(&[
+        "move-leader",
+        "--yes",
+        "--to",
+        &cluster.members[to].name,
+        "-o",
+        "json",
+    ]));
     let doc = tool(&a, &[]).await.expect_code(0).json();
     assert_eq!(cluster.leader().await.unwrap(), to);
     assert_eq!(doc["leaderAfter"], cluster.members[to].name.as_str());
@@ -743,13 +752,26 @@ async fn move_leader_command_and_alarm_list() {
     let mut c = cluster.client(0).await.unwrap();
     let mut options = etcd_client::AlarmOptions::new();
     options.with_member(ids[2]);
-    c.alarm(etcd_client::AlarmAction::Activate, etcd_client::AlarmType::Nospace, Some(options)).await.unwrap();
+    c.alarm(
+        etcd_client::AlarmAction::Activate,
+        etcd_client::AlarmType::Nospace,
+        Some(options),
+    )
+    .await
+    .unwrap();
     let mut a = one_seed(&cluster);
     a.extend(args(&["alarm", "list", "-o", "json"]));
     let doc = tool(&a, &[]).await.expect_code(0).json();
-    assert_eq!(doc["alarms"], serde_json::json!([{"member": "m2", "memberId": format!("{:x}", ids[2]), "alarm": "NOSPACE"}]));
+    assert_eq!(
+        doc["alarms"],
+        serde_json::json!([{"member": "m2", "memberId": format!("{:x}", ids[2]), "alarm": "NOSPACE"}])
+    );
     let mut a = one_seed(&cluster);
     a.extend(args(&["alarm", "list"]));
     let run = tool(&a, &[]).await;
-    assert!(run.stdout.contains("NOSPACE") && run.stdout.contains("m2"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("NOSPACE") && run.stdout.contains("m2"),
+        "{}",
+        run.stdout
+    );
 }

@@ -71,6 +71,8 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
 
     // First look: unknown --member names are a usage error.
     let snap = snapshot::take(ops, target).await?;
+    let seeded = snapshot::with_members_as_seeds(target, &snap);
+    let target = &seeded;
     for name in &opts.selection {
         if !snap.members.iter().any(|m| &m.name == name) {
             let mut known: Vec<&str> = snap.members.iter().map(|m| m.name.as_str()).collect();
@@ -123,15 +125,19 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     }
 
     let stop = StopFlag::default();
+    // Register for SIGINT before the sweep starts, so that an early Ctrl-C is
+    // never the default "kill the process mid-defrag".
+    let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .map_err(|e| Error::Etcd(format!("cannot watch for Ctrl-C: {e}")))?;
     let watcher = {
         let stop = stop.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
+            if interrupts.recv().await.is_some() {
                 stop.request();
                 crate::logging::message(
                     "interrupted: stopping after the member being defragmented answers again (Ctrl-C again to quit now)",
                 );
-                if tokio::signal::ctrl_c().await.is_ok() {
+                if interrupts.recv().await.is_some() {
                     std::process::exit(130);
                 }
             }

@@ -50,73 +50,62 @@ pub trait EventSink: Send + Sync {
     fn event(&self, event: &ExecEvent<'_>);
 }
 
-/// Writes each event as a log line (info level; `-v` shows them).
-pub struct LogSink;
-
-impl EventSink for LogSink {
-    fn event(&self, event: &ExecEvent<'_>) {
+impl ExecEvent<'_> {
+    /// One line for a person, shared by the log and the progress display.
+    pub fn describe(&self) -> String {
         use crate::quantity::{format_bytes, format_duration};
-        match event {
+        match self {
             ExecEvent::Planned { plan } => {
                 let order: Vec<&str> = plan.to_defrag().map(|m| m.name.as_str()).collect();
-                tracing::info!(
-                    "plan: defragment {}",
-                    if order.is_empty() {
-                        "nothing".to_string()
-                    } else {
-                        order.join(" → ")
-                    }
-                );
+                if order.is_empty() {
+                    "plan: nothing to defragment".to_string()
+                } else {
+                    format!("plan: defragment {}", order.join(" → "))
+                }
             }
             ExecEvent::GateRefused { reasons, retry_in } => {
                 let text: Vec<String> = reasons.iter().map(|r| r.to_string()).collect();
                 match retry_in {
-                    Some(d) => tracing::warn!(
+                    Some(d) => format!(
                         "health gate refused ({}); retrying in {}",
                         text.join("; "),
                         format_duration(*d)
                     ),
-                    None => tracing::warn!("health gate refused: {}", text.join("; ")),
+                    None => format!("health gate refused: {}", text.join("; ")),
                 }
             }
             ExecEvent::Compacted {
                 revision,
                 settled_in,
-            } => {
-                tracing::info!(
-                    "compacted at revision {revision}; in-use sizes settled after {}",
-                    format_duration(*settled_in)
-                )
-            }
-            ExecEvent::LeaderDecision { member, choice } => tracing::info!(
+            } => format!(
+                "compacted at revision {revision}; in-use sizes settled after {}",
+                format_duration(*settled_in)
+            ),
+            ExecEvent::LeaderDecision { member, choice } => format!(
                 "leader {member}: {} ({})",
                 if choice.transfer {
-                    "transfer leadership first"
+                    "transferring leadership first"
                 } else {
-                    "defragment in place"
+                    "defragmenting in place"
                 },
                 choice.why
             ),
-            ExecEvent::LeaderTransferred { from, to, took } => {
-                tracing::info!(
-                    "leadership moved from {from} to {to} in {}",
-                    format_duration(*took)
-                )
-            }
-            ExecEvent::DefragStarted { member } => tracing::info!(
+            ExecEvent::LeaderTransferred { from, to, took } => format!(
+                "leadership moved from {from} to {to} in {}",
+                format_duration(*took)
+            ),
+            ExecEvent::DefragStarted { member } => format!(
                 "defragmenting {} ({:?}, {} on disk, {} in use)",
                 member.name,
                 member.role,
                 format_bytes(member.db_size),
                 format_bytes(member.in_use)
             ),
-            ExecEvent::WaitingForMember { member, waited } => {
-                tracing::info!(
-                    "waiting for {member} to answer and catch up ({})",
-                    format_duration(*waited)
-                )
-            }
-            ExecEvent::DefragFinished { result } => tracing::info!(
+            ExecEvent::WaitingForMember { member, waited } => format!(
+                "waiting for {member} to answer and catch up ({})",
+                format_duration(*waited)
+            ),
+            ExecEvent::DefragFinished { result } => format!(
                 "member {} {:?}{}{}",
                 result.name,
                 result.outcome,
@@ -125,15 +114,29 @@ impl EventSink for LogSink {
                 } else {
                     format!(" ({})", result.reason)
                 },
-                result
-                    .db_size_after
-                    .map(|a| format!(
-                        ": {} → {}",
+                match (result.db_size_after, result.duration_ms) {
+                    (Some(after), Some(ms)) => format!(
+                        ": {} → {} in {}",
                         format_bytes(result.db_size_before),
-                        format_bytes(a)
-                    ))
-                    .unwrap_or_default()
+                        format_bytes(after),
+                        format_duration(Duration::from_millis(ms))
+                    ),
+                    _ => String::new(),
+                }
             ),
+        }
+    }
+}
+
+/// Writes each event as a log line (info level, refusals as warnings; `-v`
+/// shows them).
+pub struct LogSink;
+
+impl EventSink for LogSink {
+    fn event(&self, event: &ExecEvent<'_>) {
+        match event {
+            ExecEvent::GateRefused { .. } => tracing::warn!("{}", event.describe()),
+            _ => tracing::info!("{}", event.describe()),
         }
     }
 }

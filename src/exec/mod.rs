@@ -272,6 +272,8 @@ pub async fn sweep<O: EtcdOps>(
     stop: &StopFlag,
 ) -> crate::Result<SweepOutcome> {
     let started = Instant::now();
+    let mut target = target.clone();
+    let target = &mut target;
     let mut done: BTreeSet<String> = BTreeSet::new();
     let mut results: Vec<MemberResult> = Vec::new();
     let mut measured = Measured::default();
@@ -301,7 +303,10 @@ pub async fn sweep<O: EtcdOps>(
             break;
         }
         let (snap, verdict) = match gated(ops, target, opts, sink, stop).await? {
-            Gated::Pass(s, v) => (s, v),
+            Gated::Pass(s, v) => {
+                *target = snapshot::with_members_as_seeds(target, &s);
+                (s, v)
+            }
             Gated::Refused(reasons) => {
                 refusal = reasons.iter().map(Into::into).collect();
                 stopped = Some(format!(

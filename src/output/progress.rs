@@ -9,7 +9,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::OutputFormat;
 use crate::exec::events::{EventSink, ExecEvent, LogSink};
-use crate::quantity::{format_bytes, format_duration};
 
 /// The sink for this run: bars when a person watches a table, else logs.
 pub fn sink(format: OutputFormat) -> Box<dyn EventSink> {
@@ -39,90 +38,31 @@ impl Bars {
 impl EventSink for Bars {
     fn event(&self, event: &ExecEvent<'_>) {
         match event {
-            ExecEvent::DefragStarted { member } => {
+            ExecEvent::DefragStarted { .. } => {
                 let bar = ProgressBar::new_spinner();
                 bar.set_style(
                     ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
                         .unwrap_or_else(|_| ProgressStyle::default_spinner()),
                 );
                 bar.enable_steady_tick(Duration::from_millis(120));
-                bar.set_message(format!(
-                    "defragmenting {} ({:?}, {} on disk, {} in use)",
-                    member.name,
-                    member.role,
-                    format_bytes(member.db_size),
-                    format_bytes(member.in_use)
-                ));
+                bar.set_message(event.describe());
                 if let Ok(mut g) = self.current.lock() {
                     *g = Some(bar);
                 }
             }
-            ExecEvent::WaitingForMember { member, waited } => {
+            ExecEvent::WaitingForMember { .. } => {
                 if let Some(bar) = self.current.lock().ok().and_then(|g| g.clone()) {
-                    bar.set_message(format!(
-                        "waiting for {member} to answer and catch up ({})",
-                        format_duration(*waited)
-                    ));
+                    bar.set_message(event.describe());
                 }
             }
-            ExecEvent::DefragFinished { result } => {
-                let bar = self.current.lock().ok().and_then(|mut g| g.take());
-                let text = format!(
-                    "{} {:?}{}{}",
-                    result.name,
-                    result.outcome,
-                    if result.reason.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" ({})", result.reason)
-                    },
-                    match (result.db_size_after, result.duration_ms) {
-                        (Some(after), Some(ms)) => format!(
-                            ": {} → {} in {}",
-                            format_bytes(result.db_size_before),
-                            format_bytes(after),
-                            format_duration(Duration::from_millis(ms))
-                        ),
-                        _ => String::new(),
-                    }
-                );
-                match bar {
-                    Some(b) => b.finish_with_message(text),
-                    None => crate::logging::message(&text),
+            ExecEvent::DefragFinished { .. } => {
+                match self.current.lock().ok().and_then(|mut g| g.take()) {
+                    Some(b) => b.finish_with_message(event.describe()),
+                    None => crate::logging::message(&event.describe()),
                 }
             }
-            ExecEvent::GateRefused { reasons, retry_in } => {
-                let text: Vec<String> = reasons.iter().map(|r| r.to_string()).collect();
-                self.line(match retry_in {
-                    Some(d) => format!(
-                        "health gate refused ({}); retrying in {}",
-                        text.join("; "),
-                        format_duration(*d)
-                    ),
-                    None => format!("health gate refused: {}", text.join("; ")),
-                });
-            }
-            ExecEvent::LeaderDecision { member, choice } => self.line(format!(
-                "leader {member}: {} ({})",
-                if choice.transfer {
-                    "transferring leadership first"
-                } else {
-                    "defragmenting in place"
-                },
-                choice.why
-            )),
-            ExecEvent::LeaderTransferred { from, to, took } => self.line(format!(
-                "leadership moved from {from} to {to} in {}",
-                format_duration(*took)
-            )),
-            ExecEvent::Compacted {
-                revision,
-                settled_in,
-            } => self.line(format!(
-                "compacted at revision {revision}; sizes settled after {}",
-                format_duration(*settled_in)
-            )),
             ExecEvent::Planned { .. } => {}
+            _ => self.line(event.describe()),
         }
     }
 }

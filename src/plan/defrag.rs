@@ -404,11 +404,11 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["c", "b"]
         );
-        // Leadership moved to a: a is now last.
+        // Leadership moved to a: a is now last; b (800 MiB reclaimable) before c.
         let p = plan(&s, Some(1), &all, &[], &BTreeSet::new());
         assert_eq!(
             p.to_defrag().map(|m| m.name.as_str()).collect::<Vec<_>>(),
-            ["c", "b", "a"]
+            ["b", "c", "a"]
         );
     }
 

@@ -252,6 +252,11 @@ impl ApiServer {
         pids.extend(self.etcd.members.iter().filter_map(|m| m.pid()));
         pids
     }
+
+    /// The folders the server and its etcd write to, for a watchdog.
+    pub fn dirs(&self) -> Vec<PathBuf> {
+        vec![self.dir.path().to_path_buf(), self.etcd.dir().to_path_buf()]
+    }
 }
 
 impl Drop for ApiServer {
@@ -263,18 +268,21 @@ impl Drop for ApiServer {
     }
 }
 
-/// Starts a small process that SIGKILLs `pids` as soon as this process is
-/// gone. For servers shared by a whole test binary (held in a `static`,
-/// which is never dropped), so that nothing outlives the tests.
-pub fn watchdog(pids: &[u32]) -> Result<()> {
+/// Starts a small process that SIGKILLs `pids` and removes `dirs` as soon as
+/// this process is gone. For servers shared by a whole test binary (held in
+/// a `static`, which is never dropped), so that nothing outlives the tests.
+pub fn watchdog(pids: &[u32], dirs: &[PathBuf]) -> Result<()> {
     let list: Vec<String> = pids.iter().map(|p| p.to_string()).collect();
     let script = format!(
-        "while kill -0 {parent} 2>/dev/null; do sleep 0.5; done; kill -9 {} 2>/dev/null; exit 0",
+        "while kill -0 {parent} 2>/dev/null; do sleep 0.5; done; kill -9 {} 2>/dev/null; sleep 0.5; rm -rf -- \"$@\"; exit 0",
         list.join(" "),
         parent = std::process::id()
     );
     Command::new("sh")
-        .args(["-c", &script])
+        .arg("-c")
+        .arg(&script)
+        .arg("watchdog")
+        .args(dirs)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -317,11 +317,16 @@ impl Cluster {
         env
     }
 
-    /// A client connected to member `i` only.
+    /// A client connected to member `i` only (10 s request timeout).
     pub async fn client(&self, i: usize) -> Result<Client> {
+        self.client_with_timeout(i, Duration::from_secs(10)).await
+    }
+
+    /// A client connected to member `i` only, with a request timeout.
+    pub async fn client_with_timeout(&self, i: usize, timeout: Duration) -> Result<Client> {
         let mut options = ConnectOptions::new()
             .with_connect_timeout(Duration::from_secs(2))
-            .with_timeout(Duration::from_secs(10));
+            .with_timeout(timeout);
         if let Some(p) = &self.pki {
             let ca = std::fs::read(&p.ca).map_err(|e| e.to_string())?;
             // Every test-bed certificate names localhost; members on their
@@ -473,7 +478,10 @@ impl Cluster {
         let value = vec![b'x'; VALUE];
         let count = (total_bytes / VALUE as u64) as usize;
         let kept = ((count as f64) * keep) as usize;
-        let client = self.client(0).await?;
+        // Bulk writes of a large backend can take a while to fsync.
+        let client = self
+            .client_with_timeout(0, Duration::from_secs(120))
+            .await?;
         let batches: Vec<Vec<usize>> = (0..count)
             .collect::<Vec<_>>()
             .chunks(PER_TXN)
@@ -497,7 +505,7 @@ impl Cluster {
                     .collect();
                 c.txn(Txn::new().and_then(ops)).await.map(|_| ())
             }));
-            if pending.len() >= 8 {
+            if pending.len() >= 4 {
                 let first = pending.remove(0);
                 first
                     .await
@@ -548,6 +556,36 @@ impl Cluster {
         Ok(revision)
     }
 
+    /// Every defragmentation etcd recorded in the members' own logs (needs
+    /// `log_level = "info"`), in start order.
+    pub fn logged_defrags(&self) -> Vec<LoggedDefrag> {
+        let mut out = Vec::new();
+        for i in 0..self.members.len() {
+            let mut start = None;
+            for line in self.log(i).lines() {
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                    continue;
+                };
+                let t = log_time(&v["ts"]);
+                match v["msg"].as_str() {
+                    Some("defragmenting") => start = t,
+                    Some("finished defragmenting directory") => {
+                        if let (Some(s), Some(e)) = (start.take(), t) {
+                            out.push(LoggedDefrag {
+                                member: i,
+                                start: s,
+                                end: e,
+                            });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out.sort_by(|a, b| a.start.total_cmp(&b.start));
+        out
+    }
+
     /// Member `i`'s whole log (etcd writes JSON lines).
     pub fn log(&self, i: usize) -> String {
         std::fs::read_to_string(&self.members[i].log).unwrap_or_default()
@@ -559,6 +597,49 @@ impl Cluster {
         let all: Vec<&str> = text.lines().collect();
         all[all.len().saturating_sub(lines)..].join("\n")
     }
+}
+
+/// A defragmentation as etcd logged it: the member index and when it started
+/// and finished, in seconds since the Unix epoch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoggedDefrag {
+    pub member: usize,
+    pub start: f64,
+    pub end: f64,
+}
+
+/// Parses etcd's log timestamp: epoch seconds, or RFC 3339 in UTC
+/// (`2026-11-30T15:40:01.123456Z`).
+pub fn log_time(v: &serde_json::Value) -> Option<f64> {
+    if let Some(n) = v.as_f64() {
+        return Some(n);
+    }
+    let s = v.as_str()?;
+    let (date, time) = s.split_once('T')?;
+    let time = time.trim_end_matches('Z');
+    let mut hms = time.split(':');
+    let h: f64 = hms.next()?.parse().ok()?;
+    let m: f64 = hms.next()?.parse().ok()?;
+    let sec: f64 = hms
+        .next()?
+        .trim_end_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .ok()?;
+    let mut ymd = date.split('-');
+    let (y, mo, d): (i64, i64, i64) = (
+        ymd.next()?.parse().ok()?,
+        ymd.next()?.parse().ok()?,
+        ymd.next()?.parse().ok()?,
+    );
+    // Days since the epoch of a proleptic Gregorian date.
+    let y2 = if mo <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days as f64 * 86400.0 + h * 3600.0 + m * 60.0 + sec)
 }
 
 impl Drop for Cluster {

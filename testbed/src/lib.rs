@@ -13,7 +13,7 @@ pub mod ports;
 
 pub use apiserver::{ApiServer, Context};
 pub use bins::EtcdVersion;
-pub use cluster::{Cluster, ClusterSpec, Security};
+pub use cluster::{Cluster, ClusterSpec, LoggedDefrag, Security};
 
 /// Errors of the test bed are plain strings: they end up in a test failure
 /// message, where the text is what matters.

@@ -38,7 +38,8 @@ pub async fn apiserver() -> &'static ApiServer {
             let server = ApiServer::start(&crd_files(), "")
                 .await
                 .unwrap_or_else(|e| panic!("test bed API server: {e}"));
-            kubectl_etcd_testbed::apiserver::watchdog(&server.pids()).expect("watchdog");
+            kubectl_etcd_testbed::apiserver::watchdog(&server.pids(), &server.dirs())
+                .expect("watchdog");
             server
         })
         .await

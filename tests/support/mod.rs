@@ -167,8 +167,11 @@ impl Running {
     /// Sends SIGINT, as Ctrl-C would.
     pub fn interrupt(&self) {
         let pid = self.child.id().expect("running") as i32;
-        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGINT)
-            .expect("SIGINT");
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGINT,
+        )
+        .expect("SIGINT");
     }
 
     /// Waits for the run to end (at most 300 s) and collects its output.
