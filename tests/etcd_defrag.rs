@@ -346,10 +346,10 @@ async fn timeout_shorter_than_defrag_waits_for_the_member() {
 /// whoever leads is still defragmented last.
 #[tokio::test(flavor = "multi_thread")]
 async fn leadership_moved_mid_sweep_keeps_the_leader_last() {
-    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 400 * MB, 0.3).await;
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 400 * MB, 0.5).await;
     let leader = cluster.leader().await.unwrap();
     let ids = cluster.member_ids().await.unwrap();
-    let mut run = spawn_tool(&defrag_args(&cluster, &["--move-leader=never"]));
+    let mut run = spawn_tool(&defrag_args(&cluster, &["--all", "--move-leader=never"]));
     let line = run
         .wait_for("the first defragmentation", |l| {
             l.contains("defragmenting ")
@@ -622,8 +622,8 @@ async fn invalid_rule_input_exits_2_without_contact() {
 /// nothing else is started, the partial report is printed, exit 1.
 #[tokio::test(flavor = "multi_thread")]
 async fn interrupt_stops_after_the_in_flight_member() {
-    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 400 * MB, 0.3).await;
-    let mut run = spawn_tool(&defrag_args(&cluster, &["--move-leader=never"]));
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 400 * MB, 0.5).await;
+    let mut run = spawn_tool(&defrag_args(&cluster, &["--all", "--move-leader=never"]));
     run.wait_for("the first defragmentation", |l| {
         l.contains("defragmenting ")
     })
