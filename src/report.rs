@@ -85,6 +85,21 @@ pub struct AlarmRow {
     pub alarm: String,
 }
 
+impl AlarmRow {
+    /// Every alarm in the snapshot, with the member's name. Pure.
+    pub fn all(snapshot: &ClusterSnapshot) -> Vec<AlarmRow> {
+        snapshot
+            .alarms
+            .iter()
+            .map(|a| AlarmRow {
+                member: snapshot.name_of(a.member_id),
+                member_id: format!("{:x}", a.member_id),
+                alarm: a.kind.as_str().to_string(),
+            })
+            .collect()
+    }
+}
+
 impl StatusReport {
     /// Builds the status report. Pure.
     pub fn build(
@@ -147,15 +162,7 @@ impl StatusReport {
             cluster,
             leader: verdict.leader.map(|id| format!("{id:x}")),
             members,
-            alarms: snapshot
-                .alarms
-                .iter()
-                .map(|a| AlarmRow {
-                    member: snapshot.name_of(a.member_id),
-                    member_id: format!("{:x}", a.member_id),
-                    alarm: a.kind.as_str().to_string(),
-                })
-                .collect(),
+            alarms: AlarmRow::all(snapshot),
             gate: GateView {
                 passed: verdict.passed(),
                 reasons: verdict.reasons.iter().map(ReasonView::from).collect(),

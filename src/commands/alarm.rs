@@ -35,30 +35,16 @@ pub async fn list(global: &GlobalArgs, args: &AlarmListArgs) -> Result<ExitStatu
     let snap = snapshot::take(&session.clients, &session.target).await?;
     let report = AlarmListReport {
         cluster: session.target.cluster.clone(),
-        alarms: snap
-            .alarms
-            .iter()
-            .map(|a| AlarmRow {
-                member: snap.name_of(a.member_id),
-                member_id: format!("{:x}", a.member_id),
-                alarm: a.kind.as_str().to_string(),
-            })
-            .collect(),
+        alarms: AlarmRow::all(&snap),
     };
     let text = match global.output {
-        OutputFormat::Table | OutputFormat::Wide => {
-            if report.alarms.is_empty() {
-                "No alarms.\n".to_string()
-            } else {
-                output::table::rows(
-                    &["ALARM", "MEMBER", "MEMBER ID"],
-                    report
-                        .alarms
-                        .iter()
-                        .map(|a| vec![a.alarm.clone(), a.member.clone(), a.member_id.clone()]),
-                )
-            }
-        }
+        OutputFormat::Table | OutputFormat::Wide => alarm_table(
+            &["ALARM", "MEMBER", "MEMBER ID"],
+            report
+                .alarms
+                .iter()
+                .map(|a| vec![a.alarm.clone(), a.member.clone(), a.member_id.clone()]),
+        ),
         format => output::render_data(&report, format)?,
     };
     output::emit(&text)?;
@@ -127,23 +113,17 @@ pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitS
         alarms: actions,
     };
     let text = match global.output {
-        OutputFormat::Table | OutputFormat::Wide => {
-            if report.alarms.is_empty() {
-                "No alarms.\n".to_string()
-            } else {
-                output::table::rows(
-                    &["ALARM", "MEMBER", "RESULT", "WHY"],
-                    report.alarms.iter().map(|a| {
-                        vec![
-                            a.alarm.clone(),
-                            a.member.clone(),
-                            a.result.to_string(),
-                            a.why.clone(),
-                        ]
-                    }),
-                )
-            }
-        }
+        OutputFormat::Table | OutputFormat::Wide => alarm_table(
+            &["ALARM", "MEMBER", "RESULT", "WHY"],
+            report.alarms.iter().map(|a| {
+                vec![
+                    a.alarm.clone(),
+                    a.member.clone(),
+                    a.result.to_string(),
+                    a.why.clone(),
+                ]
+            }),
+        ),
         format => output::render_data(&report, format)?,
     };
     output::emit(&text)?;
@@ -166,4 +146,13 @@ pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitS
         return Ok(ExitStatus::Failed);
     }
     Ok(ExitStatus::Success)
+}
+
+/// An alarm table, or "No alarms." when there are none.
+fn alarm_table(header: &[&str], rows: impl ExactSizeIterator<Item = Vec<String>>) -> String {
+    if rows.len() == 0 {
+        "No alarms.\n".to_string()
+    } else {
+        output::table::rows(header, rows)
+    }
 }

@@ -33,7 +33,7 @@ fn opt_num(v: Option<u64>) -> String {
 /// front, an error row for a cluster that could not be probed, and each
 /// refusing cluster's gate reasons after the table.
 pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
-    let (mut header, _) = status_columns(wide);
+    let mut header = status_columns(wide);
     header.splice(0..0, ["NAMESPACE", "CLUSTER"]);
     let mut table = new_table(&header);
     let mut footer = String::new();
@@ -73,7 +73,7 @@ pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
     text
 }
 
-fn status_columns(wide: bool) -> (Vec<&'static str>, usize) {
+fn status_columns(wide: bool) -> Vec<&'static str> {
     let mut header = vec![
         "NAME",
         "ENDPOINT",
@@ -90,14 +90,13 @@ fn status_columns(wide: bool) -> (Vec<&'static str>, usize) {
     if wide {
         header.extend(["RAFT TERM", "RAFT INDEX", "APPLIED", "QUOTA BYTES", "ERROR"]);
     }
-    let n = header.len();
-    (header, n)
+    header
 }
 
 /// Renders `status`. `wide` adds raft progress, the exact quota and the
 /// probe error. When the gate refuses, its reasons follow the table.
 pub fn status(report: &StatusReport, wide: bool) -> String {
-    let (header, _) = status_columns(wide);
+    let header = status_columns(wide);
     let mut table = new_table(&header);
     for row in status_rows(report, wide) {
         table.add_row(row);
