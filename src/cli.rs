@@ -170,6 +170,22 @@ pub enum Command {
     /// Transfer leadership to another voter (the most caught-up healthy one
     /// unless --to names it).
     MoveLeader(MoveLeaderArgs),
+    /// The client Service's spec.trafficDistribution, kept in step with the
+    /// EtcdCluster annotation the operator reads.
+    ///
+    /// Writes are server-side applies of that one field under the operator's
+    /// own field manager (etcd-operator-traffic-distribution), so the tool and
+    /// an operator that supports the annotation never fight over it. Only the
+    /// `<cluster>-client` Service is touched, never the headless one, and a
+    /// missing Service is an error: the tool never creates one.
+    ///
+    /// For the value to matter: nodes need `topology.kubernetes.io/zone`,
+    /// members should be spread across zones (and, for PreferSameNode,
+    /// clients run on nodes that host members), and the service proxy must
+    /// honour EndpointSlice hints (kube-proxy does). With no ready endpoint in
+    /// the preferred topology, traffic falls back to the whole cluster.
+    #[command(subcommand)]
+    Traffic(TrafficCommand),
     /// Print a shell completion script.
     Completion {
         #[arg(value_enum)]
@@ -319,6 +335,77 @@ pub struct MoveLeaderArgs {
 
     #[command(flatten)]
     pub gate: GateArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TrafficCommand {
+    /// The Service's value, the managers that own it, the EtcdCluster
+    /// annotation, and which values this API server release keeps.
+    Show(TrafficShowArgs),
+    /// Annotate the EtcdCluster and apply VALUE to the client Service, then
+    /// read it back. A value the API server rejects (422) or accepts and
+    /// drops (servers before 1.31) is an error (exit 1), with the annotation
+    /// restored and nothing left owned by the field manager.
+    Set(TrafficSetArgs),
+    /// Remove the annotation and release the field manager's ownership. The
+    /// value stays if another manager also owns it; a value set by hand is
+    /// left alone.
+    Clear(TrafficClearArgs),
+}
+
+/// The values `traffic set` accepts (exact spelling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TrafficValueArg {
+    /// Prefer endpoints close to the client (Kubernetes 1.31+); from 1.34 an
+    /// older name for PreferSameZone.
+    #[value(name = "PreferClose")]
+    PreferClose,
+    /// Prefer endpoints in the client's zone (Kubernetes 1.34+).
+    #[value(name = "PreferSameZone")]
+    PreferSameZone,
+    /// Prefer endpoints on the client's node (Kubernetes 1.34+).
+    #[value(name = "PreferSameNode")]
+    PreferSameNode,
+}
+
+#[derive(Debug, Args)]
+pub struct TrafficShowArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+}
+
+#[derive(Debug, Args)]
+pub struct TrafficSetArgs {
+    /// The value for spec.trafficDistribution.
+    #[arg(value_enum, value_name = "VALUE", hide_possible_values = false)]
+    pub value: TrafficValueArg,
+
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    /// Send every write as a server-side dry run (the server validates it and
+    /// stores nothing) and print what would change.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Do not ask for confirmation (required when not on a terminal).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TrafficClearArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    /// Send every write as a server-side dry run and print what would
+    /// change.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Do not ask for confirmation (required when not on a terminal).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
 }
 
 /// Settings of the health gate shared by every command that evaluates it.

@@ -67,6 +67,11 @@ pub enum Error {
     #[error("{0}")]
     Etcd(String),
 
+    /// The tool ran and the change did not take (for example the API server
+    /// refused or dropped a value); the message says what was rolled back.
+    #[error("{0}")]
+    Failed(String),
+
     /// Writing the result to stdout failed (other than a closed pipe).
     #[error("cannot write output: {0}")]
     Output(#[from] std::io::Error),
@@ -86,7 +91,7 @@ impl Error {
             | Error::Kube(_)
             | Error::Resolve(_)
             | Error::Render(_) => ExitStatus::Usage,
-            Error::Output(_) | Error::Etcd(_) => ExitStatus::Failed,
+            Error::Output(_) | Error::Etcd(_) | Error::Failed(_) => ExitStatus::Failed,
         }
     }
 

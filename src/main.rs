@@ -48,13 +48,21 @@ fn clap_error(e: clap::Error) -> ExitCode {
             ExitCode::from(ExitStatus::Usage.code())
         }
         _ => {
+            // clap spreads one error over several lines (the problem, the
+            // possible values, a tip) before its usage block: keep them all,
+            // on one line.
             let rendered = e.render().to_string();
-            let first = rendered
+            let parts: Vec<&str> = rendered
                 .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid arguments")
-                .trim_start_matches("error: ");
-            logging::message(&format!("error: {first} (see 'kubectl etcd --help')"));
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            let text = match parts.join(" ") {
+                t if t.is_empty() => "invalid arguments".to_string(),
+                t => t.trim_start_matches("error: ").to_string(),
+            };
+            logging::message(&format!("error: {text} (see 'kubectl etcd --help')"));
             ExitCode::from(ExitStatus::Usage.code())
         }
     }

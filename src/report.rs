@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::etcd::ListedMember;
 use crate::plan::gate::{GateVerdict, ReasonView};
+use crate::plan::traffic::{Assessment, FieldOwner, ServiceAction, TrafficValue};
 use crate::snapshot::{ClusterSnapshot, Probe};
 use crate::target::QuotaSource;
 
@@ -233,6 +234,62 @@ impl MembersReport {
                 .collect(),
         }
     }
+}
+
+/// What `traffic show` prints, and the state after `set`/`clear`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrafficReport {
+    pub cluster: ClusterRef,
+    /// The client Service (`<cluster>-client`).
+    pub service: String,
+    /// `spec.trafficDistribution`, if set.
+    pub value: Option<String>,
+    /// Managers that own the field, from `managedFields`.
+    pub owners: Vec<FieldOwner>,
+    /// Whether the operator's field manager is one of them.
+    pub owned_by_field_manager: bool,
+    pub field_manager: &'static str,
+    /// The EtcdCluster annotation, if present.
+    pub annotation: Option<String>,
+    pub state: Assessment,
+    pub server: ServerSupport,
+    /// For `set` and `clear`: what was (or, with --dry-run, would be) done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<Change>,
+}
+
+/// The API server release and what it is expected to keep.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerSupport {
+    pub version: String,
+    pub values: Vec<ValueSupport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValueSupport {
+    pub value: TrafficValue,
+    /// First release that keeps it with default feature gates.
+    pub since: String,
+    /// Expected from the version (`null` when the version is unknown);
+    /// feature gates can differ, `set --dry-run` asks the server itself.
+    pub supported: Option<bool>,
+}
+
+/// What `set` / `clear` did.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    pub dry_run: bool,
+    pub annotation_before: Option<String>,
+    pub annotation_written: bool,
+    pub value_before: Option<String>,
+    pub service_action: ServiceAction,
+    pub service_written: bool,
+    /// One sentence per step, as the table prints them.
+    pub notes: Vec<String>,
 }
 
 #[cfg(test)]

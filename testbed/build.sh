@@ -49,12 +49,17 @@ build_etcd() {
 }
 
 # kube-apiserver from k8s.io/kubernetes, with one replace per staging
-# module (testbed/go/kube-apiserver/go.mod). Its first build takes several
-# minutes on two cores.
+# module (testbed/go/<dir>/go.mod). Its first build takes several minutes on
+# two cores. Two releases: the current one, and v1.30 (an API server that
+# predates spec.trafficDistribution being on, for the traffic tests).
 build_kube_apiserver() {
-  local dir=kube-apiserver version key out
+  local dir="$1" version key out
   version="$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" { print $3 } $1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2 }' "$here/go/$dir/go.mod" | head -1)"
-  key="$(sha256sum "$here/go/$dir/go.sum" | cut -c1-12)"
+  # Stamp the version as the Kubernetes release build does (a module build
+  # otherwise reports v0.0.0-master), so /version tells the truth.
+  local minor="${version#v1.}"; minor="${minor%%.*}"
+  local ldflags="-X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+  key="$( (cat "$here/go/$dir/go.sum"; echo "$ldflags") | sha256sum | cut -c1-12)"
   out="$cache/kube-apiserver-$version-$key"
   if [ -x "$out/kube-apiserver" ]; then
     log "kube-apiserver $version: cached in $out"
@@ -63,7 +68,7 @@ build_kube_apiserver() {
     local tmp="$out.tmp.$$"
     rm -rf "$tmp" && mkdir -p "$tmp"
     (cd "$here/go/$dir" \
-      && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
+      && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
     rm -rf "$out" && mv "$tmp" "$out"
   fi
   mkdir -p "$cache/current"
@@ -72,6 +77,7 @@ build_kube_apiserver() {
 
 build_etcd etcd-v3.6
 build_etcd etcd-v3.5
-build_kube_apiserver
+build_kube_apiserver kube-apiserver
+build_kube_apiserver kube-apiserver-v1.30
 
 echo "$cache/current"

@@ -28,7 +28,16 @@ fn help_uses_the_kubectl_prefix_and_lists_commands() {
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Usage: kubectl etcd"), "{text}");
-    for command in ["status", "members", "completion", "version"] {
+    for command in [
+        "status",
+        "members",
+        "defrag",
+        "alarm",
+        "move-leader",
+        "traffic",
+        "completion",
+        "version",
+    ] {
         assert!(
             text.contains(command),
             "{command} missing from help:\n{text}"

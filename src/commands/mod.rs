@@ -10,6 +10,7 @@ pub mod defrag;
 pub mod members;
 pub mod move_leader;
 pub mod status;
+pub mod traffic;
 
 use crate::cli::{Cli, Command, ConnectMode, GlobalArgs};
 use crate::error::{Error, ExitStatus, Result};
@@ -34,6 +35,15 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
             alarm::disarm(&cli.global, args).await
         }
         Command::MoveLeader(args) => move_leader::run(&cli.global, args).await,
+        Command::Traffic(crate::cli::TrafficCommand::Show(args)) => {
+            traffic::show(&cli.global, args).await
+        }
+        Command::Traffic(crate::cli::TrafficCommand::Set(args)) => {
+            traffic::set(&cli.global, args).await
+        }
+        Command::Traffic(crate::cli::TrafficCommand::Clear(args)) => {
+            traffic::clear(&cli.global, args).await
+        }
         Command::Completion { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
             let mut out = Vec::new();

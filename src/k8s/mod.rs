@@ -5,6 +5,7 @@
 
 pub mod crd;
 pub mod portforward;
+pub mod service;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -128,11 +129,11 @@ pub fn describe(kube: &Kube, action: &str, e: &kube::Error) -> Error {
     }
 }
 
-fn is_not_found(e: &kube::Error) -> bool {
+pub(crate) fn is_not_found(e: &kube::Error) -> bool {
     matches!(e, kube::Error::Api(s) if s.code == 404)
 }
 
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     crate::etcd::classify::chain_text(e)
 }
 
@@ -181,11 +182,11 @@ pub async fn choose_cluster(kube: &Kube, namespace: &str, name: Option<&str>) ->
     }
 }
 
-/// Reads everything `resolve` needs for one cluster.
-pub async fn fetch(kube: &Kube, namespace: &str, name: &str) -> Result<ClusterObjects> {
+/// Gets one EtcdCluster; "not found" names the clusters that do exist.
+pub async fn get_cluster(kube: &Kube, namespace: &str, name: &str) -> Result<EtcdCluster> {
     let clusters: Api<EtcdCluster> = Api::namespaced(kube.client.clone(), namespace);
-    let cluster = match clusters.get(name).await {
-        Ok(c) => c,
+    match clusters.get(name).await {
+        Ok(c) => Ok(c),
         Err(e) if is_not_found(&e) => {
             let others = list_clusters(kube, Some(namespace))
                 .await
@@ -200,18 +201,21 @@ pub async fn fetch(kube: &Kube, namespace: &str, name: &str) -> Result<ClusterOb
             } else {
                 format!("EtcdClusters there: {}", others.join(", "))
             };
-            return Err(Error::Resolve(format!(
+            Err(Error::Resolve(format!(
                 "EtcdCluster {namespace}/{name} not found ({hint})"
-            )));
+            )))
         }
-        Err(e) => {
-            return Err(describe(
-                kube,
-                &format!("get EtcdCluster {namespace}/{name}"),
-                &e,
-            ))
-        }
-    };
+        Err(e) => Err(describe(
+            kube,
+            &format!("get EtcdCluster {namespace}/{name}"),
+            &e,
+        )),
+    }
+}
+
+/// Reads everything `resolve` needs for one cluster.
+pub async fn fetch(kube: &Kube, namespace: &str, name: &str) -> Result<ClusterObjects> {
+    let cluster = get_cluster(kube, namespace, name).await?;
     let members: Api<EtcdMember> = Api::namespaced(kube.client.clone(), namespace);
     let members = members
         .list(&ListParams::default().labels(&format!("{CLUSTER_LABEL}={name}")))

@@ -6,3 +6,4 @@ pub mod alarm;
 pub mod defrag;
 pub mod gate;
 pub mod rule;
+pub mod traffic;

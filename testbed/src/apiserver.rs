@@ -18,6 +18,7 @@ use kube::api::{Api, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
+use crate::bins::KubeRelease;
 use crate::certs::{signing_key, Ca};
 use crate::cluster::{Cluster, ClusterSpec, Security};
 use crate::ports::free_port;
@@ -48,7 +49,16 @@ impl ApiServer {
     /// found in `crd_files`, and waits until each is Established.
     /// `feature_gates` is passed as `--feature-gates` when non-empty.
     pub async fn start(crd_files: &[PathBuf], feature_gates: &str) -> Result<ApiServer> {
-        let binary = crate::bins::kube_apiserver()?;
+        ApiServer::start_release(KubeRelease::Current, crd_files, feature_gates).await
+    }
+
+    /// [`ApiServer::start`] with a chosen kube-apiserver release.
+    pub async fn start_release(
+        release: KubeRelease,
+        crd_files: &[PathBuf],
+        feature_gates: &str,
+    ) -> Result<ApiServer> {
+        let binary = crate::bins::kube_apiserver(release)?;
         let etcd = Cluster::start(ClusterSpec::new(1, Security::Plain)).await?;
         let dir = tempfile::Builder::new()
             .prefix("kubectl-etcd-apiserver-")

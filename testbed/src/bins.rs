@@ -68,9 +68,30 @@ pub fn etcdctl(version: EtcdVersion) -> Result<PathBuf> {
     binary(version, "etcdctl")
 }
 
-/// The kube-apiserver binary.
-pub fn kube_apiserver() -> Result<PathBuf> {
-    let path = cache_dir().join("kube-apiserver").join("kube-apiserver");
+/// The kube-apiserver releases the test bed builds (pinned in
+/// `testbed/go/kube-apiserver*/go.mod`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KubeRelease {
+    /// The current release (1.34): knows every trafficDistribution value.
+    #[default]
+    Current,
+    /// 1.30: `spec.trafficDistribution` is alpha and off, so the server
+    /// accepts the field and silently drops it.
+    V1_30,
+}
+
+impl KubeRelease {
+    fn dir(self) -> &'static str {
+        match self {
+            KubeRelease::Current => "kube-apiserver",
+            KubeRelease::V1_30 => "kube-apiserver-v1.30",
+        }
+    }
+}
+
+/// The kube-apiserver binary of `release`.
+pub fn kube_apiserver(release: KubeRelease) -> Result<PathBuf> {
+    let path = cache_dir().join(release.dir()).join("kube-apiserver");
     if path.is_file() {
         Ok(path)
     } else {

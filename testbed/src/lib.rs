@@ -12,7 +12,7 @@ pub mod cluster;
 pub mod ports;
 
 pub use apiserver::{ApiServer, Context};
-pub use bins::EtcdVersion;
+pub use bins::{EtcdVersion, KubeRelease};
 pub use cluster::{Cluster, ClusterSpec, LoggedDefrag, Security};
 
 /// Errors of the test bed are plain strings: they end up in a test failure

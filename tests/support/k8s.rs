@@ -7,10 +7,12 @@
 
 use std::path::PathBuf;
 
-use k8s_openapi::api::core::v1::{Namespace, Pod, Secret};
+use k8s_openapi::api::core::v1::{Namespace, Pod, Secret, Service};
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::Client;
-use kubectl_etcd_testbed::{ApiServer, Cluster, ClusterSpec, Context, EtcdVersion, Security};
+use kubectl_etcd_testbed::{
+    ApiServer, Cluster, ClusterSpec, Context, EtcdVersion, KubeRelease, Security,
+};
 use serde_json::json;
 use tokio::sync::OnceCell;
 
@@ -34,15 +36,18 @@ static SERVER: OnceCell<ApiServer> = OnceCell::const_new();
 /// The test binary's API server, started on first use.
 pub async fn apiserver() -> &'static ApiServer {
     SERVER
-        .get_or_init(|| async {
-            let server = ApiServer::start(&crd_files(), "")
-                .await
-                .unwrap_or_else(|e| panic!("test bed API server: {e}"));
-            kubectl_etcd_testbed::apiserver::watchdog(&server.pids(), &server.dirs())
-                .expect("watchdog");
-            server
-        })
+        .get_or_init(|| async { start_apiserver(KubeRelease::Current, "").await })
         .await
+}
+
+/// Starts an extra API server of `release` with `feature_gates`, watched
+/// like the shared one.
+pub async fn start_apiserver(release: KubeRelease, feature_gates: &str) -> ApiServer {
+    let server = ApiServer::start_release(release, &crd_files(), feature_gates)
+        .await
+        .unwrap_or_else(|e| panic!("test bed API server {release:?} {feature_gates}: {e}"));
+    kubectl_etcd_testbed::apiserver::watchdog(&server.pids(), &server.dirs()).expect("watchdog");
+    server
 }
 
 /// An admin client for this test's runtime.
@@ -68,7 +73,11 @@ pub async fn namespace(client: &Client, name: &str) {
 /// A kubeconfig with an admin context per namespace (`ctx-<ns>`), the first
 /// current.
 pub fn kubeconfig(file: &str, namespaces: &[&str]) -> PathBuf {
-    let server = SERVER.get().expect("apiserver() first");
+    kubeconfig_on(SERVER.get().expect("apiserver() first"), file, namespaces)
+}
+
+/// [`kubeconfig`] for another API server.
+pub fn kubeconfig_on(server: &ApiServer, file: &str, namespaces: &[&str]) -> PathBuf {
     let contexts: Vec<Context> = namespaces
         .iter()
         .map(|ns| Context {
@@ -84,8 +93,9 @@ pub fn kubeconfig(file: &str, namespaces: &[&str]) -> PathBuf {
 
 /// A kubeconfig whose only context impersonates `user`.
 pub fn kubeconfig_as(file: &str, namespace: &str, user: &str) -> PathBuf {
-    let server = SERVER.get().expect("apiserver() first");
-    server
+    SERVER
+        .get()
+        .expect("apiserver() first")
         .write_kubeconfig(
             file,
             &[Context {
@@ -367,4 +377,43 @@ pub async fn patch_status(
     api.patch_status(name, &PatchParams::default(), &Patch::Merge(patch))
         .await
         .unwrap_or_else(|e| panic!("patch status of {name}: {e}"));
+}
+
+/// An EtcdCluster with no members (the traffic commands never reach etcd)
+/// plus, when `services`, its client and headless Services as the operator
+/// creates them (contract §2.1).
+pub async fn services_fixture(client: &Client, ns: &str, name: &str, services: bool) {
+    namespace(client, ns).await;
+    create(
+        &dynamic(client, ns, "EtcdCluster", "etcdclusters"),
+        json!({
+            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+            "kind": "EtcdCluster",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"replicas": 3, "version": "3.6.16", "storage": {"size": "1Gi"}},
+        }),
+    )
+    .await;
+    if !services {
+        return;
+    }
+    let api: Api<Service> = Api::namespaced(client.clone(), ns);
+    let selector = json!({"etcd-operator.cozystack.io/cluster": name});
+    let headless: Service = serde_json::from_value(json!({
+        "metadata": {"name": name, "labels": selector},
+        "spec": {"clusterIP": "None", "publishNotReadyAddresses": true, "selector": selector,
+                 "ports": [{"name": "client", "port": 2379}, {"name": "peer", "port": 2380}]},
+    }))
+    .unwrap();
+    let client_svc: Service = serde_json::from_value(json!({
+        "metadata": {"name": format!("{name}-client"), "labels": selector},
+        "spec": {"type": "ClusterIP", "selector": selector,
+                 "ports": [{"name": "client", "port": 2379}]},
+    }))
+    .unwrap();
+    for svc in [headless, client_svc] {
+        api.create(&PostParams::default(), &svc)
+            .await
+            .unwrap_or_else(|e| panic!("create Service {:?}: {e}", svc.metadata.name));
+    }
 }

@@ -1,0 +1,501 @@
+//! `traffic show | set | clear`: the client Service's trafficDistribution
+//! (operator contract §6), by server-side apply under the operator's field
+//! manager, with the EtcdCluster annotation kept in step.
+//!
+//! Order of writes: `set` annotates first and applies second, `clear`
+//! removes the annotation first and releases second, so an operator that
+//! reconciles in between always sees an annotation that agrees with where
+//! the Service is heading and never undoes the tool's step.
+
+use k8s_openapi::api::core::v1::Service;
+
+use crate::cli::{GlobalArgs, TrafficClearArgs, TrafficSetArgs, TrafficShowArgs, TrafficValueArg};
+use crate::error::{Error, ExitStatus, Result};
+use crate::k8s::crd::EtcdCluster;
+use crate::k8s::service::{self, ApplyError};
+use crate::k8s::{self, Kube};
+use crate::output;
+use crate::plan::traffic::{
+    client_service_name, decide, expected_support, field_owners, kept, owned_by_us, Assessment,
+    FieldOwner, ServiceAction, TrafficValue, ANNOTATION, FIELD_MANAGER,
+};
+use crate::report::{Change, ClusterRef, ServerSupport, TrafficReport, ValueSupport};
+
+/// The objects one run works on.
+struct Loaded {
+    kube: Kube,
+    namespace: String,
+    cluster_name: String,
+    cluster: EtcdCluster,
+    service_name: String,
+    service: Service,
+    version: String,
+    minor: Option<(u32, u32)>,
+}
+
+impl Loaded {
+    fn annotation(&self) -> Option<String> {
+        annotation_of(&self.cluster)
+    }
+}
+
+fn annotation_of(cluster: &EtcdCluster) -> Option<String> {
+    cluster
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(ANNOTATION).cloned())
+}
+
+fn value_of(service: &Service) -> Option<String> {
+    service
+        .spec
+        .as_ref()
+        .and_then(|s| s.traffic_distribution.clone())
+}
+
+fn owners_of(service: &Service) -> Vec<FieldOwner> {
+    field_owners(service.metadata.managed_fields.as_deref().unwrap_or(&[]))
+}
+
+async fn load(global: &GlobalArgs, cluster: Option<&str>) -> Result<Loaded> {
+    if global.endpoints.iter().any(|e| !e.trim().is_empty()) {
+        tracing::info!("traffic works on an EtcdCluster: --endpoints/ETCDCTL_ENDPOINTS is ignored");
+    }
+    let kube = k8s::connect(&super::kube_settings(global)).await?;
+    let namespace = kube.default_namespace.clone();
+    let cluster_name = k8s::choose_cluster(&kube, &namespace, cluster).await?;
+    let cluster = k8s::get_cluster(&kube, &namespace, &cluster_name).await?;
+    let service_name = client_service_name(&cluster_name);
+    let service = service::get(&kube, &namespace, &service_name)
+        .await?
+        .ok_or_else(|| {
+            Error::Resolve(format!(
+                "Service {namespace}/{service_name} not found: it is the client Service of EtcdCluster {namespace}/{cluster_name}, which the operator creates; kubectl-etcd never creates a Service (an apply would make one with no ports)"
+            ))
+        })?;
+    let (version, minor) = service::server_version(&kube).await?;
+    Ok(Loaded {
+        kube,
+        namespace,
+        cluster_name,
+        cluster,
+        service_name,
+        service,
+        version,
+        minor,
+    })
+}
+
+fn report(l: &Loaded, cluster: &EtcdCluster, service: &Service) -> TrafficReport {
+    let value = value_of(service);
+    let owners = owners_of(service);
+    let owned = owned_by_us(&owners);
+    let annotation = annotation_of(cluster);
+    TrafficReport {
+        cluster: ClusterRef {
+            namespace: l.namespace.clone(),
+            name: l.cluster_name.clone(),
+        },
+        service: l.service_name.clone(),
+        state: Assessment::of(annotation.as_deref(), value.as_deref(), owned),
+        value,
+        owners,
+        owned_by_field_manager: owned,
+        field_manager: FIELD_MANAGER,
+        annotation,
+        server: ServerSupport {
+            version: l.version.clone(),
+            values: TrafficValue::ALL
+                .iter()
+                .map(|v| ValueSupport {
+                    value: *v,
+                    since: format!("1.{}", v.since_minor()),
+                    supported: expected_support(*v, l.minor),
+                })
+                .collect(),
+        },
+        change: None,
+    }
+}
+
+fn print(global: &GlobalArgs, report: &TrafficReport) -> Result<()> {
+    let text = match global.output {
+        crate::cli::OutputFormat::Table | crate::cli::OutputFormat::Wide => {
+            output::table::traffic(report)
+        }
+        format => output::render_data(report, format)?,
+    };
+    output::emit(&text)
+}
+
+pub async fn show(global: &GlobalArgs, args: &TrafficShowArgs) -> Result<ExitStatus> {
+    let l = load(global, args.cluster.cluster.as_deref()).await?;
+    print(global, &report(&l, &l.cluster, &l.service))?;
+    Ok(ExitStatus::Success)
+}
+
+fn value_arg(arg: TrafficValueArg) -> TrafficValue {
+    match arg {
+        TrafficValueArg::PreferClose => TrafficValue::PreferClose,
+        TrafficValueArg::PreferSameZone => TrafficValue::PreferSameZone,
+        TrafficValueArg::PreferSameNode => TrafficValue::PreferSameNode,
+    }
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+fn shown(value: Option<&str>) -> &str {
+    value.unwrap_or("unset")
+}
+
+pub async fn set(global: &GlobalArgs, args: &TrafficSetArgs) -> Result<ExitStatus> {
+    let wanted = value_arg(args.value);
+    output::prompt::require_consent(
+        args.yes,
+        args.dry_run,
+        "change the client Service's trafficDistribution",
+    )?;
+    let l = load(global, args.cluster.cluster.as_deref()).await?;
+    let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
+    let annotation_before = l.annotation();
+    let value_before = value_of(&l.service);
+    let owned_before = owned_by_us(&owners_of(&l.service));
+    let action = decide(Some(wanted.as_str()), value_before.as_deref(), owned_before).action;
+    let annotate = annotation_before.as_deref() != Some(wanted.as_str());
+    let would = if args.dry_run { "would be " } else { "" };
+    let mut change = Change {
+        dry_run: args.dry_run,
+        annotation_before: annotation_before.clone(),
+        annotation_written: false,
+        value_before: value_before.clone(),
+        service_action: action,
+        service_written: false,
+        notes: Vec::new(),
+    };
+    if !annotate && action == ServiceAction::Nothing {
+        change.notes.push(format!(
+            "Service {ns}/{svc} already has trafficDistribution {wanted}, held by {FIELD_MANAGER}, and the annotation agrees: nothing to do"
+        ));
+        let mut r = report(&l, &l.cluster, &l.service);
+        r.change = Some(change);
+        print(global, &r)?;
+        return Ok(ExitStatus::Success);
+    }
+    if !args.dry_run && !args.yes {
+        let question = format!(
+            "Set trafficDistribution {wanted} on Service {ns}/{svc} (now {}){}?",
+            shown(value_before.as_deref()),
+            if annotate {
+                format!(" and annotate EtcdCluster {ns}/{cl}")
+            } else {
+                String::new()
+            }
+        );
+        if !output::prompt::confirm(false, &question)? {
+            return Ok(ExitStatus::Failed);
+        }
+    }
+
+    // 1. Ask the server first (a dry run of the apply): a value it rejects,
+    //    drops, or that we may not write stops here with nothing written.
+    let mut service_after = l.service.clone();
+    if let ServiceAction::Apply(v) = action {
+        match try_apply(&l, v, true).await {
+            Ok(s) => service_after = s,
+            Err(Failure::Other(e)) => return Err(e),
+            Err(f) => return Err(failure_error(&l, v, f, "nothing was changed")),
+        }
+    }
+
+    // 2. The annotation, pinned to the version we read, so that the
+    //    operator (where it supports it) applies the same value.
+    let mut cluster_after = l.cluster.clone();
+    if annotate {
+        cluster_after = service::set_annotation(
+            &l.kube,
+            ns,
+            cl,
+            Some(wanted.as_str()),
+            l.cluster.metadata.resource_version.as_deref(),
+            args.dry_run,
+        )
+        .await?;
+        change.annotation_written = !args.dry_run;
+        change.notes.push(format!(
+            "EtcdCluster {ns}/{cl}: annotation {ANNOTATION} {would}set to {wanted} (was {})",
+            annotation_before.as_deref().unwrap_or("absent")
+        ));
+    }
+
+    // 3. The field itself, read back; on failure the annotation is restored.
+    if let ServiceAction::Apply(v) = action {
+        if !args.dry_run {
+            match try_apply(&l, v, false).await {
+                Ok(s) => service_after = s,
+                Err(failure) => {
+                    let undone = undo_set(&l, &cluster_after, annotate, &failure).await;
+                    return Err(failure_error(&l, v, failure, &undone));
+                }
+            }
+        }
+        change.service_written = !args.dry_run;
+        change.notes.push(format!(
+            "Service {ns}/{svc}: trafficDistribution {would}applied as {wanted} by {FIELD_MANAGER} (was {}{})",
+            shown(value_before.as_deref()),
+            if value_before.is_some() && !owned_before {
+                ", not held by that manager"
+            } else {
+                ""
+            }
+        ));
+    }
+    let mut r = report(&l, &cluster_after, &service_after);
+    r.change = Some(change);
+    print(global, &r)?;
+    Ok(ExitStatus::Success)
+}
+
+/// Why an apply in `set` did not take.
+enum Failure {
+    /// 422 from the server.
+    Rejected(String),
+    /// Accepted, but the stored (or dry-run) Service lacks the value.
+    NotPersisted(Option<String>),
+    /// Anything else, already worded.
+    Other(Error),
+}
+
+/// Applies `value` (as a dry run or for real) and checks what the server
+/// kept: the dry-run answer, or the Service read back after a real apply.
+async fn try_apply(
+    l: &Loaded,
+    value: TrafficValue,
+    dry_run: bool,
+) -> std::result::Result<Service, Failure> {
+    let (ns, svc) = (&l.namespace, &l.service_name);
+    let applied = match service::apply(&l.kube, ns, svc, Some(value), dry_run).await {
+        Ok(s) => s,
+        Err(ApplyError::Invalid(message)) => return Err(Failure::Rejected(message)),
+        Err(ApplyError::Other(e)) => return Err(Failure::Other(e)),
+    };
+    let stored = if dry_run {
+        applied
+    } else {
+        match service::get(&l.kube, ns, svc).await {
+            Ok(Some(s)) => s,
+            Ok(None) => applied,
+            Err(e) => return Err(Failure::Other(e)),
+        }
+    };
+    if kept(value, value_of(&stored).as_deref()) {
+        Ok(stored)
+    } else {
+        Err(Failure::NotPersisted(value_of(&stored)))
+    }
+}
+
+/// After a real apply failed: release whatever a dropped value left owned
+/// by our manager, and restore the annotation. Says what it did.
+async fn undo_set(
+    l: &Loaded,
+    cluster_after: &EtcdCluster,
+    annotated: bool,
+    failure: &Failure,
+) -> String {
+    let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
+    let mut undone = Vec::new();
+    if let Failure::NotPersisted(_) = failure {
+        // A server that drops the field may still record it as ours.
+        let owned = match service::get(&l.kube, ns, svc).await {
+            Ok(Some(s)) => owned_by_us(&owners_of(&s)),
+            _ => true,
+        };
+        if owned {
+            undone.push(match service::apply(&l.kube, ns, svc, None, false).await {
+                Ok(_) => format!("released {FIELD_MANAGER}'s ownership"),
+                Err(ApplyError::Invalid(m)) => {
+                    format!("could not release {FIELD_MANAGER}'s ownership: {m}")
+                }
+                Err(ApplyError::Other(e)) => {
+                    format!("could not release {FIELD_MANAGER}'s ownership: {e}")
+                }
+            });
+        }
+    }
+    if annotated {
+        let before = annotation_of(&l.cluster);
+        undone.push(
+            match service::set_annotation(
+                &l.kube,
+                ns,
+                cl,
+                before.as_deref(),
+                cluster_after.metadata.resource_version.as_deref(),
+                false,
+            )
+            .await
+            {
+                Ok(_) => match &before {
+                    Some(b) => format!("restored the annotation to {b}"),
+                    None => "removed the annotation again".to_string(),
+                },
+                Err(e) => format!(
+                    "could not restore the annotation on EtcdCluster {ns}/{cl} ({e}); set it back by hand"
+                ),
+            },
+        );
+    }
+    if undone.is_empty() {
+        "nothing was changed".to_string()
+    } else {
+        undone.join(", ")
+    }
+}
+
+/// The one-line error for a failed `set`, naming the server version; the
+/// rejected and the dropped cases are worded apart.
+fn failure_error(l: &Loaded, wanted: TrafficValue, failure: Failure, undone: &str) -> Error {
+    let (ns, svc) = (&l.namespace, &l.service_name);
+    let since = wanted.since_minor();
+    match failure {
+        Failure::Rejected(message) => {
+            // A validation refusal of the field itself (not, say, an
+            // admission policy) is about the release or its feature gates.
+            let hint = if message.contains("spec.trafficDistribution") {
+                format!(" ({wanted} needs Kubernetes 1.{since}+ with its feature gate on)")
+            } else {
+                String::new()
+            };
+            Error::Failed(format!(
+                "the API server ({}) rejects trafficDistribution {wanted} on Service {ns}/{svc}: {message}{hint}; {undone}",
+                l.version
+            ))
+        }
+        Failure::NotPersisted(got) => Error::Failed(format!(
+            "the API server ({}) accepts trafficDistribution {wanted} on Service {ns}/{svc} but does not keep it (the stored value is {}): servers before 1.31, or with the ServiceTrafficDistribution feature gate off, drop the field silently ({wanted} needs Kubernetes 1.{since}+); {undone}",
+            l.version,
+            shown(got.as_deref())
+        )),
+        Failure::Other(e) => Error::Failed(format!("{e}; {undone}")),
+    }
+}
+
+pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitStatus> {
+    output::prompt::require_consent(
+        args.yes,
+        args.dry_run,
+        "change the client Service's trafficDistribution",
+    )?;
+    let l = load(global, args.cluster.cluster.as_deref()).await?;
+    let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
+    let annotation_before = l.annotation();
+    let value_before = value_of(&l.service);
+    let owners_before = owners_of(&l.service);
+    let action = decide(None, value_before.as_deref(), owned_by_us(&owners_before)).action;
+    let would = if args.dry_run { "would be " } else { "" };
+    let mut change = Change {
+        dry_run: args.dry_run,
+        annotation_before: annotation_before.clone(),
+        annotation_written: false,
+        value_before: value_before.clone(),
+        service_action: action,
+        service_written: false,
+        notes: Vec::new(),
+    };
+    let writes = annotation_before.is_some() || action != ServiceAction::Nothing;
+    if writes && !args.dry_run && !args.yes {
+        let mut steps = Vec::new();
+        if annotation_before.is_some() {
+            steps.push(format!("remove the annotation from EtcdCluster {ns}/{cl}"));
+        }
+        if action == ServiceAction::Release {
+            steps.push(format!(
+                "release trafficDistribution on Service {ns}/{svc} (now {})",
+                shown(value_before.as_deref())
+            ));
+        }
+        let question = format!("{}?", capitalise(&steps.join(" and ")));
+        if !output::prompt::confirm(false, &question)? {
+            return Ok(ExitStatus::Failed);
+        }
+    }
+
+    // 1. The annotation goes first, so the operator does not re-apply.
+    let mut cluster_after = l.cluster.clone();
+    if let Some(before) = &annotation_before {
+        cluster_after = service::set_annotation(
+            &l.kube,
+            ns,
+            cl,
+            None,
+            l.cluster.metadata.resource_version.as_deref(),
+            args.dry_run,
+        )
+        .await?;
+        change.annotation_written = !args.dry_run;
+        change.notes.push(format!(
+            "EtcdCluster {ns}/{cl}: annotation {ANNOTATION} {would}removed (was {before})"
+        ));
+    }
+
+    // 2. Release our ownership; the value stays if someone else holds it.
+    let mut service_after = l.service.clone();
+    if action == ServiceAction::Release {
+        service_after = match service::apply(&l.kube, ns, svc, None, args.dry_run).await {
+            Ok(s) if args.dry_run => s,
+            Ok(s) => service::get(&l.kube, ns, svc).await?.unwrap_or(s),
+            Err(ApplyError::Invalid(m)) => {
+                return Err(Error::Failed(format!(
+                    "release trafficDistribution on Service {ns}/{svc}: {m}"
+                )))
+            }
+            Err(ApplyError::Other(e)) => return Err(e),
+        };
+        change.service_written = !args.dry_run;
+        let after = value_of(&service_after);
+        let holders: Vec<String> = owners_of(&service_after)
+            .into_iter()
+            .filter(|o| o.manager != FIELD_MANAGER)
+            .map(|o| format!("{} ({})", o.manager, o.operation))
+            .collect();
+        change.notes.push(match after {
+            None => format!(
+                "Service {ns}/{svc}: {FIELD_MANAGER} {would}released trafficDistribution; the field {}unset (was {})",
+                if args.dry_run { "would be " } else { "is now " },
+                shown(value_before.as_deref())
+            ),
+            Some(v) => format!(
+                "Service {ns}/{svc}: {FIELD_MANAGER} {would}released trafficDistribution, but the value {v} stays: also held by {}",
+                if holders.is_empty() { "another manager".to_string() } else { holders.join(", ") }
+            ),
+        });
+    } else if let Some(v) = &value_before {
+        let holders: Vec<String> = owners_before
+            .iter()
+            .map(|o| format!("{} ({})", o.manager, o.operation))
+            .collect();
+        change.notes.push(format!(
+            "Service {ns}/{svc}: trafficDistribution {v} is not held by {FIELD_MANAGER}{}; left alone",
+            if holders.is_empty() {
+                String::new()
+            } else {
+                format!(" (held by {})", holders.join(", "))
+            }
+        ));
+    } else if annotation_before.is_none() {
+        change.notes.push(format!(
+            "Service {ns}/{svc} has no trafficDistribution and EtcdCluster {ns}/{cl} no annotation: nothing to do"
+        ));
+    }
+    let mut r = report(&l, &cluster_after, &service_after);
+    r.change = Some(change);
+    print(global, &r)?;
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,441 @@
+//! The client Service's `spec.trafficDistribution` (operator contract §6),
+//! the pure half: which values exist and which API server releases keep
+//! them, who owns the field according to `managedFields`, and the decision
+//! table the operator and this tool share so that the Service never flaps
+//! between them.
+//!
+//! Invariants: the only input is the EtcdCluster annotation; our writes use
+//! the operator's field manager, so whatever one of us applies the other
+//! sees as its own; a value nobody applied through that manager (a hand
+//! edit with no annotation) is never touched.
+
+use std::fmt;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+use serde::Serialize;
+
+/// The field manager the operator applies the field with (contract §6.2).
+pub const FIELD_MANAGER: &str = "etcd-operator-traffic-distribution";
+
+/// The EtcdCluster annotation that holds the wanted value (contract §6.1).
+pub const ANNOTATION: &str = "etcd-operator.cozystack.io/client-service-traffic-distribution";
+
+/// The client Service of a cluster; the headless one (`<cluster>`) is never
+/// touched.
+pub fn client_service_name(cluster: &str) -> String {
+    format!("{cluster}-client")
+}
+
+/// A value the annotation may hold, matched exactly (case-sensitive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum TrafficValue {
+    PreferClose,
+    PreferSameZone,
+    PreferSameNode,
+}
+
+impl TrafficValue {
+    pub const ALL: [TrafficValue; 3] = [
+        TrafficValue::PreferClose,
+        TrafficValue::PreferSameZone,
+        TrafficValue::PreferSameNode,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TrafficValue::PreferClose => "PreferClose",
+            TrafficValue::PreferSameZone => "PreferSameZone",
+            TrafficValue::PreferSameNode => "PreferSameNode",
+        }
+    }
+
+    /// Exact match; anything else (other case, spaces, empty) is invalid.
+    pub fn parse(text: &str) -> Option<TrafficValue> {
+        TrafficValue::ALL.into_iter().find(|v| v.as_str() == text)
+    }
+
+    /// The first Kubernetes minor release (1.x) that accepts and keeps the
+    /// value with its default feature gates.
+    pub fn since_minor(self) -> u32 {
+        match self {
+            TrafficValue::PreferClose => 31,
+            TrafficValue::PreferSameZone | TrafficValue::PreferSameNode => 34,
+        }
+    }
+}
+
+impl fmt::Display for TrafficValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `major.minor` of the API server, from `/version`. Providers decorate
+/// the minor (`"34+"`), so only leading digits count; `gitVersion`
+/// (`v1.34.4-gke.1`) is the fallback.
+pub fn parse_server_version(major: &str, minor: &str, git_version: &str) -> Option<(u32, u32)> {
+    fn digits(s: &str) -> Option<u32> {
+        let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+        s[..end].parse().ok()
+    }
+    if let (Some(ma), Some(mi)) = (digits(major), digits(minor)) {
+        return Some((ma, mi));
+    }
+    let mut parts = git_version.trim_start_matches('v').split('.');
+    Some((digits(parts.next()?)?, digits(parts.next()?)?))
+}
+
+/// Whether a server of `version` keeps `value` with default feature gates.
+/// `None` when the version is unknown. Gates can move this either way, which
+/// is why `set` reads the result back instead of trusting this.
+pub fn expected_support(value: TrafficValue, version: Option<(u32, u32)>) -> Option<bool> {
+    let (major, minor) = version?;
+    Some(major > 1 || (major == 1 && minor >= value.since_minor()))
+}
+
+/// A manager that owns `spec.trafficDistribution`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldOwner {
+    pub manager: String,
+    /// `Apply` or `Update`.
+    pub operation: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+}
+
+/// The managers whose `fieldsV1` holds `f:spec` → `f:trafficDistribution`
+/// (main resource only, not a subresource).
+pub fn field_owners(entries: &[ManagedFieldsEntry]) -> Vec<FieldOwner> {
+    entries
+        .iter()
+        .filter(|e| e.subresource.as_deref().unwrap_or("").is_empty())
+        .filter(|e| {
+            e.fields_v1
+                .as_ref()
+                .and_then(|f| f.0.get("f:spec"))
+                .and_then(|spec| spec.get("f:trafficDistribution"))
+                .is_some()
+        })
+        .map(|e| FieldOwner {
+            manager: e.manager.clone().unwrap_or_default(),
+            operation: e.operation.clone().unwrap_or_default(),
+            time: e.time.as_ref().map(|t| t.0.to_string()),
+        })
+        .collect()
+}
+
+/// Whether the operator's field manager is among `owners`.
+pub fn owned_by_us(owners: &[FieldOwner]) -> bool {
+    owners.iter().any(|o| o.manager == FIELD_MANAGER)
+}
+
+/// What to do to the Service in one evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", content = "value", rename_all = "camelCase")]
+pub enum ServiceAction {
+    /// No request at all.
+    Nothing,
+    /// Server-side apply of the value under our manager, forced.
+    Apply(TrafficValue),
+    /// Re-apply under our manager without the field: the value goes unless
+    /// another manager also owns it.
+    Release,
+}
+
+/// The contract §6.3 decision for annotation `annotation` (`None`: absent),
+/// the Service's current value and whether our manager owns it. Also says
+/// whether the annotation was invalid (the operator warns, the reconcile
+/// goes on with the field released).
+pub fn decide(annotation: Option<&str>, current: Option<&str>, owned: bool) -> Decision {
+    let release_if_owned = if owned {
+        ServiceAction::Release
+    } else {
+        ServiceAction::Nothing
+    };
+    match annotation {
+        None => Decision {
+            action: release_if_owned,
+            invalid_annotation: false,
+        },
+        Some(text) => match TrafficValue::parse(text) {
+            None => Decision {
+                action: release_if_owned,
+                invalid_annotation: true,
+            },
+            Some(v) if current == Some(v.as_str()) && owned => Decision {
+                action: ServiceAction::Nothing,
+                invalid_annotation: false,
+            },
+            Some(v) => Decision {
+                action: ServiceAction::Apply(v),
+                invalid_annotation: false,
+            },
+        },
+    }
+}
+
+/// See [`decide`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    pub action: ServiceAction,
+    pub invalid_annotation: bool,
+}
+
+/// How the annotation, the value and its owners relate, for `show`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Assessment {
+    /// No annotation, no value.
+    Unset,
+    /// The annotation's value is on the Service and held by our manager.
+    InStep,
+    /// The annotation asks for a value the Service does not have (or that
+    /// our manager does not hold): the next reconcile or `set` applies it.
+    PendingApply,
+    /// Our manager holds the field but the annotation is gone: the next
+    /// reconcile or `clear` releases it.
+    PendingRelease,
+    /// A value with no annotation that our manager does not hold: set by
+    /// hand or by another manager, and left alone.
+    HandSet,
+    /// The annotation is not one of the three values.
+    InvalidAnnotation,
+}
+
+impl Assessment {
+    pub fn of(annotation: Option<&str>, current: Option<&str>, owned: bool) -> Assessment {
+        let decision = decide(annotation, current, owned);
+        if decision.invalid_annotation {
+            return Assessment::InvalidAnnotation;
+        }
+        match (decision.action, current) {
+            (ServiceAction::Apply(_), _) => Assessment::PendingApply,
+            (ServiceAction::Release, _) => Assessment::PendingRelease,
+            (ServiceAction::Nothing, _) if annotation.is_some() => Assessment::InStep,
+            (ServiceAction::Nothing, Some(_)) => Assessment::HandSet,
+            (ServiceAction::Nothing, None) => Assessment::Unset,
+        }
+    }
+
+    /// One sentence for the table.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Assessment::Unset => "unset: no annotation and no value",
+            Assessment::InStep => {
+                "in step: the annotation's value is on the Service, held by the operator's field manager"
+            }
+            Assessment::PendingApply => {
+                "pending: the annotation's value is not (or not by the operator's field manager) on the Service; `traffic set` or the operator applies it"
+            }
+            Assessment::PendingRelease => {
+                "pending: the operator's field manager holds the value but the annotation is gone; `traffic clear` or the operator releases it"
+            }
+            Assessment::HandSet => {
+                "set by hand or by another manager: no annotation, and the operator's field manager does not hold the value; left alone"
+            }
+            Assessment::InvalidAnnotation => {
+                "invalid annotation: not PreferClose, PreferSameZone or PreferSameNode; the operator warns and leaves the field unset"
+            }
+        }
+    }
+}
+
+/// After an apply of `wanted`: did the server keep it? A server that does
+/// not know the field (before 1.31, or with its gate off) answers 200 and
+/// drops it.
+pub fn kept(wanted: TrafficValue, returned: Option<&str>) -> bool {
+    returned == Some(wanted.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
+    use serde_json::json;
+
+    use Assessment as S;
+    use ServiceAction::{Apply, Nothing, Release};
+    use TrafficValue::*;
+
+    /// (annotation, current value, owned by us, action, invalid annotation)
+    type Row = (
+        Option<&'static str>,
+        Option<&'static str>,
+        bool,
+        ServiceAction,
+        bool,
+    );
+
+    #[test]
+    fn decision_table_of_contract_section_6_3() {
+        let cases: &[Row] = &[
+            (None, None, false, Nothing, false),
+            (None, Some("PreferClose"), false, Nothing, false), // hand-set: left alone
+            (None, Some("PreferClose"), true, Release, false),
+            (None, None, true, Release, false), // owned but dropped: still release
+            (Some("preferclose"), None, false, Nothing, true), // case matters
+            (Some(""), Some("PreferClose"), true, Release, true), // empty is invalid
+            (
+                Some(" PreferClose"),
+                Some("PreferClose"),
+                false,
+                Nothing,
+                true,
+            ),
+            (
+                Some("PreferClose"),
+                Some("PreferClose"),
+                true,
+                Nothing,
+                false,
+            ),
+            (
+                Some("PreferClose"),
+                Some("PreferClose"),
+                false,
+                Apply(PreferClose),
+                false,
+            ), // hand edit took ownership
+            (
+                Some("PreferClose"),
+                Some("PreferSameZone"),
+                true,
+                Apply(PreferClose),
+                false,
+            ), // hand edit of the value
+            (
+                Some("PreferSameNode"),
+                None,
+                false,
+                Apply(PreferSameNode),
+                false,
+            ),
+            (
+                Some("PreferSameZone"),
+                None,
+                true,
+                Apply(PreferSameZone),
+                false,
+            ), // dropped by an old server: apply again
+        ];
+        for (a, c, o, action, invalid) in cases {
+            let d = decide(*a, *c, *o);
+            assert_eq!(
+                (d.action, d.invalid_annotation),
+                (*action, *invalid),
+                "{a:?} {c:?} {o}"
+            );
+        }
+    }
+
+    #[test]
+    fn assessment_for_show() {
+        let cases: &[(Option<&str>, Option<&str>, bool, Assessment)] = &[
+            (None, None, false, S::Unset),
+            (None, Some("PreferClose"), false, S::HandSet),
+            (None, Some("PreferClose"), true, S::PendingRelease),
+            (Some("PreferClose"), Some("PreferClose"), true, S::InStep),
+            (
+                Some("PreferClose"),
+                Some("PreferClose"),
+                false,
+                S::PendingApply,
+            ),
+            (Some("PreferClose"), None, false, S::PendingApply),
+            (
+                Some("Nearby"),
+                Some("PreferClose"),
+                false,
+                S::InvalidAnnotation,
+            ),
+        ];
+        for (a, c, o, want) in cases {
+            assert_eq!(Assessment::of(*a, *c, *o), *want, "{a:?} {c:?} {o}");
+        }
+    }
+
+    #[test]
+    fn values_parse_exactly() {
+        for v in TrafficValue::ALL {
+            assert_eq!(TrafficValue::parse(v.as_str()), Some(v));
+        }
+        for bad in ["", "preferClose", "PreferClose ", "PreferZone", "Local"] {
+            assert_eq!(TrafficValue::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn server_versions_and_support() {
+        let cases = [
+            ("1", "34", "v1.34.4", Some((1, 34))),
+            ("1", "30+", "v1.30.14-eks-1", Some((1, 30))),
+            ("", "", "v1.31.2+k3s1", Some((1, 31))),
+            ("", "", "garbage", None),
+        ];
+        for (major, minor, git, want) in cases {
+            assert_eq!(parse_server_version(major, minor, git), want, "{git}");
+        }
+        let support = |v, ver| expected_support(v, Some(ver));
+        assert_eq!(support(PreferClose, (1, 30)), Some(false));
+        assert_eq!(support(PreferClose, (1, 31)), Some(true));
+        assert_eq!(support(PreferSameZone, (1, 33)), Some(false));
+        assert_eq!(support(PreferSameZone, (1, 34)), Some(true));
+        assert_eq!(support(PreferSameNode, (1, 34)), Some(true));
+        assert_eq!(support(PreferSameNode, (2, 0)), Some(true));
+        assert_eq!(expected_support(PreferClose, None), None);
+    }
+
+    fn entry(manager: &str, operation: &str, fields: serde_json::Value) -> ManagedFieldsEntry {
+        ManagedFieldsEntry {
+            manager: Some(manager.into()),
+            operation: Some(operation.into()),
+            fields_type: Some("FieldsV1".into()),
+            fields_v1: Some(FieldsV1(fields)),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn owners_come_from_fields_v1() {
+        let entries = vec![
+            entry(
+                "kube-apiserver",
+                "Update",
+                json!({"f:spec": {"f:ports": {}, "f:type": {}}}),
+            ),
+            entry(
+                FIELD_MANAGER,
+                "Apply",
+                json!({"f:spec": {"f:trafficDistribution": {}}}),
+            ),
+            entry(
+                "kubectl-edit",
+                "Update",
+                json!({"f:metadata": {}, "f:spec": {"f:trafficDistribution": {}}}),
+            ),
+            entry("other", "Apply", json!({"f:metadata": {"f:labels": {}}})),
+            ManagedFieldsEntry {
+                subresource: Some("status".into()),
+                ..entry(
+                    "status-writer",
+                    "Update",
+                    json!({"f:spec": {"f:trafficDistribution": {}}}),
+                )
+            },
+        ];
+        let owners = field_owners(&entries);
+        let names: Vec<&str> = owners.iter().map(|o| o.manager.as_str()).collect();
+        assert_eq!(names, [FIELD_MANAGER, "kubectl-edit"]);
+        assert!(owned_by_us(&owners));
+        assert!(!owned_by_us(&owners[1..]));
+        assert!(field_owners(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_dropped_value_is_not_kept() {
+        assert!(kept(PreferClose, Some("PreferClose")));
+        assert!(!kept(PreferClose, None));
+        assert!(!kept(PreferSameZone, Some("PreferClose")));
+    }
+}

@@ -1,0 +1,807 @@
+//! `traffic show | set | clear` on real kube-apiservers of the test bed:
+//! the current release (1.34) with default gates, the same release with
+//! `PreferSameTrafficDistribution=false` (a server that rejects the newer
+//! values with 422), and 1.30 (where the field is alpha and off, so the
+//! server accepts it and drops it). Every test checks the Service object,
+//! its managedFields and the EtcdCluster annotation as the API server holds
+//! them, and that the headless Service was never written.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use k8s_openapi::api::core::v1::Service;
+use k8s_openapi::api::rbac::v1::{ClusterRole, RoleBinding};
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::Client;
+use kubectl_etcd_testbed::KubeRelease;
+use serde::Deserialize;
+use serde_json::json;
+use support::k8s::*;
+use support::*;
+
+const MANAGER: &str = "etcd-operator-traffic-distribution";
+const ANNOTATION: &str = "etcd-operator.cozystack.io/client-service-traffic-distribution";
+
+/// What the API server holds for one cluster.
+#[derive(Debug, Clone, PartialEq)]
+struct Held {
+    value: Option<String>,
+    /// Managers whose managedFields hold spec.trafficDistribution.
+    owners: Vec<String>,
+    annotation: Option<String>,
+    service_rv: String,
+    headless_rv: String,
+    cluster_rv: String,
+}
+
+async fn held(client: &Client, ns: &str, name: &str) -> Held {
+    let services: Api<Service> = Api::namespaced(client.clone(), ns);
+    let svc = services.get(&format!("{name}-client")).await.unwrap();
+    let headless = services.get(name).await.unwrap();
+    let cluster = dynamic(client, ns, "EtcdCluster", "etcdclusters")
+        .get(name)
+        .await
+        .unwrap();
+    let owners = svc
+        .metadata
+        .managed_fields
+        .clone()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| {
+            e.fields_v1
+                .as_ref()
+                .map(|f| !f.0["f:spec"]["f:trafficDistribution"].is_null())
+                .unwrap_or(false)
+        })
+        .map(|e| e.manager.unwrap_or_default())
+        .collect();
+    Held {
+        value: svc.spec.unwrap().traffic_distribution,
+        owners,
+        annotation: cluster
+            .metadata
+            .annotations
+            .unwrap_or_default()
+            .get(ANNOTATION)
+            .cloned(),
+        service_rv: svc.metadata.resource_version.unwrap(),
+        headless_rv: headless.metadata.resource_version.unwrap(),
+        cluster_rv: cluster.metadata.resource_version.unwrap(),
+    }
+}
+
+/// `kubectl-etcd --kubeconfig=KC traffic ARGS…`
+async fn traffic(kc: &Path, rest: &[&str]) -> Run {
+    let mut argv = vec![format!("--kubeconfig={}", kc.display()), "traffic".into()];
+    argv.extend(rest.iter().map(|s| s.to_string()));
+    tool(&argv, &[]).await
+}
+
+/// Writes the field as someone else would: a plain update (`kubectl edit`)
+/// or, with `apply`, a server-side apply under `manager` (forced).
+async fn hand_write(
+    client: &Client,
+    ns: &str,
+    service: &str,
+    manager: &str,
+    value: &str,
+    apply: bool,
+) {
+    let api: Api<Service> = Api::namespaced(client.clone(), ns);
+    if apply {
+        let intent = json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": service, "namespace": ns},
+            "spec": {"trafficDistribution": value}});
+        api.patch(
+            service,
+            &PatchParams::apply(manager).force(),
+            &Patch::Apply(intent),
+        )
+        .await
+        .unwrap();
+    } else {
+        let params = PatchParams {
+            field_manager: Some(manager.into()),
+            ..Default::default()
+        };
+        api.patch(
+            service,
+            &params,
+            &Patch::Merge(json!({"spec": {"trafficDistribution": value}})),
+        )
+        .await
+        .unwrap();
+    }
+}
+
+fn ctx(file: &str, ns: &str) -> PathBuf {
+    kubeconfig(file, &[ns])
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn set_show_clear_cycle_writes_only_the_client_service() {
+    let client = admin().await;
+    let (ns, name) = ("traffic-cycle", "db");
+    services_fixture(&client, ns, name, true).await;
+    let kc = ctx("traffic-cycle.yaml", ns);
+    let start = held(&client, ns, name).await;
+    assert_eq!(
+        (start.value.as_deref(), start.annotation.as_deref()),
+        (None, None)
+    );
+
+    let doc = traffic(&kc, &["show", "-o", "json"])
+        .await
+        .expect_code(0)
+        .json();
+    assert_eq!(doc["state"], "unset", "{doc}");
+    assert_eq!(doc["service"], "db-client");
+    assert!(
+        doc["server"]["version"]
+            .as_str()
+            .unwrap()
+            .starts_with("v1.34"),
+        "{doc}"
+    );
+    for v in doc["server"]["values"].as_array().unwrap() {
+        assert_eq!(v["supported"], true, "{doc}");
+    }
+
+    // set: annotation and value, owned by the operator's field manager only.
+    traffic(&kc, &["set", "PreferClose", "--yes"])
+        .await
+        .expect_code(0);
+    let after_set = held(&client, ns, name).await;
+    assert_eq!(after_set.value.as_deref(), Some("PreferClose"));
+    assert_eq!(after_set.owners, [MANAGER]);
+    assert_eq!(after_set.annotation.as_deref(), Some("PreferClose"));
+    assert_eq!(
+        after_set.headless_rv, start.headless_rv,
+        "headless Service written"
+    );
+
+    let doc = traffic(&kc, &["show", "db", "-o", "json"])
+        .await
+        .expect_code(0)
+        .json();
+    assert_eq!(doc["state"], "in-step", "{doc}");
+    assert_eq!(doc["value"], "PreferClose");
+    assert_eq!(doc["annotation"], "PreferClose");
+    assert_eq!(doc["ownedByFieldManager"], true);
+    assert_eq!(doc["owners"][0]["manager"], MANAGER);
+    assert_eq!(doc["owners"][0]["operation"], "Apply");
+    let table = traffic(&kc, &["show"]).await.expect_code(0).stdout.clone();
+    assert!(table.contains("VALUE       PreferClose"), "{table}");
+    assert!(table.contains("STATE       in step"), "{table}");
+
+    // The same value again: no write at all.
+    let run = traffic(&kc, &["set", "PreferClose", "--yes"]).await;
+    run.expect_code(0);
+    assert!(run.stdout.contains("nothing to do"), "{}", run.stdout);
+    assert_eq!(
+        held(&client, ns, name).await,
+        after_set,
+        "a no-op set wrote"
+    );
+
+    // Another value replaces it.
+    traffic(&kc, &["set", "PreferSameNode", "--yes"])
+        .await
+        .expect_code(0);
+    let h = held(&client, ns, name).await;
+    assert_eq!(h.value.as_deref(), Some("PreferSameNode"));
+    assert_eq!(h.owners, [MANAGER]);
+    assert_eq!(h.annotation.as_deref(), Some("PreferSameNode"));
+
+    // clear: value, ownership and annotation gone.
+    let run = traffic(&kc, &["clear", "--yes", "-o", "json"]).await;
+    let doc = run.expect_code(0).json();
+    assert_eq!(doc["change"]["serviceAction"]["action"], "release", "{doc}");
+    let h = held(&client, ns, name).await;
+    assert_eq!(h.value, None);
+    assert!(h.owners.is_empty(), "{:?}", h.owners);
+    assert_eq!(h.annotation, None);
+    assert_eq!(h.headless_rv, start.headless_rv, "headless Service written");
+    let doc = traffic(&kc, &["show", "-o", "yaml"])
+        .await
+        .expect_code(0)
+        .stdout
+        .clone();
+    assert!(doc.contains("state: unset"), "{doc}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn set_restores_hand_edits_of_value_and_of_ownership() {
+    let client = admin().await;
+    let (ns, name) = ("traffic-drift", "db");
+    services_fixture(&client, ns, name, true).await;
+    let kc = ctx("traffic-drift.yaml", ns);
+    let start = held(&client, ns, name).await;
+    traffic(&kc, &["set", "PreferClose", "--yes"])
+        .await
+        .expect_code(0);
+
+    // A hand edit of the value moves ownership to the editor.
+    hand_write(
+        &client,
+        ns,
+        "db-client",
+        "kubectl-edit",
+        "PreferSameZone",
+        false,
+    )
+    .await;
+    let h = held(&client, ns, name).await;
+    assert_eq!(h.value.as_deref(), Some("PreferSameZone"));
+    assert_eq!(h.owners, ["kubectl-edit"]);
+    let doc = traffic(&kc, &["show", "-o", "json"])
+        .await
+        .expect_code(0)
+        .json();
+    assert_eq!(doc["state"], "pending-apply", "{doc}");
+    traffic(&kc, &["set", "PreferClose", "--yes"])
+        .await
+        .expect_code(0);
+    let h = held(&client, ns, name).await;
+    assert_eq!(h.value.as_deref(), Some("PreferClose"));
+    assert_eq!(h.owners, [MANAGER]);
+
+    // A forced apply by someone else takes ownership: taken back (forced).
+    hand_write(
+        &client,
+        ns,
+        "db-client",
+        "platform-apply",
+        "PreferSameNode",
+        true,
+    )
+    .await;
+    assert_eq!(held(&client, ns, name).await.owners, ["platform-apply"]);
+    traffic(&kc, &["set", "PreferClose", "--yes"])
+        .await
+        .expect_code(0);
+    let h = held(&client, ns, name).await;
+    assert_eq!(h.value.as_deref(), Some("PreferClose"));
+    assert_eq!(h.owners, [MANAGER]);
+
+    // The value put back by hand, ownership still the editor's: `set`
+    // re-applies although the value already matches.
+    hand_write(
+        &client,
+        ns,
+        "db-client",
+        "kubectl-edit",
+        "PreferSameZone",
+        false,
+    )
+    .await;
+    hand_write(
+        &client,
+        ns,
+        "db-client",
+        "kubectl-edit",
+        "PreferClose",
+        false,
+    )
+    .await;
+    let h = held(&client, ns, name).await;
+    assert_eq!(
+        (h.value.as_deref(), h.owners.clone()),
+        (Some("PreferClose"), vec!["kubectl-edit".to_string()])
+    );
+    traffic(&kc, &["set", "PreferClose", "--yes"])
+        .await
+        .expect_code(0);
+    let h = held(&client, ns, name).await;
+    assert!(h.owners.contains(&MANAGER.to_string()), "{:?}", h.owners);
+    assert_eq!(h.headless_rv, start.headless_rv, "headless Service written");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn clear_leaves_a_value_another_manager_also_holds() {
+    let client = admin().await;
+    let (ns, name) = ("traffic-shared", "db");
+    services_fixture(&client, ns, name, true).await;
+    let kc = ctx("traffic-shared.yaml", ns);
+    traffic(&kc, &["set", "PreferClose", "--yes"])
+        .await
+        .expect_code(0);
+    // The same value applied by a second manager: shared ownership.
+    let api: Api<Service> = Api::namespaced(client.clone(), ns);
+    let intent = json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "db-client", "namespace": ns},
+        "spec": {"trafficDistribution": "PreferClose"}});
+    api.patch(
+        "db-client",
+        &PatchParams::apply("platform-team"),
+        &Patch::Apply(intent),
+    )
+    .await
+    .unwrap();
+    let mut owners = held(&client, ns, name).await.owners;
+    owners.sort();
+    assert_eq!(owners, [MANAGER, "platform-team"]);
+
+    let run = traffic(&kc, &["clear", "--yes"]).await;
+    run.expect_code(0);
+    assert!(
+        run.stdout.contains("stays") && run.stdout.contains("platform-team"),
+        "{}",
+        run.stdout
+    );
+    let h = held(&client, ns, name).await;
+    assert_eq!(h.value.as_deref(), Some("PreferClose"));
+    assert_eq!(h.owners, ["platform-team"]);
+    assert_eq!(h.annotation, None);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hand_set_value_without_annotation_is_reported_and_left_alone() {
+    let client = admin().await;
+    let (ns, name) = ("traffic-hand", "db");
+    services_fixture(&client, ns, name, true).await;
+    let kc = ctx("traffic-hand.yaml", ns);
+    hand_write(
+        &client,
+        ns,
+        "db-client",
+        "kubectl-edit",
+        "PreferSameZone",
+        false,
+    )
+    .await;
+
+    let doc = traffic(&kc, &["show", "-o", "json"])
+        .await
+        .expect_code(0)
+        .json();
+    assert_eq!(doc["state"], "hand-set", "{doc}");
+    assert_eq!(doc["value"], "PreferSameZone");
+    assert_eq!(doc["annotation"], serde_json::Value::Null);
+    assert_eq!(doc["ownedByFieldManager"], false);
+    assert_eq!(doc["owners"][0]["manager"], "kubectl-edit");
+
+    let before = held(&client, ns, name).await;
+    let run = traffic(&kc, &["clear", "--yes"]).await;
+    run.expect_code(0);
+    assert!(
+        run.stdout.contains("left alone") && run.stdout.contains("kubectl-edit"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(held(&client, ns, name).await, before, "clear wrote");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dry_run_asks_the_server_and_changes_nothing() {
+    let client = admin().await;
+    let (ns, name) = ("traffic-dry", "db");
+    services_fixture(&client, ns, name, true).await;
+    let kc = ctx("traffic-dry.yaml", ns);
+    let before = held(&client, ns, name).await;
+    let run = traffic(&kc, &["set", "PreferSameNode", "--dry-run", "-o", "json"]).await;
+    let doc = run.expect_code(0).json();
+    assert_eq!(doc["change"]["dryRun"], true, "{doc}");
+    assert_eq!(
+        doc["value"], "PreferSameNode",
+        "the server's dry-run answer: {doc}"
+    );
+    assert_eq!(doc["annotation"], "PreferSameNode", "{doc}");
+    assert_eq!(held(&client, ns, name).await, before, "dry run wrote");
+
+    traffic(&kc, &["set", "PreferSameNode", "--yes"])
+        .await
+        .expect_code(0);
+    let before = held(&client, ns, name).await;
+    let run = traffic(&kc, &["clear", "--dry-run"]).await;
+    run.expect_code(0);
+    assert!(run.stdout.contains("would be"), "{}", run.stdout);
+    assert_eq!(held(&client, ns, name).await, before, "dry run wrote");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_and_missing_objects_exit_2_and_change_nothing() {
+    let client = admin().await;
+    let ns = "traffic-errors";
+    services_fixture(&client, ns, "db", true).await;
+    services_fixture(&client, ns, "noservice", false).await;
+    let kc = ctx("traffic-errors.yaml", ns);
+
+    // An invalid value is refused before any request: the kubeconfig here
+    // points nowhere, and the message lists the valid values.
+    for bad in ["preferclose", "PreferZone", ""] {
+        let run = tool(
+            &args(&["--kubeconfig=/nonexistent", "traffic", "set", bad, "db"]),
+            &[],
+        )
+        .await;
+        assert_eq!(run.code, 2, "{bad:?}: {run:?}");
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("PreferClose, PreferSameZone, PreferSameNode"),
+            "{}",
+            run.stderr
+        );
+    }
+
+    let run = traffic(&kc, &["show", "nope"]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("EtcdCluster traffic-errors/nope not found"),
+        "{}",
+        run.stderr
+    );
+
+    // No client Service: an error, and no Service is created.
+    let run = traffic(&kc, &["set", "PreferClose", "noservice", "--yes"]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("Service traffic-errors/noservice-client not found")
+            && run.stderr.contains("never creates"),
+        "{}",
+        run.stderr
+    );
+    let services: Api<Service> = Api::namespaced(client.clone(), ns);
+    assert!(services
+        .get_opt("noservice-client")
+        .await
+        .unwrap()
+        .is_none());
+    let cluster = dynamic(&client, ns, "EtcdCluster", "etcdclusters")
+        .get("noservice")
+        .await
+        .unwrap();
+    assert!(!cluster
+        .metadata
+        .annotations
+        .unwrap_or_default()
+        .contains_key(ANNOTATION));
+
+    // Not on a terminal and no --yes: refused before contacting anything.
+    let run = tool(
+        &args(&["--kubeconfig=/nonexistent", "traffic", "clear", "db"]),
+        &[],
+    )
+    .await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("--yes"), "{}", run.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_value_the_server_rejects_is_an_error_and_leaves_nothing() {
+    // The current release with the newer values' gate off answers 422.
+    let server = start_apiserver(KubeRelease::Current, "PreferSameTrafficDistribution=false").await;
+    let client = server.admin_client(None).await.unwrap();
+    let (ns, name) = ("traffic-gate", "db");
+    services_fixture(&client, ns, name, true).await;
+    let kc = kubeconfig_on(&server, "traffic-gate.yaml", &[ns]);
+    let before = held(&client, ns, name).await;
+
+    for extra in [&["--yes"][..], &["--dry-run"][..]] {
+        let mut argv = vec!["set", "PreferSameZone"];
+        argv.extend_from_slice(extra);
+        let run = traffic(&kc, &argv).await;
+        assert_eq!(run.code, 1, "{run:?}");
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("rejects trafficDistribution PreferSameZone")
+                && run.stderr.contains("v1.34.")
+                && run.stderr.contains("nothing was changed"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(
+            held(&client, ns, name).await,
+            before,
+            "a rejected set wrote"
+        );
+    }
+
+    // With an annotation already there, it stays as it was.
+    dynamic(&client, ns, "EtcdCluster", "etcdclusters")
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"annotations": {ANNOTATION: "PreferClose"}}})),
+        )
+        .await
+        .unwrap();
+    let before = held(&client, ns, name).await;
+    let run = traffic(&kc, &["set", "PreferSameNode", "--yes"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    let h = held(&client, ns, name).await;
+    assert_eq!(h, before, "a rejected set wrote");
+    assert_eq!(h.annotation.as_deref(), Some("PreferClose"));
+    assert!(!h.owners.contains(&MANAGER.to_string()));
+
+    // PreferClose is not behind that gate.
+    traffic(&kc, &["set", "PreferClose", "--yes"])
+        .await
+        .expect_code(0);
+    assert_eq!(held(&client, ns, name).await.owners, [MANAGER]);
+    drop(server);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_value_an_old_server_drops_is_a_distinct_error_and_leaves_nothing() {
+    // 1.30: the field is alpha and off; the server answers 200 and drops it.
+    let server = start_apiserver(KubeRelease::V1_30, "").await;
+    let client = server.admin_client(None).await.unwrap();
+    let (ns, name) = ("traffic-old", "db");
+    services_fixture(&client, ns, name, true).await;
+    let kc = kubeconfig_on(&server, "traffic-old.yaml", &[ns]);
+    let before = held(&client, ns, name).await;
+
+    let doc = traffic(&kc, &["show", "-o", "json"])
+        .await
+        .expect_code(0)
+        .json();
+    assert!(
+        doc["server"]["version"]
+            .as_str()
+            .unwrap()
+            .starts_with("v1.30."),
+        "{doc}"
+    );
+    for v in doc["server"]["values"].as_array().unwrap() {
+        assert_eq!(v["supported"], false, "{doc}");
+    }
+
+    for value in ["PreferClose", "PreferSameNode"] {
+        let run = traffic(&kc, &["set", value, "--yes"]).await;
+        assert_eq!(run.code, 1, "{run:?}");
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("accepts trafficDistribution {value}"))
+                && run.stderr.contains("does not keep it")
+                && run.stderr.contains("v1.30."),
+            "{}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("rejects"), "{}", run.stderr);
+        let h = held(&client, ns, name).await;
+        assert_eq!(h, before, "a dropped set wrote");
+        assert!(h.owners.is_empty(), "{:?}", h.owners);
+    }
+    drop(server);
+}
+
+/// A ValidatingAdmissionPolicy that lets dry runs through but refuses the
+/// real write of PreferSameNode in namespace `ns`: the server-side dry run
+/// passes, the annotation is written, the apply fails, and `set` must put
+/// the annotation back.
+async fn refuse_real_writes(client: &Client, ns: &str) {
+    use k8s_openapi::api::admissionregistration::v1::{
+        ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+    };
+    let policy: ValidatingAdmissionPolicy = serde_json::from_value(json!({
+        "metadata": {"name": "refuse-samenode"},
+        "spec": {
+            "failurePolicy": "Fail",
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                "operations": ["CREATE", "UPDATE"], "resources": ["services"]}]},
+            "validations": [{
+                "expression": "request.dryRun == true || !has(object.spec.trafficDistribution) || object.spec.trafficDistribution != 'PreferSameNode'",
+                "message": "test policy: PreferSameNode only in dry runs",
+                "reason": "Invalid"}]}
+    }))
+    .unwrap();
+    let binding: ValidatingAdmissionPolicyBinding = serde_json::from_value(json!({
+        "metadata": {"name": "refuse-samenode"},
+        "spec": {"policyName": "refuse-samenode", "validationActions": ["Deny"],
+            "matchResources": {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}}}}
+    }))
+    .unwrap();
+    Api::<ValidatingAdmissionPolicy>::all(client.clone())
+        .create(&PostParams::default(), &policy)
+        .await
+        .unwrap();
+    Api::<ValidatingAdmissionPolicyBinding>::all(client.clone())
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+    // The policy takes effect asynchronously: wait until a real write on a
+    // scratch Service is refused.
+    let api: Api<Service> = Api::namespaced(client.clone(), ns);
+    let scratch: Service = serde_json::from_value(json!({"metadata": {"name": "scratch"},
+        "spec": {"ports": [{"port": 80}]}}))
+    .unwrap();
+    api.create(&PostParams::default(), &scratch).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let r = api
+            .patch(
+                "scratch",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"trafficDistribution": "PreferSameNode"}})),
+            )
+            .await;
+        match r {
+            Err(kube::Error::Api(e)) if e.code == 422 => break,
+            _ => {
+                let _ = api
+                    .patch(
+                        "scratch",
+                        &PatchParams::default(),
+                        &Patch::Merge(json!({"spec": {"trafficDistribution": null}})),
+                    )
+                    .await;
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "policy never took effect"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_apply_after_the_annotation_puts_the_annotation_back() {
+    let client = admin().await;
+    let (ns, name) = ("traffic-undo", "db");
+    services_fixture(&client, ns, name, true).await;
+    refuse_real_writes(&client, ns).await;
+    let kc = ctx("traffic-undo.yaml", ns);
+
+    traffic(&kc, &["set", "PreferClose", "--yes"])
+        .await
+        .expect_code(0);
+    let before = held(&client, ns, name).await;
+    let run = traffic(&kc, &["set", "PreferSameNode", "--yes"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("test policy")
+            && run
+                .stderr
+                .contains("restored the annotation to PreferClose"),
+        "{}",
+        run.stderr
+    );
+    let h = held(&client, ns, name).await;
+    assert_eq!(h.annotation.as_deref(), Some("PreferClose"));
+    assert_eq!(h.value.as_deref(), Some("PreferClose"));
+    assert_eq!(h.owners, [MANAGER]);
+    assert_eq!(
+        (h.service_rv, h.headless_rv),
+        (before.service_rv, before.headless_rv)
+    );
+}
+
+/// The documents of a manifest file, as JSON values.
+fn manifest(path: &str) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+    serde_yaml::Deserializer::from_str(&text)
+        .map(|doc| serde_json::Value::deserialize(doc).unwrap())
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
+async fn bind(client: &Client, ns: &str, role: &str, account: &str) {
+    let bindings: Api<RoleBinding> = Api::namespaced(client.clone(), ns);
+    let binding: RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": format!("{role}-{account}")},
+        "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": ns}],
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+    }))
+    .unwrap();
+    bindings
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn traffic_role_is_sufficient_and_every_rule_is_needed() {
+    let client = admin().await;
+    let (ns, name) = ("traffic-rbac", "db");
+    services_fixture(&client, ns, name, true).await;
+
+    let docs = manifest("deploy/rbac-traffic.yaml");
+    let role: ClusterRole = serde_json::from_value(
+        docs.iter()
+            .find(|d| d["kind"] == "ClusterRole")
+            .unwrap()
+            .clone(),
+    )
+    .unwrap();
+    let roles: Api<ClusterRole> = Api::all(client.clone());
+    roles.create(&PostParams::default(), &role).await.unwrap();
+    bind(&client, ns, role.metadata.name.as_ref().unwrap(), "full").await;
+    let kc = kubeconfig_as(
+        "traffic-rbac-full.yaml",
+        ns,
+        &format!("system:serviceaccount:{ns}:full"),
+    );
+
+    // With exactly the manifest's rules: show, set and clear all work (the
+    // cluster name omitted, so the list permission is used too).
+    traffic(&kc, &["show"]).await.expect_code(0);
+    traffic(&kc, &["set", "PreferClose", "--yes"])
+        .await
+        .expect_code(0);
+    let h = held(&client, ns, name).await;
+    assert_eq!(
+        (h.value.as_deref(), h.annotation.as_deref()),
+        (Some("PreferClose"), Some("PreferClose"))
+    );
+    traffic(&kc, &["clear", "--yes"]).await.expect_code(0);
+    let h = held(&client, ns, name).await;
+    assert_eq!((h.value.as_deref(), h.annotation.as_deref()), (None, None));
+
+    // Without any one permission: exit 2 with the server's words, nothing
+    // changed.
+    let needed = [
+        ("services", "get"),
+        ("services", "patch"),
+        ("etcdclusters", "get"),
+        ("etcdclusters", "patch"),
+    ];
+    let rules = role.rules.clone().unwrap();
+    for (resource, verb) in needed {
+        let account = format!("no-{resource}-{verb}");
+        let mut reduced = role.clone();
+        reduced.metadata = kube::api::ObjectMeta {
+            name: Some(format!("kubectl-etcd-traffic-{account}")),
+            ..Default::default()
+        };
+        reduced.rules = Some(
+            rules
+                .iter()
+                .cloned()
+                .map(|mut r| {
+                    if r.resources
+                        .as_ref()
+                        .unwrap()
+                        .contains(&resource.to_string())
+                    {
+                        r.verbs.retain(|v| v != verb);
+                    }
+                    r
+                })
+                .collect(),
+        );
+        roles
+            .create(&PostParams::default(), &reduced)
+            .await
+            .unwrap();
+        bind(
+            &client,
+            ns,
+            reduced.metadata.name.as_ref().unwrap(),
+            &account,
+        )
+        .await;
+        let kc = kubeconfig_as(
+            &format!("traffic-rbac-{account}.yaml"),
+            ns,
+            &format!("system:serviceaccount:{ns}:{account}"),
+        );
+        let before = held(&client, ns, name).await;
+        let run = traffic(&kc, &["set", "PreferClose", "db", "--yes"]).await;
+        assert_eq!(run.code, 2, "{resource}/{verb}: {run:?}");
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        let want = format!("cannot {verb} resource \"{resource}\"");
+        assert!(
+            run.stderr.contains(&want),
+            "{:?} lacks {want:?}",
+            run.stderr
+        );
+        assert_eq!(
+            held(&client, ns, name).await,
+            before,
+            "{resource}/{verb}: wrote"
+        );
+    }
+}
