@@ -27,6 +27,21 @@ async fn sizes(cluster: &Cluster) -> Vec<(i64, i64)> {
     out
 }
 
+/// [`sizes`] once they stop changing: a write just made (an alarm, a
+/// compaction) reaches each member's backend on its own batch commit.
+async fn settled_sizes(cluster: &Cluster) -> Vec<(i64, i64)> {
+    let mut last = sizes(cluster).await;
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let now = sizes(cluster).await;
+        if now == last {
+            return now;
+        }
+        last = now;
+    }
+    panic!("member sizes kept changing: {last:?}");
+}
+
 async fn fragmented(spec: ClusterSpec, bytes: u64, keep: f64) -> Cluster {
     let mut spec = spec;
     spec.log_level = "info";
@@ -488,7 +503,7 @@ async fn corrupt_refuses_the_sweep_and_needs_force_with_confirmation() {
     )
     .await
     .unwrap();
-    let before = sizes(&cluster).await;
+    let before = settled_sizes(&cluster).await;
 
     let run = tool(&defrag_args(&cluster, &[]), &[]).await;
     run.expect_code(1);
@@ -527,7 +542,7 @@ async fn corrupt_refuses_the_sweep_and_needs_force_with_confirmation() {
 #[tokio::test(flavor = "multi_thread")]
 async fn single_member_needs_consent_and_dry_run_changes_nothing() {
     let cluster = fragmented(ClusterSpec::new(1, Security::Plain), 300 * MB, 0.1).await;
-    let before = sizes(&cluster).await;
+    let before = settled_sizes(&cluster).await;
     let run = tool(&defrag_args(&cluster, &["--dry-run"]), &[]).await;
     run.expect_code(1);
     let doc = run.json();

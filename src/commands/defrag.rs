@@ -71,6 +71,7 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
 
     // First look: unknown --member names are a usage error.
     let snap = snapshot::take(ops, target).await?;
+    let looked = Instant::now();
     let seeded = snapshot::with_members_as_seeds(target, &snap);
     let target = &seeded;
     for name in &opts.selection {
@@ -145,13 +146,29 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     };
     let started = Instant::now();
     let sink = crate::output::progress::sink(global.output);
-    let sweep = exec::sweep(ops, target, &opts, sink.as_ref(), &stop).await;
+    let sweep = exec::sweep(
+        ops,
+        target,
+        &opts,
+        sink.as_ref(),
+        &stop,
+        Some(exec::Fresh {
+            snapshot: snap,
+            taken: looked,
+        }),
+    )
+    .await;
     watcher.abort();
-    let sweep = sweep?;
+    let mut sweep = sweep?;
     tracing::debug!("sweep took {:?}", started.elapsed());
 
-    // After the sweep: NOSPACE on members back under quota, and agreement.
-    let (alarms, hash_check) = match snapshot::take(ops, target).await {
+    // After the sweep: NOSPACE on members back under quota, and agreement,
+    // from the sweep's last snapshot while it is fresh.
+    let after = match exec::Fresh::take(&mut sweep.final_view) {
+        Some(snap) => Ok(snap),
+        None => snapshot::take(ops, target).await,
+    };
+    let (alarms, hash_check) = match after {
         Ok(after) => {
             let alarms = post::disarm(ops, &after, &[], false).await;
             (alarms, post::hash_check(ops, &after).await)

@@ -166,6 +166,9 @@ pub struct SweepOutcome {
     /// Wall time of the whole sweep, and the sum of Defragment durations.
     pub wall_ms: u64,
     pub defrag_ms: u64,
+    /// The snapshot the sweep ended on (for the checks after it).
+    #[serde(skip)]
+    pub final_view: Option<Fresh>,
 }
 
 impl SweepOutcome {
@@ -181,20 +184,25 @@ enum Gated {
     Stopped,
 }
 
-/// Takes a snapshot and runs the gate; with `wait_healthy`, retries a
-/// refusing gate with backoff (0.5 s doubling to 5 s) until it passes or the
-/// time is up.
+/// Takes a snapshot (or uses `carried`, one taken a moment ago) and runs
+/// the gate; with `wait_healthy`, retries a refusing gate with backoff
+/// (0.5 s doubling to 5 s) on new snapshots until it passes or the time is
+/// up.
 async fn gated<O: EtcdOps>(
     ops: &O,
     target: &Target,
     opts: &SweepOptions,
     sink: &dyn EventSink,
     stop: &StopFlag,
+    mut carried: Option<ClusterSnapshot>,
 ) -> crate::Result<Gated> {
     let started = Instant::now();
     let mut backoff = Duration::from_millis(500);
     loop {
-        let snap = snapshot::take(ops, target).await?;
+        let snap = match carried.take() {
+            Some(snap) => snap,
+            None => snapshot::take(ops, target).await?,
+        };
         let verdict = gate::evaluate(&snap, &opts.gate);
         if verdict.passed() {
             return Ok(Gated::Pass(snap, verdict));
@@ -260,18 +268,24 @@ pub fn dry_run(snap: &ClusterSnapshot, verdict: &GateVerdict, opts: &SweepOption
         compacted_at: None,
         wall_ms: 0,
         defrag_ms: 0,
+        final_view: None,
     }
 }
 
 /// Runs the sweep.
+///
+/// `initial` is a snapshot the caller has just taken; it stands in for the
+/// first step's own snapshot while it is younger than [`FRESH_FOR`].
 pub async fn sweep<O: EtcdOps>(
     ops: &O,
     target: &Target,
     opts: &SweepOptions,
     sink: &dyn EventSink,
     stop: &StopFlag,
+    initial: Option<Fresh>,
 ) -> crate::Result<SweepOutcome> {
     let started = Instant::now();
+    let mut carried = initial;
     let mut target = target.clone();
     let target = &mut target;
     let mut done: BTreeSet<String> = BTreeSet::new();
@@ -283,9 +297,10 @@ pub async fn sweep<O: EtcdOps>(
     let mut compacted_at = None;
     let mut last_plan = Plan::default();
     let mut defrag_total = Duration::ZERO;
+    let mut final_view = None;
 
     if opts.compact {
-        match gated(ops, target, opts, sink, stop).await? {
+        match gated(ops, target, opts, sink, stop, Fresh::take(&mut carried)).await? {
             Gated::Pass(snap, _) => {
                 compacted_at = post::compact_and_settle(ops, &snap, sink).await?;
             }
@@ -302,34 +317,36 @@ pub async fn sweep<O: EtcdOps>(
             stopped = Some("interrupted".into());
             break;
         }
-        let (snap, verdict) = match gated(ops, target, opts, sink, stop).await? {
-            Gated::Pass(s, v) => {
-                *target = snapshot::with_members_as_seeds(target, &s);
-                (s, v)
-            }
-            Gated::Refused(reasons) => {
-                refusal = reasons.iter().map(Into::into).collect();
-                stopped = Some(format!(
-                    "the health gate refused: {}",
-                    reasons
-                        .iter()
-                        .map(|r| r.to_string())
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                ));
-                break;
-            }
-            Gated::Stopped => {
-                stopped = Some("interrupted".into());
-                break;
-            }
-        };
+        let (snap, verdict) =
+            match gated(ops, target, opts, sink, stop, Fresh::take(&mut carried)).await? {
+                Gated::Pass(s, v) => {
+                    *target = snapshot::with_members_as_seeds(target, &s);
+                    (s, v)
+                }
+                Gated::Refused(reasons) => {
+                    refusal = reasons.iter().map(Into::into).collect();
+                    stopped = Some(format!(
+                        "the health gate refused: {}",
+                        reasons
+                            .iter()
+                            .map(|r| r.to_string())
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ));
+                    break;
+                }
+                Gated::Stopped => {
+                    stopped = Some("interrupted".into());
+                    break;
+                }
+            };
         let p = plan(&snap, verdict.leader, &opts.rule, &opts.selection, &done);
         if results.is_empty() && done.is_empty() {
             sink.event(&ExecEvent::Planned { plan: &p });
         }
         let Some(next) = p.next().cloned() else {
             last_plan = p;
+            final_view = Some(Fresh::new(snap));
             break;
         };
         last_plan = p.clone();
@@ -414,6 +431,11 @@ pub async fn sweep<O: EtcdOps>(
             post::wait_for_member(ops, target, &opts.gate, &next.name, &dial, limit, sink).await;
         let mut result = MemberResult::planned(&next, Outcome::Defragmented, "");
         result.duration_ms = Some(millis(took));
+        let back = back.map(|(after, recovered, snap)| {
+            // The snapshot that showed the member back is the next step's.
+            carried = Some(Fresh::new(snap));
+            (after, recovered)
+        });
         match &back {
             Ok((after, recovered)) => {
                 result.db_size_after = Some(*after);
@@ -460,7 +482,36 @@ pub async fn sweep<O: EtcdOps>(
         compacted_at,
         wall_ms: millis(started.elapsed()),
         defrag_ms: millis(defrag_total),
+        final_view,
     })
+}
+
+/// How long a snapshot may stand in for a new one: long enough to pass one
+/// from the step that took it to the next, far shorter than anything a
+/// member does.
+pub const FRESH_FOR: Duration = Duration::from_millis(500);
+
+/// A snapshot and when it was taken.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fresh {
+    pub snapshot: ClusterSnapshot,
+    pub taken: Instant,
+}
+
+impl Fresh {
+    pub fn new(snapshot: ClusterSnapshot) -> Fresh {
+        Fresh {
+            snapshot,
+            taken: Instant::now(),
+        }
+    }
+
+    /// The snapshot if still fresh; consumes it either way.
+    pub fn take(slot: &mut Option<Fresh>) -> Option<ClusterSnapshot> {
+        slot.take()
+            .filter(|f| f.taken.elapsed() < FRESH_FOR)
+            .map(|f| f.snapshot)
+    }
 }
 
 fn describe_rpc_failure(e: &RpcError, back: &Result<(u64, Duration), String>) -> String {

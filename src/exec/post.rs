@@ -14,7 +14,8 @@ use crate::target::{Dial, Target};
 
 /// Waits until member `name` answers Status and the gate has nothing to say
 /// about it (answering, has a leader, within the raft-lag bounds). Returns
-/// its size on disk and how long that took.
+/// its size on disk, how long that took, and the snapshot that showed it
+/// back (fresh enough for the next step's gate).
 pub async fn wait_for_member<O: EtcdOps>(
     ops: &O,
     target: &Target,
@@ -23,7 +24,7 @@ pub async fn wait_for_member<O: EtcdOps>(
     dial: &Dial,
     limit: Duration,
     sink: &dyn EventSink,
-) -> Result<(u64, Duration), String> {
+) -> Result<(u64, Duration, ClusterSnapshot), String> {
     let t0 = Instant::now();
     let mut announced = false;
     loop {
@@ -36,7 +37,7 @@ pub async fn wait_for_member<O: EtcdOps>(
                         .filter(|r| !matches!(r, GateReason::Alarm { .. }))
                         .collect();
                     if own.is_empty() {
-                        return Ok((status.db_size, t0.elapsed()));
+                        return Ok((status.db_size, t0.elapsed(), snap));
                     }
                     own.iter()
                         .map(|r| r.to_string())
