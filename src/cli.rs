@@ -383,14 +383,8 @@ pub struct TrafficSetArgs {
     #[command(flatten)]
     pub cluster: ClusterArg,
 
-    /// Send every write as a server-side dry run (the server validates it and
-    /// stores nothing) and print what would change.
-    #[arg(long)]
-    pub dry_run: bool,
-
-    /// Do not ask for confirmation (required when not on a terminal).
-    #[arg(short = 'y', long)]
-    pub yes: bool,
+    #[command(flatten)]
+    pub write: TrafficWriteArgs,
 }
 
 #[derive(Debug, Args)]
@@ -398,8 +392,15 @@ pub struct TrafficClearArgs {
     #[command(flatten)]
     pub cluster: ClusterArg,
 
-    /// Send every write as a server-side dry run and print what would
-    /// change.
+    #[command(flatten)]
+    pub write: TrafficWriteArgs,
+}
+
+/// How `traffic set` and `traffic clear` write.
+#[derive(Debug, Clone, Args)]
+pub struct TrafficWriteArgs {
+    /// Send every write as a server-side dry run (the server validates it and
+    /// stores nothing) and print what would change.
     #[arg(long)]
     pub dry_run: bool,
 

@@ -7,35 +7,10 @@
 
 mod support;
 
-use k8s_openapi::api::rbac::v1::{ClusterRole, RoleBinding};
+use k8s_openapi::api::rbac::v1::ClusterRole;
 use kube::api::{Api, PostParams};
-use serde::Deserialize;
 use support::k8s::*;
 use support::*;
-
-/// The documents of a manifest file, as JSON values.
-fn manifest(path: &str) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
-        .unwrap();
-    serde_yaml::Deserializer::from_str(&text)
-        .map(|doc| serde_json::Value::deserialize(doc).unwrap())
-        .filter(|v| !v.is_null())
-        .collect()
-}
-
-async fn bind(client: &kube::Client, ns: &str, role: &str, account: &str) {
-    let bindings: Api<RoleBinding> = Api::namespaced(client.clone(), ns);
-    let binding: RoleBinding = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": format!("{role}-{account}")},
-        "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": ns}],
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
-    }))
-    .unwrap();
-    bindings
-        .create(&PostParams::default(), &binding)
-        .await
-        .unwrap();
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn status_role_is_sufficient_and_every_rule_is_needed() {

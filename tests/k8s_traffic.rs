@@ -13,11 +13,10 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::core::v1::Service;
-use k8s_openapi::api::rbac::v1::{ClusterRole, RoleBinding};
+use k8s_openapi::api::rbac::v1::ClusterRole;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::Client;
 use kubectl_etcd_testbed::KubeRelease;
-use serde::Deserialize;
 use serde_json::json;
 use support::k8s::*;
 use support::*;
@@ -677,29 +676,6 @@ async fn a_failed_apply_after_the_annotation_puts_the_annotation_back() {
         (h.service_rv, h.headless_rv),
         (before.service_rv, before.headless_rv)
     );
-}
-
-/// The documents of a manifest file, as JSON values.
-fn manifest(path: &str) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
-    serde_yaml::Deserializer::from_str(&text)
-        .map(|doc| serde_json::Value::deserialize(doc).unwrap())
-        .filter(|v| !v.is_null())
-        .collect()
-}
-
-async fn bind(client: &Client, ns: &str, role: &str, account: &str) {
-    let bindings: Api<RoleBinding> = Api::namespaced(client.clone(), ns);
-    let binding: RoleBinding = serde_json::from_value(json!({
-        "metadata": {"name": format!("{role}-{account}")},
-        "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": ns}],
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
-    }))
-    .unwrap();
-    bindings
-        .create(&PostParams::default(), &binding)
-        .await
-        .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -9,7 +9,10 @@
 
 use k8s_openapi::api::core::v1::Service;
 
-use crate::cli::{GlobalArgs, TrafficClearArgs, TrafficSetArgs, TrafficShowArgs, TrafficValueArg};
+use crate::cli::{
+    ClusterArg, GlobalArgs, TrafficClearArgs, TrafficSetArgs, TrafficShowArgs, TrafficValueArg,
+    TrafficWriteArgs,
+};
 use crate::error::{Error, ExitStatus, Result};
 use crate::k8s::crd::EtcdCluster;
 use crate::k8s::service::{self, ApplyError};
@@ -37,6 +40,29 @@ impl Loaded {
     fn annotation(&self) -> Option<String> {
         annotation_of(&self.cluster)
     }
+
+    fn value(&self) -> Option<String> {
+        value_of(&self.service)
+    }
+
+    fn owners(&self) -> Vec<FieldOwner> {
+        owners_of(&self.service)
+    }
+}
+
+/// The start of `set` and `clear`: consent (before any request), then the
+/// objects.
+async fn begin(
+    global: &GlobalArgs,
+    cluster: &ClusterArg,
+    write: &TrafficWriteArgs,
+) -> Result<Loaded> {
+    output::prompt::require_consent(
+        write.yes,
+        write.dry_run,
+        "change the client Service's trafficDistribution",
+    )?;
+    load(global, cluster.cluster.as_deref()).await
 }
 
 fn annotation_of(cluster: &EtcdCluster) -> Option<String> {
@@ -157,21 +183,17 @@ fn shown(value: Option<&str>) -> &str {
 
 pub async fn set(global: &GlobalArgs, args: &TrafficSetArgs) -> Result<ExitStatus> {
     let wanted = value_arg(args.value);
-    output::prompt::require_consent(
-        args.yes,
-        args.dry_run,
-        "change the client Service's trafficDistribution",
-    )?;
-    let l = load(global, args.cluster.cluster.as_deref()).await?;
+    let l = begin(global, &args.cluster, &args.write).await?;
     let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
+    let (dry_run, yes) = (args.write.dry_run, args.write.yes);
     let annotation_before = l.annotation();
-    let value_before = value_of(&l.service);
-    let owned_before = owned_by_us(&owners_of(&l.service));
+    let value_before = l.value();
+    let owned_before = owned_by_us(&l.owners());
     let action = decide(Some(wanted.as_str()), value_before.as_deref(), owned_before).action;
     let annotate = annotation_before.as_deref() != Some(wanted.as_str());
-    let would = if args.dry_run { "would be " } else { "" };
+    let would = if dry_run { "would be " } else { "" };
     let mut change = Change {
-        dry_run: args.dry_run,
+        dry_run,
         annotation_before: annotation_before.clone(),
         annotation_written: false,
         value_before: value_before.clone(),
@@ -188,7 +210,7 @@ pub async fn set(global: &GlobalArgs, args: &TrafficSetArgs) -> Result<ExitStatu
         print(global, &r)?;
         return Ok(ExitStatus::Success);
     }
-    if !args.dry_run && !args.yes {
+    if !dry_run && !yes {
         let question = format!(
             "Set trafficDistribution {wanted} on Service {ns}/{svc} (now {}){}?",
             shown(value_before.as_deref()),
@@ -224,10 +246,10 @@ pub async fn set(global: &GlobalArgs, args: &TrafficSetArgs) -> Result<ExitStatu
             cl,
             Some(wanted.as_str()),
             l.cluster.metadata.resource_version.as_deref(),
-            args.dry_run,
+            dry_run,
         )
         .await?;
-        change.annotation_written = !args.dry_run;
+        change.annotation_written = !dry_run;
         change.notes.push(format!(
             "EtcdCluster {ns}/{cl}: annotation {ANNOTATION} {would}set to {wanted} (was {})",
             annotation_before.as_deref().unwrap_or("absent")
@@ -236,7 +258,7 @@ pub async fn set(global: &GlobalArgs, args: &TrafficSetArgs) -> Result<ExitStatu
 
     // 3. The field itself, read back; on failure the annotation is restored.
     if let ServiceAction::Apply(v) = action {
-        if !args.dry_run {
+        if !dry_run {
             match try_apply(&l, v, false).await {
                 Ok(s) => service_after = s,
                 Err(failure) => {
@@ -245,7 +267,7 @@ pub async fn set(global: &GlobalArgs, args: &TrafficSetArgs) -> Result<ExitStatu
                 }
             }
         }
-        change.service_written = !args.dry_run;
+        change.service_written = !dry_run;
         change.notes.push(format!(
             "Service {ns}/{svc}: trafficDistribution {would}applied as {wanted} by {FIELD_MANAGER} (was {}{})",
             shown(value_before.as_deref()),
@@ -388,20 +410,16 @@ fn failure_error(l: &Loaded, wanted: TrafficValue, failure: Failure, undone: &st
 }
 
 pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitStatus> {
-    output::prompt::require_consent(
-        args.yes,
-        args.dry_run,
-        "change the client Service's trafficDistribution",
-    )?;
-    let l = load(global, args.cluster.cluster.as_deref()).await?;
+    let l = begin(global, &args.cluster, &args.write).await?;
     let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
+    let (dry_run, yes) = (args.write.dry_run, args.write.yes);
     let annotation_before = l.annotation();
-    let value_before = value_of(&l.service);
-    let owners_before = owners_of(&l.service);
+    let value_before = l.value();
+    let owners_before = l.owners();
     let action = decide(None, value_before.as_deref(), owned_by_us(&owners_before)).action;
-    let would = if args.dry_run { "would be " } else { "" };
+    let would = if dry_run { "would be " } else { "" };
     let mut change = Change {
-        dry_run: args.dry_run,
+        dry_run,
         annotation_before: annotation_before.clone(),
         annotation_written: false,
         value_before: value_before.clone(),
@@ -410,7 +428,7 @@ pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitS
         notes: Vec::new(),
     };
     let writes = annotation_before.is_some() || action != ServiceAction::Nothing;
-    if writes && !args.dry_run && !args.yes {
+    if writes && !dry_run && !yes {
         let mut steps = Vec::new();
         if annotation_before.is_some() {
             steps.push(format!("remove the annotation from EtcdCluster {ns}/{cl}"));
@@ -436,10 +454,10 @@ pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitS
             cl,
             None,
             l.cluster.metadata.resource_version.as_deref(),
-            args.dry_run,
+            dry_run,
         )
         .await?;
-        change.annotation_written = !args.dry_run;
+        change.annotation_written = !dry_run;
         change.notes.push(format!(
             "EtcdCluster {ns}/{cl}: annotation {ANNOTATION} {would}removed (was {before})"
         ));
@@ -448,8 +466,8 @@ pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitS
     // 2. Release our ownership; the value stays if someone else holds it.
     let mut service_after = l.service.clone();
     if action == ServiceAction::Release {
-        service_after = match service::apply(&l.kube, ns, svc, None, args.dry_run).await {
-            Ok(s) if args.dry_run => s,
+        service_after = match service::apply(&l.kube, ns, svc, None, dry_run).await {
+            Ok(s) if dry_run => s,
             Ok(s) => service::get(&l.kube, ns, svc).await?.unwrap_or(s),
             Err(ApplyError::Invalid(m)) => {
                 return Err(Error::Failed(format!(
@@ -458,7 +476,7 @@ pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitS
             }
             Err(ApplyError::Other(e)) => return Err(e),
         };
-        change.service_written = !args.dry_run;
+        change.service_written = !dry_run;
         let after = value_of(&service_after);
         let holders: Vec<String> = owners_of(&service_after)
             .into_iter()
@@ -468,7 +486,7 @@ pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitS
         change.notes.push(match after {
             None => format!(
                 "Service {ns}/{svc}: {FIELD_MANAGER} {would}released trafficDistribution; the field {}unset (was {})",
-                if args.dry_run { "would be " } else { "is now " },
+                if dry_run { "would be " } else { "is now " },
                 shown(value_before.as_deref())
             ),
             Some(v) => format!(

@@ -417,3 +417,30 @@ pub async fn services_fixture(client: &Client, ns: &str, name: &str, services: b
             .unwrap_or_else(|e| panic!("create Service {:?}: {e}", svc.metadata.name));
     }
 }
+
+/// The documents of a manifest file in the repository, as JSON values.
+pub fn manifest(path: &str) -> Vec<serde_json::Value> {
+    use serde::Deserialize;
+    let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+        .unwrap();
+    serde_yaml::Deserializer::from_str(&text)
+        .map(|doc| serde_json::Value::deserialize(doc).unwrap())
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
+/// Binds ClusterRole `role` to ServiceAccount `account` in `ns`.
+pub async fn bind(client: &Client, ns: &str, role: &str, account: &str) {
+    let bindings: Api<k8s_openapi::api::rbac::v1::RoleBinding> =
+        Api::namespaced(client.clone(), ns);
+    let binding = serde_json::from_value(json!({
+        "metadata": {"name": format!("{role}-{account}")},
+        "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": ns}],
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+    }))
+    .unwrap();
+    bindings
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+}
