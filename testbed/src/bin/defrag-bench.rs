@@ -124,18 +124,36 @@ async fn start_load(cluster: &Cluster) -> Load {
             let Ok(grant) = client.lease_grant(30, None).await else {
                 return;
             };
-            let Ok((mut keeper, mut stream)) = client.lease_keep_alive(grant.id()).await else {
-                return;
-            };
+            // A beat is a renewal the server answered with a live TTL. A
+            // stream that errors (the leader busy past its apply timeout)
+            // is opened again, so a stall shows as a gap, not as silence.
+            let mut open = None;
             while !stop.load(Ordering::SeqCst) {
-                if keeper.keep_alive().await.is_err() {
-                    break;
+                if open.is_none() {
+                    match client.lease_keep_alive(grant.id()).await {
+                        Ok(pair) => open = Some(pair),
+                        Err(_) => {
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                            continue;
+                        }
+                    }
                 }
-                if let Ok(Ok(Some(_))) =
-                    tokio::time::timeout(Duration::from_secs(30), stream.message()).await
-                {
-                    if let Ok(mut l) = lease.lock() {
-                        l.push(now());
+                let Some((keeper, stream)) = open.as_mut() else {
+                    continue;
+                };
+                if keeper.keep_alive().await.is_err() {
+                    open = None;
+                    continue;
+                }
+                match tokio::time::timeout(Duration::from_secs(30), stream.message()).await {
+                    Ok(Ok(Some(resp))) if resp.ttl() > 0 => {
+                        if let Ok(mut l) = lease.lock() {
+                            l.push(now());
+                        }
+                    }
+                    _ => {
+                        open = None;
+                        continue;
                     }
                 }
                 tokio::time::sleep(Duration::from_millis(250)).await;
@@ -159,11 +177,17 @@ struct Figures {
     hung: usize,
     total_stall: f64,
     wall: f64,
+    /// The sweep alone: kubectl-etcd's own `wallMs` (first gate to the last
+    /// member back, without start-up and the checks after the sweep);
+    /// etcdctl's process time, which is all sweep.
+    sweep_wall: f64,
     defrag_sum: f64,
     defragmented: usize,
 }
 
-/// The median of each figure over the rounds (counts: the largest).
+/// The median of each figure over the rounds; with an even count the upper
+/// of the two middle values (for two rounds: the worse one). Counts: the
+/// largest.
 fn median(rounds: &[Figures]) -> Figures {
     let med = |get: &dyn Fn(&Figures) -> f64| {
         let mut v: Vec<f64> = rounds.iter().map(get).collect();
@@ -178,6 +202,7 @@ fn median(rounds: &[Figures]) -> Figures {
         hung: rounds.iter().map(|f| f.hung).max().unwrap_or(0),
         total_stall: med(&|f| f.total_stall),
         wall: med(&|f| f.wall),
+        sweep_wall: med(&|f| f.sweep_wall),
         defrag_sum: med(&|f| f.defrag_sum),
         defragmented: rounds.iter().map(|f| f.defragmented).max().unwrap_or(0),
     }
@@ -217,17 +242,25 @@ fn figures(load: &Load, defrags: &[(usize, f64, f64)], from: f64, to: f64, wall:
     // A stream stalls while its own member defragments (that is the pinned
     // writers' figure); what is measured here is the renewal gap caused by
     // *another* member's defrag — the leader's, which every renewal needs.
+    // The load runs on for 2 s after the contender exits, so a healthy
+    // stream has a beat after `to`; one that never beat again counts as a
+    // gap up to then.
     for (i, l) in load.leases.iter().enumerate() {
         let beats = l.lock().map(|l| l.clone()).unwrap_or_default();
         let mut last = from;
-        for b in beats.iter().filter(|b| **b >= from && **b <= to + 5.0) {
+        let ends = beats
+            .iter()
+            .copied()
+            .filter(|b| *b >= from && *b <= to + 2.0)
+            .chain(std::iter::once(to + 2.0));
+        for b in ends {
             let own = defrags
                 .iter()
-                .any(|(m, a, e)| *m == i && last < *e && *b > *a);
+                .any(|(m, a, e)| *m == i && last < *e && b > *a);
             if !own {
                 f.lease_gap = f.lease_gap.max(b - last);
             }
-            last = *b;
+            last = b;
         }
     }
     f
@@ -267,15 +300,20 @@ async fn run_contender(cluster: &Cluster, args: &Args, contender: &str) -> Figur
         }
     }
     command
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null());
     let logged_before = logged_defrags(cluster).len();
     let load = start_load(cluster).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let from = now();
     let t0 = Instant::now();
-    let status = command.status().await.expect("run contender");
+    let output = command.output().await.expect("run contender");
+    let status = output.status;
     let wall = t0.elapsed().as_secs_f64();
+    let sweep_wall = serde_json::from_slice::<serde_json::Value>(&output.stdout)
+        .ok()
+        .and_then(|d| d["wallMs"].as_f64())
+        .map_or(wall, |ms| ms / 1000.0);
     let to = now();
     tokio::time::sleep(Duration::from_secs(2)).await;
     load.stop.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -289,7 +327,9 @@ async fn run_contender(cluster: &Cluster, args: &Args, contender: &str) -> Figur
         .into_iter()
         .skip(logged_before)
         .collect();
-    figures(&load, &defrags, from, to, wall)
+    let mut f = figures(&load, &defrags, from, to, wall);
+    f.sweep_wall = sweep_wall;
+    f
 }
 
 #[tokio::main]
@@ -320,12 +360,19 @@ async fn main() {
             results.push(run_contender(&cluster, &args, contender).await);
         }
     }
-    println!("| contender | longest stall, member being defragmented | longest stall, other members | longest lease renewal gap (other member's defrag) | failed / hung requests | total client stall | sweep wall time | Σ member defrag time | overhead | members defragmented |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| contender | longest stall, member being defragmented | longest stall, other members | longest lease renewal gap (other member's defrag) | failed / hung requests | total client stall | process wall time | sweep wall time | Σ member defrag time | sweep overhead | process overhead | members defragmented |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let over = |t: f64, sum: f64| {
+        if sum > 0.0 {
+            (t - sum) / sum * 100.0
+        } else {
+            0.0
+        }
+    };
     for (contender, results) in &all {
         let f = median(results);
         println!(
-            "| {contender} | {:.2} s | {:.2} s | {:.2} s | {} / {} | {:.2} s | {:.2} s | {:.2} s | {:+.1}% | {} |",
+            "| {contender} | {:.2} s | {:.2} s | {:.2} s | {} / {} | {:.2} s | {:.2} s | {:.2} s | {:.2} s | {:+.1}% | {:+.1}% | {} |",
             f.stall_defragmented,
             f.stall_others,
             f.lease_gap,
@@ -333,8 +380,10 @@ async fn main() {
             f.hung,
             f.total_stall,
             f.wall,
+            f.sweep_wall,
             f.defrag_sum,
-            if f.defrag_sum > 0.0 { (f.wall - f.defrag_sum) / f.defrag_sum * 100.0 } else { 0.0 },
+            over(f.sweep_wall, f.defrag_sum),
+            over(f.wall, f.defrag_sum),
             f.defragmented
         );
     }
