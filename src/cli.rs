@@ -343,9 +343,10 @@ pub enum TrafficCommand {
     /// annotation, and which values this API server release keeps.
     Show(TrafficShowArgs),
     /// Annotate the EtcdCluster and apply VALUE to the client Service, then
-    /// read it back. A value the API server rejects (422) or accepts and
-    /// drops (servers before 1.31) is an error (exit 1), with the annotation
-    /// restored and nothing left owned by the field manager.
+    /// read it back. The server is asked first with a dry run: a value it
+    /// rejects (422) or accepts and drops (servers before 1.31) is an error
+    /// (exit 1) that writes nothing. If the real apply fails, the annotation
+    /// is put back and nothing is left owned by the field manager.
     Set(TrafficSetArgs),
     /// Remove the annotation and release the field manager's ownership. The
     /// value stays if another manager also owns it; a value set by hand is
