@@ -177,8 +177,8 @@ async fn namespaces_contexts_and_all_namespaces() {
     assert_status_matches(&doc, &c).await;
 
     // KUBECONFIG with several paths, as kubectl merges them.
-    let empty =
-        std::env::temp_dir().join(format!("kubectl-etcd-empty-{}.yaml", std::process::id()));
+    // Beside the kubeconfig, in the API server's folder (removed with it).
+    let empty = kc.with_file_name("empty-kubeconfig.yaml");
     std::fs::write(&empty, "apiVersion: v1\nkind: Config\n").unwrap();
     let paths = format!("{}:{}", empty.display(), kc.display());
     let doc = tool(
@@ -371,10 +371,7 @@ async fn resolution_errors_name_the_object() {
     .await;
 
     let closed = kubectl_etcd_testbed::ports::free_port().unwrap();
-    let unreachable = std::env::temp_dir().join(format!(
-        "kubectl-etcd-unreachable-{}.yaml",
-        std::process::id()
-    ));
+    let unreachable = kc.with_file_name("unreachable-kubeconfig.yaml");
     std::fs::write(
         &unreachable,
         std::fs::read_to_string(&kc).unwrap().replace(
