@@ -292,6 +292,26 @@ pub struct Change {
     pub notes: Vec<String>,
 }
 
+impl Change {
+    /// Nothing written yet.
+    pub fn planned(
+        dry_run: bool,
+        annotation_before: Option<String>,
+        value_before: Option<String>,
+        service_action: ServiceAction,
+    ) -> Change {
+        Change {
+            dry_run,
+            annotation_before,
+            annotation_written: false,
+            value_before,
+            service_action,
+            service_written: false,
+            notes: Vec::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,8 +7,6 @@
 
 mod support;
 
-use k8s_openapi::api::rbac::v1::ClusterRole;
-use kube::api::{Api, PostParams};
 use support::k8s::*;
 use support::*;
 
@@ -18,24 +16,18 @@ async fn status_role_is_sufficient_and_every_rule_is_needed() {
     let ns = "rbac";
     let fx = fixture(&client, ns, "etcd", Mode::MtlsAuth).await;
 
-    let docs = manifest("deploy/rbac-status.yaml");
-    let role_doc = docs
-        .iter()
-        .find(|d| d["kind"] == "ClusterRole")
-        .unwrap()
-        .clone();
-    let role: ClusterRole = serde_json::from_value(role_doc.clone()).unwrap();
-    let roles: Api<ClusterRole> = Api::all(client.clone());
-    roles.create(&PostParams::default(), &role).await.unwrap();
-    let role_name = role.metadata.name.clone().unwrap();
+    let role = manifest_role("deploy/rbac-status.yaml");
+    let rules = role.rules.clone().unwrap();
 
     // Exactly the manifest's permissions: status works, every member shown.
-    bind(&client, ns, &role_name, "kubectl-etcd").await;
-    let kc = kubeconfig_as(
-        "rbac-full.yaml",
+    let kc = grant(
+        &client,
         ns,
-        &format!("system:serviceaccount:{ns}:kubectl-etcd"),
-    );
+        role.metadata.name.as_ref().unwrap(),
+        rules.clone(),
+        "kubectl-etcd",
+    )
+    .await;
     let argv = |kc: &std::path::Path| {
         vec![
             format!("--kubeconfig={}", kc.display()),
@@ -63,7 +55,6 @@ async fn status_role_is_sufficient_and_every_rule_is_needed() {
 
     // Without any one rule that direct-mode status uses, the command stops
     // with the server's message naming the verb and resource.
-    let rules = role.rules.clone().unwrap();
     let needed = [
         ("etcdclusters", "get"),
         ("etcdmembers", "list"),
@@ -72,39 +63,24 @@ async fn status_role_is_sufficient_and_every_rule_is_needed() {
     ];
     for (resource, verb) in needed {
         let account = format!("without-{resource}");
-        let mut reduced = role.clone();
-        reduced.metadata = kube::api::ObjectMeta {
-            name: Some(format!("kubectl-etcd-{account}")),
-            ..Default::default()
-        };
-        reduced.rules = Some(
-            rules
-                .iter()
-                .filter(|r| {
-                    !r.resources
-                        .as_ref()
-                        .unwrap()
-                        .contains(&resource.to_string())
-                })
-                .cloned()
-                .collect(),
-        );
-        roles
-            .create(&PostParams::default(), &reduced)
-            .await
-            .unwrap();
-        bind(
+        let reduced = rules
+            .iter()
+            .filter(|r| {
+                !r.resources
+                    .as_ref()
+                    .unwrap()
+                    .contains(&resource.to_string())
+            })
+            .cloned()
+            .collect();
+        let kc = grant(
             &client,
             ns,
-            reduced.metadata.name.as_ref().unwrap(),
+            &format!("kubectl-etcd-{account}"),
+            reduced,
             &account,
         )
         .await;
-        let kc = kubeconfig_as(
-            &format!("rbac-{account}.yaml"),
-            ns,
-            &format!("system:serviceaccount:{ns}:{account}"),
-        );
         let run = tool(&[argv(&kc), vec!["etcd".into()]].concat(), &[]).await;
         assert_eq!(run.code, 2, "{resource}: {run:?}");
         assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);

@@ -13,7 +13,6 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::core::v1::Service;
-use k8s_openapi::api::rbac::v1::ClusterRole;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::Client;
 use kubectl_etcd_testbed::KubeRelease;
@@ -684,22 +683,16 @@ async fn traffic_role_is_sufficient_and_every_rule_is_needed() {
     let (ns, name) = ("traffic-rbac", "db");
     services_fixture(&client, ns, name, true).await;
 
-    let docs = manifest("deploy/rbac-traffic.yaml");
-    let role: ClusterRole = serde_json::from_value(
-        docs.iter()
-            .find(|d| d["kind"] == "ClusterRole")
-            .unwrap()
-            .clone(),
-    )
-    .unwrap();
-    let roles: Api<ClusterRole> = Api::all(client.clone());
-    roles.create(&PostParams::default(), &role).await.unwrap();
-    bind(&client, ns, role.metadata.name.as_ref().unwrap(), "full").await;
-    let kc = kubeconfig_as(
-        "traffic-rbac-full.yaml",
+    let role = manifest_role("deploy/rbac-traffic.yaml");
+    let rules = role.rules.clone().unwrap();
+    let kc = grant(
+        &client,
         ns,
-        &format!("system:serviceaccount:{ns}:full"),
-    );
+        role.metadata.name.as_ref().unwrap(),
+        rules.clone(),
+        "full",
+    )
+    .await;
 
     // With exactly the manifest's rules: show, set and clear all work (the
     // cluster name omitted, so the list permission is used too).
@@ -724,46 +717,30 @@ async fn traffic_role_is_sufficient_and_every_rule_is_needed() {
         ("etcdclusters", "get"),
         ("etcdclusters", "patch"),
     ];
-    let rules = role.rules.clone().unwrap();
     for (resource, verb) in needed {
         let account = format!("no-{resource}-{verb}");
-        let mut reduced = role.clone();
-        reduced.metadata = kube::api::ObjectMeta {
-            name: Some(format!("kubectl-etcd-traffic-{account}")),
-            ..Default::default()
-        };
-        reduced.rules = Some(
-            rules
-                .iter()
-                .cloned()
-                .map(|mut r| {
-                    if r.resources
-                        .as_ref()
-                        .unwrap()
-                        .contains(&resource.to_string())
-                    {
-                        r.verbs.retain(|v| v != verb);
-                    }
-                    r
-                })
-                .collect(),
-        );
-        roles
-            .create(&PostParams::default(), &reduced)
-            .await
-            .unwrap();
-        bind(
+        let reduced = rules
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                if r.resources
+                    .as_ref()
+                    .unwrap()
+                    .contains(&resource.to_string())
+                {
+                    r.verbs.retain(|v| v != verb);
+                }
+                r
+            })
+            .collect();
+        let kc = grant(
             &client,
             ns,
-            reduced.metadata.name.as_ref().unwrap(),
+            &format!("kubectl-etcd-traffic-{account}"),
+            reduced,
             &account,
         )
         .await;
-        let kc = kubeconfig_as(
-            &format!("traffic-rbac-{account}.yaml"),
-            ns,
-            &format!("system:serviceaccount:{ns}:{account}"),
-        );
         let before = held(&client, ns, name).await;
         let run = traffic(&kc, &["set", "PreferClose", "db", "--yes"]).await;
         assert_eq!(run.code, 2, "{resource}/{verb}: {run:?}");

@@ -192,15 +192,12 @@ pub async fn set(global: &GlobalArgs, args: &TrafficSetArgs) -> Result<ExitStatu
     let action = decide(Some(wanted.as_str()), value_before.as_deref(), owned_before).action;
     let annotate = annotation_before.as_deref() != Some(wanted.as_str());
     let would = if dry_run { "would be " } else { "" };
-    let mut change = Change {
+    let mut change = Change::planned(
         dry_run,
-        annotation_before: annotation_before.clone(),
-        annotation_written: false,
-        value_before: value_before.clone(),
-        service_action: action,
-        service_written: false,
-        notes: Vec::new(),
-    };
+        annotation_before.clone(),
+        value_before.clone(),
+        action,
+    );
     if !annotate && action == ServiceAction::Nothing {
         change.notes.push(format!(
             "Service {ns}/{svc} already has trafficDistribution {wanted}, held by {FIELD_MANAGER}, and the annotation agrees: nothing to do"
@@ -418,15 +415,12 @@ pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitS
     let owners_before = l.owners();
     let action = decide(None, value_before.as_deref(), owned_by_us(&owners_before)).action;
     let would = if dry_run { "would be " } else { "" };
-    let mut change = Change {
+    let mut change = Change::planned(
         dry_run,
-        annotation_before: annotation_before.clone(),
-        annotation_written: false,
-        value_before: value_before.clone(),
-        service_action: action,
-        service_written: false,
-        notes: Vec::new(),
-    };
+        annotation_before.clone(),
+        value_before.clone(),
+        action,
+    );
     let writes = annotation_before.is_some() || action != ServiceAction::Nothing;
     if writes && !dry_run && !yes {
         let mut steps = Vec::new();

@@ -444,3 +444,42 @@ pub async fn bind(client: &Client, ns: &str, role: &str, account: &str) {
         .await
         .unwrap();
 }
+
+/// The ClusterRole of a manifest file in `deploy/`.
+pub fn manifest_role(path: &str) -> k8s_openapi::api::rbac::v1::ClusterRole {
+    let doc = manifest(path)
+        .into_iter()
+        .find(|d| d["kind"] == "ClusterRole")
+        .unwrap_or_else(|| panic!("{path} has no ClusterRole"));
+    serde_json::from_value(doc).unwrap()
+}
+
+/// Creates ClusterRole `name` with `rules`, binds it to ServiceAccount
+/// `account` in `ns`, and returns a kubeconfig that impersonates that
+/// account.
+pub async fn grant(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    rules: Vec<k8s_openapi::api::rbac::v1::PolicyRule>,
+    account: &str,
+) -> PathBuf {
+    let role = k8s_openapi::api::rbac::v1::ClusterRole {
+        metadata: kube::api::ObjectMeta {
+            name: Some(name.into()),
+            ..Default::default()
+        },
+        rules: Some(rules),
+        ..Default::default()
+    };
+    Api::<k8s_openapi::api::rbac::v1::ClusterRole>::all(client.clone())
+        .create(&PostParams::default(), &role)
+        .await
+        .unwrap_or_else(|e| panic!("create ClusterRole {name}: {e}"));
+    bind(client, ns, name, account).await;
+    kubeconfig_as(
+        &format!("{ns}-{account}.yaml"),
+        ns,
+        &format!("system:serviceaccount:{ns}:{account}"),
+    )
+}
