@@ -119,7 +119,10 @@ pub struct AttemptContext {
 /// `": "`). Pure; table-tested against the strings real servers produced.
 pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
     let text = chain.to_ascii_lowercase();
-    let has = |needle: &str| text.contains(needle);
+    // Some layers print an io::ErrorKind in Debug form (`Kind(ConnectionReset)`),
+    // so each needle is also looked for with its spaces removed.
+    let squeezed: String = text.chars().filter(|c| *c != ' ').collect();
+    let has = |needle: &str| text.contains(needle) || squeezed.contains(&needle.replace(' ', ""));
 
     if has("authentication failed") || has("invalid user id or password") {
         return FailureCause::AuthFailed {
@@ -164,7 +167,10 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
     // alert or only the closed connection.
     if ctx.tls
         && !ctx.client_identity
-        && (has("broken pipe") || has("connection reset") || has("connection closed"))
+        && (has("broken pipe")
+            || has("connection reset")
+            || has("connection closed")
+            || has("connection was not ready"))
     {
         return FailureCause::ClientCertRequired;
     }
@@ -265,7 +271,17 @@ mod tests {
             ),
             ("h2 protocol error: http2 error: connection reset", plain.clone(), FailureCause::TlsServer),
             (
+                "grpc request error: code: 'Unknown error', message: \"transport error\", source: tonic::transport::Error(Transport, hyper::Error(Io, Kind(ConnectionReset)))",
+                plain.clone(),
+                FailureCause::TlsServer,
+            ),
+            (
                 "grpc request error: transport error: connection closed because of a broken pipe",
+                AttemptContext { client_identity: false, ..tls_ctx() },
+                FailureCause::ClientCertRequired,
+            ),
+            (
+                "grpc request error: code: 'The operation was cancelled', message: \"operation was canceled\", source: tonic::transport::Error(Transport, hyper::Error(Canceled, \"connection was not ready\"))",
                 AttemptContext { client_identity: false, ..tls_ctx() },
                 FailureCause::ClientCertRequired,
             ),
