@@ -70,9 +70,9 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     let (ops, target) = (&session.clients, &session.target);
 
     // First look: unknown --member names are a usage error.
-    let snap = snapshot::take(ops, target).await?;
-    let looked = Instant::now();
-    let seeded = snapshot::with_members_as_seeds(target, &snap);
+    let first = exec::Fresh::new(snapshot::take(ops, target).await?);
+    let snap = &first.snapshot;
+    let seeded = snapshot::with_members_as_seeds(target, snap);
     let target = &seeded;
     for name in &opts.selection {
         if !snap.members.iter().any(|m| &m.name == name) {
@@ -84,8 +84,8 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
             )));
         }
     }
-    let verdict = gate::evaluate(&snap, &opts.gate);
-    let preview = exec::dry_run(&snap, &verdict, &opts);
+    let verdict = gate::evaluate(snap, &opts.gate);
+    let preview = exec::dry_run(snap, &verdict, &opts);
     if args.dry_run {
         let report = DefragReport {
             cluster: target.cluster.clone(),
@@ -146,18 +146,7 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     };
     let started = Instant::now();
     let sink = crate::output::progress::sink(global.output);
-    let sweep = exec::sweep(
-        ops,
-        target,
-        &opts,
-        sink.as_ref(),
-        &stop,
-        Some(exec::Fresh {
-            snapshot: snap,
-            taken: looked,
-        }),
-    )
-    .await;
+    let sweep = exec::sweep(ops, target, &opts, sink.as_ref(), &stop, Some(first)).await;
     watcher.abort();
     let mut sweep = sweep?;
     tracing::debug!("sweep took {:?}", started.elapsed());

@@ -97,13 +97,24 @@ pub(crate) async fn open(global: &GlobalArgs, cluster: Option<&str>) -> Result<S
             _forwards: Vec::new(),
         });
     }
+    let (kube, namespace, name) = connect_cluster(global, cluster).await?;
+    open_cluster(&kube, global, &namespace, &name).await
+}
+
+/// Plugin mode's first steps for one cluster: connect to the API server and
+/// pick the EtcdCluster (the one named, or the namespace's only one).
+/// Returns the client, the namespace and the cluster's name.
+pub(crate) async fn connect_cluster(
+    global: &GlobalArgs,
+    cluster: Option<&str>,
+) -> Result<(Kube, String, String)> {
     if global.endpoints.iter().any(|e| !e.trim().is_empty()) {
         tracing::info!("plugin mode: --endpoints/ETCDCTL_ENDPOINTS is ignored");
     }
     let kube = k8s::connect(&kube_settings(global)).await?;
     let namespace = kube.default_namespace.clone();
     let name = k8s::choose_cluster(&kube, &namespace, cluster).await?;
-    open_cluster(&kube, global, &namespace, &name).await
+    Ok((kube, namespace, name))
 }
 
 /// Resolves one EtcdCluster and prepares connections to its members.

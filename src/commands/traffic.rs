@@ -85,12 +85,7 @@ fn owners_of(service: &Service) -> Vec<FieldOwner> {
 }
 
 async fn load(global: &GlobalArgs, cluster: Option<&str>) -> Result<Loaded> {
-    if global.endpoints.iter().any(|e| !e.trim().is_empty()) {
-        tracing::info!("traffic works on an EtcdCluster: --endpoints/ETCDCTL_ENDPOINTS is ignored");
-    }
-    let kube = k8s::connect(&super::kube_settings(global)).await?;
-    let namespace = kube.default_namespace.clone();
-    let cluster_name = k8s::choose_cluster(&kube, &namespace, cluster).await?;
+    let (kube, namespace, cluster_name) = super::connect_cluster(global, cluster).await?;
     let cluster = k8s::get_cluster(&kube, &namespace, &cluster_name).await?;
     let service_name = client_service_name(&cluster_name);
     let service = service::get(&kube, &namespace, &service_name)
@@ -113,7 +108,12 @@ async fn load(global: &GlobalArgs, cluster: Option<&str>) -> Result<Loaded> {
     })
 }
 
-fn report(l: &Loaded, cluster: &EtcdCluster, service: &Service) -> TrafficReport {
+fn report(
+    l: &Loaded,
+    cluster: &EtcdCluster,
+    service: &Service,
+    change: Option<Change>,
+) -> TrafficReport {
     let value = value_of(service);
     let owners = owners_of(service);
     let owned = owned_by_us(&owners);
@@ -141,7 +141,7 @@ fn report(l: &Loaded, cluster: &EtcdCluster, service: &Service) -> TrafficReport
                 })
                 .collect(),
         },
-        change: None,
+        change,
     }
 }
 
@@ -157,7 +157,7 @@ fn print(global: &GlobalArgs, report: &TrafficReport) -> Result<()> {
 
 pub async fn show(global: &GlobalArgs, args: &TrafficShowArgs) -> Result<ExitStatus> {
     let l = load(global, args.cluster.cluster.as_deref()).await?;
-    print(global, &report(&l, &l.cluster, &l.service))?;
+    print(global, &report(&l, &l.cluster, &l.service, None))?;
     Ok(ExitStatus::Success)
 }
 
@@ -202,9 +202,7 @@ pub async fn set(global: &GlobalArgs, args: &TrafficSetArgs) -> Result<ExitStatu
         change.notes.push(format!(
             "Service {ns}/{svc} already has trafficDistribution {wanted}, held by {FIELD_MANAGER}, and the annotation agrees: nothing to do"
         ));
-        let mut r = report(&l, &l.cluster, &l.service);
-        r.change = Some(change);
-        print(global, &r)?;
+        print(global, &report(&l, &l.cluster, &l.service, Some(change)))?;
         return Ok(ExitStatus::Success);
     }
     if !dry_run && !yes {
@@ -275,9 +273,10 @@ pub async fn set(global: &GlobalArgs, args: &TrafficSetArgs) -> Result<ExitStatu
             }
         ));
     }
-    let mut r = report(&l, &cluster_after, &service_after);
-    r.change = Some(change);
-    print(global, &r)?;
+    print(
+        global,
+        &report(&l, &cluster_after, &service_after, Some(change)),
+    )?;
     Ok(ExitStatus::Success)
 }
 
@@ -298,21 +297,12 @@ async fn try_apply(
     value: TrafficValue,
     dry_run: bool,
 ) -> std::result::Result<Service, Failure> {
-    let (ns, svc) = (&l.namespace, &l.service_name);
-    let applied = match service::apply(&l.kube, ns, svc, Some(value), dry_run).await {
-        Ok(s) => s,
-        Err(ApplyError::Invalid(message)) => return Err(Failure::Rejected(message)),
-        Err(ApplyError::Other(e)) => return Err(Failure::Other(e)),
-    };
-    let stored = if dry_run {
-        applied
-    } else {
-        match service::get(&l.kube, ns, svc).await {
-            Ok(Some(s)) => s,
-            Ok(None) => applied,
-            Err(e) => return Err(Failure::Other(e)),
-        }
-    };
+    let stored =
+        match service::apply(&l.kube, &l.namespace, &l.service_name, Some(value), dry_run).await {
+            Ok(s) => s,
+            Err(ApplyError::Invalid(message)) => return Err(Failure::Rejected(message)),
+            Err(ApplyError::Other(e)) => return Err(Failure::Other(e)),
+        };
     if kept(value, value_of(&stored).as_deref()) {
         Ok(stored)
     } else {
@@ -461,8 +451,7 @@ pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitS
     let mut service_after = l.service.clone();
     if action == ServiceAction::Release {
         service_after = match service::apply(&l.kube, ns, svc, None, dry_run).await {
-            Ok(s) if dry_run => s,
-            Ok(s) => service::get(&l.kube, ns, svc).await?.unwrap_or(s),
+            Ok(s) => s,
             Err(ApplyError::Invalid(m)) => {
                 return Err(Error::Failed(format!(
                     "release trafficDistribution on Service {ns}/{svc}: {m}"
@@ -473,9 +462,9 @@ pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitS
         change.service_written = !dry_run;
         let after = value_of(&service_after);
         let holders: Vec<String> = owners_of(&service_after)
-            .into_iter()
+            .iter()
             .filter(|o| o.manager != FIELD_MANAGER)
-            .map(|o| format!("{} ({})", o.manager, o.operation))
+            .map(FieldOwner::to_string)
             .collect();
         change.notes.push(match after {
             None => format!(
@@ -489,10 +478,7 @@ pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitS
             ),
         });
     } else if let Some(v) = &value_before {
-        let holders: Vec<String> = owners_before
-            .iter()
-            .map(|o| format!("{} ({})", o.manager, o.operation))
-            .collect();
+        let holders: Vec<String> = owners_before.iter().map(FieldOwner::to_string).collect();
         change.notes.push(format!(
             "Service {ns}/{svc}: trafficDistribution {v} is not held by {FIELD_MANAGER}{}; left alone",
             if holders.is_empty() {
@@ -506,8 +492,9 @@ pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitS
             "Service {ns}/{svc} has no trafficDistribution and EtcdCluster {ns}/{cl} no annotation: nothing to do"
         ));
     }
-    let mut r = report(&l, &cluster_after, &service_after);
-    r.change = Some(change);
-    print(global, &r)?;
+    print(
+        global,
+        &report(&l, &cluster_after, &service_after, Some(change)),
+    )?;
     Ok(ExitStatus::Success)
 }

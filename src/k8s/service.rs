@@ -60,8 +60,8 @@ pub async fn get(kube: &Kube, namespace: &str, name: &str) -> Result<Option<Serv
 
 /// Server-side apply of `value` (or the release, with `None`) under the
 /// operator's field manager, forced so that a hand edit that took
-/// ownership is taken back. Returns the Service as the server stored it
-/// (or would have, with `dry_run`).
+/// ownership is taken back. Returns the Service as the server now holds
+/// it, read back after a real write, or the server's answer to a dry run.
 pub async fn apply(
     kube: &Kube,
     namespace: &str,
@@ -76,15 +76,22 @@ pub async fn apply(
         Some(v) => format!("apply trafficDistribution {v} to Service {namespace}/{name}"),
         None => format!("release trafficDistribution on Service {namespace}/{name}"),
     };
-    match api
+    let applied = match api
         .patch(name, &params, &Patch::Apply(intent(namespace, name, value)))
         .await
     {
-        Ok(service) => Ok(service),
+        Ok(service) => service,
         Err(kube::Error::Api(status)) if status.code == 422 => {
-            Err(ApplyError::Invalid(status.message.clone()))
+            return Err(ApplyError::Invalid(status.message.clone()))
         }
-        Err(e) => Err(ApplyError::Other(describe(kube, &what, &e))),
+        Err(e) => return Err(ApplyError::Other(describe(kube, &what, &e))),
+    };
+    if dry_run {
+        return Ok(applied);
+    }
+    match get(kube, namespace, name).await {
+        Ok(stored) => Ok(stored.unwrap_or(applied)),
+        Err(e) => Err(ApplyError::Other(e)),
     }
 }
 

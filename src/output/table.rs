@@ -332,7 +332,7 @@ pub fn traffic(report: &TrafficReport) -> String {
         report
             .owners
             .iter()
-            .map(|o| format!("{} ({})", o.manager, o.operation))
+            .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -400,7 +400,7 @@ fn trim_lines(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::etcd::{Alarm, AlarmKind, FailureCause, ListedMember, MemberStatus, RpcError};
+    use crate::etcd::{Alarm, AlarmKind, FailureCause, MemberStatus, RpcError};
     use crate::plan::gate::{evaluate, GateOptions};
     use crate::report::StatusReport;
     use crate::snapshot::{ClusterSnapshot, MemberSnapshot, Probe};
@@ -408,19 +408,9 @@ mod tests {
 
     fn member(id: u64, learner: bool, probe: Probe) -> MemberSnapshot {
         MemberSnapshot {
-            name: format!("etcd-{id}"),
-            id: Some(id),
-            dial: None,
-            listed: Some(ListedMember {
-                id,
-                name: format!("etcd-{id}"),
-                peer_urls: vec![],
-                client_urls: vec![],
-                is_learner: learner,
-            }),
-            probe,
             quota_bytes: 1 << 30,
             quota_source: QuotaSource::Member,
+            ..MemberSnapshot::listed_for_test(&format!("etcd-{id}"), id, learner, probe)
         }
     }
 

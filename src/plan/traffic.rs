@@ -125,6 +125,13 @@ pub fn field_owners(entries: &[ManagedFieldsEntry]) -> Vec<FieldOwner> {
         .collect()
 }
 
+impl fmt::Display for FieldOwner {
+    /// `manager (Apply)`, as tables and messages name a holder.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.manager, self.operation)
+    }
+}
+
 /// Whether the operator's field manager is among `owners`.
 pub fn owned_by_us(owners: &[FieldOwner]) -> bool {
     owners.iter().any(|o| o.manager == FIELD_MANAGER)
