@@ -45,6 +45,34 @@ pub struct MemberSnapshot {
     pub quota_source: QuotaSource,
 }
 
+#[cfg(test)]
+impl MemberSnapshot {
+    /// For tests: a member MemberList lists as `name`/`id`, whose probe is
+    /// `probe`, with etcd's default 2 GiB quota (struct update to change it).
+    pub(crate) fn listed_for_test(
+        name: &str,
+        id: u64,
+        is_learner: bool,
+        probe: Probe,
+    ) -> MemberSnapshot {
+        MemberSnapshot {
+            name: name.into(),
+            id: Some(id),
+            dial: None,
+            listed: Some(ListedMember {
+                id,
+                name: name.into(),
+                peer_urls: vec![],
+                client_urls: vec![],
+                is_learner,
+            }),
+            probe,
+            quota_bytes: 2 << 30,
+            quota_source: QuotaSource::Default,
+        }
+    }
+}
+
 impl MemberSnapshot {
     /// The Status answer, if any.
     pub fn status(&self) -> Option<&MemberStatus> {

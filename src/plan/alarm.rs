@@ -94,7 +94,7 @@ pub fn back_under_quota(size: u64, quota: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::etcd::{ListedMember, MemberStatus};
+    use crate::etcd::MemberStatus;
     use crate::snapshot::{MemberSnapshot, Probe};
     use crate::target::QuotaSource;
 
@@ -106,23 +106,18 @@ mod tests {
                 .map(|(i, &(size, quota))| {
                     let id = i as u64 + 1;
                     MemberSnapshot {
-                        name: format!("m{id}"),
-                        id: Some(id),
-                        dial: None,
-                        listed: Some(ListedMember {
-                            id,
-                            name: format!("m{id}"),
-                            peer_urls: vec![],
-                            client_urls: vec![],
-                            is_learner: false,
-                        }),
-                        probe: Probe::Answered(MemberStatus {
-                            member_id: id,
-                            db_size: size,
-                            ..Default::default()
-                        }),
                         quota_bytes: quota,
                         quota_source: QuotaSource::Flag,
+                        ..MemberSnapshot::listed_for_test(
+                            &format!("m{id}"),
+                            id,
+                            false,
+                            Probe::Answered(MemberStatus {
+                                member_id: id,
+                                db_size: size,
+                                ..Default::default()
+                            }),
+                        )
                     }
                 })
                 .collect(),

@@ -297,9 +297,8 @@ pub fn transfer_target(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::etcd::{ListedMember, MemberStatus};
+    use crate::etcd::MemberStatus;
     use crate::snapshot::Probe;
-    use crate::target::QuotaSource;
 
     const MI: u64 = 1024 * 1024;
 
@@ -308,28 +307,21 @@ mod tests {
         ClusterSnapshot {
             members: rows
                 .iter()
-                .map(|&(name, id, size, used, learner)| MemberSnapshot {
-                    name: name.into(),
-                    id: Some(id),
-                    dial: None,
-                    listed: Some(ListedMember {
+                .map(|&(name, id, size, used, learner)| {
+                    MemberSnapshot::listed_for_test(
+                        name,
                         id,
-                        name: name.into(),
-                        peer_urls: vec![],
-                        client_urls: vec![],
-                        is_learner: learner,
-                    }),
-                    probe: Probe::Answered(MemberStatus {
-                        member_id: id,
-                        leader: 2,
-                        db_size: size * MI,
-                        db_size_in_use: used * MI,
-                        raft_applied_index: 100 + id,
-                        is_learner: learner,
-                        ..Default::default()
-                    }),
-                    quota_bytes: 2048 * MI,
-                    quota_source: QuotaSource::Default,
+                        learner,
+                        Probe::Answered(MemberStatus {
+                            member_id: id,
+                            leader: 2,
+                            db_size: size * MI,
+                            db_size_in_use: used * MI,
+                            raft_applied_index: 100 + id,
+                            is_learner: learner,
+                            ..Default::default()
+                        }),
+                    )
                 })
                 .collect(),
             member_list_known: true,

@@ -346,37 +346,29 @@ pub fn evaluate(snapshot: &ClusterSnapshot, options: &GateOptions) -> GateVerdic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::etcd::{Alarm, FailureCause, ListedMember, MemberStatus, RpcError};
+    use crate::etcd::{Alarm, FailureCause, MemberStatus, RpcError};
     use crate::snapshot::MemberSnapshot;
-    use crate::target::QuotaSource;
     use std::time::Duration;
 
     /// A healthy 3-member cluster whose leader is member 1.
     fn healthy(n: u64) -> ClusterSnapshot {
         let members = (1..=n)
-            .map(|id| MemberSnapshot {
-                name: format!("m{id}"),
-                id: Some(id),
-                dial: None,
-                listed: Some(ListedMember {
+            .map(|id| {
+                MemberSnapshot::listed_for_test(
+                    &format!("m{id}"),
                     id,
-                    name: format!("m{id}"),
-                    peer_urls: vec![],
-                    client_urls: vec![],
-                    is_learner: false,
-                }),
-                probe: Probe::Answered(MemberStatus {
-                    member_id: id,
-                    leader: 1,
-                    raft_term: 2,
-                    raft_index: 100,
-                    raft_applied_index: 100,
-                    db_size: 1 << 20,
-                    db_size_in_use: 1 << 19,
-                    ..Default::default()
-                }),
-                quota_bytes: 2 << 30,
-                quota_source: QuotaSource::Default,
+                    false,
+                    Probe::Answered(MemberStatus {
+                        member_id: id,
+                        leader: 1,
+                        raft_term: 2,
+                        raft_index: 100,
+                        raft_applied_index: 100,
+                        db_size: 1 << 20,
+                        db_size_in_use: 1 << 19,
+                        ..Default::default()
+                    }),
+                )
             })
             .collect();
         ClusterSnapshot {

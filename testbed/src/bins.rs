@@ -46,16 +46,22 @@ pub fn cache_dir() -> PathBuf {
     base.join("current")
 }
 
-fn binary(version: EtcdVersion, name: &str) -> Result<PathBuf> {
-    let path = cache_dir().join(version.dir()).join(name);
+/// `name` in the cache folder `dir`, or how to get it. `module` names what
+/// `testbed/build.sh` builds it from.
+fn cached(dir: &str, name: &str, module: &str) -> Result<PathBuf> {
+    let path = cache_dir().join(dir).join(name);
     if path.is_file() {
         Ok(path)
     } else {
         Err(format!(
-            "{} not found: run testbed/build.sh first (it builds etcd from its Go module)",
+            "{} not found: run testbed/build.sh first (it builds {module})",
             path.display()
         ))
     }
+}
+
+fn binary(version: EtcdVersion, name: &str) -> Result<PathBuf> {
+    cached(version.dir(), name, "etcd from its Go module")
 }
 
 /// The etcd server binary of `version`.
@@ -91,13 +97,9 @@ impl KubeRelease {
 
 /// The kube-apiserver binary of `release`.
 pub fn kube_apiserver(release: KubeRelease) -> Result<PathBuf> {
-    let path = cache_dir().join(release.dir()).join("kube-apiserver");
-    if path.is_file() {
-        Ok(path)
-    } else {
-        Err(format!(
-            "{} not found: run testbed/build.sh first (it builds kube-apiserver from k8s.io/kubernetes)",
-            path.display()
-        ))
-    }
+    cached(
+        release.dir(),
+        "kube-apiserver",
+        "kube-apiserver from k8s.io/kubernetes",
+    )
 }
