@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::etcd::ConnectFailure;
+use crate::etcd::{ConnectFailure, RpcError};
 
 /// Result alias used across the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -22,6 +22,8 @@ pub enum ExitStatus {
     Failed,
     /// 2: usage, configuration or resolution error; nothing was changed.
     Usage,
+    /// 130: interrupted twice (Ctrl-C); what was done is reported.
+    Interrupted,
 }
 
 impl ExitStatus {
@@ -31,11 +33,14 @@ impl ExitStatus {
             ExitStatus::Success => 0,
             ExitStatus::Failed => 1,
             ExitStatus::Usage => 2,
+            ExitStatus::Interrupted => 130,
         }
     }
 }
 
-/// Everything that can stop a command.
+/// Everything that can stop a command. Variants keep their sources (the
+/// etcd or Kubernetes error, the I/O error) rather than a pre-formatted
+/// string; `Display` still gives one line, naming the thing that was wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A flag or argument is wrong; the message names it.
@@ -54,18 +59,36 @@ pub enum Error {
     #[error("{}", describe_unreachable(.0))]
     NoEndpointAnswered(Vec<ConnectFailure>),
 
-    /// A Kubernetes API call failed (the message names the action; a 403
-    /// carries the server's text naming the user, verb and resource).
-    #[error("{0}")]
-    Kube(String),
+    /// A Kubernetes API call failed: the server's own message for API
+    /// errors (a 403 names the user, verb and resource), else the cause of
+    /// the transport failure and the server it was sent to.
+    #[error("{action}: {}", describe_kube(server, source))]
+    Kube {
+        action: String,
+        server: String,
+        source: Box<kube::Error>,
+    },
+
+    /// Setting up a connection through Kubernetes (a port-forward listener)
+    /// failed locally.
+    #[error("{action}: {source}")]
+    Local {
+        action: String,
+        source: std::io::Error,
+    },
 
     /// The EtcdCluster could not be turned into members to dial.
     #[error("{0}")]
     Resolve(String),
 
     /// An etcd call that the command needed failed.
+    #[error("{action}: {source}")]
+    Etcd { action: String, source: RpcError },
+
+    /// The cluster is not in a state the command can act on (no leader, no
+    /// voter to take over); the message says what to do.
     #[error("{0}")]
-    Etcd(String),
+    Refused(String),
 
     /// The tool ran and the change did not take (for example the API server
     /// refused or dropped a value); the message says what was rolled back.
@@ -88,16 +111,61 @@ impl Error {
             Error::Usage(_)
             | Error::ReadFile { .. }
             | Error::NoEndpointAnswered(_)
-            | Error::Kube(_)
+            | Error::Kube { .. }
+            | Error::Local { .. }
             | Error::Resolve(_)
             | Error::Render(_) => ExitStatus::Usage,
-            Error::Output(_) | Error::Etcd(_) | Error::Failed(_) => ExitStatus::Failed,
+            Error::Output(_) | Error::Etcd { .. } | Error::Refused(_) | Error::Failed(_) => {
+                ExitStatus::Failed
+            }
         }
     }
 
     /// Shorthand for a usage error.
     pub fn usage(message: impl fmt::Display) -> Self {
         Error::Usage(message.to_string())
+    }
+
+    /// A failed Kubernetes API call, keeping its source.
+    pub fn kube(action: impl Into<String>, server: &str, source: kube::Error) -> Self {
+        Error::Kube {
+            action: action.into(),
+            server: server.to_string(),
+            source: Box::new(source),
+        }
+    }
+
+    /// A failed etcd call, keeping its source.
+    pub fn etcd(action: impl Into<String>, source: RpcError) -> Self {
+        Error::Etcd {
+            action: action.into(),
+            source,
+        }
+    }
+}
+
+/// Joins an error and its sources into one line, skipping repeats: the raw
+/// chains of tonic, hyper, rustls and kube repeat themselves.
+pub fn chain_text(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = current {
+        let text = e.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        current = e.source();
+    }
+    parts.join(": ")
+}
+
+fn describe_kube(server: &str, source: &kube::Error) -> String {
+    match source {
+        kube::Error::Api(status) => status.message.clone(),
+        other => format!(
+            "cannot reach the Kubernetes API server at {server}: {}",
+            chain_text(other)
+        ),
     }
 }
 

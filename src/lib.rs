@@ -12,6 +12,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod contract;
 pub mod error;
 pub mod etcd;
 pub mod exec;
@@ -20,8 +21,8 @@ pub mod logging;
 pub mod output;
 pub mod plan;
 pub mod quantity;
+pub mod reach;
 pub mod report;
 pub mod snapshot;
-pub mod target;
 
 pub use error::{Error, ExitStatus, Result};

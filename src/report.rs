@@ -2,16 +2,23 @@
 //! and YAML renderers all print. Built purely from a snapshot and a verdict.
 //!
 //! Field names are camelCase and stable (documented in `docs/output.md`);
-//! sizes are bytes; member ids are lower-case hex strings, the form tables
-//! and `move-leader` use (etcd's own JSON prints them in decimal).
+//! sizes are bytes; member ids are 16 zero-padded lower-case hex digits, the
+//! form EtcdMember `status.memberID`, tables and `move-leader` use (etcd's
+//! own JSON prints them in decimal). Reasons and results are typed enums
+//! whose stable strings are what JSON shows.
+
+use std::fmt;
+use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::etcd::ListedMember;
-use crate::plan::gate::{GateVerdict, ReasonView};
-use crate::plan::traffic::{Assessment, FieldOwner, ServiceAction, TrafficValue};
-use crate::snapshot::{ClusterSnapshot, Probe};
-use crate::target::QuotaSource;
+use crate::contract::{FieldOwner, TrafficValue};
+use crate::plan::defrag::{LeaderChoice, PlannedMember, Role, SkipReason};
+use crate::plan::gate::{GateReason, GateVerdict, ReasonView};
+use crate::plan::rule::DefragRule;
+use crate::plan::traffic::{Assessment, ServiceAction};
+use crate::reach::QuotaSource;
+use crate::snapshot::{ClusterSnapshot, ListedMember, Probe};
 
 /// Which EtcdCluster a report is about (plugin mode only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -94,7 +101,7 @@ impl AlarmRow {
             .iter()
             .map(|a| AlarmRow {
                 member: snapshot.name_of(a.member_id),
-                member_id: format!("{:x}", a.member_id),
+                member_id: member_id(a.member_id),
                 alarm: a.kind.as_str().to_string(),
             })
             .collect()
@@ -135,7 +142,7 @@ impl StatusReport {
                 MemberRow {
                     name: m.name.clone(),
                     endpoint: m.dial.as_ref().map(|d| d.endpoint.to_string()),
-                    id: m.id.map(|id| format!("{id:x}")),
+                    id: m.id.map(member_id),
                     reachable: status.is_some(),
                     error,
                     version: status.map(|s| s.version.clone()),
@@ -161,7 +168,7 @@ impl StatusReport {
         members.sort_by(|a, b| a.name.cmp(&b.name));
         StatusReport {
             cluster,
-            leader: verdict.leader.map(|id| format!("{id:x}")),
+            leader: verdict.leader.map(member_id),
             members,
             alarms: AlarmRow::all(snapshot),
             gate: GateView {
@@ -225,7 +232,7 @@ impl MembersReport {
             members: list
                 .iter()
                 .map(|m| MemberListRow {
-                    id: format!("{:x}", m.id),
+                    id: member_id(m.id),
                     name: m.name.clone(),
                     peer_urls: m.peer_urls.clone(),
                     client_urls: m.client_urls.clone(),
@@ -310,6 +317,420 @@ impl Change {
             notes: Vec::new(),
         }
     }
+}
+
+/// `defrag`: what the run did (or, with `dryRun`, would do), member by
+/// member, and the checks after it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DefragReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterRef>,
+    pub dry_run: bool,
+    pub rule: DefragRule,
+    /// Execution order, then skipped members.
+    pub members: Vec<MemberResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leader: Option<LeaderReport>,
+    /// Why the run stopped early (`stopped`: a sentence; `stopReason`: its
+    /// stable code), if it did.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<Stopped>,
+    /// Gate reasons behind a stop, as codes and messages.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refusal: Vec<ReasonView>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compacted_at: Option<i64>,
+    /// Wall time of the whole sweep, and the sum of Defragment durations.
+    pub wall_ms: u64,
+    pub defrag_ms: u64,
+    pub alarms: Vec<AlarmAction>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash_check: Option<HashCheck>,
+}
+
+impl DefragReport {
+    /// Whether the run did everything it set out to: nothing stopped it, no
+    /// member failed, every alarm it meant to clear is gone, and the members
+    /// do not disagree (a check that could not be made is not a failure).
+    pub fn succeeded(&self) -> bool {
+        self.stopped.is_none()
+            && self.members.iter().all(|m| m.outcome != Outcome::Failed)
+            && self
+                .alarms
+                .iter()
+                .all(|a| a.result == AlarmResult::Disarmed)
+            && self
+                .hash_check
+                .as_ref()
+                .is_none_or(|h| h.verdict != HashVerdict::Disagree)
+    }
+
+    /// The stop reason, if the run stopped early.
+    pub fn stop_reason(&self) -> Option<&StopReason> {
+        self.stopped.as_ref().map(|s| &s.0)
+    }
+
+    /// Members that were defragmented.
+    pub fn defragmented(&self) -> usize {
+        self.members
+            .iter()
+            .filter(|m| m.outcome == Outcome::Defragmented)
+            .count()
+    }
+}
+
+/// A member's outcome (the EtcdDefrag `outcome` values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Outcome {
+    /// Not reached (the run stopped first), or planned in a dry run.
+    Pending,
+    Skipped,
+    Defragmented,
+    Failed,
+}
+
+/// Why a member ended as it did. The strings are the EtcdDefrag
+/// `status.members[].reason` values (and ours, in the same style).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum MemberReason {
+    /// Skipped: the rule did not trigger.
+    BelowThreshold,
+    /// Skipped: learners are reported, not defragmented.
+    Learner,
+    /// Skipped: not named by `--member`.
+    NotSelected,
+    /// Failed: the Defragment RPC failed or timed out.
+    #[serde(rename = "RPCError")]
+    RpcError,
+    /// Defragmented, but the size afterwards could not be read.
+    AfterSizeUnavailable,
+    /// Failed: planned, but no longer a member of the cluster.
+    MemberGone,
+    /// Failed: the member has no client URL to dial.
+    NoEndpoint,
+}
+
+impl MemberReason {
+    /// The stable string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemberReason::BelowThreshold => "BelowThreshold",
+            MemberReason::Learner => "Learner",
+            MemberReason::NotSelected => "NotSelected",
+            MemberReason::RpcError => "RPCError",
+            MemberReason::AfterSizeUnavailable => "AfterSizeUnavailable",
+            MemberReason::MemberGone => "MemberGone",
+            MemberReason::NoEndpoint => "NoEndpoint",
+        }
+    }
+}
+
+impl From<SkipReason> for MemberReason {
+    fn from(r: SkipReason) -> Self {
+        match r {
+            SkipReason::BelowThreshold => MemberReason::BelowThreshold,
+            SkipReason::Learner => MemberReason::Learner,
+            SkipReason::NotSelected => MemberReason::NotSelected,
+        }
+    }
+}
+
+impl fmt::Display for MemberReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `reason` is a string in JSON, empty when there is none (as in
+/// EtcdDefrag status).
+fn reason_or_empty<S: serde::Serializer>(
+    reason: &Option<MemberReason>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(reason.map_or("", MemberReason::as_str))
+}
+
+/// One member's line in the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemberResult {
+    pub name: String,
+    /// 16 hex digits, as EtcdMember `status.memberID`.
+    pub id: String,
+    pub role: Role,
+    pub outcome: Outcome,
+    #[serde(serialize_with = "reason_or_empty")]
+    pub reason: Option<MemberReason>,
+    /// A sentence with details, when there is more to say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    pub db_size_before: u64,
+    pub db_size_in_use: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub db_size_after: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reclaimed_bytes: Option<u64>,
+    /// Predicted reclaim (size − in use) when planned.
+    pub predicted_reclaim: u64,
+    /// How long the Defragment RPC took (or until it timed out), ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// How long until the member answered again and had caught up, ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovered_ms: Option<u64>,
+}
+
+impl MemberResult {
+    /// The line for a planned member, before anything happened to it.
+    pub fn planned(m: &PlannedMember, outcome: Outcome, reason: Option<MemberReason>) -> Self {
+        MemberResult {
+            name: m.name.clone(),
+            id: member_id(m.id),
+            role: m.role,
+            outcome,
+            reason,
+            detail: None,
+            db_size_before: m.db_size,
+            db_size_in_use: m.in_use,
+            db_size_after: None,
+            reclaimed_bytes: None,
+            predicted_reclaim: m.predicted_reclaim(),
+            duration_ms: None,
+            recovered_ms: None,
+        }
+    }
+}
+
+/// A member id as users see it elsewhere (EtcdMember `status.memberID`):
+/// 16 lower-case hex digits, zero-padded.
+pub fn member_id(id: u64) -> String {
+    format!("{id:016x}")
+}
+
+/// How the leader was handled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaderReport {
+    /// The leader when its turn came.
+    pub member: String,
+    #[serde(flatten)]
+    pub choice: LeaderChoice,
+    /// Where leadership went, when it was transferred.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transferred_to: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer_ms: Option<u64>,
+    /// Why a wanted transfer did not happen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer_error: Option<String>,
+}
+
+/// Why a run stopped before it was done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// The health gate refused (with `--wait-healthy`: for longer than that).
+    GateRefused { reasons: Vec<GateReason> },
+    /// The gate refused before compaction.
+    GateRefusedBeforeCompaction { reasons: Vec<GateReason> },
+    /// Compaction failed.
+    CompactionFailed { detail: String },
+    /// A stop was requested (Ctrl-C, the controller shutting down): taken
+    /// once the member in flight had answered again.
+    Interrupted,
+    /// A second stop request: the wait for the member in flight was
+    /// abandoned; the server may still be defragmenting it.
+    Abandoned { member: Option<String> },
+    /// The run's deadline passed.
+    DeadlineExceeded,
+    /// A member did not answer and catch up after its defragmentation.
+    MemberDidNotReturn {
+        member: String,
+        limit: Duration,
+        why: String,
+    },
+    /// No member of the cluster answered any more.
+    ClusterUnreachable { detail: String },
+}
+
+impl StopReason {
+    /// Stable identifier for JSON and scripts.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StopReason::GateRefused { .. } => "GateRefused",
+            StopReason::GateRefusedBeforeCompaction { .. } => "GateRefused",
+            StopReason::CompactionFailed { .. } => "CompactionFailed",
+            StopReason::Interrupted => "Interrupted",
+            StopReason::Abandoned { .. } => "Abandoned",
+            StopReason::DeadlineExceeded => "DeadlineExceeded",
+            StopReason::MemberDidNotReturn { .. } => "MemberDidNotReturn",
+            StopReason::ClusterUnreachable { .. } => "ClusterUnreachable",
+        }
+    }
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let join = |reasons: &[GateReason]| {
+            reasons
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        match self {
+            StopReason::GateRefused { reasons } => {
+                write!(f, "the health gate refused: {}", join(reasons))
+            }
+            StopReason::GateRefusedBeforeCompaction { reasons } => write!(
+                f,
+                "the health gate refused before compaction: {}",
+                join(reasons)
+            ),
+            StopReason::CompactionFailed { detail } => {
+                write!(f, "compaction failed: {detail}; no member was defragmented")
+            }
+            StopReason::Interrupted => f.write_str("interrupted"),
+            StopReason::Abandoned { member: Some(m) } => write!(
+                f,
+                "interrupted twice: stopped waiting for {m}, which may still be defragmenting (check with `kubectl etcd status`)"
+            ),
+            StopReason::Abandoned { member: None } => f.write_str("interrupted twice"),
+            StopReason::DeadlineExceeded => {
+                f.write_str("the run's deadline passed; members not reached were left alone")
+            }
+            StopReason::MemberDidNotReturn { member, limit, why } => write!(
+                f,
+                "member {member} did not answer and catch up within {} after its defragmentation ({why}); no other member was touched",
+                crate::quantity::format_duration(*limit)
+            ),
+            StopReason::ClusterUnreachable { detail } => write!(
+                f,
+                "no member answers any more ({detail}); members not reached were left alone"
+            ),
+        }
+    }
+}
+
+/// A stop as reported: `stopped` (the sentence) and `stopReason` (the code).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stopped(pub StopReason);
+
+impl Serialize for Stopped {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("stopped", &self.0.to_string())?;
+        map.serialize_entry("stopReason", self.0.code())?;
+        map.end()
+    }
+}
+
+/// What became of one alarm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum AlarmResult {
+    #[serde(rename = "disarmed")]
+    Disarmed,
+    /// `alarm disarm --dry-run`.
+    #[serde(rename = "would disarm")]
+    WouldDisarm,
+    /// Left raised, on purpose (the `why` says).
+    #[serde(rename = "kept")]
+    Kept,
+    /// The disarm RPC failed.
+    #[serde(rename = "failed")]
+    Failed,
+}
+
+impl AlarmResult {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlarmResult::Disarmed => "disarmed",
+            AlarmResult::WouldDisarm => "would disarm",
+            AlarmResult::Kept => "kept",
+            AlarmResult::Failed => "failed",
+        }
+    }
+}
+
+/// One alarm and what was done about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlarmAction {
+    pub member: String,
+    pub member_id: String,
+    pub alarm: String,
+    pub result: AlarmResult,
+    pub why: String,
+}
+
+/// Whether the members' key-value stores agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum HashVerdict {
+    Agree,
+    Disagree,
+    /// No revision every member could hash was found (etcd 3.4 refuses a
+    /// compacted revision; writes kept the members apart): not a failure.
+    NotPossible,
+}
+
+/// HashKV per member at one revision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HashCheck {
+    /// The revision hashed (0 when no common revision was found).
+    pub revision: i64,
+    /// `true`/`false` when compared; `null` when the check was not possible.
+    pub agree: Option<bool>,
+    pub verdict: HashVerdict,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub members: Vec<MemberHash>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemberHash {
+    pub member: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compact_revision: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// `alarm list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlarmListReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterRef>,
+    pub alarms: Vec<AlarmRow>,
+}
+
+/// `alarm disarm`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlarmDisarmReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterRef>,
+    pub dry_run: bool,
+    pub alarms: Vec<AlarmAction>,
+}
+
+/// `move-leader`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MoveLeaderReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterRef>,
+    pub dry_run: bool,
+    pub from: String,
+    pub to: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leader_after: Option<String>,
 }
 
 #[cfg(test)]

@@ -11,11 +11,141 @@ use std::collections::BTreeSet;
 use futures::future::join_all;
 use futures::stream::{FuturesUnordered, StreamExt};
 
+use serde::Serialize;
+
 use crate::error::{Error, Result};
-use crate::etcd::{
-    parse_alarm_entry, Alarm, ConnectFailure, EtcdOps, ListedMember, MemberStatus, RpcError,
-};
-use crate::target::{Dial, Endpoint, QuotaFallback, QuotaSource, Scheme, Target};
+use crate::etcd::{ConnectFailure, EtcdOps, RpcError};
+use crate::reach::{Dial, Endpoint, KnownMember, QuotaFallback, QuotaSource, Scheme, Target};
+
+/// What one member said about itself in `Maintenance.Status`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MemberStatus {
+    /// `header.member_id`: who actually answered.
+    pub member_id: u64,
+    pub version: String,
+    /// `dbSize`: the backend file size in bytes.
+    pub db_size: u64,
+    /// `dbSizeInUse`: bytes actually used; the rest is reclaimable by defrag.
+    pub db_size_in_use: u64,
+    /// `dbSizeQuota` (etcd 3.6+); `None` when the member does not report it.
+    pub db_size_quota: Option<u64>,
+    /// The leader this member believes in; 0 means none.
+    pub leader: u64,
+    pub raft_term: u64,
+    /// The member's raft committed index.
+    pub raft_index: u64,
+    pub raft_applied_index: u64,
+    pub is_learner: bool,
+    /// `header.revision`: the store revision this member has applied.
+    pub revision: i64,
+    /// `errors`, parsed where they arrive: alarms
+    /// (`memberID:<decimal> alarm:<TYPE> `), `etcdserver: no leader`, and
+    /// anything else kept as text.
+    pub errors: Vec<StatusError>,
+}
+
+/// One entry of `Cluster.MemberList`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListedMember {
+    pub id: u64,
+    /// Empty for a member that was added but has not started yet.
+    pub name: String,
+    pub peer_urls: Vec<String>,
+    pub client_urls: Vec<String>,
+    pub is_learner: bool,
+}
+
+/// An alarm type as etcd names it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AlarmKind {
+    Nospace,
+    Corrupt,
+    /// Anything else etcd may add; the gate treats it like CORRUPT.
+    Other(String),
+}
+
+impl AlarmKind {
+    /// etcd's upper-case name (`NOSPACE`, `CORRUPT`).
+    pub fn as_str(&self) -> &str {
+        match self {
+            AlarmKind::Nospace => "NOSPACE",
+            AlarmKind::Corrupt => "CORRUPT",
+            AlarmKind::Other(s) => s,
+        }
+    }
+
+    /// Parses etcd's name; unknown names are kept, not dropped.
+    pub fn from_name(name: &str) -> AlarmKind {
+        match name {
+            "NOSPACE" => AlarmKind::Nospace,
+            "CORRUPT" => AlarmKind::Corrupt,
+            other => AlarmKind::Other(other.to_string()),
+        }
+    }
+}
+
+/// One raised alarm: which member, which kind.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Alarm {
+    pub member_id: u64,
+    pub kind: AlarmKind,
+}
+
+/// One entry of a Status `errors` list, parsed once where it arrives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatusError {
+    /// `memberID:<decimal> alarm:<TYPE> `: etcd lists every cluster-wide
+    /// alarm on every member.
+    Alarm(Alarm),
+    /// `etcdserver: no leader`.
+    NoLeader,
+    /// Anything else, as etcd wrote it.
+    Other(String),
+}
+
+impl StatusError {
+    /// Parses one entry as etcd writes it.
+    pub fn parse(entry: &str) -> StatusError {
+        if let Some(alarm) = parse_alarm_entry(entry) {
+            StatusError::Alarm(alarm)
+        } else if entry.trim() == "etcdserver: no leader" {
+            StatusError::NoLeader
+        } else {
+            StatusError::Other(entry.trim().to_string())
+        }
+    }
+}
+
+impl std::fmt::Display for StatusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StatusError::Alarm(a) => {
+                write!(f, "memberID:{} alarm:{}", a.member_id, a.kind.as_str())
+            }
+            StatusError::NoLeader => f.write_str("etcdserver: no leader"),
+            StatusError::Other(text) => f.write_str(text),
+        }
+    }
+}
+
+/// Parses an alarm out of a Status `errors` entry such as
+/// `memberID:10501334649042878790 alarm:NOSPACE ` (decimal id, trailing
+/// space). Returns `None` for entries that are not alarms.
+fn parse_alarm_entry(entry: &str) -> Option<Alarm> {
+    let mut member = None;
+    let mut kind = None;
+    for word in entry.split_whitespace() {
+        if let Some(id) = word.strip_prefix("memberID:") {
+            member = id.parse::<u64>().ok();
+        } else if let Some(k) = word.strip_prefix("alarm:") {
+            kind = Some(AlarmKind::from_name(k));
+        }
+    }
+    Some(Alarm {
+        member_id: member?,
+        kind: kind?,
+    })
+}
 
 /// What probing one member produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +173,29 @@ pub struct MemberSnapshot {
     /// The quota that applies to it, and where that figure came from.
     pub quota_bytes: u64,
     pub quota_source: QuotaSource,
+}
+
+#[cfg(test)]
+impl Probe {
+    /// For tests: a member that did not answer within 5 s.
+    pub(crate) fn timed_out_for_test() -> Probe {
+        Probe::Failed(RpcError {
+            endpoint: "http://127.0.0.1:2379".into(),
+            op: "Status",
+            cause: crate::etcd::FailureCause::Timeout {
+                after: std::time::Duration::from_secs(5),
+            },
+        })
+    }
+
+    /// For tests: a member whose port refused the connection.
+    pub(crate) fn refused_for_test() -> Probe {
+        Probe::Failed(RpcError {
+            endpoint: "http://127.0.0.1:2379".into(),
+            op: "Status",
+            cause: crate::etcd::FailureCause::Refused,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -115,7 +268,7 @@ impl ClusterSnapshot {
     pub fn name_of(&self, id: u64) -> String {
         self.member_by_id(id)
             .map(|m| m.name.clone())
-            .unwrap_or_else(|| format!("{id:x}"))
+            .unwrap_or_else(|| format!("{id:016x}"))
     }
 }
 
@@ -161,24 +314,35 @@ pub async fn member_list<O: EtcdOps>(
 pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapshot> {
     let (list_dial, list) = member_list(ops, target).await?;
 
-    // Decide whom to probe.
-    let mut rows: Vec<(Option<ListedMember>, Option<Dial>, Option<String>)> = Vec::new();
+    // Decide whom to probe: (MemberList entry, dial, why not dialed,
+    // the member known behind the dial before any dial).
+    let mut rows: Vec<Row> = Vec::new();
     if target.discover {
         for member in &list {
             match dial_for_listed(member, &target.dials) {
-                Ok(dial) => rows.push((Some(member.clone()), Some(dial), None)),
-                Err(why) => rows.push((Some(member.clone()), None, Some(why))),
+                Ok(dial) => rows.push(Row::listed(member, Some(dial), None)),
+                Err(why) => rows.push(Row::listed(member, None, Some(why))),
             }
         }
     } else {
         for dial in &target.dials {
-            rows.push((None, Some(dial.clone()), None));
+            let known = target.known.iter().find(|k| &k.dial == dial);
+            let listed = known
+                .and_then(|k| k.id)
+                .and_then(|id| list.iter().find(|m| m.id == id))
+                .or_else(|| known.and_then(|k| list.iter().find(|m| m.name == k.name)));
+            rows.push(Row {
+                listed: listed.cloned(),
+                dial: Some(dial.clone()),
+                not_probed: None,
+                known: known.cloned(),
+            });
         }
     }
 
     // Round 2: Status of every member and AlarmList, concurrently.
-    let statuses = join_all(rows.iter().map(|(_, dial, _)| async move {
-        match dial {
+    let statuses = join_all(rows.iter().map(|row| async move {
+        match &row.dial {
             Some(d) => Some(ops.status(d).await),
             None => None,
         }
@@ -186,28 +350,40 @@ pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapsho
     let (statuses, alarm_answer) = futures::join!(statuses, ops.alarm_list(&list_dial));
 
     let mut members: Vec<MemberSnapshot> = Vec::new();
-    for ((listed_member, dial, not_probed), status) in rows.into_iter().zip(statuses) {
-        let probe = match (status, not_probed) {
+    for (row, status) in rows.into_iter().zip(statuses) {
+        let probe = match (status, row.not_probed) {
             (Some(Ok(s)), _) => Probe::Answered(s),
             (Some(Err(e)), _) => Probe::Failed(e),
             (None, why) => Probe::NotProbed(why.unwrap_or_else(|| "not dialed".into())),
         };
         // Without discovery, match the probed endpoint to MemberList by the
         // id in the Status header.
-        let listed_member = listed_member.or_else(|| match &probe {
+        let listed_member = row.listed.or_else(|| match &probe {
             Probe::Answered(s) => list.iter().find(|m| m.id == s.member_id).cloned(),
             _ => None,
         });
-        members.push(member_row(listed_member, dial, probe, target.quota));
+        let mut member = member_row(listed_member, row.dial, probe, target.quota);
+        if let Some(known) = row.known {
+            if member.listed.is_none() {
+                member.name = known.name;
+                member.id = member.id.or(known.id);
+            }
+        }
+        members.push(member);
     }
     if !target.discover {
         // Voters the user left out still count for the gate.
         let probed: BTreeSet<u64> = members.iter().filter_map(|m| m.id).collect();
+        let why = if target.known.is_empty() {
+            "not in --endpoints and --no-discover is set"
+        } else {
+            "in the member list, but no running EtcdMember of the cluster stands for it"
+        };
         for member in list.iter().filter(|m| !probed.contains(&m.id)) {
             members.push(member_row(
                 Some(member.clone()),
                 None,
-                Probe::NotProbed("not in --endpoints and --no-discover is set".into()),
+                Probe::NotProbed(why.into()),
                 target.quota,
             ));
         }
@@ -223,7 +399,10 @@ pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapsho
     };
     for m in &members {
         if let Some(s) = m.status() {
-            alarms.extend(s.errors.iter().filter_map(|e| parse_alarm_entry(e)));
+            alarms.extend(s.errors.iter().filter_map(|e| match e {
+                StatusError::Alarm(a) => Some(a.clone()),
+                _ => None,
+            }));
         }
     }
 
@@ -233,6 +412,25 @@ pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapsho
         alarms: alarms.into_iter().collect(),
         alarm_list_error,
     })
+}
+
+/// One member to probe, before the probe.
+struct Row {
+    listed: Option<ListedMember>,
+    dial: Option<Dial>,
+    not_probed: Option<String>,
+    known: Option<KnownMember>,
+}
+
+impl Row {
+    fn listed(member: &ListedMember, dial: Option<Dial>, not_probed: Option<String>) -> Row {
+        Row {
+            listed: Some(member.clone()),
+            dial,
+            not_probed,
+            known: None,
+        }
+    }
 }
 
 /// Adds every member's dial to the target's seeds (with discovery on), so
@@ -263,7 +461,7 @@ fn member_row(
     let id = listed.as_ref().map(|l| l.id).or(status_id);
     let name = match (&listed, &dial) {
         (Some(l), _) if !l.name.is_empty() => l.name.clone(),
-        (Some(l), _) => format!("(unstarted {:x})", l.id),
+        (Some(l), _) => format!("(unstarted {:016x})", l.id),
         (None, Some(d)) => d.endpoint.to_string(),
         (None, None) => "(unknown)".into(),
     };
@@ -313,5 +511,51 @@ fn dial_for_listed(member: &ListedMember, seeds: &[Dial]) -> std::result::Result
     match first_parsed {
         Some(endpoint) => Ok(Dial::new(endpoint)),
         None => Err(first_error.unwrap_or_else(|| "no usable client URL".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_error_entries_parse_into_alarms() {
+        assert_eq!(
+            parse_alarm_entry("memberID:10501334649042878790 alarm:NOSPACE "),
+            Some(Alarm {
+                member_id: 10501334649042878790,
+                kind: AlarmKind::Nospace
+            })
+        );
+        assert_eq!(
+            parse_alarm_entry("memberID:1 alarm:CORRUPT"),
+            Some(Alarm {
+                member_id: 1,
+                kind: AlarmKind::Corrupt
+            })
+        );
+        assert_eq!(
+            parse_alarm_entry("memberID:2 alarm:FUTURE"),
+            Some(Alarm {
+                member_id: 2,
+                kind: AlarmKind::Other("FUTURE".into())
+            })
+        );
+        assert_eq!(parse_alarm_entry("etcdserver: no leader"), None);
+        assert_eq!(
+            StatusError::parse("etcdserver: no leader"),
+            StatusError::NoLeader
+        );
+        assert_eq!(
+            StatusError::parse("memberID:1 alarm:CORRUPT "),
+            StatusError::Alarm(Alarm {
+                member_id: 1,
+                kind: AlarmKind::Corrupt
+            })
+        );
+        assert_eq!(
+            StatusError::parse("etcdserver: something else "),
+            StatusError::Other("etcdserver: something else".into())
+        );
     }
 }

@@ -2,36 +2,16 @@
 //! only once that member is back under its quota; CORRUPT needs `--force`
 //! and a typed confirmation (or `--confirm-corrupt MEMBER`).
 
-use serde::Serialize;
-
 use crate::cli::{AlarmDisarmArgs, AlarmListArgs, GlobalArgs, OutputFormat};
 use crate::error::{Error, ExitStatus, Result};
-use crate::etcd::AlarmKind;
-use crate::exec::post::{self, AlarmAction};
+use crate::exec::after;
 use crate::output;
 use crate::plan::alarm::disarm_decisions;
-use crate::report::{AlarmRow, ClusterRef};
-use crate::snapshot;
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct AlarmListReport {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cluster: Option<ClusterRef>,
-    alarms: Vec<AlarmRow>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct AlarmDisarmReport {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cluster: Option<ClusterRef>,
-    dry_run: bool,
-    alarms: Vec<AlarmAction>,
-}
+use crate::report::{AlarmAction, AlarmDisarmReport, AlarmListReport, AlarmResult, AlarmRow};
+use crate::snapshot::{self, AlarmKind};
 
 pub async fn list(global: &GlobalArgs, args: &AlarmListArgs) -> Result<ExitStatus> {
-    let session = super::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
     let snap = snapshot::take(&session.clients, &session.target).await?;
     let report = AlarmListReport {
         cluster: session.target.cluster.clone(),
@@ -53,7 +33,7 @@ pub async fn list(global: &GlobalArgs, args: &AlarmListArgs) -> Result<ExitStatu
 
 pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitStatus> {
     output::prompt::require_consent(args.yes, args.dry_run, "disarm alarms")?;
-    let session = super::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
     let snap = snapshot::take(&session.clients, &session.target).await?;
     for name in &args.members {
         if !snap.members.iter().any(|m| &m.name == name) {
@@ -70,13 +50,16 @@ pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitS
         for d in &dangerous {
             let confirmed = match &args.confirm_corrupt {
                 Some(typed) => typed == &d.member,
-                None if output::prompt::interactive() => output::prompt::typed_confirmation(
-                    &d.member,
-                    &format!(
-                        "Clearing {} on {} hides possible data damage; etcd will accept writes again.",
-                        d.alarm, d.member
-                    ),
-                )?,
+                None if output::prompt::interactive() => {
+                    output::prompt::typed_confirmation_async(
+                        d.member.clone(),
+                        format!(
+                            "Clearing {} on {} hides possible data damage; etcd will accept writes again.",
+                            d.alarm, d.member
+                        ),
+                    )
+                    .await?
+                }
                 None => false,
             };
             if !confirmed {
@@ -94,18 +77,22 @@ pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitS
                 member: d.member.clone(),
                 member_id: d.member_id.clone(),
                 alarm: d.alarm.clone(),
-                result: if d.disarm { "would disarm" } else { "kept" },
+                result: if d.disarm {
+                    AlarmResult::WouldDisarm
+                } else {
+                    AlarmResult::Kept
+                },
                 why: d.why.clone(),
             })
             .collect()
     } else {
         if !args.yes && decisions.iter().any(|d| d.disarm) {
             let n = decisions.iter().filter(|d| d.disarm).count();
-            if !output::prompt::confirm(false, &format!("Disarm {n} alarm(s)?"))? {
-                return Ok(ExitStatus::Failed);
+            if !output::prompt::confirm_async(format!("Disarm {n} alarm(s)?")).await? {
+                return Ok(super::failed("not confirmed; nothing changed"));
             }
         }
-        post::disarm(&session.clients, &snap, &args.members, args.force).await
+        after::disarm(&session.clients, &snap, &args.members, args.force).await
     };
     let report = AlarmDisarmReport {
         cluster: session.target.cluster.clone(),
@@ -119,7 +106,7 @@ pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitS
                 vec![
                     a.alarm.clone(),
                     a.member.clone(),
-                    a.result.to_string(),
+                    a.result.as_str().to_string(),
                     a.why.clone(),
                 ]
             }),
@@ -127,23 +114,18 @@ pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitS
         format => output::render_data(&report, format)?,
     };
     output::emit(&text)?;
-    let kept = report
+    let remaining: Vec<String> = report
         .alarms
         .iter()
-        .filter(|a| a.result != "disarmed" && a.result != "would disarm")
-        .count();
-    if kept > 0 {
-        crate::logging::message(&format!(
-            "{kept} alarm(s) remain: {}",
-            report
-                .alarms
-                .iter()
-                .filter(|a| a.result == "kept" || a.result == "failed")
-                .map(|a| format!("{} on {}: {}", a.alarm, a.member, a.why))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ));
-        return Ok(ExitStatus::Failed);
+        .filter(|a| matches!(a.result, AlarmResult::Kept | AlarmResult::Failed))
+        .map(|a| format!("{} on {}: {}", a.alarm, a.member, a.why))
+        .collect();
+    if !remaining.is_empty() {
+        return Ok(super::failed(format!(
+            "{} alarm(s) remain: {}",
+            remaining.len(),
+            remaining.join("; ")
+        )));
     }
     Ok(ExitStatus::Success)
 }

@@ -1,35 +1,16 @@
-//! `defrag`: validate → resolve → snapshot → gate → plan → (dry run |
-//! confirm → execute) → disarm NOSPACE → HashKV check → report.
-
-use std::time::Instant;
-
-use serde::Serialize;
+//! `defrag`: consent, signals and rendering around the engine
+//! (`exec::run`), which does the whole run.
 
 use crate::cli::{DefragArgs, GlobalArgs, MoveLeaderArg, OutputFormat};
 use crate::error::{Error, ExitStatus, Result};
-use crate::exec::post::{self, AlarmAction, HashCheck};
-use crate::exec::{self, StopFlag, SweepOptions, SweepOutcome};
+use crate::exec::{self, Fresh, RunControl, RunInput, SweepOptions};
 use crate::output;
 use crate::plan::defrag::MoveLeader;
 use crate::plan::gate::{self, GateOptions};
 use crate::plan::rule::DefragRule;
-use crate::report::ClusterRef;
+use crate::reach::session;
+use crate::report::{DefragReport, Outcome, StopReason};
 use crate::snapshot;
-
-/// The `defrag` result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DefragReport {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cluster: Option<ClusterRef>,
-    pub dry_run: bool,
-    pub rule: DefragRule,
-    #[serde(flatten)]
-    pub sweep: SweepOutcome,
-    pub alarms: Vec<AlarmAction>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hash_check: Option<HashCheck>,
-}
 
 /// Turns the flags into a validated rule and sweep options (pure; exit 2 on
 /// any mistake, before anything is contacted).
@@ -64,131 +45,133 @@ pub fn options(args: &DefragArgs) -> Result<SweepOptions> {
 }
 
 pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
-    let opts = options(args)?;
+    let options = options(args)?;
     output::prompt::require_consent(args.yes, args.dry_run, "defragment")?;
-    let session = super::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = session::open(global, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
+    let input = RunInput {
+        options,
+        finished: Vec::new(),
+        cluster: target.cluster.clone(),
+    };
 
-    // First look: unknown --member names are a usage error.
-    let first = exec::Fresh::new(snapshot::take(ops, target).await?);
-    let snap = &first.snapshot;
-    let seeded = snapshot::with_members_as_seeds(target, snap);
-    let target = &seeded;
-    for name in &opts.selection {
-        if !snap.members.iter().any(|m| &m.name == name) {
-            let mut known: Vec<&str> = snap.members.iter().map(|m| m.name.as_str()).collect();
-            known.sort();
-            return Err(Error::usage(format!(
-                "--member {name}: no such member (members: {})",
-                known.join(", ")
-            )));
-        }
-    }
-    let verdict = gate::evaluate(snap, &opts.gate);
-    let preview = exec::dry_run(snap, &verdict, &opts);
+    // First look: the preview (unknown --member names are a usage error),
+    // the dry run's whole answer, and what the prompt shows.
+    let first = Fresh::new(snapshot::take(ops, target).await?);
+    let verdict = gate::evaluate(&first.snapshot, &input.options.gate);
+    let preview = exec::preview(&first.snapshot, &verdict, &input)?;
     if args.dry_run {
-        let report = DefragReport {
-            cluster: target.cluster.clone(),
-            dry_run: true,
-            rule: opts.rule,
-            sweep: preview,
-            alarms: Vec::new(),
-            hash_check: None,
-        };
-        render(global, &report)?;
-        return Ok(if verdict.passed() {
-            ExitStatus::Success
-        } else {
-            ExitStatus::Failed
-        });
+        render(global, &preview)?;
+        if verdict.passed() {
+            return Ok(ExitStatus::Success);
+        }
+        return Ok(super::failed(format!(
+            "dry run: the health gate would refuse now ({} reason{})",
+            verdict.reasons.len(),
+            if verdict.reasons.len() == 1 { "" } else { "s" }
+        )));
     }
-    let planned = preview
-        .members
-        .iter()
-        .filter(|m| m.outcome == exec::Outcome::Pending)
-        .count();
     if !args.yes {
-        crate::logging::message(&format!(
-            "plan: {}",
-            preview
-                .members
-                .iter()
-                .filter(|m| m.outcome == exec::Outcome::Pending)
-                .map(|m| m.name.as_str())
-                .collect::<Vec<_>>()
-                .join(" → ")
-        ));
-        let question = format!("Defragment {planned} member(s), one at a time?");
-        if !output::prompt::confirm(false, &question)? {
-            crate::logging::message("nothing changed");
-            return Ok(ExitStatus::Failed);
+        let order: Vec<&str> = preview
+            .members
+            .iter()
+            .filter(|m| m.outcome == Outcome::Pending)
+            .map(|m| m.name.as_str())
+            .collect();
+        crate::logging::message(&format!("plan: {}", order.join(" → ")));
+        let question = format!("Defragment {} member(s), one at a time?", order.len());
+        if !output::prompt::confirm_async(question).await? {
+            return Ok(super::failed("not confirmed; nothing changed"));
         }
     }
 
-    let stop = StopFlag::default();
-    // Register for SIGINT before the sweep starts, so that an early Ctrl-C is
-    // never the default "kill the process mid-defrag".
+    // Ctrl-C once: stop after the member in flight has answered again.
+    // Twice: stop waiting for it too; the partial report is printed either
+    // way. Registered before the run, so that an early Ctrl-C is never the
+    // default "kill the process mid-defrag".
+    let control = RunControl::default();
     let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-        .map_err(|e| Error::Etcd(format!("cannot watch for Ctrl-C: {e}")))?;
+        .map_err(|e| Error::Local {
+            action: "cannot watch for Ctrl-C".into(),
+            source: e,
+        })?;
     let watcher = {
-        let stop = stop.clone();
+        let control = control.clone();
         tokio::spawn(async move {
             if interrupts.recv().await.is_some() {
-                stop.request();
+                control.stop();
                 crate::logging::message(
-                    "interrupted: stopping after the member being defragmented answers again (Ctrl-C again to quit now)",
+                    "interrupted: stopping after the member being defragmented answers again (Ctrl-C again to stop waiting for it)",
                 );
                 if interrupts.recv().await.is_some() {
-                    std::process::exit(130);
+                    control.abandon_now();
+                    crate::logging::message(
+                        "interrupted again: no longer waiting; the member in flight may still be defragmenting",
+                    );
                 }
             }
         })
     };
-    let started = Instant::now();
-    let sink = crate::output::progress::sink(global.output);
-    let sweep = exec::sweep(ops, target, &opts, sink.as_ref(), &stop, Some(first)).await;
+    let observer = output::progress::observer(global.output);
+    let report = exec::run(
+        ops,
+        target,
+        &input,
+        observer.as_ref(),
+        &control,
+        Some(first),
+    )
+    .await;
     watcher.abort();
-    let mut sweep = sweep?;
-    tracing::debug!("sweep took {:?}", started.elapsed());
-
-    // After the sweep: NOSPACE on members back under quota, and agreement,
-    // from the sweep's last snapshot while it is fresh.
-    let after = match exec::Fresh::take(&mut sweep.final_view) {
-        Some(snap) => Ok(snap),
-        None => snapshot::take(ops, target).await,
-    };
-    let (alarms, hash_check) = match after {
-        Ok(after) => {
-            let alarms = post::disarm(ops, &after, &[], false).await;
-            (alarms, post::hash_check(ops, &after).await)
-        }
-        Err(e) => {
-            crate::logging::message(&format!(
-                "could not check alarms and hashes after the sweep: {e}"
-            ));
-            (Vec::new(), None)
-        }
-    };
-    let ok = sweep.succeeded()
-        && alarms.iter().all(|a| a.result == "disarmed")
-        && hash_check.as_ref().is_none_or(|h| h.agree);
-    let report = DefragReport {
-        cluster: target.cluster.clone(),
-        dry_run: false,
-        rule: opts.rule,
-        sweep,
-        alarms,
-        hash_check,
-    };
+    let report = report?;
     render(global, &report)?;
-    if let Some(why) = &report.sweep.stopped {
-        crate::logging::message(&format!("stopped: {why}"));
+    Ok(exit_status(&report))
+}
+
+/// 0 when the run did everything; 130 when abandoned by a second Ctrl-C;
+/// else 1, with the reason on stderr whatever the output format.
+fn exit_status(report: &DefragReport) -> ExitStatus {
+    if report.succeeded() {
+        return ExitStatus::Success;
     }
-    Ok(if ok {
-        ExitStatus::Success
-    } else {
-        ExitStatus::Failed
-    })
+    let why = match report.stop_reason() {
+        Some(reason) => format!("stopped: {reason}"),
+        None => {
+            let failed: Vec<String> = report
+                .members
+                .iter()
+                .filter(|m| m.outcome == Outcome::Failed)
+                .map(|m| {
+                    format!(
+                        "{} failed ({})",
+                        m.name,
+                        m.reason.map(|r| r.as_str()).unwrap_or("")
+                    )
+                })
+                .collect();
+            let kept: Vec<String> = report
+                .alarms
+                .iter()
+                .filter(|a| a.result != crate::report::AlarmResult::Disarmed)
+                .map(|a| format!("alarm {} on {} {}", a.alarm, a.member, a.result.as_str()))
+                .collect();
+            let mut parts = failed;
+            parts.extend(kept);
+            if report
+                .hash_check
+                .as_ref()
+                .is_some_and(|h| h.verdict == crate::report::HashVerdict::Disagree)
+            {
+                parts.push("the members' HashKV disagree".into());
+            }
+            parts.join("; ")
+        }
+    };
+    let status = super::failed(why);
+    match report.stop_reason() {
+        Some(StopReason::Abandoned { .. }) => ExitStatus::Interrupted,
+        _ => status,
+    }
 }
 
 fn render(global: &GlobalArgs, report: &DefragReport) -> Result<()> {

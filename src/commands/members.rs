@@ -7,7 +7,7 @@ use crate::report::MembersReport;
 use crate::snapshot;
 
 pub async fn run(global: &GlobalArgs, args: &MembersArgs) -> Result<ExitStatus> {
-    let session = super::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
     let (_, list) = snapshot::member_list(&session.clients, &session.target).await?;
     let report = MembersReport::build(session.target.cluster.clone(), &list);
     let text = match global.output {

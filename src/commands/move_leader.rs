@@ -1,46 +1,34 @@
 //! `move-leader`: hand leadership to another voter, through the current
 //! leader, after the health gate passes.
 
-use serde::Serialize;
-
 use crate::cli::{GlobalArgs, MoveLeaderArgs, OutputFormat};
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::EtcdOps;
 use crate::output;
 use crate::plan::defrag::transfer_target;
 use crate::plan::gate::{self, GateOptions};
-use crate::report::ClusterRef;
+use crate::report::MoveLeaderReport;
 use crate::snapshot;
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct MoveLeaderReport {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cluster: Option<ClusterRef>,
-    dry_run: bool,
-    from: String,
-    to: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    leader_after: Option<String>,
-}
 
 pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatus> {
     output::prompt::require_consent(args.yes, args.dry_run, "move leadership")?;
-    let session = super::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let snap = snapshot::take(ops, target).await?;
     let verdict = gate::evaluate(&snap, &GateOptions::from(&args.gate));
     if !verdict.passed() {
         let reasons: Vec<String> = verdict.reasons.iter().map(|r| r.to_string()).collect();
-        crate::logging::message(&format!("health gate refused: {}", reasons.join("; ")));
-        return Ok(ExitStatus::Failed);
+        return Ok(super::failed(format!(
+            "health gate refused: {}",
+            reasons.join("; ")
+        )));
     }
     let leader_id = verdict
         .leader
-        .ok_or_else(|| Error::Etcd("no leader".into()))?;
+        .ok_or_else(|| Error::Refused("the members agree on no leader".into()))?;
     let leader = snap
         .member_by_id(leader_id)
-        .ok_or_else(|| Error::Etcd("leader not found".into()))?;
+        .ok_or_else(|| Error::Refused("the leader is not in the member list".into()))?;
     let (to_name, to_id) = match &args.to {
         Some(name) => {
             let m = snap
@@ -58,8 +46,12 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
             }
             (m.name.clone(), m.id.unwrap_or(0))
         }
-        None => transfer_target(&snap, leader_id, &Default::default())
-            .ok_or_else(|| Error::Etcd("no healthy voter to hand leadership to".into()))?,
+        None => transfer_target(&snap, leader_id, &Default::default()).ok_or_else(|| {
+            Error::Refused(
+                "no healthy, caught-up voter to hand leadership to (see kubectl etcd status)"
+                    .into(),
+            )
+        })?,
     };
     let mut report = MoveLeaderReport {
         cluster: target.cluster.clone(),
@@ -70,20 +62,21 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
     };
     if !args.dry_run {
         if !args.yes
-            && !output::prompt::confirm(
-                false,
-                &format!("Move leadership from {} to {to_name}?", leader.name),
-            )?
+            && !output::prompt::confirm_async(format!(
+                "Move leadership from {} to {to_name}?",
+                leader.name
+            ))
+            .await?
         {
-            return Ok(ExitStatus::Failed);
+            return Ok(super::failed("not confirmed; nothing changed"));
         }
         let dial = leader
             .dial
             .clone()
-            .ok_or_else(|| Error::Etcd("the leader has no endpoint".into()))?;
+            .ok_or_else(|| Error::Refused("the leader has no client URL to dial".into()))?;
         ops.move_leader(&dial, to_id)
             .await
-            .map_err(|e| Error::Etcd(e.to_string()))?;
+            .map_err(|e| Error::etcd(format!("move leadership to {to_name}"), e))?;
         let after = snapshot::take(ops, target).await?;
         let v = gate::evaluate(&after, &GateOptions::from(&args.gate));
         report.leader_after = v.leader.map(|id| after.name_of(id));

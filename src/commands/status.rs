@@ -29,7 +29,7 @@ pub async fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
     if args.all_namespaces {
         return run_all(global, args).await;
     }
-    let session = super::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
     let report = probe(&session, args).await?;
     let text = match global.output {
         OutputFormat::Table => output::table::status(&report, false),
@@ -44,18 +44,20 @@ pub async fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
             .iter()
             .map(|r| r.message.as_str())
             .collect();
-        crate::logging::message(&format!(
+        return Ok(super::failed(format!(
             "health gate refused ({} reason{}): {}",
             reasons.len(),
             if reasons.len() == 1 { "" } else { "s" },
             reasons.join("; ")
-        ));
-        return Ok(ExitStatus::Failed);
+        )));
     }
     Ok(ExitStatus::Success)
 }
 
-async fn probe(session: &super::Session, args: &StatusArgs) -> Result<StatusReport> {
+async fn probe(
+    session: &crate::reach::session::Session,
+    args: &StatusArgs,
+) -> Result<StatusReport> {
     let snapshot = snapshot::take(&session.clients, &session.target).await?;
     let verdict = gate::evaluate(&snapshot, &GateOptions::from(&args.gate));
     Ok(StatusReport::build(
@@ -66,7 +68,7 @@ async fn probe(session: &super::Session, args: &StatusArgs) -> Result<StatusRepo
 }
 
 async fn run_all(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
-    let kube = k8s::connect(&super::kube_settings(global)).await?;
+    let kube = k8s::connect(&crate::reach::session::kube_settings(global)).await?;
     let clusters = k8s::list_clusters(&kube, None).await?;
     let refs: Vec<ClusterRef> = clusters
         .iter()
@@ -79,8 +81,13 @@ async fn run_all(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
     let entries: Vec<ClusterStatus> = stream::iter(refs)
         .map(|cluster| async move {
             let outcome = async {
-                let session =
-                    super::open_cluster(kube, global, &cluster.namespace, &cluster.name).await?;
+                let session = crate::reach::session::open_cluster(
+                    kube,
+                    &crate::reach::session::Connection::from(global),
+                    &cluster.namespace,
+                    &cluster.name,
+                )
+                .await?;
                 probe(&session, args).await
             }
             .await;
@@ -113,11 +120,10 @@ async fn run_all(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
         .filter(|c| c.status.as_ref().is_none_or(|s| !s.gate.passed))
         .count();
     if args.check && refused > 0 {
-        crate::logging::message(&format!(
+        return Ok(super::failed(format!(
             "health gate refused or could not run for {refused} of {} clusters",
             report.clusters.len()
-        ));
-        return Ok(ExitStatus::Failed);
+        )));
     }
     Ok(ExitStatus::Success)
 }

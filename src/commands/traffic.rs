@@ -19,8 +19,8 @@ use crate::k8s::service::{self, ApplyError};
 use crate::k8s::{self, Kube};
 use crate::output;
 use crate::plan::traffic::{
-    client_service_name, decide, expected_support, field_owners, kept, owned_by_us, Assessment,
-    FieldOwner, ServiceAction, TrafficValue, ANNOTATION, FIELD_MANAGER,
+    client_service_name, decide, expected_support, kept, owned_by_us, parse_server_version,
+    Assessment, FieldOwner, ServiceAction, TrafficValue, ANNOTATION, FIELD_MANAGER,
 };
 use crate::report::{Change, ClusterRef, ServerSupport, TrafficReport, ValueSupport};
 
@@ -81,11 +81,12 @@ fn value_of(service: &Service) -> Option<String> {
 }
 
 fn owners_of(service: &Service) -> Vec<FieldOwner> {
-    field_owners(service.metadata.managed_fields.as_deref().unwrap_or(&[]))
+    service::field_owners(service.metadata.managed_fields.as_deref().unwrap_or(&[]))
 }
 
 async fn load(global: &GlobalArgs, cluster: Option<&str>) -> Result<Loaded> {
-    let (kube, namespace, cluster_name) = super::connect_cluster(global, cluster).await?;
+    let (kube, namespace, cluster_name) =
+        crate::reach::session::connect_cluster(global, cluster).await?;
     let cluster = k8s::get_cluster(&kube, &namespace, &cluster_name).await?;
     let service_name = client_service_name(&cluster_name);
     let service = service::get(&kube, &namespace, &service_name)
@@ -95,7 +96,8 @@ async fn load(global: &GlobalArgs, cluster: Option<&str>) -> Result<Loaded> {
                 "Service {namespace}/{service_name} not found: it is the client Service of EtcdCluster {namespace}/{cluster_name}, which the operator creates; kubectl-etcd never creates a Service (an apply would make one with no ports)"
             ))
         })?;
-    let (version, minor) = service::server_version(&kube).await?;
+    let (version, major, minor) = service::server_version(&kube).await?;
+    let minor = parse_server_version(&major, &minor, &version);
     Ok(Loaded {
         kube,
         namespace,
@@ -215,8 +217,8 @@ pub async fn set(global: &GlobalArgs, args: &TrafficSetArgs) -> Result<ExitStatu
                 String::new()
             }
         );
-        if !output::prompt::confirm(false, &question)? {
-            return Ok(ExitStatus::Failed);
+        if !output::prompt::confirm_async(question).await? {
+            return Ok(super::failed("not confirmed; nothing changed"));
         }
     }
 
@@ -424,8 +426,8 @@ pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitS
             ));
         }
         let question = format!("{}?", capitalise(&steps.join(" and ")));
-        if !output::prompt::confirm(false, &question)? {
-            return Ok(ExitStatus::Failed);
+        if !output::prompt::confirm_async(question).await? {
+            return Ok(super::failed("not confirmed; nothing changed"));
         }
     }
 

@@ -35,6 +35,9 @@ pub enum FailureCause {
     PlaintextServer,
     /// We spoke plaintext to a TLS listener.
     TlsServer,
+    /// The requested revision was compacted away or is in the future
+    /// (gRPC OutOfRange).
+    RevisionUnavailable { detail: String },
     /// Anything else, with the underlying text.
     Other(String),
 }
@@ -87,6 +90,9 @@ impl fmt::Display for FailureCause {
             ),
             FailureCause::TlsServer => {
                 write!(f, "the server expects TLS: use an https:// endpoint with --cacert")
+            }
+            FailureCause::RevisionUnavailable { detail } => {
+                write!(f, "revision not available: {detail}")
             }
             FailureCause::Other(text) => write!(f, "{text}"),
         }
@@ -200,20 +206,6 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
         return FailureCause::TlsServer;
     }
     FailureCause::Other(chain.to_string())
-}
-
-/// Joins an error and its sources into one line, skipping repeats.
-pub fn chain_text(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(e) = current {
-        let text = e.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        current = e.source();
-    }
-    parts.join(": ")
 }
 
 #[cfg(test)]

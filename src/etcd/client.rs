@@ -17,11 +17,11 @@ use etcd_client::{
 };
 use tonic::transport::{Certificate, ClientTlsConfig, Identity};
 
-use super::classify::{chain_text, classify, AttemptContext};
-use super::{
-    Alarm, AlarmKind, EtcdOps, FailureCause, KvHash, ListedMember, MemberStatus, RpcError,
-};
-use crate::target::{Credentials, Dial, Scheme, Target, TlsMaterial};
+use super::classify::{classify, AttemptContext};
+use super::{EtcdOps, FailureCause, KvHash, RpcError};
+use crate::error::chain_text;
+use crate::reach::{Credentials, Dial, Scheme, Target, TlsMaterial};
+use crate::snapshot::{Alarm, AlarmKind, ListedMember, MemberStatus, StatusError};
 
 /// Connection settings plus the per-member connection cache.
 pub struct EtcdClients {
@@ -173,6 +173,15 @@ impl EtcdClients {
         let cause = match outcome {
             Ok(Ok(value)) => return Ok(value),
             Err(_) => FailureCause::Timeout { after: limit },
+            // etcd answers OutOfRange for a revision compacted away or
+            // not yet written: typed here, from the gRPC code.
+            Ok(Err(etcd_client::Error::GRpcStatus(status)))
+                if status.code() == tonic::Code::OutOfRange =>
+            {
+                FailureCause::RevisionUnavailable {
+                    detail: status.message().to_string(),
+                }
+            }
             Ok(Err(e)) => classify(&chain_text(&e), &self.context(dial)),
         };
         self.remember(dial, None);
@@ -216,7 +225,11 @@ impl EtcdOps for EtcdClients {
             raft_applied_index: response.raft_applied_index(),
             is_learner: response.is_learner(),
             revision: response.header().map(|h| h.revision()).unwrap_or(0),
-            errors: response.errors().to_vec(),
+            errors: response
+                .errors()
+                .iter()
+                .map(|e| StatusError::parse(e))
+                .collect(),
         })
     }
 
@@ -333,6 +346,7 @@ impl EtcdOps for EtcdClients {
         Ok(KvHash {
             hash: response.hash(),
             compact_revision: response.compact_version(),
+            revision: response.header().map(|h| h.revision()).unwrap_or(revision),
         })
     }
 }

@@ -1,22 +1,26 @@
-//! Progress events of a sweep, consumed by the terminal display, logs, and
-//! (later) the `--watch` controller.
+//! What a run tells its caller while it goes: owned, typed events, each
+//! awaited before the run goes on. That is what lets `--watch` persist a
+//! member's row in EtcdDefrag status before the next member is touched, and
+//! the terminal show a spinner per member; both are `Observer`s.
 
 use std::time::Duration;
 
-use crate::exec::MemberResult;
-use crate::plan::defrag::{LeaderChoice, Plan, PlannedMember};
-use crate::plan::gate::GateReason;
+use futures::future::BoxFuture;
 
-/// Something the sweep did or decided.
-#[derive(Debug)]
-pub enum ExecEvent<'a> {
-    /// The first plan.
+use crate::plan::defrag::{LeaderChoice, PlannedMember};
+use crate::plan::gate::GateReason;
+use crate::report::{MemberResult, StopReason};
+
+/// Something the run did or decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunEvent {
+    /// The first plan: the members to defragment, in order.
     Planned {
-        plan: &'a Plan,
+        order: Vec<String>,
     },
     /// The gate refused; `retry_in` when waiting (`--wait-healthy`).
     GateRefused {
-        reasons: &'a [GateReason],
+        reasons: Vec<GateReason>,
         retry_in: Option<Duration>,
     },
     Compacted {
@@ -24,46 +28,53 @@ pub enum ExecEvent<'a> {
         settled_in: Duration,
     },
     LeaderDecision {
-        member: &'a str,
-        choice: &'a LeaderChoice,
+        member: String,
+        choice: LeaderChoice,
     },
     LeaderTransferred {
-        from: &'a str,
-        to: &'a str,
+        from: String,
+        to: String,
         took: Duration,
     },
+    /// A Defragment RPC is about to be sent.
     DefragStarted {
-        member: &'a PlannedMember,
+        member: PlannedMember,
     },
     /// The member has not answered or caught up yet after its defrag.
     WaitingForMember {
-        member: &'a str,
+        member: String,
         waited: Duration,
     },
-    DefragFinished {
-        result: &'a MemberResult,
+    /// A member is done with (defragmented, failed, or gone). The run
+    /// touches no other member until the observer has returned.
+    MemberFinished {
+        result: MemberResult,
+    },
+    /// The run stops early.
+    Stopping {
+        reason: StopReason,
     },
 }
 
-/// Receives events. Implementations must not block.
-pub trait EventSink: Send + Sync {
-    fn event(&self, event: &ExecEvent<'_>);
+/// Receives a run's events. The run awaits each call before it goes on, so
+/// an observer may persist what it is told; it should not take long.
+pub trait Observer: Send + Sync {
+    fn event(&self, event: RunEvent) -> BoxFuture<'_, ()>;
 }
 
-impl ExecEvent<'_> {
+impl RunEvent {
     /// One line for a person, shared by the log and the progress display.
     pub fn describe(&self) -> String {
         use crate::quantity::{format_bytes, format_duration};
         match self {
-            ExecEvent::Planned { plan } => {
-                let order: Vec<&str> = plan.to_defrag().map(|m| m.name.as_str()).collect();
+            RunEvent::Planned { order } => {
                 if order.is_empty() {
                     "plan: nothing to defragment".to_string()
                 } else {
                     format!("plan: defragment {}", order.join(" → "))
                 }
             }
-            ExecEvent::GateRefused { reasons, retry_in } => {
+            RunEvent::GateRefused { reasons, retry_in } => {
                 let text: Vec<String> = reasons.iter().map(|r| r.to_string()).collect();
                 match retry_in {
                     Some(d) => format!(
@@ -74,14 +85,14 @@ impl ExecEvent<'_> {
                     None => format!("health gate refused: {}", text.join("; ")),
                 }
             }
-            ExecEvent::Compacted {
+            RunEvent::Compacted {
                 revision,
                 settled_in,
             } => format!(
                 "compacted at revision {revision}; in-use sizes settled after {}",
                 format_duration(*settled_in)
             ),
-            ExecEvent::LeaderDecision { member, choice } => format!(
+            RunEvent::LeaderDecision { member, choice } => format!(
                 "leader {member}: {} ({})",
                 if choice.transfer {
                     "transferring leadership first"
@@ -90,30 +101,26 @@ impl ExecEvent<'_> {
                 },
                 choice.why
             ),
-            ExecEvent::LeaderTransferred { from, to, took } => format!(
+            RunEvent::LeaderTransferred { from, to, took } => format!(
                 "leadership moved from {from} to {to} in {}",
                 format_duration(*took)
             ),
-            ExecEvent::DefragStarted { member } => format!(
+            RunEvent::DefragStarted { member } => format!(
                 "defragmenting {} ({:?}, {} on disk, {} in use)",
                 member.name,
                 member.role,
                 format_bytes(member.db_size),
                 format_bytes(member.in_use)
             ),
-            ExecEvent::WaitingForMember { member, waited } => format!(
+            RunEvent::WaitingForMember { member, waited } => format!(
                 "waiting for {member} to answer and catch up ({})",
                 format_duration(*waited)
             ),
-            ExecEvent::DefragFinished { result } => format!(
+            RunEvent::MemberFinished { result } => format!(
                 "member {} {:?}{}{}",
                 result.name,
                 result.outcome,
-                if result.reason.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", result.reason)
-                },
+                result.reason.map(|r| format!(" ({r})")).unwrap_or_default(),
                 match (result.db_size_after, result.duration_ms) {
                     (Some(after), Some(ms)) => format!(
                         ": {} → {} in {}",
@@ -124,19 +131,23 @@ impl ExecEvent<'_> {
                     _ => String::new(),
                 }
             ),
+            RunEvent::Stopping { reason } => format!("stopping: {reason}"),
         }
     }
 }
 
-/// Writes each event as a log line (info level, refusals as warnings; `-v`
-/// shows them).
-pub struct LogSink;
+/// Writes each event as a log line (info level, refusals and stops as
+/// warnings; `-v` shows them).
+pub struct LogObserver;
 
-impl EventSink for LogSink {
-    fn event(&self, event: &ExecEvent<'_>) {
-        match event {
-            ExecEvent::GateRefused { .. } => tracing::warn!("{}", event.describe()),
+impl Observer for LogObserver {
+    fn event(&self, event: RunEvent) -> BoxFuture<'_, ()> {
+        match &event {
+            RunEvent::GateRefused { .. } | RunEvent::Stopping { .. } => {
+                tracing::warn!("{}", event.describe())
+            }
             _ => tracing::info!("{}", event.describe()),
         }
+        Box::pin(async {})
     }
 }

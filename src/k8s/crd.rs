@@ -6,14 +6,7 @@
 use kube::CustomResource;
 use serde::{Deserialize, Serialize};
 
-/// API group of every etcd-operator kind.
-pub const GROUP: &str = "etcd-operator.cozystack.io";
-/// Label on EtcdMembers (and Pods, Services) naming their cluster.
-pub const CLUSTER_LABEL: &str = "etcd-operator.cozystack.io/cluster";
-/// EtcdMember annotation that overrides the headless Service name.
-pub const HEADLESS_SERVICE_ANNOTATION: &str = "etcd-operator.cozystack.io/headless-service-name";
-/// etcd's client port in every member Pod.
-pub const CLIENT_PORT: u16 = 2379;
+pub use crate::contract::{CLIENT_PORT, CLUSTER_LABEL, GROUP, HEADLESS_SERVICE_ANNOTATION};
 
 /// A `{name: …}` reference to an object in the same namespace.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! Plugin mode, the I/O half: a Kubernetes client configured the way kubectl
 //! users expect (`--kubeconfig`, `KUBECONFIG` with several paths,
 //! `--context`, `-n`, in-cluster config in a Pod, `--as` impersonation), and
-//! the reads that feed `target::cluster::resolve`.
+//! the reads that feed `reach::cluster::resolve`.
 
 pub mod crd;
 pub mod portforward;
@@ -17,7 +17,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
 use crate::error::{Error, Result};
-use crate::target::cluster::{secret_names, ClusterObjects};
+use crate::reach::cluster::{secret_names, ClusterObjects};
 use crd::{EtcdCluster, EtcdMember, CLUSTER_LABEL};
 
 /// Where the tool found its Kubernetes settings.
@@ -103,12 +103,8 @@ pub async fn connect(settings: &KubeSettings) -> Result<Kube> {
         .namespace
         .clone()
         .unwrap_or_else(|| config.default_namespace.clone());
-    let client = Client::try_from(config).map_err(|e| {
-        Error::Kube(format!(
-            "cannot build a client for {server}: {}",
-            error_chain(&e)
-        ))
-    })?;
+    let client = Client::try_from(config)
+        .map_err(|e| Error::kube(format!("cannot build a client for {server}"), &server, e))?;
     Ok(Kube {
         client,
         default_namespace,
@@ -118,15 +114,8 @@ pub async fn connect(settings: &KubeSettings) -> Result<Kube> {
 
 /// One line for a failed API call: the server's own message for API errors
 /// (a 403 names the user, verb and resource), the cause for transport errors.
-pub fn describe(kube: &Kube, action: &str, e: &kube::Error) -> Error {
-    match e {
-        kube::Error::Api(status) => Error::Kube(format!("{action}: {}", status.message)),
-        other => Error::Kube(format!(
-            "{action}: cannot reach the Kubernetes API server at {}: {}",
-            kube.server,
-            error_chain(other)
-        )),
-    }
+pub fn describe(kube: &Kube, action: &str, e: kube::Error) -> Error {
+    Error::kube(action, &kube.server, e)
 }
 
 pub(crate) fn is_not_found(e: &kube::Error) -> bool {
@@ -134,7 +123,7 @@ pub(crate) fn is_not_found(e: &kube::Error) -> bool {
 }
 
 pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    crate::etcd::classify::chain_text(e)
+    crate::error::chain_text(e)
 }
 
 /// The EtcdClusters in `namespace`, or in every namespace when `None`.
@@ -150,7 +139,7 @@ pub async fn list_clusters(kube: &Kube, namespace: Option<&str>) -> Result<Vec<E
     let mut list = api
         .list(&ListParams::default())
         .await
-        .map_err(|e| describe(kube, &format!("list EtcdClusters {where_}"), &e))?
+        .map_err(|e| describe(kube, &format!("list EtcdClusters {where_}"), e))?
         .items;
     list.sort_by(|a, b| {
         (a.metadata.namespace.as_deref(), a.metadata.name.as_deref())
@@ -208,7 +197,7 @@ pub async fn get_cluster(kube: &Kube, namespace: &str, name: &str) -> Result<Etc
         Err(e) => Err(describe(
             kube,
             &format!("get EtcdCluster {namespace}/{name}"),
-            &e,
+            e,
         )),
     }
 }
@@ -220,7 +209,7 @@ pub async fn fetch(kube: &Kube, namespace: &str, name: &str) -> Result<ClusterOb
     let members = members
         .list(&ListParams::default().labels(&format!("{CLUSTER_LABEL}={name}")))
         .await
-        .map_err(|e| describe(kube, &format!("list EtcdMembers of {namespace}/{name}"), &e))?
+        .map_err(|e| describe(kube, &format!("list EtcdMembers of {namespace}/{name}"), e))?
         .items;
 
     let pods: Api<Pod> = Api::namespaced(kube.client.clone(), namespace);
@@ -242,7 +231,7 @@ pub async fn fetch(kube: &Kube, namespace: &str, name: &str) -> Result<ClusterOb
                     p.clone(),
                     pod.and_then(|pod| pod.status).and_then(|s| s.pod_ip),
                 )),
-                Err(e) => Err(describe(kube, &format!("get Pod {namespace}/{p}"), &e)),
+                Err(e) => Err(describe(kube, &format!("get Pod {namespace}/{p}"), e)),
             }
         }
     }))
@@ -266,7 +255,7 @@ pub async fn fetch(kube: &Kube, namespace: &str, name: &str) -> Result<ClusterOb
                 return Err(describe(
                     kube,
                     &format!("get Secret {namespace}/{secret}"),
-                    &e,
+                    e,
                 ))
             }
         };

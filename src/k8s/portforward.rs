@@ -29,22 +29,28 @@ impl Drop for Forward {
 /// Opens a forward to `pod`'s `port`. One tunnel is opened right away, so
 /// that a missing Pod, a Pod that is not running or a missing
 /// `pods/portforward` permission is reported here, naming the Pod.
-pub async fn open(pods: Api<Pod>, namespace: &str, pod: &str, port: u16) -> Result<Forward> {
+pub async fn open(
+    pods: Api<Pod>,
+    server: &str,
+    namespace: &str,
+    pod: &str,
+    port: u16,
+) -> Result<Forward> {
     let first = pods.portforward(pod, &[port]).await.map_err(|e| {
-        Error::Kube(format!(
-            "port-forward to Pod {namespace}/{pod}:{port}: {}",
-            match &e {
-                kube::Error::Api(s) => s.message.clone(),
-                other => crate::etcd::classify::chain_text(other),
-            }
-        ))
+        Error::kube(
+            format!("port-forward to Pod {namespace}/{pod}:{port}"),
+            server,
+            e,
+        )
     })?;
+    let local_error = |source| Error::Local {
+        action: "port-forward: cannot listen on 127.0.0.1".into(),
+        source,
+    };
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
-        .map_err(|e| Error::Kube(format!("port-forward: cannot listen on 127.0.0.1: {e}")))?;
-    let local = listener
-        .local_addr()
-        .map_err(|e| Error::Kube(format!("port-forward: {e}")))?;
+        .map_err(local_error)?;
+    let local = listener.local_addr().map_err(local_error)?;
     let pod = pod.to_string();
     let task = tokio::spawn(async move {
         let mut ready = Some(first);

@@ -10,8 +10,9 @@ use serde_json::json;
 
 use super::crd::EtcdCluster;
 use super::{describe, Kube};
+use crate::contract::{FieldOwner, TrafficValue, ANNOTATION, FIELD_MANAGER};
 use crate::error::{Error, Result};
-use crate::plan::traffic::{TrafficValue, ANNOTATION, FIELD_MANAGER};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 
 /// The field manager of the annotation edit (a plain merge patch).
 pub const ANNOTATION_MANAGER: &str = "kubectl-etcd";
@@ -55,7 +56,7 @@ pub async fn get(kube: &Kube, namespace: &str, name: &str) -> Result<Option<Serv
     let api: Api<Service> = Api::namespaced(kube.client.clone(), namespace);
     api.get_opt(name)
         .await
-        .map_err(|e| describe(kube, &format!("get Service {namespace}/{name}"), &e))
+        .map_err(|e| describe(kube, &format!("get Service {namespace}/{name}"), e))
 }
 
 /// Server-side apply of `value` (or the release, with `None`) under the
@@ -84,7 +85,7 @@ pub async fn apply(
         Err(kube::Error::Api(status)) if status.code == 422 => {
             return Err(ApplyError::Invalid(status.message.clone()))
         }
-        Err(e) => return Err(ApplyError::Other(describe(kube, &what, &e))),
+        Err(e) => return Err(ApplyError::Other(describe(kube, &what, e))),
     };
     if dry_run {
         return Ok(applied);
@@ -121,24 +122,45 @@ pub async fn set_annotation(
         &Patch::Merge(annotation_patch(value, resource_version)),
     )
     .await
-    .map_err(|e| describe(kube, &what, &e))
+    .map_err(|e| describe(kube, &what, e))
 }
 
-/// The API server's version: `(gitVersion, major.minor)`.
-pub async fn server_version(kube: &Kube) -> Result<(String, Option<(u32, u32)>)> {
+/// The API server's `/version`: `gitVersion`, `major`, `minor` as the
+/// server wrote them (providers decorate them; `plan::traffic` parses).
+pub async fn server_version(kube: &Kube) -> Result<(String, String, String)> {
     let info = kube
         .client
         .apiserver_version()
         .await
-        .map_err(|e| describe(kube, "read the API server version", &e))?;
-    let parsed =
-        crate::plan::traffic::parse_server_version(&info.major, &info.minor, &info.git_version);
-    Ok((info.git_version, parsed))
+        .map_err(|e| describe(kube, "read the API server version", e))?;
+    Ok((info.git_version, info.major, info.minor))
+}
+
+/// The managers whose `fieldsV1` holds `f:spec` → `f:trafficDistribution`
+/// (main resource only, not a subresource).
+pub fn field_owners(entries: &[ManagedFieldsEntry]) -> Vec<FieldOwner> {
+    entries
+        .iter()
+        .filter(|e| e.subresource.as_deref().unwrap_or("").is_empty())
+        .filter(|e| {
+            e.fields_v1
+                .as_ref()
+                .and_then(|f| f.0.get("f:spec"))
+                .and_then(|spec| spec.get("f:trafficDistribution"))
+                .is_some()
+        })
+        .map(|e| FieldOwner {
+            manager: e.manager.clone().unwrap_or_default(),
+            operation: e.operation.clone().unwrap_or_default(),
+            time: e.time.as_ref().map(|t| t.0.to_string()),
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
 
     #[test]
     fn intent_holds_identity_and_the_one_field() {
@@ -165,5 +187,49 @@ mod tests {
             annotation_patch(None, Some("42")),
             json!({"metadata": {"annotations": {ANNOTATION: null}, "resourceVersion": "42"}})
         );
+    }
+
+    fn entry(manager: &str, operation: &str, fields: serde_json::Value) -> ManagedFieldsEntry {
+        ManagedFieldsEntry {
+            manager: Some(manager.into()),
+            operation: Some(operation.into()),
+            fields_type: Some("FieldsV1".into()),
+            fields_v1: Some(FieldsV1(fields)),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn owners_come_from_fields_v1() {
+        let entries = vec![
+            entry(
+                "kube-apiserver",
+                "Update",
+                json!({"f:spec": {"f:ports": {}, "f:type": {}}}),
+            ),
+            entry(
+                FIELD_MANAGER,
+                "Apply",
+                json!({"f:spec": {"f:trafficDistribution": {}}}),
+            ),
+            entry(
+                "kubectl-edit",
+                "Update",
+                json!({"f:metadata": {}, "f:spec": {"f:trafficDistribution": {}}}),
+            ),
+            entry("other", "Apply", json!({"f:metadata": {"f:labels": {}}})),
+            ManagedFieldsEntry {
+                subresource: Some("status".into()),
+                ..entry(
+                    "status-writer",
+                    "Update",
+                    json!({"f:spec": {"f:trafficDistribution": {}}}),
+                )
+            },
+        ];
+        let owners = field_owners(&entries);
+        let names: Vec<&str> = owners.iter().map(|o| o.manager.as_str()).collect();
+        assert_eq!(names, [FIELD_MANAGER, "kubectl-edit"]);
+        assert!(field_owners(&[]).is_empty());
     }
 }

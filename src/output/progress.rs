@@ -1,23 +1,25 @@
-//! Sweep progress on stderr: a spinner per member on a terminal, log lines
-//! otherwise (visible with `-v`). Never on stdout.
+//! Run progress on stderr: a spinner per member on a terminal, log lines
+//! otherwise (visible with `-v`). Never on stdout. Both are observers of the
+//! engine's events.
 
 use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::OutputFormat;
-use crate::exec::events::{EventSink, ExecEvent, LogSink};
+use crate::exec::{LogObserver, Observer, RunEvent};
 
-/// The sink for this run: bars when a person watches a table, else logs.
-pub fn sink(format: OutputFormat) -> Box<dyn EventSink> {
+/// The observer for this run: bars when a person watches a table, else logs.
+pub fn observer(format: OutputFormat) -> Box<dyn Observer> {
     let tty = std::io::stderr().is_terminal();
     let logging = std::env::var_os("RUST_LOG").is_some();
     if tty && !logging && matches!(format, OutputFormat::Table | OutputFormat::Wide) {
         Box::new(Bars::default())
     } else {
-        Box::new(LogSink)
+        Box::new(LogObserver)
     }
 }
 
@@ -33,12 +35,10 @@ impl Bars {
             None => crate::logging::message(&text),
         }
     }
-}
 
-impl EventSink for Bars {
-    fn event(&self, event: &ExecEvent<'_>) {
+    fn show(&self, event: &RunEvent) {
         match event {
-            ExecEvent::DefragStarted { .. } => {
+            RunEvent::DefragStarted { .. } => {
                 let bar = ProgressBar::new_spinner();
                 bar.set_style(
                     ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
@@ -50,19 +50,26 @@ impl EventSink for Bars {
                     *g = Some(bar);
                 }
             }
-            ExecEvent::WaitingForMember { .. } => {
+            RunEvent::WaitingForMember { .. } => {
                 if let Some(bar) = self.current.lock().ok().and_then(|g| g.clone()) {
                     bar.set_message(event.describe());
                 }
             }
-            ExecEvent::DefragFinished { .. } => {
+            RunEvent::MemberFinished { .. } => {
                 match self.current.lock().ok().and_then(|mut g| g.take()) {
                     Some(b) => b.finish_with_message(event.describe()),
                     None => crate::logging::message(&event.describe()),
                 }
             }
-            ExecEvent::Planned { .. } => {}
+            RunEvent::Planned { .. } | RunEvent::Stopping { .. } => {}
             _ => self.line(event.describe()),
         }
+    }
+}
+
+impl Observer for Bars {
+    fn event(&self, event: RunEvent) -> BoxFuture<'_, ()> {
+        self.show(&event);
+        Box::pin(async {})
     }
 }

@@ -35,6 +35,22 @@ pub fn confirm(yes: bool, question: &str) -> Result<bool> {
         .map_err(|e| Error::usage(format!("cannot ask for confirmation: {e}")))
 }
 
+/// [`confirm`] off the async workers: dialoguer blocks its thread until the
+/// person answers, and the runtime's two workers must keep serving the
+/// port-forwards and connections already open.
+pub async fn confirm_async(question: String) -> Result<bool> {
+    tokio::task::spawn_blocking(move || confirm(false, &question))
+        .await
+        .map_err(|e| Error::usage(format!("cannot ask for confirmation: {e}")))?
+}
+
+/// [`typed_confirmation`] off the async workers (see [`confirm_async`]).
+pub async fn typed_confirmation_async(expected: String, question: String) -> Result<bool> {
+    tokio::task::spawn_blocking(move || typed_confirmation(&expected, &question))
+        .await
+        .map_err(|e| Error::usage(format!("cannot ask for confirmation: {e}")))?
+}
+
 /// Asks the person to type `expected` to go on.
 pub fn typed_confirmation(expected: &str, question: &str) -> Result<bool> {
     let typed: String = dialoguer::Input::new()

@@ -3,7 +3,10 @@
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
 use crate::quantity::format_bytes;
-use crate::report::{MembersReport, MultiStatusReport, StatusReport, TrafficReport};
+use crate::report::{
+    DefragReport, HashVerdict, MembersReport, MultiStatusReport, Outcome, StatusReport,
+    TrafficReport,
+};
 
 fn new_table(header: &[&str]) -> Table {
     let mut table = Table::new();
@@ -165,7 +168,7 @@ fn status_rows(report: &StatusReport, wide: bool) -> Vec<Vec<Cell>> {
 /// Renders the `defrag` report: one row per member in execution order
 /// (then the skipped ones), followed by the leader decision, alarms, the
 /// agreement check and why the sweep stopped, if it did.
-pub fn defrag(report: &crate::commands::defrag::DefragReport) -> String {
+pub fn defrag(report: &DefragReport) -> String {
     use crate::quantity::format_duration;
     use std::time::Duration;
     let mut table = new_table(&[
@@ -179,7 +182,7 @@ pub fn defrag(report: &crate::commands::defrag::DefragReport) -> String {
         "RECLAIMED",
         "DURATION",
     ]);
-    for m in &report.sweep.members {
+    for m in &report.members {
         let reclaimed = match (report.dry_run, m.reclaimed_bytes) {
             (true, _) => format!("~{}", format_bytes(m.predicted_reclaim)),
             (false, Some(r)) => format_bytes(r),
@@ -188,14 +191,12 @@ pub fn defrag(report: &crate::commands::defrag::DefragReport) -> String {
         table.add_row(vec![
             Cell::new(&m.name),
             Cell::new(format!("{:?}", m.role).to_lowercase()),
-            Cell::new(
-                if report.dry_run && m.outcome == crate::exec::Outcome::Pending {
-                    "Planned".to_string()
-                } else {
-                    format!("{:?}", m.outcome)
-                },
-            ),
-            Cell::new(if m.reason.is_empty() { "-" } else { &m.reason }),
+            Cell::new(if report.dry_run && m.outcome == Outcome::Pending {
+                "Planned".to_string()
+            } else {
+                format!("{:?}", m.outcome)
+            }),
+            Cell::new(m.reason.map_or("-", |r| r.as_str())),
             right(format_bytes(m.db_size_before)),
             right(format_bytes(m.db_size_in_use)),
             right(opt_bytes(m.db_size_after)),
@@ -208,14 +209,14 @@ pub fn defrag(report: &crate::commands::defrag::DefragReport) -> String {
         ]);
     }
     let mut text = trim_lines(&table.to_string());
-    for m in report.sweep.members.iter().filter(|m| m.detail.is_some()) {
+    for m in report.members.iter().filter(|m| m.detail.is_some()) {
         text.push_str(&format!(
             "{}: {}\n",
             m.name,
             m.detail.as_deref().unwrap_or("")
         ));
     }
-    if let Some(l) = &report.sweep.leader {
+    if let Some(l) = &report.leader {
         let action = match (&l.transferred_to, report.dry_run, l.choice.transfer) {
             (Some(to), true, _) => format!("would move leadership to {to} first"),
             (Some(to), false, _) => format!("leadership moved to {to} first"),
@@ -234,15 +235,23 @@ pub fn defrag(report: &crate::commands::defrag::DefragReport) -> String {
     for a in &report.alarms {
         text.push_str(&format!(
             "Alarm {} on {}: {} ({})\n",
-            a.alarm, a.member, a.result, a.why
+            a.alarm,
+            a.member,
+            a.result.as_str(),
+            a.why
         ));
     }
     if let Some(h) = &report.hash_check {
-        if h.agree {
+        if h.verdict == HashVerdict::Agree {
             text.push_str(&format!(
                 "Members agree: HashKV at revision {} is equal on {} members\n",
                 h.revision,
                 h.members.len()
+            ));
+        } else if h.verdict == HashVerdict::NotPossible {
+            text.push_str(&format!(
+                "Agreement not checked: {}\n",
+                h.note.as_deref().unwrap_or("no common revision")
             ));
         } else {
             text.push_str(&format!("MEMBERS DISAGREE at revision {}:\n", h.revision));
@@ -265,25 +274,20 @@ pub fn defrag(report: &crate::commands::defrag::DefragReport) -> String {
         }
     }
     if !report.dry_run {
-        let defragmented = report
-            .sweep
-            .members
-            .iter()
-            .filter(|m| m.outcome == crate::exec::Outcome::Defragmented)
-            .count();
+        let defragmented = report.defragmented();
         text.push_str(&format!(
             "Sweep: {defragmented} defragmented in {} (Defragment calls {})\n",
-            format_duration(Duration::from_millis(report.sweep.wall_ms)),
-            format_duration(Duration::from_millis(report.sweep.defrag_ms))
+            format_duration(Duration::from_millis(report.wall_ms)),
+            format_duration(Duration::from_millis(report.defrag_ms))
         ));
     }
-    if report.dry_run && !report.sweep.refusal.is_empty() {
+    if report.dry_run && !report.refusal.is_empty() {
         text.push_str("Health gate: the sweep would be refused now:\n");
-        for r in &report.sweep.refusal {
+        for r in &report.refusal {
             text.push_str(&format!("  - {} [{}]\n", r.message, r.code));
         }
     }
-    if let Some(why) = &report.sweep.stopped {
+    if let Some(why) = report.stop_reason() {
         text.push_str(&format!("Stopped: {why}\n"));
     }
     text
@@ -400,11 +404,10 @@ fn trim_lines(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::etcd::{Alarm, AlarmKind, FailureCause, MemberStatus, RpcError};
     use crate::plan::gate::{evaluate, GateOptions};
+    use crate::reach::QuotaSource;
     use crate::report::StatusReport;
-    use crate::snapshot::{ClusterSnapshot, MemberSnapshot, Probe};
-    use crate::target::QuotaSource;
+    use crate::snapshot::{Alarm, AlarmKind, ClusterSnapshot, MemberSnapshot, MemberStatus, Probe};
 
     fn member(id: u64, learner: bool, probe: Probe) -> MemberSnapshot {
         MemberSnapshot {
@@ -436,15 +439,7 @@ mod tests {
         let snapshot = ClusterSnapshot {
             members: vec![
                 member(1, false, answered(1, false)),
-                member(
-                    2,
-                    false,
-                    Probe::Failed(RpcError {
-                        endpoint: "http://x:2379".into(),
-                        op: "Status",
-                        cause: FailureCause::Refused,
-                    }),
-                ),
+                member(2, false, Probe::refused_for_test()),
                 member(3, false, answered(3, false)),
                 member(4, true, answered(4, true)),
             ],
@@ -512,7 +507,7 @@ mod tests {
         let r = report();
         let json = crate::output::render_data(&r, crate::cli::OutputFormat::Json).unwrap();
         let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert_eq!(doc["leader"], "1");
+        assert_eq!(doc["leader"], "0000000000000001");
         assert_eq!(doc["gate"]["passed"], false);
         assert_eq!(doc["gate"]["reasons"][0]["code"], "MemberUnreachable");
         assert_eq!(doc["gate"]["reasons"][0]["member"], "etcd-2");
@@ -550,7 +545,7 @@ mod tests {
         assert_eq!(doc["members"][1]["dbSize"], serde_json::Value::Null);
         assert_eq!(
             doc["alarms"][0],
-            serde_json::json!({"member": "etcd-3", "memberId": "3", "alarm": "NOSPACE"})
+            serde_json::json!({"member": "etcd-3", "memberId": "0000000000000003", "alarm": "NOSPACE"})
         );
 
         let yaml = crate::output::render_data(&r, crate::cli::OutputFormat::Yaml).unwrap();

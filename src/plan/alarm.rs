@@ -9,8 +9,7 @@
 
 use serde::Serialize;
 
-use crate::etcd::{Alarm, AlarmKind};
-use crate::snapshot::ClusterSnapshot;
+use crate::snapshot::{Alarm, AlarmKind, ClusterSnapshot};
 
 /// The verdict for one raised alarm.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -76,7 +75,7 @@ pub fn disarm_decisions(
             };
             DisarmDecision {
                 member: name,
-                member_id: format!("{:x}", a.member_id),
+                member_id: format!("{:016x}", a.member_id),
                 alarm: a.kind.as_str().to_string(),
                 disarm,
                 why,
@@ -94,9 +93,8 @@ pub fn back_under_quota(size: u64, quota: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::etcd::MemberStatus;
-    use crate::snapshot::{MemberSnapshot, Probe};
-    use crate::target::QuotaSource;
+    use crate::reach::QuotaSource;
+    use crate::snapshot::{MemberSnapshot, MemberStatus, Probe};
 
     fn snap(sizes: &[(u64, u64)], alarms: Vec<Alarm>) -> ClusterSnapshot {
         ClusterSnapshot {

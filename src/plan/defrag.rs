@@ -56,7 +56,7 @@ impl fmt::Display for SkipReason {
 
 /// Defragment (and why) or skip (and why).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
+pub enum MemberDecision {
     Defrag(Trigger),
     Skip(SkipReason),
 }
@@ -67,7 +67,7 @@ pub struct PlannedMember {
     pub name: String,
     pub id: u64,
     pub role: Role,
-    pub decision: Decision,
+    pub decision: MemberDecision,
     pub db_size: u64,
     pub in_use: u64,
 }
@@ -91,14 +91,14 @@ impl Plan {
     pub fn next(&self) -> Option<&PlannedMember> {
         self.members
             .iter()
-            .find(|m| matches!(m.decision, Decision::Defrag(_)))
+            .find(|m| matches!(m.decision, MemberDecision::Defrag(_)))
     }
 
     /// Members that will be defragmented, in order.
     pub fn to_defrag(&self) -> impl Iterator<Item = &PlannedMember> {
         self.members
             .iter()
-            .filter(|m| matches!(m.decision, Decision::Defrag(_)))
+            .filter(|m| matches!(m.decision, MemberDecision::Defrag(_)))
     }
 }
 
@@ -107,7 +107,7 @@ impl Plan {
 /// were already handled in this sweep and are left out. Members that did
 /// not answer Status are left out too (the gate refuses before a step can
 /// touch a voter that did not answer).
-pub fn plan(
+pub fn order_sweep(
     snapshot: &ClusterSnapshot,
     leader: Option<u64>,
     rule: &DefragRule,
@@ -122,13 +122,13 @@ pub fn plan(
         let id = m.id.unwrap_or(status.member_id);
         let role = role_of(m, leader);
         let decision = if role == Role::Learner {
-            Decision::Skip(SkipReason::Learner)
+            MemberDecision::Skip(SkipReason::Learner)
         } else if !selection.is_empty() && !selection.contains(&m.name) {
-            Decision::Skip(SkipReason::NotSelected)
+            MemberDecision::Skip(SkipReason::NotSelected)
         } else {
             match rule.evaluate(status.db_size, status.db_size_in_use, m.quota_bytes) {
-                RuleOutcome::Trigger(t) => Decision::Defrag(t),
-                RuleOutcome::Skip => Decision::Skip(SkipReason::BelowThreshold),
+                RuleOutcome::Trigger(t) => MemberDecision::Defrag(t),
+                RuleOutcome::Skip => MemberDecision::Skip(SkipReason::BelowThreshold),
             }
         };
         let entry = PlannedMember {
@@ -140,8 +140,8 @@ pub fn plan(
             in_use: status.db_size_in_use,
         };
         match (role, decision) {
-            (Role::Leader, Decision::Defrag(_)) => leader_entry = Some(entry),
-            (_, Decision::Defrag(_)) => defrag.push(entry),
+            (Role::Leader, MemberDecision::Defrag(_)) => leader_entry = Some(entry),
+            (_, MemberDecision::Defrag(_)) => defrag.push(entry),
             _ => skipped.push(entry),
         }
     }
@@ -155,6 +155,22 @@ pub fn plan(
     members.extend(leader_entry);
     members.extend(skipped);
     Plan { members }
+}
+
+/// Checks `--member` names against the members the snapshot knows. Pure;
+/// the error names the unknown member and lists the known ones.
+pub fn check_selection(snapshot: &ClusterSnapshot, selection: &[String]) -> Result<(), String> {
+    for name in selection {
+        if !snapshot.members.iter().any(|m| &m.name == name) {
+            let mut known: Vec<&str> = snapshot.members.iter().map(|m| m.name.as_str()).collect();
+            known.sort();
+            return Err(format!(
+                "--member {name}: no such member (members: {})",
+                known.join(", ")
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn role_of(m: &MemberSnapshot, leader: Option<u64>) -> Role {
@@ -297,8 +313,7 @@ pub fn transfer_target(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::etcd::MemberStatus;
-    use crate::snapshot::Probe;
+    use crate::snapshot::{MemberStatus, Probe};
 
     const MI: u64 = 1024 * 1024;
 
@@ -335,8 +350,8 @@ mod tests {
             .iter()
             .map(|m| {
                 let d = match m.decision {
-                    Decision::Defrag(_) => "defrag".to_string(),
-                    Decision::Skip(r) => r.to_string(),
+                    MemberDecision::Defrag(_) => "defrag".to_string(),
+                    MemberDecision::Skip(r) => r.to_string(),
                 };
                 (m.name.as_str(), m.role, d)
             })
@@ -352,7 +367,7 @@ mod tests {
             ("d", 4, 250, 100, false),
             ("e", 5, 900, 100, true),
         ]);
-        let p = plan(&s, Some(2), &DefragRule::default(), &[], &BTreeSet::new());
+        let p = order_sweep(&s, Some(2), &DefragRule::default(), &[], &BTreeSet::new());
         assert_eq!(
             order(&p),
             vec![
@@ -377,18 +392,18 @@ mod tests {
             all: true,
             ..Default::default()
         };
-        let p = plan(&s, Some(2), &all, &[], &BTreeSet::new());
+        let p = order_sweep(&s, Some(2), &all, &[], &BTreeSet::new());
         assert_eq!(
             p.to_defrag().map(|m| m.name.as_str()).collect::<Vec<_>>(),
             ["a", "c", "b"]
         );
-        let p = plan(&s, Some(2), &all, &["c".into()], &BTreeSet::new());
+        let p = order_sweep(&s, Some(2), &all, &["c".into()], &BTreeSet::new());
         assert_eq!(
             p.to_defrag().map(|m| m.name.as_str()).collect::<Vec<_>>(),
             ["c"]
         );
         let done: BTreeSet<String> = ["a".to_string()].into();
-        let p = plan(&s, Some(2), &all, &[], &done);
+        let p = order_sweep(&s, Some(2), &all, &[], &done);
         assert_eq!(
             p.members
                 .iter()
@@ -397,7 +412,7 @@ mod tests {
             ["c", "b"]
         );
         // Leadership moved to a: a is now last; b (800 MiB reclaimable) before c.
-        let p = plan(&s, Some(1), &all, &[], &BTreeSet::new());
+        let p = order_sweep(&s, Some(1), &all, &[], &BTreeSet::new());
         assert_eq!(
             p.to_defrag().map(|m| m.name.as_str()).collect::<Vec<_>>(),
             ["b", "c", "a"]

@@ -10,8 +10,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::etcd::{parse_alarm_entry, AlarmKind};
-use crate::snapshot::{ClusterSnapshot, Probe};
+use crate::snapshot::{AlarmKind, ClusterSnapshot, Probe, StatusError};
 
 /// Default bound on raft lag, in entries. etcd itself stops accepting
 /// proposals at a 5000-entry gap between commit and apply; a healthy member
@@ -53,7 +52,7 @@ pub enum GateReason {
     /// A CORRUPT or unknown alarm is raised.
     Alarm { member: String, alarm: String },
     /// A Status `errors` entry that is not an alarm.
-    MemberError { member: String, entry: String },
+    MemberError { member: String, entry: StatusError },
     /// committed − applied is over the bound.
     ApplyLag {
         member: String,
@@ -146,7 +145,7 @@ impl fmt::Display for GateReason {
                 "alarm {alarm} is raised on member {member}; inspect the member before any maintenance (only NOSPACE is tolerated)"
             ),
             GateReason::MemberError { member, entry } => {
-                write!(f, "member {member} reports: {}", entry.trim())
+                write!(f, "member {member} reports: {entry}")
             }
             GateReason::ApplyLag { member, lag, bound } => write!(
                 f,
@@ -263,7 +262,7 @@ pub fn evaluate(snapshot: &ClusterSnapshot, options: &GateOptions) -> GateVerdic
     } else if let Some((&id, _)) = views.iter().next() {
         if snapshot.member_list_known && snapshot.member_by_id(id).is_none() {
             reasons.push(GateReason::LeaderNotMember {
-                leader: format!("{id:x}"),
+                leader: format!("{id:016x}"),
             });
         } else {
             leader = Some(id);
@@ -282,9 +281,14 @@ pub fn evaluate(snapshot: &ClusterSnapshot, options: &GateOptions) -> GateVerdic
     for m in &snapshot.members {
         if let Some(s) = m.status() {
             for entry in &s.errors {
-                let is_alarm = parse_alarm_entry(entry).is_some();
-                let is_no_leader = entry.contains("no leader") && s.leader == 0;
-                if !is_alarm && !is_no_leader {
+                // Alarms are judged above, from the merged list; "no leader"
+                // is the NoLeader reason when the member reports leader 0.
+                let judged = match entry {
+                    StatusError::Alarm(_) => true,
+                    StatusError::NoLeader => s.leader == 0,
+                    StatusError::Other(_) => false,
+                };
+                if !judged {
                     reasons.push(GateReason::MemberError {
                         member: m.name.clone(),
                         entry: entry.clone(),
@@ -346,9 +350,7 @@ pub fn evaluate(snapshot: &ClusterSnapshot, options: &GateOptions) -> GateVerdic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::etcd::{Alarm, FailureCause, MemberStatus, RpcError};
-    use crate::snapshot::MemberSnapshot;
-    use std::time::Duration;
+    use crate::snapshot::{Alarm, MemberSnapshot, MemberStatus};
 
     /// A healthy 3-member cluster whose leader is member 1.
     fn healthy(n: u64) -> ClusterSnapshot {
@@ -401,15 +403,7 @@ mod tests {
             (
                 "unreachable voter",
                 3,
-                |s| {
-                    s.members[2].probe = Probe::Failed(RpcError {
-                        endpoint: "x".into(),
-                        op: "Status",
-                        cause: FailureCause::Timeout {
-                            after: Duration::from_secs(5),
-                        },
-                    })
-                },
+                |s| s.members[2].probe = Probe::timed_out_for_test(),
                 vec!["MemberUnreachable"],
             ),
             (
@@ -490,7 +484,7 @@ mod tests {
                 |s| {
                     status_mut(s, 1)
                         .errors
-                        .push("memberID:2 alarm:NOSPACE ".into())
+                        .push(StatusError::parse("memberID:2 alarm:NOSPACE "))
                 },
                 vec![],
             ),
@@ -500,7 +494,27 @@ mod tests {
                 |s| {
                     status_mut(s, 1)
                         .errors
-                        .push("etcdserver: something odd".into())
+                        .push(StatusError::parse("etcdserver: something odd"))
+                },
+                vec!["MemberError"],
+            ),
+            (
+                "no leader entry with leader 0 is one NoLeader",
+                3,
+                |s| {
+                    let st = status_mut(s, 2);
+                    st.leader = 0;
+                    st.errors.push(StatusError::parse("etcdserver: no leader"));
+                },
+                vec!["NoLeader"],
+            ),
+            (
+                "no leader entry while naming a leader is an error",
+                3,
+                |s| {
+                    status_mut(s, 2)
+                        .errors
+                        .push(StatusError::parse("etcdserver: no leader"))
                 },
                 vec!["MemberError"],
             ),

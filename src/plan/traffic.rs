@@ -9,66 +9,11 @@
 //! sees as its own; a value nobody applied through that manager (a hand
 //! edit with no annotation) is never touched.
 
-use std::fmt;
-
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use serde::Serialize;
 
-/// The field manager the operator applies the field with (contract §6.2).
-pub const FIELD_MANAGER: &str = "etcd-operator-traffic-distribution";
-
-/// The EtcdCluster annotation that holds the wanted value (contract §6.1).
-pub const ANNOTATION: &str = "etcd-operator.cozystack.io/client-service-traffic-distribution";
-
-/// The client Service of a cluster; the headless one (`<cluster>`) is never
-/// touched.
-pub fn client_service_name(cluster: &str) -> String {
-    format!("{cluster}-client")
-}
-
-/// A value the annotation may hold, matched exactly (case-sensitive).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum TrafficValue {
-    PreferClose,
-    PreferSameZone,
-    PreferSameNode,
-}
-
-impl TrafficValue {
-    pub const ALL: [TrafficValue; 3] = [
-        TrafficValue::PreferClose,
-        TrafficValue::PreferSameZone,
-        TrafficValue::PreferSameNode,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TrafficValue::PreferClose => "PreferClose",
-            TrafficValue::PreferSameZone => "PreferSameZone",
-            TrafficValue::PreferSameNode => "PreferSameNode",
-        }
-    }
-
-    /// Exact match; anything else (other case, spaces, empty) is invalid.
-    pub fn parse(text: &str) -> Option<TrafficValue> {
-        TrafficValue::ALL.into_iter().find(|v| v.as_str() == text)
-    }
-
-    /// The first Kubernetes minor release (1.x) that accepts and keeps the
-    /// value with its default feature gates.
-    pub fn since_minor(self) -> u32 {
-        match self {
-            TrafficValue::PreferClose => 31,
-            TrafficValue::PreferSameZone | TrafficValue::PreferSameNode => 34,
-        }
-    }
-}
-
-impl fmt::Display for TrafficValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::contract::{
+    client_service_name, FieldOwner, TrafficValue, ANNOTATION, FIELD_MANAGER,
+};
 
 /// `major.minor` of the API server, from `/version`. Providers decorate
 /// the minor (`"34+"`), so only leading digits count; `gitVersion`
@@ -91,45 +36,6 @@ pub fn parse_server_version(major: &str, minor: &str, git_version: &str) -> Opti
 pub fn expected_support(value: TrafficValue, version: Option<(u32, u32)>) -> Option<bool> {
     let (major, minor) = version?;
     Some(major > 1 || (major == 1 && minor >= value.since_minor()))
-}
-
-/// A manager that owns `spec.trafficDistribution`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FieldOwner {
-    pub manager: String,
-    /// `Apply` or `Update`.
-    pub operation: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub time: Option<String>,
-}
-
-/// The managers whose `fieldsV1` holds `f:spec` → `f:trafficDistribution`
-/// (main resource only, not a subresource).
-pub fn field_owners(entries: &[ManagedFieldsEntry]) -> Vec<FieldOwner> {
-    entries
-        .iter()
-        .filter(|e| e.subresource.as_deref().unwrap_or("").is_empty())
-        .filter(|e| {
-            e.fields_v1
-                .as_ref()
-                .and_then(|f| f.0.get("f:spec"))
-                .and_then(|spec| spec.get("f:trafficDistribution"))
-                .is_some()
-        })
-        .map(|e| FieldOwner {
-            manager: e.manager.clone().unwrap_or_default(),
-            operation: e.operation.clone().unwrap_or_default(),
-            time: e.time.as_ref().map(|t| t.0.to_string()),
-        })
-        .collect()
-}
-
-impl fmt::Display for FieldOwner {
-    /// `manager (Apply)`, as tables and messages name a holder.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.manager, self.operation)
-    }
 }
 
 /// Whether the operator's field manager is among `owners`.
@@ -258,8 +164,6 @@ pub fn kept(wanted: TrafficValue, returned: Option<&str>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
-    use serde_json::json;
 
     use Assessment as S;
     use ServiceAction::{Apply, Nothing, Release};
@@ -393,50 +297,16 @@ mod tests {
         assert_eq!(expected_support(PreferClose, None), None);
     }
 
-    fn entry(manager: &str, operation: &str, fields: serde_json::Value) -> ManagedFieldsEntry {
-        ManagedFieldsEntry {
-            manager: Some(manager.into()),
-            operation: Some(operation.into()),
-            fields_type: Some("FieldsV1".into()),
-            fields_v1: Some(FieldsV1(fields)),
-            ..Default::default()
-        }
-    }
-
     #[test]
-    fn owners_come_from_fields_v1() {
-        let entries = vec![
-            entry(
-                "kube-apiserver",
-                "Update",
-                json!({"f:spec": {"f:ports": {}, "f:type": {}}}),
-            ),
-            entry(
-                FIELD_MANAGER,
-                "Apply",
-                json!({"f:spec": {"f:trafficDistribution": {}}}),
-            ),
-            entry(
-                "kubectl-edit",
-                "Update",
-                json!({"f:metadata": {}, "f:spec": {"f:trafficDistribution": {}}}),
-            ),
-            entry("other", "Apply", json!({"f:metadata": {"f:labels": {}}})),
-            ManagedFieldsEntry {
-                subresource: Some("status".into()),
-                ..entry(
-                    "status-writer",
-                    "Update",
-                    json!({"f:spec": {"f:trafficDistribution": {}}}),
-                )
-            },
-        ];
-        let owners = field_owners(&entries);
-        let names: Vec<&str> = owners.iter().map(|o| o.manager.as_str()).collect();
-        assert_eq!(names, [FIELD_MANAGER, "kubectl-edit"]);
-        assert!(owned_by_us(&owners));
-        assert!(!owned_by_us(&owners[1..]));
-        assert!(field_owners(&[]).is_empty());
+    fn ownership_is_the_field_managers() {
+        let owner = |manager: &str| FieldOwner {
+            manager: manager.into(),
+            operation: "Apply".into(),
+            time: None,
+        };
+        assert!(owned_by_us(&[owner("kubectl-edit"), owner(FIELD_MANAGER)]));
+        assert!(!owned_by_us(&[owner("kubectl-edit")]));
+        assert!(!owned_by_us(&[]));
     }
 
     #[test]

@@ -11,11 +11,11 @@
 use std::collections::BTreeMap;
 
 use crate::k8s::crd::{EtcdCluster, EtcdMember, HEADLESS_SERVICE_ANNOTATION};
-use crate::report::ClusterRef;
-use crate::target::tls::ClientIdentity;
-use crate::target::{
+use crate::reach::tls::ClientIdentity;
+use crate::reach::{
     Credentials, QuotaFallback, QuotaSource, Scheme, TlsMaterial, DEFAULT_QUOTA_BYTES,
 };
+use crate::report::ClusterRef;
 
 /// The data of one Secret (`None` when it does not exist).
 pub type SecretData = Option<BTreeMap<String, Vec<u8>>>;
@@ -60,6 +60,8 @@ pub struct ResolvedMember {
     /// `<member>.<S>.<ns>.svc`: what its certificate is verified against.
     pub dns_name: String,
     pub pod_ip: Option<String>,
+    /// `status.memberID` (16 hex digits) once the operator has recorded it.
+    pub member_id: Option<u64>,
 }
 
 /// A resolved cluster, ready to become a `Target`.
@@ -159,7 +161,13 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
             .and_then(|s| s.pod_name.clone())
             .filter(|p| !p.is_empty())
             .unwrap_or_else(|| name.clone());
+        let member_id = m
+            .status
+            .as_ref()
+            .and_then(|s| s.member_id.as_deref())
+            .and_then(|id| u64::from_str_radix(id, 16).ok());
         members.push(ResolvedMember {
+            member_id,
             dns_name: format!("{name}.{service}.{ns}.svc"),
             pod_ip: objects.pod_ips.get(&pod).cloned(),
             pod,

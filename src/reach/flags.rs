@@ -7,8 +7,8 @@
 
 use crate::cli::GlobalArgs;
 use crate::error::{Error, Result};
-use crate::target::tls::ClientIdentity;
-use crate::target::{
+use crate::reach::tls::ClientIdentity;
+use crate::reach::{
     Credentials, Dial, Endpoint, QuotaFallback, QuotaSource, Scheme, Target, TlsMaterial,
 };
 
@@ -129,6 +129,7 @@ pub fn target_from_flags(
     };
 
     Ok(Target {
+        known: Vec::new(),
         dials,
         discover: !args.no_discover,
         tls,

@@ -8,6 +8,7 @@
 pub mod cluster;
 pub mod endpoint;
 pub mod flags;
+pub mod session;
 pub mod tls;
 
 pub use endpoint::{Endpoint, Scheme};
@@ -78,12 +79,24 @@ impl Dial {
     }
 }
 
+/// A member known by name before any dial (plugin mode: an EtcdMember and
+/// its `status.memberID`), and where it is dialed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownMember {
+    pub name: String,
+    pub id: Option<u64>,
+    pub dial: Dial,
+}
+
 /// Everything needed to reach one etcd cluster.
 #[derive(Debug, Clone)]
 pub struct Target {
     /// Endpoints to start from. With `discover`, they are seeds for MemberList;
     /// without it they are the complete set of members to probe.
     pub dials: Vec<Dial>,
+    /// Who is behind which dial, when that is known before dialing (plugin
+    /// mode); empty in standalone mode.
+    pub known: Vec<KnownMember>,
     /// Add the members found in MemberList to the given endpoints.
     pub discover: bool,
     /// Server verification (and client identity for mTLS), in memory only.

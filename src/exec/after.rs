@@ -1,0 +1,146 @@
+//! After the sweep: NOSPACE disarm where `plan::alarm` allows it, and the
+//! HashKV agreement check. Neither turns a good run into a failure by
+//! itself being impossible: a check that cannot be made is reported as such.
+
+use std::time::Duration;
+
+use crate::etcd::{EtcdOps, KvHash, RpcError};
+use crate::plan::alarm::disarm_decisions;
+use crate::report::{AlarmAction, AlarmResult, HashCheck, HashVerdict, MemberHash};
+use crate::snapshot::ClusterSnapshot;
+
+/// Disarms what `plan::alarm` allows (NOSPACE on members back under quota,
+/// or anything with `force`), per member, and reports every alarm.
+pub async fn disarm<O: EtcdOps>(
+    ops: &O,
+    snap: &ClusterSnapshot,
+    members: &[String],
+    force: bool,
+) -> Vec<AlarmAction> {
+    let via = snap
+        .members
+        .iter()
+        .find(|m| m.status().is_some())
+        .and_then(|m| m.dial.clone());
+    let mut out = Vec::new();
+    for d in disarm_decisions(snap, members, force) {
+        let (result, why) = match (&via, d.disarm) {
+            (_, false) => (AlarmResult::Kept, d.why.clone()),
+            (None, true) => (AlarmResult::Failed, "no member answered".to_string()),
+            (Some(dial), true) => match ops.alarm_disarm(dial, &d.raw).await {
+                Ok(()) => (AlarmResult::Disarmed, d.why.clone()),
+                Err(e) => (AlarmResult::Failed, e.to_string()),
+            },
+        };
+        out.push(AlarmAction {
+            member: d.member,
+            member_id: d.member_id,
+            alarm: d.alarm,
+            result,
+            why,
+        });
+    }
+    out
+}
+
+/// How many times HashKV at each member's current revision is asked before
+/// falling back to an explicit revision (writes move the members apart).
+const CURRENT_REVISION_TRIES: usize = 5;
+
+/// Whether the voters' key-value stores agree.
+///
+/// First HashKV with revision 0 (each member's current revision) on every
+/// voter at once, compared only when the answers' header revisions are
+/// equal: that works on every etcd version, including 3.4, which refuses an
+/// explicit revision at or below its compaction point. Under continuous
+/// writes the revisions rarely line up, so after a few tries the lowest
+/// revision every member has applied is hashed explicitly. When neither
+/// gives comparable answers the check is reported as not possible.
+pub async fn hash_check<O: EtcdOps>(ops: &O, snap: &ClusterSnapshot) -> Option<HashCheck> {
+    let members: Vec<_> = snap
+        .members
+        .iter()
+        .filter(|m| !m.is_learner())
+        .filter_map(|m| Some((m.name.clone(), m.dial.clone()?, m.status()?.revision)))
+        .collect();
+    let lowest = members.iter().map(|(_, _, r)| *r).min()?;
+    let ask = |revision: i64| {
+        futures::future::join_all(
+            members
+                .iter()
+                .map(move |(_, d, _)| ops.hash_kv(d, revision)),
+        )
+    };
+    let mut last = Vec::new();
+    for attempt in 0..CURRENT_REVISION_TRIES {
+        if attempt > 0 {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let answers = ask(0).await;
+        if let Some(revision) = common_revision(&answers) {
+            return Some(compare(&members, revision, answers, None));
+        }
+        last = answers;
+    }
+    let answers = ask(lowest).await;
+    if answers.iter().all(Result::is_ok) {
+        return Some(compare(&members, lowest, answers, None));
+    }
+    let note = if last.iter().all(Result::is_ok) {
+        "writes kept the members at different revisions, and an explicit revision was refused"
+    } else {
+        "not every member answered HashKV"
+    };
+    let mut check = compare(&members, 0, answers, Some(note.to_string()));
+    check.agree = None;
+    check.verdict = HashVerdict::NotPossible;
+    Some(check)
+}
+
+/// The revision every answer hashed, when they all answered and agree on it.
+fn common_revision(answers: &[Result<KvHash, RpcError>]) -> Option<i64> {
+    let mut revisions = answers.iter().map(|a| a.as_ref().ok().map(|h| h.revision));
+    let first = revisions.next()??;
+    revisions.all(|r| r == Some(first)).then_some(first)
+}
+
+fn compare(
+    members: &[(String, crate::reach::Dial, i64)],
+    revision: i64,
+    answers: Vec<Result<KvHash, RpcError>>,
+    note: Option<String>,
+) -> HashCheck {
+    let rows: Vec<MemberHash> = members
+        .iter()
+        .zip(answers)
+        .map(|((name, _, _), h)| match h {
+            Ok(h) => MemberHash {
+                member: name.clone(),
+                hash: Some(h.hash),
+                compact_revision: Some(h.compact_revision),
+                error: None,
+            },
+            Err(e) => MemberHash {
+                member: name.clone(),
+                hash: None,
+                compact_revision: None,
+                error: Some(e.to_string()),
+            },
+        })
+        .collect();
+    let first = rows.first().map(|r| (r.hash, r.compact_revision));
+    let agree = rows
+        .iter()
+        .all(|r| r.error.is_none() && Some((r.hash, r.compact_revision)) == first);
+    HashCheck {
+        revision,
+        agree: Some(agree),
+        verdict: if agree {
+            HashVerdict::Agree
+        } else {
+            HashVerdict::Disagree
+        },
+        note,
+        members: rows,
+    }
+}

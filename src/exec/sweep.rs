@@ -1,0 +1,480 @@
+//! The sweep, as named steps: pass the gate, hand over leadership, defragment
+//! one member, wait for its return. `Sweep::run` strings them together; each
+//! step is small enough to read on one screen.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::events::{Observer, RunEvent};
+use super::wait::{self, Compaction, NotBack};
+use super::{Fresh, Halt, RunControl, RunInput, SweepOptions, MEMBER_RETURN_LIMIT};
+use crate::etcd::{EtcdOps, RpcError};
+use crate::plan::defrag::{
+    choose_leader_handling, order_sweep, transfer_target, Measured, MemberDecision, Plan,
+    PlannedMember, Role,
+};
+use crate::plan::gate::{self, GateVerdict, ReasonView};
+use crate::reach::{Dial, Target};
+use crate::report::{LeaderReport, MemberReason, MemberResult, Outcome, StopReason};
+use crate::snapshot::{self, ClusterSnapshot};
+
+/// What the sweep leaves for the checks after it and the report.
+pub(super) struct SweepOutcome {
+    pub members: Vec<MemberResult>,
+    pub leader: Option<LeaderReport>,
+    pub stopped: Option<StopReason>,
+    pub refusal: Vec<ReasonView>,
+    pub compacted_at: Option<i64>,
+    pub wall: Duration,
+    pub defrag_total: Duration,
+    /// The snapshot the sweep ended on, and the target with every member
+    /// as a seed.
+    pub final_view: Option<Fresh>,
+    pub target: Target,
+}
+
+/// The result of passing the gate.
+enum Gated {
+    Pass(ClusterSnapshot, GateVerdict),
+    Stop(StopReason),
+}
+
+pub(super) struct Sweep<'a, O> {
+    ops: &'a O,
+    target: Target,
+    opts: &'a SweepOptions,
+    observer: &'a dyn Observer,
+    control: &'a RunControl,
+    started: Instant,
+    carried: Option<Fresh>,
+    done: BTreeSet<String>,
+    results: Vec<MemberResult>,
+    measured: Measured,
+    leader: Option<LeaderReport>,
+    /// The members the first plan meant to defragment: one that disappears
+    /// from the cluster is reported as gone, not silently dropped.
+    first_planned: Vec<PlannedMember>,
+    last_plan: Plan,
+    announced: bool,
+    stopped: Option<StopReason>,
+    refusal: Vec<ReasonView>,
+    compacted_at: Option<i64>,
+    defrag_total: Duration,
+    final_view: Option<Fresh>,
+}
+
+impl<'a, O: EtcdOps> Sweep<'a, O> {
+    pub(super) fn new(
+        ops: &'a O,
+        target: Target,
+        input: &'a RunInput,
+        observer: &'a dyn Observer,
+        control: &'a RunControl,
+        first: Fresh,
+    ) -> Self {
+        let mut measured = Measured::default();
+        for m in &input.finished {
+            if let (Outcome::Defragmented, Role::Follower, Some(ms)) =
+                (m.outcome, m.role, m.duration_ms)
+            {
+                measured.add(m.db_size_in_use, Duration::from_millis(ms));
+            }
+        }
+        Sweep {
+            ops,
+            target,
+            opts: &input.options,
+            observer,
+            control,
+            started: Instant::now(),
+            carried: Some(first),
+            done: input.finished.iter().map(|m| m.name.clone()).collect(),
+            results: input.finished.clone(),
+            measured,
+            leader: None,
+            first_planned: Vec::new(),
+            last_plan: Plan::default(),
+            announced: false,
+            stopped: None,
+            refusal: Vec::new(),
+            compacted_at: None,
+            defrag_total: Duration::ZERO,
+            final_view: None,
+        }
+    }
+
+    /// Compacts when asked, then takes one member per step until the plan is
+    /// empty or something stops the run.
+    pub(super) async fn run(&mut self) {
+        if self.opts.compact {
+            if let Err(reason) = self.compact().await {
+                return self.stop(reason).await;
+            }
+        }
+        loop {
+            if let Some(h) = self.control.halted() {
+                return self.stop(h.reason(None)).await;
+            }
+            let (snap, verdict) = match self.pass_gate().await {
+                Gated::Pass(s, v) => (s, v),
+                Gated::Stop(reason) => return self.stop(reason).await,
+            };
+            let p = order_sweep(
+                &snap,
+                verdict.leader,
+                &self.opts.rule,
+                &self.opts.selection,
+                &self.done,
+            );
+            if !self.announced {
+                self.announced = true;
+                self.first_planned = p.to_defrag().cloned().collect();
+                let order = p.to_defrag().map(|m| m.name.clone()).collect();
+                self.observer.event(RunEvent::Planned { order }).await;
+            }
+            self.last_plan = p.clone();
+            if let Some(gone) = self.gone_member(&snap) {
+                self.finish_member(gone).await;
+                self.carried = Some(Fresh::new(snap));
+                continue;
+            }
+            let Some(next) = p.next().cloned() else {
+                self.final_view = Some(Fresh::new(snap));
+                return;
+            };
+            if next.role == Role::Leader && self.leader.is_none() {
+                let moved = self.hand_over_leadership(&snap, &p, &next).await;
+                if moved {
+                    // Re-snapshot: the old leader is now a follower.
+                    continue;
+                }
+            }
+            if let Err(reason) = self.defragment(&snap, &next).await {
+                return self.stop(reason).await;
+            }
+        }
+    }
+
+    /// `--compact`: compact behind a passing gate and let sizes settle.
+    async fn compact(&mut self) -> Result<(), StopReason> {
+        let snap = match self.pass_gate().await {
+            Gated::Pass(snap, _) => snap,
+            Gated::Stop(StopReason::GateRefused { reasons }) => {
+                return Err(StopReason::GateRefusedBeforeCompaction { reasons })
+            }
+            Gated::Stop(other) => return Err(other),
+        };
+        match wait::compact_and_settle(self.ops, &snap, self.observer, self.control).await {
+            Compaction::Done(revision) => {
+                self.compacted_at = Some(revision);
+                Ok(())
+            }
+            Compaction::NothingToCompact => Ok(()),
+            Compaction::Failed(detail) => Err(StopReason::CompactionFailed { detail }),
+            Compaction::Halted(h) => Err(h.reason(None)),
+        }
+    }
+
+    /// Takes a snapshot (or uses the one carried from the last step, while
+    /// fresh) and runs the gate; with `--wait-healthy`, retries a refusing
+    /// gate, or a cluster that does not answer, with backoff (0.5 s doubling
+    /// to 5 s) until it passes or the time is up.
+    async fn pass_gate(&mut self) -> Gated {
+        let started = Instant::now();
+        let mut backoff = Duration::from_millis(500);
+        loop {
+            let taken = match Fresh::take(&mut self.carried) {
+                Some(snap) => Ok(snap),
+                None => snapshot::take(self.ops, &self.target).await,
+            };
+            let refused = match taken {
+                Ok(snap) => {
+                    let verdict = gate::evaluate(&snap, &self.opts.gate);
+                    if verdict.passed() {
+                        self.target = snapshot::with_members_as_seeds(&self.target, &snap);
+                        return Gated::Pass(snap, verdict);
+                    }
+                    StopReason::GateRefused {
+                        reasons: verdict.reasons,
+                    }
+                }
+                Err(e) => StopReason::ClusterUnreachable {
+                    detail: e.to_string(),
+                },
+            };
+            let remaining = self
+                .opts
+                .wait_healthy
+                .and_then(|w| w.checked_sub(started.elapsed()))
+                .filter(|r| !r.is_zero());
+            if let StopReason::GateRefused { reasons } = &refused {
+                self.observer
+                    .event(RunEvent::GateRefused {
+                        reasons: reasons.clone(),
+                        retry_in: remaining.map(|r| r.min(backoff)),
+                    })
+                    .await;
+            }
+            let Some(remaining) = remaining else {
+                return Gated::Stop(refused);
+            };
+            if let Err(h) = self.control.sleep(remaining.min(backoff)).await {
+                return Gated::Stop(h.reason(None));
+            }
+            backoff = (backoff * 2).min(Duration::from_secs(5));
+        }
+    }
+
+    /// The leader's turn: decides once whether to hand leadership over, and
+    /// does it. Returns whether leadership moved.
+    async fn hand_over_leadership(
+        &mut self,
+        snap: &ClusterSnapshot,
+        p: &Plan,
+        next: &PlannedMember,
+    ) -> bool {
+        let choice = choose_leader_handling(self.opts.move_leader, next.in_use, &self.measured);
+        self.observer
+            .event(RunEvent::LeaderDecision {
+                member: next.name.clone(),
+                choice: choice.clone(),
+            })
+            .await;
+        let mut report = LeaderReport {
+            member: next.name.clone(),
+            choice: choice.clone(),
+            transferred_to: None,
+            transfer_ms: None,
+            transfer_error: None,
+        };
+        if choice.transfer {
+            let pending: BTreeSet<String> = p
+                .to_defrag()
+                .filter(|m| m.name != next.name)
+                .map(|m| m.name.clone())
+                .collect();
+            match (
+                transfer_target(snap, next.id, &pending),
+                dial_of(snap, &next.name),
+            ) {
+                (Some((to_name, to_id)), Some(leader_dial)) => {
+                    let t0 = Instant::now();
+                    match self.ops.move_leader(&leader_dial, to_id).await {
+                        Ok(()) => {
+                            report.transferred_to = Some(to_name.clone());
+                            report.transfer_ms = Some(super::millis(t0.elapsed()));
+                            self.observer
+                                .event(RunEvent::LeaderTransferred {
+                                    from: next.name.clone(),
+                                    to: to_name,
+                                    took: t0.elapsed(),
+                                })
+                                .await;
+                        }
+                        Err(e) => {
+                            report.transfer_error = Some(format!("{e}; defragmenting in place"));
+                        }
+                    }
+                }
+                _ => {
+                    report.transfer_error = Some(
+                        "no healthy, caught-up voter to take over; defragmenting in place".into(),
+                    )
+                }
+            }
+        }
+        let moved = report.transferred_to.is_some();
+        self.leader = Some(report);
+        moved
+    }
+
+    /// Defragments one member and waits for it to answer again and catch
+    /// up. The Defragment RPC in flight is never abandoned for a stop
+    /// request — only for `abandon`.
+    async fn defragment(
+        &mut self,
+        snap: &ClusterSnapshot,
+        next: &PlannedMember,
+    ) -> Result<(), StopReason> {
+        let Some(dial) = dial_of(snap, &next.name) else {
+            let result = MemberResult {
+                detail: Some("no client URL to dial".into()),
+                ..MemberResult::planned(next, Outcome::Failed, Some(MemberReason::NoEndpoint))
+            };
+            self.finish_member(result).await;
+            return Ok(());
+        };
+        self.observer
+            .event(RunEvent::DefragStarted {
+                member: next.clone(),
+            })
+            .await;
+        let t0 = Instant::now();
+        let rpc = tokio::select! {
+            rpc = self.ops.defragment(&dial, self.opts.member_timeout) => Some(rpc),
+            _ = self.control.abandon.cancelled() => None,
+        };
+        let took = t0.elapsed();
+        self.defrag_total += took;
+        let mut result = MemberResult::planned(next, Outcome::Defragmented, None);
+        result.duration_ms = Some(super::millis(took));
+        let Some(rpc) = rpc else {
+            result.outcome = Outcome::Failed;
+            result.reason = Some(MemberReason::RpcError);
+            result.detail =
+                Some("abandoned while defragmenting; the member may still be at it".into());
+            self.finish_member(result).await;
+            return Err(Halt::Abandoned.reason(Some(&next.name)));
+        };
+        // Whatever the RPC said, nobody else is touched until this member
+        // answers again and has caught up.
+        let back = self.wait_for_return(&next.name, &dial).await;
+        match &back {
+            Ok((after, recovered)) => {
+                result.db_size_after = Some(*after);
+                result.reclaimed_bytes = next.db_size.checked_sub(*after);
+                result.recovered_ms = Some(super::millis(*recovered));
+            }
+            Err(_) => result.reason = Some(MemberReason::AfterSizeUnavailable),
+        }
+        match &rpc {
+            Err(e) => {
+                result.outcome = Outcome::Failed;
+                result.reason = Some(MemberReason::RpcError);
+                result.detail = Some(describe_rpc_failure(e, &back));
+            }
+            Ok(()) if next.role == Role::Follower => self.measured.add(next.in_use, took),
+            Ok(()) => {}
+        }
+        self.finish_member(result).await;
+        match back {
+            Ok(_) => Ok(()),
+            Err(NotBack::Halted(h)) => Err(h.reason(Some(&next.name))),
+            Err(NotBack::TimedOut(why)) => Err(StopReason::MemberDidNotReturn {
+                member: next.name.clone(),
+                limit: self.return_limit(),
+                why,
+            }),
+        }
+    }
+
+    /// Waits for the member just defragmented; the snapshot that shows it
+    /// back is carried to the next step's gate.
+    async fn wait_for_return(
+        &mut self,
+        name: &str,
+        dial: &Dial,
+    ) -> Result<(u64, Duration), NotBack> {
+        let returned = wait::for_member(
+            self.ops,
+            &self.target,
+            &self.opts.gate,
+            name,
+            dial,
+            self.return_limit(),
+            self.observer,
+            self.control,
+        )
+        .await?;
+        self.carried = Some(Fresh::new(returned.snapshot));
+        Ok((returned.db_size, returned.after))
+    }
+
+    fn return_limit(&self) -> Duration {
+        self.opts
+            .wait_healthy
+            .map_or(MEMBER_RETURN_LIMIT, |w| w.max(MEMBER_RETURN_LIMIT))
+    }
+
+    /// A member the first plan meant to defragment that is no longer in the
+    /// cluster, as its report line.
+    fn gone_member(&self, snap: &ClusterSnapshot) -> Option<MemberResult> {
+        self.first_planned
+            .iter()
+            .filter(|m| !self.done.contains(&m.name))
+            .find(|m| !snap.members.iter().any(|s| s.id == Some(m.id)))
+            .map(|m| MemberResult {
+                detail: Some("no longer a member of the cluster".into()),
+                ..MemberResult::planned(m, Outcome::Failed, Some(MemberReason::MemberGone))
+            })
+    }
+
+    /// Records a member's final line and tells the observer, which may
+    /// persist it before the run goes on.
+    async fn finish_member(&mut self, result: MemberResult) {
+        self.done.insert(result.name.clone());
+        self.results.push(result.clone());
+        self.observer
+            .event(RunEvent::MemberFinished { result })
+            .await;
+    }
+
+    async fn stop(&mut self, reason: StopReason) {
+        if let StopReason::GateRefused { reasons }
+        | StopReason::GateRefusedBeforeCompaction { reasons } = &reason
+        {
+            self.refusal = reasons.iter().map(ReasonView::from).collect();
+        }
+        self.observer
+            .event(RunEvent::Stopping {
+                reason: reason.clone(),
+            })
+            .await;
+        self.stopped = Some(reason);
+    }
+
+    /// Adds the members planned but not reached, and the skipped ones.
+    pub(super) fn finish(mut self) -> SweepOutcome {
+        for m in &self.last_plan.members {
+            if self.done.contains(&m.name) {
+                continue;
+            }
+            let entry = match m.decision {
+                MemberDecision::Skip(r) => {
+                    MemberResult::planned(m, Outcome::Skipped, Some(r.into()))
+                }
+                MemberDecision::Defrag(_) => MemberResult::planned(m, Outcome::Pending, None),
+            };
+            self.done.insert(m.name.clone());
+            self.results.push(entry);
+        }
+        // Planned at first, then neither reached nor in the last plan.
+        for m in &self.first_planned {
+            if !self.done.contains(&m.name) {
+                self.results
+                    .push(MemberResult::planned(m, Outcome::Pending, None));
+            }
+        }
+        SweepOutcome {
+            members: self.results,
+            leader: self.leader,
+            stopped: self.stopped,
+            refusal: self.refusal,
+            compacted_at: self.compacted_at,
+            wall: self.started.elapsed(),
+            defrag_total: self.defrag_total,
+            final_view: self.final_view,
+            target: self.target,
+        }
+    }
+}
+
+fn describe_rpc_failure(e: &RpcError, back: &Result<(u64, Duration), NotBack>) -> String {
+    match back {
+        Ok((after, recovered)) => format!(
+            "{e}; the member answered again {} later with {} on disk",
+            crate::quantity::format_duration(*recovered),
+            crate::quantity::format_bytes(*after)
+        ),
+        Err(_) => e.to_string(),
+    }
+}
+
+fn dial_of(snap: &ClusterSnapshot, name: &str) -> Option<Dial> {
+    snap.members
+        .iter()
+        .find(|m| m.name == name)
+        .and_then(|m| m.dial.clone())
+}

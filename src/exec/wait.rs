@@ -1,0 +1,163 @@
+//! The run's waits, each interruptible through `RunControl`: for a member
+//! to answer again and catch up after its defragmentation, and for in-use
+//! sizes to settle after a compaction.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::events::{Observer, RunEvent};
+use super::{Halt, RunControl};
+use crate::etcd::{EtcdOps, FailureCause};
+use crate::plan::gate::{self, GateOptions, GateReason};
+use crate::reach::{Dial, Target};
+use crate::snapshot::{self, ClusterSnapshot};
+
+/// A member that answered again: its size on disk, how long that took, and
+/// the snapshot that showed it back (fresh enough for the next step's gate).
+pub struct Returned {
+    pub db_size: u64,
+    pub after: Duration,
+    pub snapshot: ClusterSnapshot,
+}
+
+/// Why a member was not seen back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotBack {
+    /// The wait was interrupted (stop request, deadline).
+    Halted(Halt),
+    /// `limit` passed; the text is the last thing that was wrong.
+    TimedOut(String),
+}
+
+/// Waits until member `name` answers Status and the gate has nothing to say
+/// about it (answering, has a leader, within the raft-lag bounds).
+#[allow(clippy::too_many_arguments)]
+pub async fn for_member<O: EtcdOps>(
+    ops: &O,
+    target: &Target,
+    gate_options: &GateOptions,
+    name: &str,
+    dial: &Dial,
+    limit: Duration,
+    observer: &dyn Observer,
+    control: &RunControl,
+) -> Result<Returned, NotBack> {
+    let t0 = Instant::now();
+    let mut announced = false;
+    loop {
+        let last = match ops.status(dial).await {
+            Ok(status) => match snapshot::take(ops, target).await {
+                Ok(snap) => {
+                    let verdict = gate::evaluate(&snap, gate_options);
+                    let own: Vec<&GateReason> = verdict
+                        .for_member(name)
+                        .filter(|r| !matches!(r, GateReason::Alarm { .. }))
+                        .collect();
+                    if own.is_empty() {
+                        return Ok(Returned {
+                            db_size: status.db_size,
+                            after: t0.elapsed(),
+                            snapshot: snap,
+                        });
+                    }
+                    own.iter()
+                        .map(|r| r.to_string())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                }
+                Err(e) => e.to_string(),
+            },
+            Err(e) => e.cause.to_string(),
+        };
+        if t0.elapsed() >= limit {
+            return Err(NotBack::TimedOut(last));
+        }
+        if !announced && t0.elapsed() > Duration::from_secs(2) {
+            observer
+                .event(RunEvent::WaitingForMember {
+                    member: name.to_string(),
+                    waited: t0.elapsed(),
+                })
+                .await;
+            announced = true;
+        }
+        control
+            .sleep(Duration::from_millis(200))
+            .await
+            .map_err(NotBack::Halted)?;
+    }
+}
+
+/// How a compaction went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Compaction {
+    /// Compacted (or already compacted) at this revision; sizes settled.
+    Done(i64),
+    /// No member answered with a revision to compact at.
+    NothingToCompact,
+    Failed(String),
+    Halted(Halt),
+}
+
+/// Compacts at the current revision (physically, through the leader) and
+/// waits until every member's in-use size stops changing: physical
+/// compaction runs on each member separately, and defragmenting before it
+/// has finished reclaims less.
+pub async fn compact_and_settle<O: EtcdOps>(
+    ops: &O,
+    snap: &ClusterSnapshot,
+    observer: &dyn Observer,
+    control: &RunControl,
+) -> Compaction {
+    let answering: Vec<_> = snap
+        .members
+        .iter()
+        .filter_map(|m| Some((m.dial.clone()?, m.status()?.clone())))
+        .collect();
+    let Some(revision) = answering.iter().map(|(_, s)| s.revision).max() else {
+        return Compaction::NothingToCompact;
+    };
+    let leader = answering
+        .iter()
+        .find(|(_, s)| s.leader == s.member_id)
+        .or(answering.first())
+        .map(|(d, _)| d.clone());
+    let Some(leader) = leader else {
+        return Compaction::NothingToCompact;
+    };
+    let t0 = Instant::now();
+    match ops.compact(&leader, revision).await {
+        // Already compacted at or past this revision is fine.
+        Ok(()) => {}
+        Err(e) if matches!(e.cause, FailureCause::RevisionUnavailable { .. }) => {}
+        Err(e) => return Compaction::Failed(e.to_string()),
+    }
+    let mut previous: Option<Vec<u64>> = None;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let mut sizes = Vec::new();
+        for (dial, _) in &answering {
+            sizes.push(
+                ops.status(dial)
+                    .await
+                    .map(|s| s.db_size_in_use)
+                    .unwrap_or(0),
+            );
+        }
+        if previous.as_ref() == Some(&sizes) || Instant::now() > deadline {
+            break;
+        }
+        previous = Some(sizes);
+        if let Err(h) = control.sleep(Duration::from_millis(500)).await {
+            return Compaction::Halted(h);
+        }
+    }
+    observer
+        .event(RunEvent::Compacted {
+            revision,
+            settled_in: t0.elapsed(),
+        })
+        .await;
+    Compaction::Done(revision)
+}
