@@ -601,7 +601,7 @@ impl fmt::Display for StopReason {
             }
             StopReason::MemberDidNotReturn { member, limit, why } => write!(
                 f,
-                "member {member} did not answer and catch up within {} after its defragmentation ({why}); no other member was touched",
+                "member {member} did not answer and catch up within {} after its defragmentation ({why}); no further member was touched",
                 crate::quantity::format_duration(*limit)
             ),
             StopReason::ClusterUnreachable { detail } => write!(

@@ -25,7 +25,7 @@ async fn assert_status_matches(doc: &serde_json::Value, fx: &Fixture) {
     assert_eq!(rows.len(), fx.members.len(), "{doc}");
     let leader = fx.etcd.leader().await.unwrap();
     let ids = fx.etcd.member_ids().await.unwrap();
-    assert_eq!(doc["leader"], format!("{:x}", ids[leader]), "{doc}");
+    assert_eq!(doc["leader"], format!("{:016x}", ids[leader]), "{doc}");
     for (i, name) in fx.members.iter().enumerate() {
         let m = row(doc, name);
         assert_eq!(m["reachable"], true, "{m}");
@@ -432,4 +432,57 @@ async fn port_forward_failure_names_the_pod() {
         run.stderr
     );
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+}
+
+/// Issue 9: in plugin mode a member that does not answer is exactly one
+/// row, with its EtcdMember name and id, one `MemberUnreachable` reason
+/// naming it, and no standalone-mode hints (it used to be a nameless row
+/// keyed by the Pod's URL plus the same member "not probed … --no-discover
+/// is set").
+#[tokio::test(flavor = "multi_thread")]
+async fn issue9_silent_member_is_one_named_row() {
+    let client = admin().await;
+    namespace(&client, "issue9-silent").await;
+    let kc = kubeconfig("issue9-silent.yaml", &["issue9-silent"]);
+    let fx = fixture(&client, "issue9-silent", "quiet", Mode::Mtls).await;
+    let ids = fx.etcd.member_ids().await.unwrap();
+    let silent = 1;
+    fx.etcd.pause(silent).unwrap();
+    let run = tool(
+        &plugin(
+            &kc,
+            &[
+                "status",
+                "quiet",
+                "--check",
+                "--command-timeout=1s",
+                "-o",
+                "json",
+            ],
+        ),
+        &[],
+    )
+    .await;
+    fx.etcd.resume(silent).unwrap();
+    run.expect_code(1);
+    let doc = run.json();
+    assert_eq!(rows(&doc).len(), 3, "{doc}");
+    let name = &fx.members[silent];
+    let m = row(&doc, name);
+    assert_eq!(m["reachable"], false, "{m}");
+    assert_eq!(m["id"], format!("{:016x}", ids[silent]), "{m}");
+    assert_eq!(
+        m["reasons"],
+        serde_json::json!(["MemberUnreachable"]),
+        "{m}"
+    );
+    let reasons = doc["gate"]["reasons"].as_array().unwrap();
+    assert_eq!(reasons.len(), 1, "{doc}");
+    assert_eq!(reasons[0]["code"], "MemberUnreachable");
+    assert_eq!(reasons[0]["member"], name.as_str());
+    let everything = format!("{}{}", run.stdout, run.stderr);
+    for hint in ["--no-discover", "--cacert", "--cert", "--endpoints"] {
+        assert!(!everything.contains(hint), "{hint} in: {everything}");
+    }
+    assert!(run.stderr.contains(name.as_str()), "{}", run.stderr);
 }

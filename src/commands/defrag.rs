@@ -65,10 +65,10 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
         if verdict.passed() {
             return Ok(ExitStatus::Success);
         }
+        let reasons: Vec<String> = verdict.reasons.iter().map(ToString::to_string).collect();
         return Ok(super::failed(format!(
-            "dry run: the health gate would refuse now ({} reason{})",
-            verdict.reasons.len(),
-            if verdict.reasons.len() == 1 { "" } else { "s" }
+            "dry run: the health gate would refuse now: {}",
+            reasons.join("; ")
         )));
     }
     if !args.yes {

@@ -16,25 +16,28 @@ pub enum FailureCause {
     /// The host name did not resolve.
     UnknownHost,
     /// The server certificate is not signed by the CA we were given.
-    UntrustedServer { ca_origin: String },
+    UntrustedServer {
+        ca_origin: String,
+        from: SettingsFrom,
+    },
     /// The server certificate does not name the host we verified against.
     NameMismatch { host: String },
     /// The server certificate has expired or is not yet valid.
     CertificateExpired,
     /// The server wants a client certificate and none was sent.
-    ClientCertRequired,
+    ClientCertRequired { from: SettingsFrom },
     /// The server refused the client certificate we sent.
     ClientCertRejected,
     /// Wrong user name or password.
     AuthFailed { user: String },
     /// Auth is on and no credentials were given.
-    AuthRequired,
+    AuthRequired { from: SettingsFrom },
     /// The user is known but may not do this.
     PermissionDenied,
     /// We spoke TLS to a plaintext listener.
-    PlaintextServer,
+    PlaintextServer { from: SettingsFrom },
     /// We spoke plaintext to a TLS listener.
-    TlsServer,
+    TlsServer { from: SettingsFrom },
     /// The requested revision was compacted away or is in the future
     /// (gRPC OutOfRange).
     RevisionUnavailable { detail: String },
@@ -54,9 +57,19 @@ impl fmt::Display for FailureCause {
                 write!(f, "connection refused (is the member running, and is the port right?)")
             }
             FailureCause::UnknownHost => write!(f, "host name does not resolve"),
-            FailureCause::UntrustedServer { ca_origin } => write!(
+            FailureCause::UntrustedServer {
+                ca_origin,
+                from: SettingsFrom::Flags,
+            } => write!(
                 f,
                 "server certificate is not signed by the CA in {ca_origin} (wrong --cacert?)"
+            ),
+            FailureCause::UntrustedServer {
+                ca_origin,
+                from: SettingsFrom::Cluster,
+            } => write!(
+                f,
+                "server certificate is not signed by the CA in {ca_origin} (does its ca.crt hold the CA that issued the member certificates?)"
             ),
             FailureCause::NameMismatch { host } => write!(
                 f,
@@ -65,9 +78,17 @@ impl fmt::Display for FailureCause {
             FailureCause::CertificateExpired => {
                 write!(f, "server certificate has expired or is not yet valid")
             }
-            FailureCause::ClientCertRequired => write!(
+            FailureCause::ClientCertRequired {
+                from: SettingsFrom::Flags,
+            } => write!(
                 f,
                 "the server requires a client certificate: pass --cert and --key"
+            ),
+            FailureCause::ClientCertRequired {
+                from: SettingsFrom::Cluster,
+            } => write!(
+                f,
+                "the member requires a client certificate, and the EtcdCluster's TLS settings name no operator-client Secret or server keypair that it accepts"
             ),
             FailureCause::ClientCertRejected => write!(
                 f,
@@ -77,20 +98,44 @@ impl fmt::Display for FailureCause {
                 f,
                 "authentication failed for user {user:?}: wrong user name or password"
             ),
-            FailureCause::AuthRequired => write!(
+            FailureCause::AuthRequired {
+                from: SettingsFrom::Flags,
+            } => write!(
                 f,
                 "authentication is enabled on this cluster: pass --user and --password"
+            ),
+            FailureCause::AuthRequired {
+                from: SettingsFrom::Cluster,
+            } => write!(
+                f,
+                "the member requires authentication, but the EtcdCluster does not report auth as enabled (status.authEnabled), so no credentials were sent"
             ),
             FailureCause::PermissionDenied => {
                 write!(f, "permission denied: the user lacks the role this needs (root)")
             }
-            FailureCause::PlaintextServer => write!(
+            FailureCause::PlaintextServer {
+                from: SettingsFrom::Flags,
+            } => write!(
                 f,
                 "the server speaks plaintext: use an http:// endpoint without TLS flags"
             ),
-            FailureCause::TlsServer => {
+            FailureCause::PlaintextServer {
+                from: SettingsFrom::Cluster,
+            } => write!(
+                f,
+                "the member speaks plaintext, but the EtcdCluster's TLS settings say TLS"
+            ),
+            FailureCause::TlsServer {
+                from: SettingsFrom::Flags,
+            } => {
                 write!(f, "the server expects TLS: use an https:// endpoint with --cacert")
             }
+            FailureCause::TlsServer {
+                from: SettingsFrom::Cluster,
+            } => write!(
+                f,
+                "the member expects TLS, but the EtcdCluster's TLS settings say plaintext"
+            ),
             FailureCause::RevisionUnavailable { detail } => {
                 write!(f, "revision not available: {detail}")
             }
@@ -106,9 +151,20 @@ pub struct ConnectFailure {
     pub cause: FailureCause,
 }
 
+/// Where the connection settings came from, so that a remedy names what
+/// to change: a flag, or the EtcdCluster and its Secrets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SettingsFrom {
+    #[default]
+    Flags,
+    Cluster,
+}
+
 /// What we knew about the attempt, to phrase the cause.
 #[derive(Debug, Clone, Default)]
 pub struct AttemptContext {
+    /// Flags (standalone) or an EtcdCluster (plugin mode).
+    pub from: SettingsFrom,
     /// Where the CA came from (`--cacert` path or Secret name).
     pub ca_origin: Option<String>,
     /// The user we authenticated as.
@@ -136,7 +192,7 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
         };
     }
     if has("user name is empty") || has("invalid auth token") && ctx.user.is_none() {
-        return FailureCause::AuthRequired;
+        return FailureCause::AuthRequired { from: ctx.from };
     }
     if has("permission denied") && !has("os error 13") {
         return FailureCause::PermissionDenied;
@@ -144,6 +200,7 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
     if has("unknownissuer") || has("unknown issuer") || has("badsignature") {
         return FailureCause::UntrustedServer {
             ca_origin: ctx.ca_origin.clone().unwrap_or_else(|| "--cacert".into()),
+            from: ctx.from,
         };
     }
     if has("notvalidforname") || has("not valid for name") {
@@ -155,7 +212,7 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
         return FailureCause::CertificateExpired;
     }
     if has("certificaterequired") || has("certificate required") {
-        return FailureCause::ClientCertRequired;
+        return FailureCause::ClientCertRequired { from: ctx.from };
     }
     if has("badcertificate")
         || has("bad certificate")
@@ -178,7 +235,7 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
             || has("connection closed")
             || has("connection was not ready"))
     {
-        return FailureCause::ClientCertRequired;
+        return FailureCause::ClientCertRequired { from: ctx.from };
     }
     if ctx.tls
         && (has("invalidcontenttype")
@@ -186,7 +243,7 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
             || has("invalid content type")
             || has("wrong version number"))
     {
-        return FailureCause::PlaintextServer;
+        return FailureCause::PlaintextServer { from: ctx.from };
     }
     if has("connection refused") {
         return FailureCause::Refused;
@@ -203,7 +260,7 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
             || has("connection closed")
             || has("unexpected eof"))
     {
-        return FailureCause::TlsServer;
+        return FailureCause::TlsServer { from: ctx.from };
     }
     FailureCause::Other(chain.to_string())
 }
@@ -214,6 +271,7 @@ mod tests {
 
     fn tls_ctx() -> AttemptContext {
         AttemptContext {
+            from: SettingsFrom::Flags,
             ca_origin: Some("/tmp/ca.pem".into()),
             user: Some("root".into()),
             tls_host: "127.0.0.1".into(),
@@ -234,12 +292,15 @@ mod tests {
             (
                 "transport error: error trying to connect: invalid peer certificate: UnknownIssuer",
                 tls_ctx(),
-                FailureCause::UntrustedServer { ca_origin: "/tmp/ca.pem".into() },
+                FailureCause::UntrustedServer {
+                    ca_origin: "/tmp/ca.pem".into(),
+                    from: SettingsFrom::Flags,
+                },
             ),
             (
                 "status: Unavailable, message: \"error trying to connect: received fatal alert: CertificateRequired\"",
                 tls_ctx(),
-                FailureCause::ClientCertRequired,
+                FailureCause::ClientCertRequired { from: SettingsFrom::Flags },
             ),
             (
                 "grpc request error: status: InvalidArgument, message: \"etcdserver: authentication failed, invalid user ID or password\"",
@@ -249,7 +310,7 @@ mod tests {
             (
                 "grpc request error: status: InvalidArgument, message: \"etcdserver: user name is empty\"",
                 plain.clone(),
-                FailureCause::AuthRequired,
+                FailureCause::AuthRequired { from: SettingsFrom::Flags },
             ),
             (
                 "invalid peer certificate: certificate not valid for name \"10.0.0.1\"; certificate is only valid for IpAddress(127.0.0.1)",
@@ -259,23 +320,23 @@ mod tests {
             (
                 "received corrupt message of type InvalidContentType",
                 tls_ctx(),
-                FailureCause::PlaintextServer,
+                FailureCause::PlaintextServer { from: SettingsFrom::Flags },
             ),
-            ("h2 protocol error: http2 error: connection reset", plain.clone(), FailureCause::TlsServer),
+            ("h2 protocol error: http2 error: connection reset", plain.clone(), FailureCause::TlsServer { from: SettingsFrom::Flags }),
             (
                 "grpc request error: code: 'Unknown error', message: \"transport error\", source: tonic::transport::Error(Transport, hyper::Error(Io, Kind(ConnectionReset)))",
                 plain.clone(),
-                FailureCause::TlsServer,
+                FailureCause::TlsServer { from: SettingsFrom::Flags },
             ),
             (
                 "grpc request error: transport error: connection closed because of a broken pipe",
                 AttemptContext { client_identity: false, ..tls_ctx() },
-                FailureCause::ClientCertRequired,
+                FailureCause::ClientCertRequired { from: SettingsFrom::Flags },
             ),
             (
                 "grpc request error: code: 'The operation was cancelled', message: \"operation was canceled\", source: tonic::transport::Error(Transport, hyper::Error(Canceled, \"connection was not ready\"))",
                 AttemptContext { client_identity: false, ..tls_ctx() },
-                FailureCause::ClientCertRequired,
+                FailureCause::ClientCertRequired { from: SettingsFrom::Flags },
             ),
             ("something new", plain, FailureCause::Other("something new".into())),
         ];
@@ -293,19 +354,59 @@ mod tests {
             FailureCause::Refused,
             FailureCause::UntrustedServer {
                 ca_origin: "ca.pem".into(),
+                from: SettingsFrom::Flags,
             },
-            FailureCause::ClientCertRequired,
+            FailureCause::ClientCertRequired {
+                from: SettingsFrom::Flags,
+            },
             FailureCause::AuthFailed {
                 user: "root".into(),
             },
-            FailureCause::AuthRequired,
-            FailureCause::PlaintextServer,
-            FailureCause::TlsServer,
+            FailureCause::AuthRequired {
+                from: SettingsFrom::Flags,
+            },
+            FailureCause::PlaintextServer {
+                from: SettingsFrom::Flags,
+            },
+            FailureCause::TlsServer {
+                from: SettingsFrom::Flags,
+            },
         ];
         for cause in causes {
             let text = cause.to_string();
             assert!(!text.contains('\n'), "{text}");
             assert!(text.len() > 20, "{text}");
         }
+    }
+
+    /// Plugin mode: the remedies name the EtcdCluster and its Secrets, never
+    /// a flag the user did not pass.
+    #[test]
+    fn cluster_settings_get_no_flag_hints() {
+        let ctx = AttemptContext {
+            from: SettingsFrom::Cluster,
+            ca_origin: Some("Secret ns/db-server-tls".into()),
+            tls: true,
+            ..tls_ctx()
+        };
+        let causes = [
+            classify("invalid peer certificate: UnknownIssuer", &ctx),
+            classify("received fatal alert: CertificateRequired", &ctx),
+            classify("user name is empty", &ctx),
+            classify("received corrupt message of type InvalidContentType", &ctx),
+            classify(
+                "h2 protocol error: connection reset",
+                &AttemptContext {
+                    tls: false,
+                    ..ctx.clone()
+                },
+            ),
+        ];
+        for cause in &causes {
+            let text = cause.to_string();
+            assert!(!text.contains("--"), "{text}");
+            assert!(!matches!(cause, FailureCause::Other(_)), "{text}");
+        }
+        assert!(causes[0].to_string().contains("Secret ns/db-server-tls"));
     }
 }

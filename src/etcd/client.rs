@@ -18,13 +18,14 @@ use etcd_client::{
 use tonic::transport::{Certificate, ClientTlsConfig, Identity};
 
 use super::classify::{classify, AttemptContext};
-use super::{EtcdOps, FailureCause, KvHash, RpcError};
+use super::{EtcdOps, FailureCause, KvHash, RpcError, SettingsFrom};
 use crate::error::chain_text;
 use crate::reach::{Credentials, Dial, Scheme, Target, TlsMaterial};
 use crate::snapshot::{Alarm, AlarmKind, ListedMember, MemberStatus, StatusError};
 
 /// Connection settings plus the per-member connection cache.
 pub struct EtcdClients {
+    from: SettingsFrom,
     tls: Option<TlsMaterial>,
     credentials: Option<Credentials>,
     dial_timeout: Duration,
@@ -36,6 +37,11 @@ impl EtcdClients {
     /// Prepares connections for `target`; nothing is dialed yet.
     pub fn new(target: &Target, dial_timeout: Duration, command_timeout: Duration) -> Self {
         EtcdClients {
+            from: if target.cluster.is_some() {
+                SettingsFrom::Cluster
+            } else {
+                SettingsFrom::Flags
+            },
             tls: target.tls.clone(),
             credentials: target.credentials.clone(),
             dial_timeout,
@@ -54,6 +60,7 @@ impl EtcdClients {
 
     fn context(&self, dial: &Dial) -> AttemptContext {
         AttemptContext {
+            from: self.from,
             ca_origin: self.tls.as_ref().map(|t| t.ca_origin.clone()),
             user: self.credentials.as_ref().map(|c| c.user.clone()),
             tls_host: dial

@@ -10,10 +10,12 @@
 
 pub mod classify;
 pub mod client;
+#[cfg(test)]
+pub mod fake;
 
 use std::future::Future;
 
-pub use classify::{ConnectFailure, FailureCause};
+pub use classify::{ConnectFailure, FailureCause, SettingsFrom};
 pub use client::EtcdClients;
 
 use crate::reach::Dial;

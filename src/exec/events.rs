@@ -136,16 +136,14 @@ impl RunEvent {
     }
 }
 
-/// Writes each event as a log line (info level, refusals and stops as
-/// warnings; `-v` shows them).
+/// Writes each event as a log line (info level, refusals as warnings; `-v`
+/// shows them).
 pub struct LogObserver;
 
 impl Observer for LogObserver {
     fn event(&self, event: RunEvent) -> BoxFuture<'_, ()> {
         match &event {
-            RunEvent::GateRefused { .. } | RunEvent::Stopping { .. } => {
-                tracing::warn!("{}", event.describe())
-            }
+            RunEvent::GateRefused { .. } => tracing::warn!("{}", event.describe()),
             _ => tracing::info!("{}", event.describe()),
         }
         Box::pin(async {})

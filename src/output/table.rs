@@ -184,9 +184,11 @@ pub fn defrag(report: &DefragReport) -> String {
     ]);
     for m in &report.members {
         let reclaimed = match (report.dry_run, m.reclaimed_bytes) {
-            (true, _) => format!("~{}", format_bytes(m.predicted_reclaim)),
+            (true, _) if m.outcome == Outcome::Pending => {
+                format!("~{}", format_bytes(m.predicted_reclaim))
+            }
             (false, Some(r)) => format_bytes(r),
-            (false, None) => "-".into(),
+            (_, None) | (true, Some(_)) => "-".into(),
         };
         table.add_row(vec![
             Cell::new(&m.name),

@@ -1,0 +1,236 @@
+//! Issue 9 regressions against real etcd: a run that loses every endpoint
+//! mid-sweep keeps its partial report (exit 1), a second Ctrl-C prints what
+//! was done (exit 130), and every exit 1 says why on stderr, whatever the
+//! output format.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::time::Duration;
+
+use support::*;
+
+const MB: u64 = 1024 * 1024;
+
+async fn fragmented(bytes: u64, keep: f64) -> Cluster {
+    let mut spec = ClusterSpec::new(3, Security::Plain);
+    spec.log_level = "info";
+    let cluster = start(spec).await;
+    cluster.fragment(bytes, keep).await.unwrap();
+    cluster
+}
+
+fn defrag_args(cluster: &Cluster, extra: &[&str]) -> Vec<String> {
+    let mut a = one_seed(cluster);
+    a.extend(args(&["-v", "defrag", "--yes", "-o", "json"]));
+    a.extend(args(extra));
+    a
+}
+
+/// The member named in a "defragmenting <name> (…" progress line.
+fn member_in(line: &str) -> String {
+    line.split("defragmenting ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap()
+        .to_string()
+}
+
+fn index_of(cluster: &Cluster, name: &str) -> usize {
+    cluster.members.iter().position(|m| m.name == name).unwrap()
+}
+
+fn outcome<'a>(doc: &'a serde_json::Value, name: &str) -> &'a str {
+    doc["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name)
+        .and_then(|m| m["outcome"].as_str())
+        .unwrap_or_else(|| panic!("no member {name} in {doc}"))
+}
+
+/// Every endpoint stops answering after one member was defragmented: the
+/// run ends with that member in the report, a typed stop reason and exit 1
+/// (it used to end with exit 2, "nothing was changed", and no report).
+///
+/// How it gets there for real: while the first member defragments, a
+/// CORRUPT alarm is raised, so the next step's gate refuses and
+/// `--wait-healthy` waits; then every member is stopped, so the snapshots
+/// taken while waiting find no endpoint at all.
+#[tokio::test(flavor = "multi_thread")]
+async fn issue9_every_endpoint_lost_mid_sweep_keeps_the_partial_report() {
+    let cluster = fragmented(400 * MB, 0.5).await;
+    let ids = cluster.member_ids().await.unwrap();
+    let mut run = spawn_tool(&defrag_args(
+        &cluster,
+        &[
+            "--all",
+            "--move-leader=never",
+            "--wait-healthy=6s",
+            "--command-timeout=1s",
+        ],
+    ));
+    let line = run
+        .wait_for("the first defragmentation", |l| {
+            l.contains("defragmenting ")
+        })
+        .await;
+    let first = member_in(&line);
+    let other = (0..3).find(|i| cluster.members[*i].name != first).unwrap();
+    let mut c = cluster.client(other).await.unwrap();
+    let mut options = etcd_client::AlarmOptions::new();
+    options.with_member(ids[other]);
+    c.alarm(
+        etcd_client::AlarmAction::Activate,
+        etcd_client::AlarmType::Corrupt,
+        Some(options),
+    )
+    .await
+    .unwrap();
+    run.wait_for("the refusal while waiting", |l| {
+        l.contains("health gate refused") && l.contains("retrying")
+    })
+    .await;
+    for i in 0..3 {
+        cluster.pause(i).unwrap();
+    }
+    let done = run.finish().await;
+    for i in 0..3 {
+        cluster.resume(i).unwrap();
+    }
+    assert_eq!(done.code, 1, "{done:?}");
+    let doc = done.json();
+    assert_eq!(doc["stopReason"], "ClusterUnreachable", "{doc}");
+    assert!(
+        doc["stopped"]
+            .as_str()
+            .unwrap()
+            .contains("no member answers"),
+        "{doc}"
+    );
+    assert_eq!(outcome(&doc, &first), "Defragmented", "{doc}");
+    let pending = doc["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["outcome"] == "Pending")
+        .count();
+    assert_eq!(pending, 2, "{doc}");
+    assert!(
+        done.stderr.contains("stopped: no member answers"),
+        "{}",
+        done.stderr
+    );
+    assert_eq!(cluster.logged_defrags().len(), 1, "one member only");
+}
+
+/// Ctrl-C twice while a member is stuck in its defragmentation: the run
+/// stops waiting for it, prints what was done (JSON on stdout) and exits
+/// 130, instead of leaving with nothing printed.
+#[tokio::test(flavor = "multi_thread")]
+async fn issue9_second_ctrl_c_prints_what_was_done_and_exits_130() {
+    let cluster = fragmented(200 * MB, 0.5).await;
+    let mut run = spawn_tool(&defrag_args(&cluster, &["--all", "--move-leader=never"]));
+    let line = run
+        .wait_for("the first defragmentation", |l| {
+            l.contains("defragmenting ")
+        })
+        .await;
+    let first = member_in(&line);
+    let stuck = index_of(&cluster, &first);
+    // The member freezes mid-defragmentation: its RPC cannot return.
+    cluster.pause(stuck).unwrap();
+    run.interrupt();
+    run.wait_for("the first interrupt's message", |l| {
+        l.contains("interrupted: stopping after")
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    run.interrupt();
+    let done = run.finish().await;
+    cluster.resume(stuck).unwrap();
+    assert_eq!(done.code, 130, "{done:?}");
+    let doc = done.json();
+    assert_eq!(doc["stopReason"], "Abandoned", "{doc}");
+    assert_eq!(outcome(&doc, &first), "Failed", "{doc}");
+    let row = doc["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == first.as_str())
+        .unwrap();
+    assert!(
+        row["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("may still be"),
+        "{row}"
+    );
+    let untouched = doc["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["outcome"] == "Pending")
+        .count();
+    assert_eq!(untouched, 2, "{doc}");
+    assert!(
+        done.stderr.contains("stopped: interrupted twice"),
+        "{}",
+        done.stderr
+    );
+}
+
+/// With `-o json` stdout is the report only; an exit 1 still writes one
+/// line on stderr naming the reason, so a CronJob's log says why.
+#[tokio::test(flavor = "multi_thread")]
+async fn issue9_exit_1_says_why_on_stderr_in_json_mode() {
+    let cluster = start(ClusterSpec::new(3, Security::Plain)).await;
+    let ids = cluster.member_ids().await.unwrap();
+    let mut c = cluster.client(0).await.unwrap();
+    let mut options = etcd_client::AlarmOptions::new();
+    options.with_member(ids[1]);
+    c.alarm(
+        etcd_client::AlarmAction::Activate,
+        etcd_client::AlarmType::Corrupt,
+        Some(options),
+    )
+    .await
+    .unwrap();
+    let base = one_seed(&cluster);
+    let with = |rest: &[&str]| {
+        let mut a = base.clone();
+        a.extend(args(rest));
+        a
+    };
+    for (what, argv, needle) in [
+        (
+            "defrag",
+            with(&["defrag", "--yes", "-o", "json"]),
+            "stopped: the health gate refused",
+        ),
+        (
+            "defrag --dry-run",
+            with(&["defrag", "--dry-run", "-o", "yaml"]),
+            "health gate would refuse",
+        ),
+        (
+            "status --check",
+            with(&["status", "--check", "-o", "json"]),
+            "health gate refused",
+        ),
+        (
+            "alarm disarm",
+            with(&["alarm", "disarm", "--yes", "-o", "json"]),
+            "alarm(s) remain",
+        ),
+    ] {
+        let run = tool(&argv, &[]).await;
+        assert_eq!(run.code, 1, "{what}: {run:?}");
+        assert!(!run.stdout.trim().is_empty(), "{what}: no report");
+        let last = run.stderr.lines().last().unwrap_or("");
+        assert!(last.contains(needle), "{what}: {}", run.stderr);
+        assert!(last.contains("CORRUPT"), "{what}: {}", run.stderr);
+    }
+}
