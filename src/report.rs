@@ -17,15 +17,9 @@ use crate::plan::defrag::{LeaderChoice, PlannedMember, Role, SkipReason};
 use crate::plan::gate::{GateReason, GateVerdict, ReasonView};
 use crate::plan::rule::DefragRule;
 use crate::plan::traffic::{Assessment, ServiceAction};
+pub use crate::reach::ClusterRef;
 use crate::reach::QuotaSource;
 use crate::snapshot::{ClusterSnapshot, ListedMember, Probe};
-
-/// Which EtcdCluster a report is about (plugin mode only).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ClusterRef {
-    pub namespace: String,
-    pub name: String,
-}
 
 /// `status`: one row per member plus the gate's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -15,8 +15,8 @@
 //!   db size shrinks to its in-use size.
 //! - MoveLeader, sent to the leader, makes the target the leader.
 //! - HashKV at revision 0 hashes the member's current revision; an explicit
-//!   revision at or below the compaction point (or past the member's
-//!   revision) is refused with `RevisionUnavailable`.
+//!   revision at or below the compaction point (as etcd 3.4 does) or past
+//!   the member's revision is refused with `RevisionUnavailable`.
 //! - Scripted trouble: per-member, per-op failures for the next N calls
 //!   (`fail`), per-call delays (`delay`), and changes applied once the Nth
 //!   defragmentation has finished (`after_defrags`): a member going silent
@@ -701,7 +701,9 @@ impl EtcdOps for FakeCluster {
         self.call(Op::HashKv, dial, PROBE_TIMEOUT, move |s, i| {
             let m = &s.members[i];
             let hashed = if revision == 0 { m.revision } else { revision };
-            if hashed <= s.compact_revision {
+            // Like etcd 3.4: an explicit revision at or below the
+            // compaction point is refused; revision 0 always works.
+            if revision != 0 && revision <= s.compact_revision {
                 return Err(revision_unavailable(
                     "mvcc: required revision has been compacted",
                 ));

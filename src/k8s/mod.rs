@@ -4,6 +4,7 @@
 //! the reads that feed `reach::cluster::resolve`.
 
 pub mod crd;
+pub mod objects;
 pub mod portforward;
 pub mod service;
 
@@ -17,8 +18,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
 use crate::error::{Error, Result};
-use crate::reach::cluster::{secret_names, ClusterObjects};
 use crd::{EtcdCluster, EtcdMember, CLUSTER_LABEL};
+use objects::{secret_names, ClusterObjects};
 
 /// Where the tool found its Kubernetes settings.
 #[derive(Debug, Clone, Default)]

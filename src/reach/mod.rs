@@ -16,6 +16,13 @@ pub use tls::{Credentials, TlsMaterial};
 
 use serde::Serialize;
 
+/// Which EtcdCluster a report is about (plugin mode only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClusterRef {
+    pub namespace: String,
+    pub name: String,
+}
+
 /// Where a member's backend quota figure came from, in order of preference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -106,5 +113,5 @@ pub struct Target {
     /// Quota for members that do not report one.
     pub quota: QuotaFallback,
     /// The EtcdCluster this target came from (plugin mode).
-    pub cluster: Option<crate::report::ClusterRef>,
+    pub cluster: Option<ClusterRef>,
 }

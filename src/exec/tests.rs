@@ -1,0 +1,991 @@
+//! The engine against the scripted fake (`etcd::fake`): every behaviour the
+//! module docs promise, with time paused so the waits cost nothing.
+//!
+//! The standard cluster is `three()`: leader `a` (900 MiB reclaimable),
+//! followers `b` (800) and `c` (600), so the sweep goes b → c → a.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use tokio::time::Instant;
+
+use super::{preview, run, Fresh, RunControl, RunEvent, RunInput, SweepOptions};
+use crate::etcd::fake::{Change, FakeCluster, Op, MI};
+use crate::etcd::FailureCause;
+use crate::exec::Observer;
+use crate::plan::defrag::{MoveLeader, Role};
+use crate::plan::gate::{self, GateOptions, GateReason};
+use crate::plan::rule::DefragRule;
+use crate::report::{
+    AlarmResult, DefragReport, HashVerdict, MemberReason, MemberResult, Outcome, StopReason,
+};
+use crate::snapshot::{self, AlarmKind};
+
+fn secs(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+/// Leader `a`, followers `b` and `c`; the sweep goes b → c → a.
+fn three() -> FakeCluster {
+    FakeCluster::new(&[("a", 1000, 100), ("b", 900, 100), ("c", 700, 100)])
+}
+
+fn options() -> SweepOptions {
+    SweepOptions {
+        rule: DefragRule::default(),
+        selection: vec![],
+        move_leader: MoveLeader::Never,
+        member_timeout: secs(300),
+        wait_healthy: None,
+        gate: GateOptions::default(),
+        compact: false,
+    }
+}
+
+fn input(options: SweepOptions) -> RunInput {
+    RunInput {
+        options,
+        finished: vec![],
+        cluster: None,
+    }
+}
+
+/// What an observer saw, in order: the events, and when it returned from
+/// a `MemberFinished` (it may take a while, like a status write).
+#[derive(Debug, Clone, PartialEq)]
+enum Seen {
+    Event(RunEvent),
+    Returned(String),
+}
+
+type Hook<'a> = Box<dyn Fn(&RunEvent) + Send + Sync + 'a>;
+
+/// Records every event with its time; optionally takes `finished_takes` to
+/// return from `MemberFinished`, and runs `hook` on every event first.
+#[derive(Default)]
+struct Recorder<'a> {
+    log: Mutex<Vec<(Instant, Seen)>>,
+    finished_takes: Duration,
+    hook: Option<Hook<'a>>,
+}
+
+impl<'a> Recorder<'a> {
+    fn with_hook(hook: impl Fn(&RunEvent) + Send + Sync + 'a) -> Self {
+        Recorder {
+            hook: Some(Box::new(hook)),
+            ..Recorder::default()
+        }
+    }
+
+    fn log(&self) -> Vec<(Instant, Seen)> {
+        self.log.lock().unwrap().clone()
+    }
+
+    fn events(&self) -> Vec<RunEvent> {
+        self.log()
+            .into_iter()
+            .filter_map(|(_, s)| match s {
+                Seen::Event(e) => Some(e),
+                Seen::Returned(_) => None,
+            })
+            .collect()
+    }
+}
+
+impl Observer for Recorder<'_> {
+    fn event(&self, event: RunEvent) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if let Some(hook) = &self.hook {
+                hook(&event);
+            }
+            let finished = match &event {
+                RunEvent::MemberFinished { result } => Some(result.name.clone()),
+                _ => None,
+            };
+            self.log
+                .lock()
+                .unwrap()
+                .push((Instant::now(), Seen::Event(event)));
+            if let Some(name) = finished {
+                tokio::time::sleep(self.finished_takes).await;
+                self.log
+                    .lock()
+                    .unwrap()
+                    .push((Instant::now(), Seen::Returned(name)));
+            }
+        })
+    }
+}
+
+/// One run against the fake, as the `defrag` command does it.
+async fn sweep(
+    fake: &FakeCluster,
+    input: &RunInput,
+    observer: &Recorder<'_>,
+    control: &RunControl,
+) -> DefragReport {
+    run(fake, &fake.target(), input, observer, control, None)
+        .await
+        .unwrap()
+}
+
+/// Calls `stop()` (or `abandon_now()`) at `at`.
+async fn stop_at(control: &RunControl, at: Instant, abandon: bool) {
+    tokio::time::sleep_until(at).await;
+    if abandon {
+        control.abandon_now();
+    } else {
+        control.stop();
+    }
+}
+
+/// `(name, outcome, reason)` per report line, in report order.
+fn outcomes(r: &DefragReport) -> Vec<(String, Outcome, Option<MemberReason>)> {
+    r.members
+        .iter()
+        .map(|m| (m.name.clone(), m.outcome, m.reason))
+        .collect()
+}
+
+fn line(name: &str, outcome: Outcome, reason: Option<MemberReason>) -> (String, Outcome, Option<MemberReason>) {
+    (name.to_string(), outcome, reason)
+}
+
+fn member<'r>(r: &'r DefragReport, name: &str) -> &'r MemberResult {
+    r.members.iter().find(|m| m.name == name).unwrap()
+}
+
+/// Defragment calls started at or after `t`.
+fn defrags_since(fake: &FakeCluster, t: Instant) -> Vec<String> {
+    fake.calls_of(Op::Defragment)
+        .into_iter()
+        .filter(|c| c.started >= t)
+        .map(|c| c.member)
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn followers_most_reclaimable_first_and_the_leader_last() {
+    use Outcome::*;
+    struct Case {
+        name: &'static str,
+        move_leader: MoveLeader,
+        script: Option<(usize, Change)>,
+        order: [&'static str; 4],
+        leader_turn: &'static str,
+        transferred_to: Option<&'static str>,
+        leader_after: &'static str,
+    }
+    let cases = [
+        Case {
+            name: "leader defragmented in place, last",
+            move_leader: MoveLeader::Never,
+            script: None,
+            order: ["c", "d", "b", "a"],
+            leader_turn: "a",
+            transferred_to: None,
+            leader_after: "a",
+        },
+        Case {
+            name: "leadership handed to a done follower, old leader last",
+            move_leader: MoveLeader::Always,
+            script: None,
+            order: ["c", "d", "b", "a"],
+            leader_turn: "a",
+            transferred_to: Some("b"),
+            leader_after: "b",
+        },
+        Case {
+            name: "leadership moves to a pending follower: it goes last",
+            move_leader: MoveLeader::Never,
+            script: Some((1, Change::LeaderTo("d".into()))),
+            order: ["c", "a", "b", "d"],
+            leader_turn: "d",
+            transferred_to: None,
+            leader_after: "d",
+        },
+    ];
+    for case in cases {
+        // Leader a; followers by reclaimable: c 800, d 600, b 400 MiB; e is
+        // below the 200 MiB threshold; f is a learner.
+        let fake = FakeCluster::new(&[
+            ("a", 1000, 100),
+            ("b", 500, 100),
+            ("c", 900, 100),
+            ("d", 700, 100),
+            ("e", 250, 100),
+            ("f", 900, 100),
+        ]);
+        fake.set_learner("f");
+        if let Some((n, change)) = case.script.clone() {
+            fake.after_defrags(n, change);
+        }
+        let input = input(SweepOptions {
+            move_leader: case.move_leader,
+            ..options()
+        });
+
+        // The dry run's plan from the same first look.
+        let target = fake.target();
+        let snap = snapshot::take(&fake, &target).await.unwrap();
+        let verdict = gate::evaluate(&snap, &input.options.gate);
+        let dry = preview(&snap, &verdict, &input).unwrap();
+        assert_eq!(
+            outcomes(&dry),
+            [
+                line("c", Pending, None),
+                line("d", Pending, None),
+                line("b", Pending, None),
+                line("a", Pending, None),
+                line("e", Skipped, Some(MemberReason::BelowThreshold)),
+                line("f", Skipped, Some(MemberReason::Learner)),
+            ],
+            "{}",
+            case.name
+        );
+
+        let rec = Recorder::default();
+        let report = run(
+            &fake,
+            &target,
+            &input,
+            &rec,
+            &RunControl::default(),
+            Some(Fresh::new(snap)),
+        )
+        .await
+        .unwrap();
+
+        assert_eq!(fake.defrag_order(), case.order, "{}", case.name);
+        assert!(fake.overlaps().is_empty(), "{}", case.name);
+        let mut expected: Vec<_> = case
+            .order
+            .iter()
+            .map(|n| line(n, Defragmented, None))
+            .collect();
+        expected.push(line("e", Skipped, Some(MemberReason::BelowThreshold)));
+        expected.push(line("f", Skipped, Some(MemberReason::Learner)));
+        assert_eq!(outcomes(&report), expected, "{}", case.name);
+        for name in case.order {
+            let m = member(&report, name);
+            assert_eq!(m.db_size_after, Some(100 * MI), "{}: {name}", case.name);
+            assert_eq!(fake.db_size(name), 100 * MI);
+            assert_eq!(m.reclaimed_bytes, Some(m.db_size_before - 100 * MI));
+            let role = if name == case.leader_turn && case.transferred_to.is_none() {
+                Role::Leader
+            } else {
+                Role::Follower
+            };
+            assert_eq!(m.role, role, "{}: {name}", case.name);
+        }
+        assert_eq!(fake.db_size("e"), 250 * MI, "skipped members untouched");
+        let leader = report.leader.as_ref().unwrap();
+        assert_eq!(leader.member, case.leader_turn, "{}", case.name);
+        assert_eq!(
+            leader.transferred_to.as_deref(),
+            case.transferred_to,
+            "{}",
+            case.name
+        );
+        assert_eq!(leader.transfer_error, None);
+        assert_eq!(fake.leader(), case.leader_after, "{}", case.name);
+        assert_eq!(report.stop_reason(), None);
+        assert!(report.succeeded(), "{}: {report:?}", case.name);
+        assert_eq!(
+            rec.events().first(),
+            Some(&RunEvent::Planned {
+                order: ["c", "d", "b", "a"].map(String::from).to_vec()
+            })
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn gate_refusal_mid_sweep_stops_with_a_partial_report() {
+    let fake = three();
+    fake.after_defrags(1, Change::Silence("c".into()));
+    let rec = Recorder::default();
+    let report = sweep(&fake, &input(options()), &rec, &RunControl::default()).await;
+
+    assert_eq!(fake.defrag_order(), ["b"]);
+    assert_eq!(
+        outcomes(&report),
+        [
+            line("b", Outcome::Defragmented, None),
+            line("c", Outcome::Pending, None),
+            line("a", Outcome::Pending, None),
+        ]
+    );
+    let Some(StopReason::GateRefused { reasons }) = report.stop_reason() else {
+        panic!("{:?}", report.stopped);
+    };
+    assert!(
+        matches!(&reasons[..], [GateReason::MemberUnreachable { member, .. }] if member == "c"),
+        "{reasons:?}"
+    );
+    assert_eq!(report.refusal.len(), 1);
+    assert_eq!(report.refusal[0].code, "MemberUnreachable");
+    assert_eq!(report.refusal[0].member.as_deref(), Some("c"));
+    assert!(rec.events().iter().any(|e| matches!(
+        e,
+        RunEvent::GateRefused { retry_in: None, .. }
+    )));
+    assert!(!report.succeeded());
+}
+
+#[tokio::test(start_paused = true)]
+async fn wait_healthy_retries_with_backoff_until_the_gate_passes() {
+    let fake = three();
+    fake.fail(
+        "c",
+        Op::Status,
+        FailureCause::Timeout { after: secs(5) },
+        3,
+    );
+    let input = input(SweepOptions {
+        wait_healthy: Some(secs(120)),
+        ..options()
+    });
+    let rec = Recorder::default();
+    let report = sweep(&fake, &input, &rec, &RunControl::default()).await;
+
+    let retries: Vec<Option<Duration>> = rec
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            RunEvent::GateRefused { retry_in, .. } => Some(retry_in),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        retries,
+        [
+            Some(Duration::from_millis(500)),
+            Some(secs(1)),
+            Some(secs(2))
+        ]
+    );
+    assert_eq!(fake.defrag_order(), ["b", "c", "a"]);
+    assert!(report.succeeded(), "{report:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn failed_leader_transfer_defragments_the_leader_in_place() {
+    let fake = three();
+    fake.fail(
+        "a",
+        Op::MoveLeader,
+        FailureCause::Other("etcdserver: leader transfer timeout".into()),
+        usize::MAX,
+    );
+    let input = input(SweepOptions {
+        move_leader: MoveLeader::Always,
+        ..options()
+    });
+    let report = sweep(&fake, &input, &Recorder::default(), &RunControl::default()).await;
+
+    assert_eq!(fake.calls_of(Op::MoveLeader).len(), 1);
+    assert_eq!(fake.defrag_order(), ["b", "c", "a"]);
+    let leader = report.leader.as_ref().unwrap();
+    assert_eq!(leader.member, "a");
+    assert!(leader.choice.transfer);
+    assert_eq!(leader.transferred_to, None);
+    let err = leader.transfer_error.as_deref().unwrap();
+    assert!(
+        err.contains("leader transfer timeout") && err.ends_with("defragmenting in place"),
+        "{err}"
+    );
+    let a = member(&report, "a");
+    assert_eq!((a.outcome, a.role), (Outcome::Defragmented, Role::Leader));
+    assert_eq!(fake.leader(), "a");
+    assert_eq!(report.stop_reason(), None);
+}
+
+#[tokio::test(start_paused = true)]
+async fn rpc_timeout_fails_the_member_and_nobody_is_touched_until_it_answers() {
+    let fake = three();
+    // b's server-side defrag outlasts the 20 s limit by 40 s.
+    fake.defrag_takes("b", secs(60));
+    let input = input(SweepOptions {
+        member_timeout: secs(20),
+        ..options()
+    });
+    let t0 = Instant::now();
+    let report = sweep(&fake, &input, &Recorder::default(), &RunControl::default()).await;
+
+    let b = member(&report, "b");
+    assert_eq!(b.outcome, Outcome::Failed);
+    assert_eq!(b.reason, Some(MemberReason::RpcError));
+    let detail = b.detail.as_deref().unwrap();
+    assert!(
+        detail.contains("Defragment on http://b.fake:2379")
+            && detail.contains("20s")
+            && detail.contains("answered again 40s later"),
+        "{detail}"
+    );
+    assert_eq!(b.duration_ms, Some(20_000));
+    assert_eq!(b.db_size_after, Some(100 * MI));
+    assert!(
+        (40_000..=40_100).contains(&b.recovered_ms.unwrap()),
+        "{b:?}"
+    );
+
+    // The run went on, but only once b answered again.
+    assert_eq!(fake.defrag_order(), ["b", "c", "a"]);
+    assert!(fake.overlaps().is_empty());
+    let calls = fake.calls();
+    let b_back = calls
+        .iter()
+        .position(|c| {
+            c.op == Op::Status
+                && c.member == "b"
+                && c.ok == Some(true)
+                && c.ended.unwrap() >= t0 + secs(60)
+        })
+        .unwrap();
+    let c_defrag = calls
+        .iter()
+        .position(|c| c.op == Op::Defragment && c.member == "c")
+        .unwrap();
+    assert!(b_back < c_defrag, "c was touched before b answered again");
+    assert!(calls[c_defrag].started >= t0 + secs(60));
+    // Every Status of b while it defragmented failed.
+    assert!(calls
+        .iter()
+        .filter(|c| c.op == Op::Status && c.member == "b")
+        .filter(|c| c.started >= t0 + secs(20) && c.ended.unwrap() < t0 + secs(60))
+        .all(|c| c.ok == Some(false)));
+    assert_eq!(report.stop_reason(), None);
+    assert!(!report.succeeded());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stop_request_interrupts_every_wait() {
+    struct Case {
+        name: &'static str,
+        setup: fn(&FakeCluster, &mut SweepOptions),
+        stop_after: Duration,
+        /// The stop may take effect after a probe in flight (5 s) returns.
+        slack: Duration,
+        defragmented: &'static [&'static str],
+        compacts: usize,
+    }
+    let cases = [
+        Case {
+            name: "--wait-healthy backoff",
+            setup: |fake, o| {
+                fake.fail("c", Op::Status, FailureCause::Refused, usize::MAX);
+                o.wait_healthy = Some(secs(600));
+            },
+            stop_after: secs(20),
+            slack: Duration::ZERO,
+            defragmented: &[],
+            compacts: 0,
+        },
+        Case {
+            name: "waiting for the member after a Defragment timeout",
+            setup: |fake, o| {
+                fake.defrag_takes("b", secs(600));
+                o.member_timeout = secs(30);
+            },
+            stop_after: secs(60),
+            slack: Duration::from_millis(5200),
+            defragmented: &["b"],
+            compacts: 0,
+        },
+        Case {
+            name: "compaction settling",
+            setup: |fake, o| {
+                fake.churn_in_use(true);
+                o.compact = true;
+            },
+            stop_after: secs(20),
+            slack: Duration::ZERO,
+            defragmented: &[],
+            compacts: 1,
+        },
+    ];
+    for case in cases {
+        let fake = three();
+        let mut opts = options();
+        (case.setup)(&fake, &mut opts);
+        let input = input(opts);
+        let control = RunControl::default();
+        let t0 = Instant::now();
+        let stop = t0 + case.stop_after;
+        let (report, ()) = tokio::join!(
+            sweep(&fake, &input, &Recorder::default(), &control),
+            stop_at(&control, stop, false)
+        );
+        assert_eq!(
+            report.stop_reason(),
+            Some(&StopReason::Interrupted),
+            "{}",
+            case.name
+        );
+        assert_eq!(fake.defrag_order(), case.defragmented, "{}", case.name);
+        assert_eq!(defrags_since(&fake, stop), Vec::<String>::new());
+        assert_eq!(fake.calls_of(Op::Compact).len(), case.compacts, "{}", case.name);
+        assert_eq!(report.compacted_at, None, "{}", case.name);
+        // The sweep itself ended promptly (the checks after it follow).
+        let stopping = report.wall_ms;
+        assert!(
+            Duration::from_millis(stopping) <= case.stop_after + case.slack,
+            "{}: stopped after {stopping} ms",
+            case.name
+        );
+        assert!(
+            report.members.iter().all(|m| m.outcome != Outcome::Defragmented),
+            "{}: {report:?}",
+            case.name
+        );
+        assert!(fake.overlaps().is_empty());
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stop_request_awaits_the_defragment_in_flight() {
+    let fake = three();
+    fake.defrag_takes("b", secs(30));
+    let control = RunControl::default();
+    let rec = Recorder::default();
+    let t0 = Instant::now();
+    let (report, ()) = tokio::join!(
+        sweep(&fake, &input(options()), &rec, &control),
+        stop_at(&control, t0 + secs(10), false)
+    );
+
+    assert_eq!(report.stop_reason(), Some(&StopReason::Interrupted));
+    assert_eq!(fake.defrag_order(), ["b"]);
+    assert_eq!(
+        outcomes(&report),
+        [
+            line("b", Outcome::Defragmented, None),
+            line("c", Outcome::Pending, None),
+            line("a", Outcome::Pending, None),
+        ]
+    );
+    let b = member(&report, "b");
+    assert_eq!(b.db_size_after, Some(100 * MI));
+    assert_eq!(b.duration_ms, Some(30_000));
+    // The stop is announced only after b was finished.
+    let events = rec.events();
+    let finished = events
+        .iter()
+        .position(|e| matches!(e, RunEvent::MemberFinished { .. }))
+        .unwrap();
+    let stopping = events
+        .iter()
+        .position(|e| matches!(e, RunEvent::Stopping { .. }))
+        .unwrap();
+    assert!(finished < stopping);
+}
+
+#[tokio::test(start_paused = true)]
+async fn abandon_stops_waiting_for_the_defragment_in_flight() {
+    let fake = three();
+    fake.defrag_takes("b", secs(300));
+    let control = RunControl::default();
+    let t0 = Instant::now();
+    let abandon = t0 + secs(10);
+    let (report, ()) = tokio::join!(
+        sweep(&fake, &input(options()), &Recorder::default(), &control),
+        stop_at(&control, abandon, true)
+    );
+
+    assert_eq!(
+        report.stop_reason(),
+        Some(&StopReason::Abandoned {
+            member: Some("b".into())
+        })
+    );
+    let b = member(&report, "b");
+    assert_eq!(b.outcome, Outcome::Failed);
+    assert_eq!(b.reason, Some(MemberReason::RpcError));
+    assert!(b.detail.as_deref().unwrap().contains("abandoned"), "{b:?}");
+    assert_eq!(fake.defrag_order(), ["b"]);
+    // Nothing at all after the abandon: no checks after the sweep either.
+    assert!(fake.calls().iter().all(|c| c.started < abandon));
+    assert_eq!(Instant::now(), abandon);
+    assert!(report.hash_check.is_none() && report.alarms.is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_endpoint_lost_mid_sweep_stops_with_cluster_unreachable() {
+    struct Case {
+        name: &'static str,
+        move_leader: MoveLeader,
+        /// The cluster goes silent when the observer sees this event.
+        when: fn(&RunEvent) -> bool,
+        /// The observer takes this long to return from MemberFinished.
+        finished_takes: Duration,
+        done: &'static [&'static str],
+        pending: &'static [&'static str],
+    }
+    let cases = [
+        Case {
+            name: "after the first member, while its row is persisted",
+            move_leader: MoveLeader::Never,
+            when: |e| matches!(e, RunEvent::MemberFinished { .. }),
+            finished_takes: secs(1),
+            done: &["b"],
+            pending: &["c", "a"],
+        },
+        Case {
+            name: "right after the leader handed over",
+            move_leader: MoveLeader::Always,
+            when: |e| matches!(e, RunEvent::LeaderTransferred { .. }),
+            finished_takes: Duration::ZERO,
+            done: &["b", "c"],
+            pending: &["a"],
+        },
+    ];
+    for case in cases {
+        let fake = three();
+        let rec = Recorder {
+            finished_takes: case.finished_takes,
+            ..Recorder::with_hook(|e| {
+                if (case.when)(e) {
+                    fake.go_silent();
+                }
+            })
+        };
+        let input = input(SweepOptions {
+            move_leader: case.move_leader,
+            ..options()
+        });
+        let report = run(
+            &fake,
+            &fake.target(),
+            &input,
+            &rec,
+            &RunControl::default(),
+            None,
+        )
+        .await
+        .expect("a run that touched members returns its report");
+
+        assert!(
+            matches!(
+                report.stop_reason(),
+                Some(StopReason::ClusterUnreachable { .. })
+            ),
+            "{}: {:?}",
+            case.name,
+            report.stopped
+        );
+        assert_eq!(fake.defrag_order(), case.done, "{}", case.name);
+        let mut expected: Vec<_> = case
+            .done
+            .iter()
+            .map(|n| line(n, Outcome::Defragmented, None))
+            .collect();
+        expected.extend(case.pending.iter().map(|n| line(n, Outcome::Pending, None)));
+        assert_eq!(outcomes(&report), expected, "{}", case.name);
+        assert!(report.hash_check.is_none());
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_member_that_does_not_answer_after_its_defrag_stops_the_run() {
+    let fake = three();
+    fake.after_defrags(1, Change::ClusterSilent);
+    let t0 = Instant::now();
+    let report = sweep(&fake, &input(options()), &Recorder::default(), &RunControl::default()).await;
+
+    let Some(StopReason::MemberDidNotReturn { member: m, limit, why }) = report.stop_reason() else {
+        panic!("{:?}", report.stopped);
+    };
+    assert_eq!((m.as_str(), *limit), ("b", super::MEMBER_RETURN_LIMIT));
+    assert!(why.contains("no answer within 5s"), "{why}");
+    assert_eq!(
+        outcomes(&report),
+        [
+            line("b", Outcome::Defragmented, Some(MemberReason::AfterSizeUnavailable)),
+            line("c", Outcome::Pending, None),
+            line("a", Outcome::Pending, None),
+        ]
+    );
+    assert_eq!(fake.defrag_order(), ["b"]);
+    assert!(Instant::now() >= t0 + super::MEMBER_RETURN_LIMIT);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_resumed_run_leaves_finished_members_alone_and_reports_them_first() {
+    let fake = three();
+    // b is still large here: only `finished` keeps it from being planned.
+    let b = MemberResult {
+        detail: Some("from the first attempt".into()),
+        db_size_after: Some(100 * MI),
+        duration_ms: Some(1234),
+        ..MemberResult {
+            name: "b".into(),
+            id: crate::report::member_id(2),
+            role: Role::Follower,
+            outcome: Outcome::Defragmented,
+            reason: None,
+            detail: None,
+            db_size_before: 900 * MI,
+            db_size_in_use: 100 * MI,
+            db_size_after: None,
+            reclaimed_bytes: Some(800 * MI),
+            predicted_reclaim: 800 * MI,
+            duration_ms: None,
+            recovered_ms: Some(10),
+        }
+    };
+    let input = RunInput {
+        finished: vec![b.clone()],
+        ..input(options())
+    };
+
+    let snap = snapshot::take(&fake, &fake.target()).await.unwrap();
+    let dry = preview(&snap, &gate::evaluate(&snap, &input.options.gate), &input).unwrap();
+    assert_eq!(dry.members[0], b);
+    assert_eq!(
+        outcomes(&dry)[1..],
+        [line("c", Outcome::Pending, None), line("a", Outcome::Pending, None)]
+    );
+
+    let report = sweep(&fake, &input, &Recorder::default(), &RunControl::default()).await;
+    assert_eq!(fake.defrag_order(), ["c", "a"]);
+    assert_eq!(report.members[0], b);
+    assert_eq!(
+        outcomes(&report),
+        [
+            line("b", Outcome::Defragmented, None),
+            line("c", Outcome::Defragmented, None),
+            line("a", Outcome::Defragmented, None),
+        ]
+    );
+    assert!(report.succeeded());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_deadline_that_passes_mid_run_stops_before_the_next_member() {
+    let fake = three();
+    for m in ["a", "b", "c"] {
+        fake.defrag_takes(m, secs(10));
+    }
+    let t0 = Instant::now();
+    let deadline = t0 + secs(15);
+    let control = RunControl {
+        deadline: Some(deadline),
+        ..RunControl::default()
+    };
+    let report = sweep(&fake, &input(options()), &Recorder::default(), &control).await;
+
+    assert_eq!(report.stop_reason(), Some(&StopReason::DeadlineExceeded));
+    // c started before the deadline and was awaited; a was not started.
+    assert_eq!(fake.defrag_order(), ["b", "c"]);
+    assert_eq!(defrags_since(&fake, deadline), Vec::<String>::new());
+    assert_eq!(
+        outcomes(&report),
+        [
+            line("b", Outcome::Defragmented, None),
+            line("c", Outcome::Defragmented, None),
+            line("a", Outcome::Pending, None),
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_planned_member_that_disappears_is_reported_gone() {
+    let fake = three();
+    fake.after_defrags(1, Change::Remove("c".into()));
+    let report = sweep(&fake, &input(options()), &Recorder::default(), &RunControl::default()).await;
+
+    assert_eq!(fake.defrag_order(), ["b", "a"]);
+    assert_eq!(
+        outcomes(&report),
+        [
+            line("b", Outcome::Defragmented, None),
+            line("c", Outcome::Failed, Some(MemberReason::MemberGone)),
+            line("a", Outcome::Defragmented, None),
+        ]
+    );
+    assert_eq!(report.stop_reason(), None);
+    assert!(!report.succeeded());
+}
+
+#[tokio::test(start_paused = true)]
+async fn member_finished_is_awaited_before_the_next_member_starts() {
+    let fake = three();
+    let rec = Recorder {
+        finished_takes: secs(10),
+        ..Recorder::default()
+    };
+    let report = sweep(&fake, &input(options()), &rec, &RunControl::default()).await;
+    assert!(report.succeeded());
+
+    let log = rec.log();
+    let mut previous: Option<String> = None;
+    let mut starts = 0;
+    for (i, (at, seen)) in log.iter().enumerate() {
+        let Seen::Event(RunEvent::DefragStarted { member: next }) = seen else {
+            continue;
+        };
+        starts += 1;
+        if let Some(prev) = previous.replace(next.name.clone()) {
+            let returned = log[..i]
+                .iter()
+                .find(|(_, s)| *s == Seen::Returned(prev.clone()))
+                .unwrap_or_else(|| panic!("{} started before the observer returned for {prev}", next.name));
+            assert!(*at >= returned.0);
+            // And the fake saw nothing of the next member's defrag before.
+            let call = fake
+                .calls_of(Op::Defragment)
+                .into_iter()
+                .find(|c| c.member == next.name)
+                .unwrap();
+            assert!(call.started >= returned.0, "{}", next.name);
+        }
+    }
+    assert_eq!(starts, 3);
+}
+
+#[tokio::test(start_paused = true)]
+async fn hash_check_compares_only_when_revisions_agree() {
+    struct Case {
+        name: &'static str,
+        revisions: [i64; 3],
+        hashes: [u32; 3],
+        compacted: i64,
+        verdict: HashVerdict,
+        revision: i64,
+        succeeded: bool,
+    }
+    let cases = [
+        Case {
+            name: "same revision everywhere",
+            revisions: [100, 100, 100],
+            hashes: [7, 7, 7],
+            compacted: 0,
+            verdict: HashVerdict::Agree,
+            revision: 100,
+            succeeded: true,
+        },
+        Case {
+            name: "revisions apart, explicit revision accepted",
+            revisions: [102, 100, 101],
+            hashes: [7, 7, 7],
+            compacted: 0,
+            verdict: HashVerdict::Agree,
+            revision: 100,
+            succeeded: true,
+        },
+        Case {
+            name: "revisions apart, explicit revision refused (etcd 3.4)",
+            revisions: [102, 100, 101],
+            hashes: [7, 7, 7],
+            compacted: 100,
+            verdict: HashVerdict::NotPossible,
+            revision: 0,
+            succeeded: true,
+        },
+        Case {
+            name: "a member disagrees",
+            revisions: [100, 100, 100],
+            hashes: [7, 8, 7],
+            compacted: 0,
+            verdict: HashVerdict::Disagree,
+            revision: 100,
+            succeeded: false,
+        },
+    ];
+    for case in cases {
+        let fake = three();
+        for ((name, rev), hash) in ["a", "b", "c"].iter().zip(case.revisions).zip(case.hashes) {
+            fake.set_revision(name, rev);
+            fake.set_hash(name, hash);
+        }
+        fake.set_compacted(case.compacted);
+        let report = sweep(&fake, &input(options()), &Recorder::default(), &RunControl::default()).await;
+
+        let check = report.hash_check.as_ref().unwrap();
+        assert_eq!(check.verdict, case.verdict, "{}: {check:?}", case.name);
+        assert_eq!(check.revision, case.revision, "{}", case.name);
+        assert_eq!(report.succeeded(), case.succeeded, "{}", case.name);
+        assert_eq!(check.members.len(), 3);
+        if case.verdict == HashVerdict::NotPossible {
+            assert_eq!(check.agree, None);
+            let note = check.note.as_deref().unwrap();
+            assert!(note.contains("different revisions"), "{note}");
+            assert!(check.members.iter().all(|m| m
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("revision not available"))));
+        }
+        // Five tries at the current revision, then (if needed) one explicit.
+        let rounds = if case.revisions[0] == case.revisions[1] { 1 } else { 6 };
+        assert_eq!(fake.calls_of(Op::HashKv).len(), 3 * rounds, "{}", case.name);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn compaction_settles_before_the_first_member() {
+    let fake = three();
+    let rec = Recorder::default();
+    let input = input(SweepOptions {
+        compact: true,
+        ..options()
+    });
+    let report = sweep(&fake, &input, &rec, &RunControl::default()).await;
+
+    assert_eq!(report.compacted_at, Some(100));
+    let compacts = fake.calls_of(Op::Compact);
+    assert_eq!(compacts.len(), 1);
+    assert_eq!(compacts[0].member, "a", "compacted through the leader");
+    let first_defrag = fake.calls_of(Op::Defragment)[0].started;
+    assert!(compacts[0].ended.unwrap() <= first_defrag);
+    let events = rec.events();
+    let compacted = events
+        .iter()
+        .position(|e| matches!(e, RunEvent::Compacted { revision: 100, .. }))
+        .unwrap();
+    let started = events
+        .iter()
+        .position(|e| matches!(e, RunEvent::DefragStarted { .. }))
+        .unwrap();
+    assert!(compacted < started);
+    assert!(report.succeeded());
+}
+
+#[tokio::test(start_paused = true)]
+async fn nospace_is_disarmed_once_the_member_is_back_under_its_quota() {
+    // b is over the default 2 GiB quota until it is defragmented.
+    let fake = FakeCluster::new(&[("a", 1000, 100), ("b", 2100, 100), ("c", 700, 100)]);
+    fake.raise_alarm("b", AlarmKind::Nospace);
+    let report = sweep(&fake, &input(options()), &Recorder::default(), &RunControl::default()).await;
+
+    assert_eq!(fake.defrag_order(), ["b", "c", "a"]);
+    assert_eq!(report.alarms.len(), 1);
+    assert_eq!(report.alarms[0].member, "b");
+    assert_eq!(report.alarms[0].result, AlarmResult::Disarmed);
+    assert!(fake.alarms().is_empty());
+    assert!(report.succeeded());
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unknown_member_name_is_an_error_before_anything_is_touched() {
+    let fake = three();
+    let input = input(SweepOptions {
+        selection: vec!["zz".into()],
+        ..options()
+    });
+    let err = run(
+        &fake,
+        &fake.target(),
+        &input,
+        &Recorder::default(),
+        &RunControl::default(),
+        None,
+    )
+    .await
+    .unwrap_err();
+    assert!(err.to_string().contains("--member zz"), "{err}");
+    assert!(fake.defrag_order().is_empty());
+}
