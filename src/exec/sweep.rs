@@ -121,6 +121,11 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 Gated::Pass(s, v) => (s, v),
                 Gated::Stop(reason) => return self.stop(reason).await,
             };
+            // Taking the snapshot can take seconds: a stop or a deadline
+            // that came meanwhile wins over the step it would start.
+            if let Some(h) = self.control.halted() {
+                return self.stop(h.reason(None)).await;
+            }
             let p = order_sweep(
                 &snap,
                 verdict.leader,

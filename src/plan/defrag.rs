@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::rule::{DefragRule, RuleOutcome, Trigger};
-use crate::snapshot::{ClusterSnapshot, MemberSnapshot};
+use crate::snapshot::{ClusterSnapshot, MemberSnapshot, StatusError};
 
 /// A member's role when it was planned (lower-case in output, as in
 /// EtcdDefrag status).
@@ -301,7 +301,11 @@ pub fn transfer_target(
         .iter()
         .filter(|m| !m.is_learner() && m.id != Some(leader) && !pending.contains(&m.name))
         .filter_map(|m| Some((m, m.status()?, m.id?)))
-        .filter(|(_, s, _)| s.leader == leader && s.errors.is_empty())
+        // etcd lists every raised alarm on every member; alarms are the
+        // gate's business, any other error disqualifies.
+        .filter(|(_, s, _)| {
+            s.leader == leader && s.errors.iter().all(|e| matches!(e, StatusError::Alarm(_)))
+        })
         .max_by(|(a, sa, _), (b, sb, _)| {
             sa.raft_applied_index
                 .cmp(&sb.raft_applied_index)
