@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds (or reuses) the real servers the tests run against, from their
-# published Go modules, into a cache outside the repository.
+# published Go modules, into a cache outside the repository; etcd 3.4 is
+# unpacked from Debian's packages instead.
 #
 #   testbed/build.sh            # build what is missing, print the cache dir
 #
@@ -48,6 +49,81 @@ build_etcd() {
   ln -sfn "$out" "$cache/current/$dir"
 }
 
+# etcd 3.4 (the oldest release in the matrix) from the distribution's
+# etcd-server and etcd-client packages (Debian 12: 3.4.23), not from a Go
+# module. The .debs are fetched with `apt-get download` and unpacked with
+# `dpkg-deb -x`: nothing is installed, so no system etcd service is set up or
+# started. The folder is keyed by the packages' versions, so a new Debian
+# revision is fetched again and nothing stale is reused.
+deb_version() {
+  apt-cache policy "$1" 2>/dev/null | awk '$1 == "Candidate:" && $2 != "(none)" { print $2 }'
+}
+
+deb_out() {
+  # etcd-3.4.23-deb-<key>: upstream version (epoch and Debian revision cut)
+  # plus a hash of both package versions.
+  local server="$1" client="$2" upstream key
+  upstream="${server#*:}"; upstream="${upstream%%-*}"
+  key="$(printf 'etcd-server %s\netcd-client %s\n' "$server" "$client" | sha256sum | cut -c1-12)"
+  echo "$cache/etcd-$upstream-deb-$key"
+}
+
+fetch_etcd_deb() {
+  local dir="$1" server client out
+  if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-deb >/dev/null 2>&1; then
+    log "etcd 3.4 comes from Debian's etcd-server/etcd-client packages: apt-get and dpkg-deb are required"
+    exit 2
+  fi
+  server="$(deb_version etcd-server)"
+  client="$(deb_version etcd-client)"
+  if [ -n "$server" ] && [ -n "$client" ]; then
+    out="$(deb_out "$server" "$client")"
+    if [ -x "$out/etcd" ] && [ -x "$out/etcdctl" ]; then
+      log "etcd $server (Debian): cached in $out"
+      mkdir -p "$cache/current"
+      ln -sfn "$out" "$cache/current/$dir"
+      return
+    fi
+  fi
+  log "etcd 3.4: fetching Debian's etcd-server and etcd-client packages (unpacked, not installed)"
+  deb_tmp="$(mktemp -d "${TMPDIR:-/tmp}/kubectl-etcd-testbed-deb.XXXXXX")"
+  trap 'rm -rf "$deb_tmp"' EXIT
+  local tmp="$deb_tmp"
+  # apt-get download as root fetches as the _apt user: let it write here
+  # (and only it), so apt neither warns nor falls back to root.
+  if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$tmp"; fi
+  if ! (cd "$tmp" && apt-get download -q etcd-server etcd-client >&2); then
+    log "etcd 3.4: apt-get download failed; refreshing the package lists (apt-get update) and retrying"
+    apt-get update -qq >&2
+    (cd "$tmp" && apt-get download -q etcd-server etcd-client >&2)
+  fi
+  local server_deb client_deb
+  server_deb="$(ls "$tmp"/etcd-server_*.deb)"
+  client_deb="$(ls "$tmp"/etcd-client_*.deb)"
+  # The versions actually fetched name the folder (apt's lists may have
+  # been missing above).
+  server="$(dpkg-deb -f "$server_deb" Version)"
+  client="$(dpkg-deb -f "$client_deb" Version)"
+  out="$(deb_out "$server" "$client")"
+  dpkg-deb -x "$server_deb" "$tmp/root"
+  dpkg-deb -x "$client_deb" "$tmp/root"
+  local stage="$out.tmp.$$"
+  rm -rf "$stage" && mkdir -p "$stage"
+  cp "$tmp/root/usr/bin/etcd" "$tmp/root/usr/bin/etcdctl" "$stage/"
+  local reported
+  reported="$("$stage/etcd" --version)"
+  reported="${reported%%$'\n'*}"
+  if [[ "$reported" != "etcd Version: 3.4."* ]]; then
+    log "Debian's etcd-server $server is not a 3.4 release: $reported"
+    rm -rf "$stage"
+    exit 2
+  fi
+  rm -rf "$out" && mv "$stage" "$out"
+  log "etcd $server (Debian): unpacked into $out"
+  mkdir -p "$cache/current"
+  ln -sfn "$out" "$cache/current/$dir"
+}
+
 # kube-apiserver from k8s.io/kubernetes, with one replace per staging
 # module (testbed/go/<dir>/go.mod). Its first build takes several minutes on
 # two cores. Two releases: the current one, and v1.30 (an API server that
@@ -77,6 +153,7 @@ build_kube_apiserver() {
 
 build_etcd etcd-v3.6
 build_etcd etcd-v3.5
+fetch_etcd_deb etcd-v3.4
 build_kube_apiserver kube-apiserver
 build_kube_apiserver kube-apiserver-v1.30
 

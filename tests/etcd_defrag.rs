@@ -1,7 +1,8 @@
-//! The defrag sweep against real 3-member etcd clusters, fragmented by
-//! writing, deleting and compacting. Assertions are on etcd's own state:
-//! sizes from Status, leadership from Status, and the defragmentation
-//! records etcd writes to its own log (start and finish timestamps).
+//! The defrag sweep against real 3-member etcd clusters (3.6, and 3.5 and
+//! 3.4 where the version matters), fragmented by writing, deleting and
+//! compacting. Assertions are on etcd's own state: sizes from Status,
+//! leadership from Status, and the defragmentation records etcd writes to
+//! its own log (start and finish timestamps).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -50,6 +51,15 @@ async fn fragmented(spec: ClusterSpec, bytes: u64, keep: f64) -> Cluster {
     cluster
 }
 
+/// One write after [`Cluster::fragment`], so that the current revision is
+/// no longer the compacted one. Tests of the sweep itself on 3.4 use it:
+/// the compacted-at-current-revision case (3.4 refuses HashKV at a compacted
+/// revision) is what the `issue9_*` tests cover.
+async fn write_after_compaction(cluster: &Cluster) {
+    let mut c = cluster.client(0).await.unwrap();
+    c.put("after-compaction", "x", None).await.unwrap();
+}
+
 fn defrag_args(cluster: &Cluster, extra: &[&str]) -> Vec<String> {
     let mut a = one_seed(cluster);
     a.extend(args(&["-v", "defrag", "--yes", "-o", "json"]));
@@ -62,22 +72,47 @@ fn defrag_args(cluster: &Cluster, extra: &[&str]) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn sweep_defragments_followers_first_then_the_leader() {
     let cluster = fragmented(ClusterSpec::new(3, Security::MutualTls), 300 * MB, 0.1).await;
-    let before = sizes(&cluster).await;
+    sweep_followers_first(&cluster, 200, &["--move-leader=never"]).await;
+}
+
+/// The same on etcd 3.4 (smaller: 100 MB written, a 50Mi threshold).
+#[tokio::test(flavor = "multi_thread")]
+async fn sweep_defragments_followers_first_then_the_leader_v3_4() {
+    let cluster = fragmented(
+        ClusterSpec::new(3, Security::MutualTls).version(EtcdVersion::V3_4),
+        100 * MB,
+        0.1,
+    )
+    .await;
+    write_after_compaction(&cluster).await;
+    sweep_followers_first(
+        &cluster,
+        60,
+        &["--move-leader=never", "--free-space-above=50Mi"],
+    )
+    .await;
+}
+
+/// Runs the sweep with `extra` on a cluster with more than `free_mib` MiB
+/// to reclaim on every member, and checks the order, the sizes and the
+/// hash check.
+async fn sweep_followers_first(cluster: &Cluster, free_mib: i64, extra: &[&str]) {
+    let before = sizes(cluster).await;
     let leader = cluster.leader().await.unwrap();
     for (size, used) in &before {
         assert!(
-            size - used > 200 * 1024 * 1024,
+            size - used > free_mib * 1024 * 1024,
             "not fragmented enough: {before:?}"
         );
     }
-    let run = tool(&defrag_args(&cluster, &["--move-leader=never"]), &[]).await;
+    let run = tool(&defrag_args(cluster, extra), &[]).await;
     run.expect_code(0);
     let doc = run.json();
-    let after = sizes(&cluster).await;
+    let after = sizes(cluster).await;
     for (i, ((b, _), (a, _))) in before.iter().zip(after.iter()).enumerate() {
         assert!(a * 2 < *b, "member {i} did not shrink: {b} -> {a}");
     }
-    let logged = defrags(&cluster);
+    let logged = defrags(cluster);
     assert_eq!(logged.len(), 3, "{logged:?}");
     assert_eq!(
         logged[2].member, leader,
@@ -106,10 +141,11 @@ fn leader_name(doc: &serde_json::Value) -> String {
 }
 
 /// Below the threshold every member is skipped with `BelowThreshold` and
-/// nothing is defragmented; `--all` defragments every member (3.6 and 3.5).
+/// nothing is defragmented; `--all` defragments every member (3.6, 3.5 and
+/// 3.4).
 #[tokio::test(flavor = "multi_thread")]
 async fn below_threshold_is_skipped_and_all_defragments_all() {
-    for version in [EtcdVersion::V3_6, EtcdVersion::V3_5] {
+    for version in [EtcdVersion::V3_6, EtcdVersion::V3_5, EtcdVersion::V3_4] {
         let mut spec = ClusterSpec::new(3, Security::Plain).version(version);
         spec.log_level = "info";
         let cluster = start(spec).await;
@@ -244,6 +280,163 @@ async fn move_leader_always_never_and_auto() {
             .contains("exceeds --move-leader-above"),
         "{doc}"
     );
+}
+
+/// `--move-leader always` on etcd 3.4: leadership moves before the leader
+/// is defragmented, and the old leader goes last, as a follower.
+#[tokio::test(flavor = "multi_thread")]
+async fn move_leader_always_v3_4() {
+    let cluster = fragmented(
+        ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_4),
+        100 * MB,
+        0.1,
+    )
+    .await;
+    write_after_compaction(&cluster).await;
+    let original = cluster.leader().await.unwrap();
+    let original_name = cluster.members[original].name.clone();
+    let doc = tool(
+        &defrag_args(&cluster, &["--all", "--move-leader=always"]),
+        &[],
+    )
+    .await
+    .expect_code(0)
+    .json();
+    let now = cluster.leader().await.unwrap();
+    assert_ne!(now, original, "leadership must have moved");
+    assert_eq!(
+        doc["leader"]["transferredTo"],
+        cluster.members[now].name.as_str(),
+        "{doc}"
+    );
+    assert_eq!(leader_name(&doc), original_name);
+    let logged = defrags(&cluster);
+    assert_eq!(logged.len(), 3, "{logged:?}");
+    assert_eq!(
+        logged[2].member, original,
+        "the old leader goes last, as a follower: {logged:?}"
+    );
+    for w in logged.windows(2) {
+        assert!(w[0].end <= w[1].start, "overlap: {logged:?}");
+    }
+    let row = doc["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == original_name.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["role"], "follower", "{row}");
+    assert!(
+        doc["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["outcome"] == "Defragmented"),
+        "{doc}"
+    );
+}
+
+/// Writes 2000 keys and deletes them, on a 3-member 3.4 cluster that logs
+/// its defragmentations.
+async fn v3_4_with_deleted_keys() -> Cluster {
+    let mut spec = ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_4);
+    spec.log_level = "info";
+    let cluster = start(spec).await;
+    let mut c = cluster.client(0).await.unwrap();
+    let value = vec![b'x'; 1000];
+    for batch in 0..20 {
+        let ops: Vec<etcd_client::TxnOp> = (0..100)
+            .map(|i| etcd_client::TxnOp::put(format!("k/{batch:02}/{i:03}"), value.clone(), None))
+            .collect();
+        c.txn(etcd_client::Txn::new().and_then(ops)).await.unwrap();
+    }
+    c.delete("k/", Some(etcd_client::DeleteOptions::new().with_prefix()))
+        .await
+        .unwrap();
+    cluster
+}
+
+/// The post-sweep hash check must not fail a good run: present, and either
+/// agreeing or reported as not possible.
+fn assert_hash_check_not_a_failure(doc: &serde_json::Value) {
+    let h = &doc["hashCheck"];
+    assert!(h.is_object(), "hashCheck missing: {doc}");
+    let agree = h["agree"] == true;
+    let not_possible = h["agree"].is_null() && h["verdict"] == "notPossible";
+    assert!(
+        agree || not_possible,
+        "hashCheck neither agrees nor says the check was not possible: {h}"
+    );
+}
+
+/// Issue 9: compacted (physically) at the current revision, with no write
+/// after, a 3.4 cluster is defragmented and the run succeeds. etcd 3.4
+/// refuses HashKV at a revision at or below its compaction point (3.5 and
+/// later refuse only below it), so the post-sweep hash check must not turn
+/// this good run into exit 1.
+#[tokio::test(flavor = "multi_thread")]
+async fn issue9_etcd34_compact_then_defrag_succeeds() {
+    let cluster = v3_4_with_deleted_keys().await;
+    let mut c = cluster.client(0).await.unwrap();
+    let revision = c
+        .get("k/", None)
+        .await
+        .unwrap()
+        .header()
+        .unwrap()
+        .revision();
+    c.compact(
+        revision,
+        Some(etcd_client::CompactionOptions::new().with_physical()),
+    )
+    .await
+    .unwrap();
+    // No write follows: every member's current revision stays the
+    // compacted one.
+    let mut a = one_seed(&cluster);
+    a.extend(args(&["defrag", "--all", "--yes", "-o", "json"]));
+    let run = tool(&a, &[]).await;
+    run.expect_code(0);
+    let doc = run.json();
+    let members = doc["members"].as_array().unwrap();
+    assert_eq!(members.len(), 3, "{doc}");
+    assert!(
+        members.iter().all(|m| m["outcome"] == "Defragmented"),
+        "{doc}"
+    );
+    assert_hash_check_not_a_failure(&doc);
+    assert_eq!(defrags(&cluster).len(), 3, "{:?}", defrags(&cluster));
+}
+
+/// Issue 9 through `--compact`: the tool compacts at the current revision
+/// itself, then defragments every member of a 3.4 cluster; exit 0.
+#[tokio::test(flavor = "multi_thread")]
+async fn issue9_etcd34_compact_flag_defrag_succeeds() {
+    let cluster = v3_4_with_deleted_keys().await;
+    let mut a = one_seed(&cluster);
+    a.extend(args(&[
+        "defrag",
+        "--all",
+        "--compact",
+        "--yes",
+        "-o",
+        "json",
+    ]));
+    let run = tool(&a, &[]).await;
+    run.expect_code(0);
+    let doc = run.json();
+    assert!(doc["compactedAt"].as_i64().unwrap_or(0) > 0, "{doc}");
+    assert!(
+        doc["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["outcome"] == "Defragmented"),
+        "{doc}"
+    );
+    assert_hash_check_not_a_failure(&doc);
+    assert_eq!(defrags(&cluster).len(), 3, "{:?}", defrags(&cluster));
 }
 
 /// A member SIGSTOPped mid-sweep (the leader, stopped while the first
@@ -738,7 +931,17 @@ async fn member_selection_and_compaction() {
 /// caught-up one; `alarm list` names members.
 #[tokio::test(flavor = "multi_thread")]
 async fn move_leader_command_and_alarm_list() {
-    let cluster = start(ClusterSpec::new(3, Security::MutualTls)).await;
+    move_leader_command(EtcdVersion::V3_6).await;
+}
+
+/// The same against etcd 3.4.
+#[tokio::test(flavor = "multi_thread")]
+async fn move_leader_command_and_alarm_list_v3_4() {
+    move_leader_command(EtcdVersion::V3_4).await;
+}
+
+async fn move_leader_command(version: EtcdVersion) {
+    let cluster = start(ClusterSpec::new(3, Security::MutualTls).version(version)).await;
     let leader = cluster.leader().await.unwrap();
     let to = (leader + 1) % 3;
     let mut a = one_seed(&cluster);
@@ -779,7 +982,7 @@ async fn move_leader_command_and_alarm_list() {
     let doc = tool(&a, &[]).await.expect_code(0).json();
     assert_eq!(
         doc["alarms"],
-        serde_json::json!([{"member": "m2", "memberId": format!("{:x}", ids[2]), "alarm": "NOSPACE"}])
+        serde_json::json!([{"member": "m2", "memberId": format!("{:016x}", ids[2]), "alarm": "NOSPACE"}])
     );
     let mut a = one_seed(&cluster);
     a.extend(args(&["alarm", "list"]));

@@ -1,6 +1,6 @@
 //! `status`, `members` and `status --check` against real etcd clusters
-//! started by the test bed (etcd 3.6 and 3.5, plaintext, server TLS, mutual
-//! TLS, mutual TLS with auth). Assertions are on what etcd reports.
+//! started by the test bed (etcd 3.6, 3.5 and 3.4, plaintext, server TLS,
+//! mutual TLS, mutual TLS with auth). Assertions are on what etcd reports.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -16,7 +16,23 @@ use support::*;
 /// reports it.
 #[tokio::test(flavor = "multi_thread")]
 async fn mtls_cluster_is_discovered_from_one_seed_v3_6() {
-    let cluster = start(ClusterSpec::new(3, Security::MutualTls)).await;
+    discovered_from_one_seed(EtcdVersion::V3_6).await;
+}
+
+/// The same on 3.4, whose Status has no quota: the 2 GiB default is shown
+/// as such.
+#[tokio::test(flavor = "multi_thread")]
+async fn mtls_cluster_is_discovered_from_one_seed_v3_4() {
+    discovered_from_one_seed(EtcdVersion::V3_4).await;
+}
+
+async fn discovered_from_one_seed(version: EtcdVersion) {
+    let (prefix, quota_source, quota_column) = match version {
+        EtcdVersion::V3_6 => ("3.6.", "member", "(member)"),
+        EtcdVersion::V3_5 => ("3.5.", "default", "(default)"),
+        EtcdVersion::V3_4 => ("3.4.", "default", "(default)"),
+    };
+    let cluster = start(ClusterSpec::new(3, Security::MutualTls).version(version)).await;
     let mut a = one_seed(&cluster);
     a.extend(args(&["status", "-o", "json"]));
     let run = tool(&a, &[]).await;
@@ -30,7 +46,7 @@ async fn mtls_cluster_is_discovered_from_one_seed_v3_6() {
     assert_eq!(leaders.len(), 1, "{doc}");
     let leader_index = cluster.leader().await.expect("leader");
     let ids = cluster.member_ids().await.expect("ids");
-    assert_eq!(doc["leader"], format!("{:x}", ids[leader_index]));
+    assert_eq!(doc["leader"], format!("{:016x}", ids[leader_index]));
     assert_eq!(leaders[0]["id"], doc["leader"]);
     assert_eq!(doc["gate"]["passed"], true, "{doc}");
 
@@ -39,8 +55,8 @@ async fn mtls_cluster_is_discovered_from_one_seed_v3_6() {
         assert_eq!(m["reachable"], true, "{m}");
         assert!(m["dbSize"].as_u64().unwrap() > 0, "{m}");
         assert!(m["dbSizeInUse"].as_u64().unwrap() > 0, "{m}");
-        assert!(m["version"].as_str().unwrap().starts_with("3.6."), "{m}");
-        assert_eq!(m["quota"]["source"], "member", "{m}");
+        assert!(m["version"].as_str().unwrap().starts_with(prefix), "{m}");
+        assert_eq!(m["quota"]["source"], quota_source, "{m}");
         assert_eq!(m["quota"]["bytes"], 2u64 << 30, "{m}");
         assert_eq!(m["verdict"], "healthy", "{m}");
         assert!(
@@ -58,17 +74,23 @@ async fn mtls_cluster_is_discovered_from_one_seed_v3_6() {
     table.expect_code(0);
     assert_eq!(table.stdout.matches('★').count(), 1, "{}", table.stdout);
     assert_eq!(table.stdout.lines().count(), 4, "{}", table.stdout);
-    assert!(table.stdout.contains("(member)"), "{}", table.stdout);
+    assert!(table.stdout.contains(quota_column), "{}", table.stdout);
 }
 
-/// etcd 3.5 does not report its quota: the figure comes from
+/// etcd 3.5 and 3.4 do not report their quota: the figure comes from
 /// `--quota-backend-bytes` when given, else etcd's 2 GiB default, and the
 /// output says which.
 #[tokio::test(flavor = "multi_thread")]
-async fn quota_source_on_v3_5_is_flag_or_default() {
+async fn quota_source_on_v3_5_and_v3_4_is_flag_or_default() {
+    for (version, prefix) in [(EtcdVersion::V3_5, "3.5."), (EtcdVersion::V3_4, "3.4.")] {
+        quota_source_is_flag_or_default(version, prefix).await;
+    }
+}
+
+async fn quota_source_is_flag_or_default(version: EtcdVersion, prefix: &str) {
     let cluster = start(
         ClusterSpec::new(3, Security::ServerTls)
-            .version(EtcdVersion::V3_5)
+            .version(version)
             .quota(64 << 20),
     )
     .await;
@@ -76,7 +98,7 @@ async fn quota_source_on_v3_5_is_flag_or_default() {
     a.extend(args(&["status", "-o", "json"]));
     let doc = tool(&a, &[]).await.expect_code(0).json();
     for m in rows(&doc) {
-        assert!(m["version"].as_str().unwrap().starts_with("3.5."), "{m}");
+        assert!(m["version"].as_str().unwrap().starts_with(prefix), "{m}");
         assert_eq!(m["quota"]["source"], "default", "{m}");
         assert_eq!(m["quota"]["bytes"], 2u64 << 30, "{m}");
     }
@@ -173,10 +195,10 @@ async fn raise(cluster: &Cluster, on_member: usize, alarm: AlarmType) {
 }
 
 /// NOSPACE alone does not make the gate refuse; CORRUPT does, naming the
-/// member it was raised on. On 3.6 and 3.5.
+/// member it was raised on. On 3.6, 3.5 and 3.4.
 #[tokio::test(flavor = "multi_thread")]
 async fn corrupt_alarm_refuses_and_nospace_alone_does_not() {
-    for version in [EtcdVersion::V3_6, EtcdVersion::V3_5] {
+    for version in [EtcdVersion::V3_6, EtcdVersion::V3_5, EtcdVersion::V3_4] {
         let cluster = start(ClusterSpec::new(3, Security::Plain).version(version)).await;
         let mut check = one_seed(&cluster);
         check.extend(args(&["status", "--check", "-o", "json"]));
@@ -207,7 +229,18 @@ async fn corrupt_alarm_refuses_and_nospace_alone_does_not() {
 /// and exit 2.
 #[tokio::test(flavor = "multi_thread")]
 async fn connection_mistakes_give_one_clear_line_and_exit_2() {
-    let cluster = start(ClusterSpec::new(3, Security::MutualTlsAuth)).await;
+    connection_mistakes(EtcdVersion::V3_6).await;
+}
+
+/// The same against 3.4, whose refusals (bad password, missing client
+/// certificate) come from an older server.
+#[tokio::test(flavor = "multi_thread")]
+async fn connection_mistakes_give_one_clear_line_and_exit_2_v3_4() {
+    connection_mistakes(EtcdVersion::V3_4).await;
+}
+
+async fn connection_mistakes(version: EtcdVersion) {
+    let cluster = start(ClusterSpec::new(3, Security::MutualTlsAuth).version(version)).await;
     let pki = cluster.pki.clone().unwrap();
     let seed = format!("--endpoints={}", cluster.endpoints()[0]);
     let ca = format!("--cacert={}", pki.ca.display());
@@ -295,25 +328,27 @@ async fn connection_mistakes_give_one_clear_line_and_exit_2() {
 }
 
 /// Credentials and TLS files come from the `ETCDCTL_*` variables etcdctl
-/// users already have; a flag wins over its variable.
+/// users already have; a flag wins over its variable. On 3.6 and 3.4.
 #[tokio::test(flavor = "multi_thread")]
 async fn etcdctl_environment_is_honoured_and_flags_win() {
-    let cluster = start(ClusterSpec::new(3, Security::MutualTlsAuth)).await;
-    let env = cluster.env();
-    let doc = tool(&args(&["status", "-o", "json"]), &env)
-        .await
-        .expect_code(0)
-        .json();
-    assert_eq!(rows(&doc).len(), 3);
-    assert_eq!(doc["gate"]["passed"], true, "{doc}");
+    for version in [EtcdVersion::V3_6, EtcdVersion::V3_4] {
+        let cluster = start(ClusterSpec::new(3, Security::MutualTlsAuth).version(version)).await;
+        let env = cluster.env();
+        let doc = tool(&args(&["status", "-o", "json"]), &env)
+            .await
+            .expect_code(0)
+            .json();
+        assert_eq!(rows(&doc).len(), 3);
+        assert_eq!(doc["gate"]["passed"], true, "{version:?}: {doc}");
 
-    let run = tool(&args(&["--password=wrong", "status"]), &env).await;
-    run.expect_code(2);
-    assert!(
-        run.stderr.contains("authentication failed"),
-        "{}",
-        run.stderr
-    );
+        let run = tool(&args(&["--password=wrong", "status"]), &env).await;
+        run.expect_code(2);
+        assert!(
+            run.stderr.contains("authentication failed"),
+            "{version:?}: {}",
+            run.stderr
+        );
+    }
 }
 
 /// Five members, and `--no-discover`: only the given endpoint is probed, the
@@ -360,7 +395,7 @@ async fn members_lists_what_member_list_says() {
     assert_eq!(members.len(), 3);
     for (i, m) in cluster.members.iter().enumerate() {
         let got = row(&doc, &m.name);
-        assert_eq!(got["id"], format!("{:x}", ids[i]));
+        assert_eq!(got["id"], format!("{:016x}", ids[i]));
         assert_eq!(got["clientUrls"], serde_json::json!([m.client_url]));
         assert_eq!(got["peerUrls"], serde_json::json!([m.peer_url]));
         assert_eq!(got["isLearner"], false);

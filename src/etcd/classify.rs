@@ -214,6 +214,11 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
     if has("certificaterequired") || has("certificate required") {
         return FailureCause::ClientCertRequired { from: ctx.from };
     }
+    // A server that wants a client certificate and got none may answer
+    // with a bad-certificate alert (etcd 3.4's Go 1.19 TLS stack does).
+    if !ctx.client_identity && ctx.tls && (has("badcertificate") || has("bad certificate")) {
+        return FailureCause::ClientCertRequired { from: ctx.from };
+    }
     if has("badcertificate")
         || has("bad certificate")
         || has("unknownca")

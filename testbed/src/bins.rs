@@ -4,13 +4,18 @@ use std::path::PathBuf;
 
 use crate::Result;
 
-/// The etcd releases the test bed builds (pinned in `testbed/go/*/go.mod`).
+/// The etcd releases of the test bed: 3.6 and 3.5 built from their Go
+/// modules (pinned in `testbed/go/*/go.mod`), 3.4 unpacked from Debian's
+/// `etcd-server`/`etcd-client` packages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EtcdVersion {
     /// 3.6.x: reports `dbSizeQuota` in Status.
     V3_6,
     /// 3.5.x: does not report the quota.
     V3_5,
+    /// 3.4.x (Debian's 3.4.23): does not report the quota either, and logs
+    /// through capnslog in plain text unless started with `--logger=zap`.
+    V3_4,
 }
 
 impl EtcdVersion {
@@ -18,20 +23,33 @@ impl EtcdVersion {
         match self {
             EtcdVersion::V3_6 => "etcd-v3.6",
             EtcdVersion::V3_5 => "etcd-v3.5",
+            EtcdVersion::V3_4 => "etcd-v3.4",
         }
     }
 
-    /// Parses `3.6` / `3.5`.
+    /// Where `testbed/build.sh` gets this release from, for error messages.
+    fn source(self) -> &'static str {
+        match self {
+            EtcdVersion::V3_6 | EtcdVersion::V3_5 => "etcd from its Go module",
+            EtcdVersion::V3_4 => "etcd 3.4 from Debian's etcd-server and etcd-client packages",
+        }
+    }
+
+    /// Parses `3.6` / `3.5` / `3.4`.
     pub fn parse(text: &str) -> Result<EtcdVersion> {
         match text.trim_start_matches('v') {
             "3.6" => Ok(EtcdVersion::V3_6),
             "3.5" => Ok(EtcdVersion::V3_5),
-            other => Err(format!("unknown etcd version {other:?}: use 3.6 or 3.5")),
+            "3.4" => Ok(EtcdVersion::V3_4),
+            other => Err(format!(
+                "unknown etcd version {other:?}: use 3.6, 3.5 or 3.4"
+            )),
         }
     }
 }
 
-/// The folder holding `etcd-v3.6/` and `etcd-v3.5/`:
+/// The folder holding `etcd-v3.6/`, `etcd-v3.5/`, `etcd-v3.4/` and the
+/// kube-apiserver folders:
 /// `$KUBECTL_ETCD_TESTBED_CACHE/current`, default
 /// `~/.cache/kubectl-etcd-testbed/current`.
 pub fn cache_dir() -> PathBuf {
@@ -46,22 +64,22 @@ pub fn cache_dir() -> PathBuf {
     base.join("current")
 }
 
-/// `name` in the cache folder `dir`, or how to get it. `module` names what
-/// `testbed/build.sh` builds it from.
-fn cached(dir: &str, name: &str, module: &str) -> Result<PathBuf> {
+/// `name` in the cache folder `dir`, or how to get it. `source` names what
+/// `testbed/build.sh` makes it from.
+fn cached(dir: &str, name: &str, source: &str) -> Result<PathBuf> {
     let path = cache_dir().join(dir).join(name);
     if path.is_file() {
         Ok(path)
     } else {
         Err(format!(
-            "{} not found: run testbed/build.sh first (it builds {module})",
+            "{} not found: run testbed/build.sh first (it builds {source})",
             path.display()
         ))
     }
 }
 
 fn binary(version: EtcdVersion, name: &str) -> Result<PathBuf> {
-    cached(version.dir(), name, "etcd from its Go module")
+    cached(version.dir(), name, version.source())
 }
 
 /// The etcd server binary of `version`.

@@ -214,6 +214,12 @@ impl Cluster {
                 format!("--initial-cluster-token={token}"),
                 format!("--log-level={}", spec.log_level),
             ];
+            if spec.version == EtcdVersion::V3_4 {
+                // 3.4 logs plain text through capnslog by default (and warns
+                // that it is deprecated); zap gives the JSON lines 3.5 and
+                // 3.6 write, which `logged_defrags` reads.
+                args.push("--logger=zap".into());
+            }
             if let Some(p) = &pki {
                 args.push(format!("--cert-file={}", p.server_cert.display()));
                 args.push(format!("--key-file={}", p.server_key.display()));
@@ -557,7 +563,9 @@ impl Cluster {
     }
 
     /// Every defragmentation etcd recorded in the members' own logs (needs
-    /// `log_level = "info"`), in start order.
+    /// `log_level = "info"`), in start order. A defragmentation starts with a
+    /// `defragmenting` record and ends with `finished defragmenting
+    /// directory` (3.5, 3.6) or `defragmented` (3.4).
     pub fn logged_defrags(&self) -> Vec<LoggedDefrag> {
         let mut out = Vec::new();
         for i in 0..self.members.len() {
@@ -569,7 +577,7 @@ impl Cluster {
                 let t = log_time(&v["ts"]);
                 match v["msg"].as_str() {
                     Some("defragmenting") => start = t,
-                    Some("finished defragmenting directory") => {
+                    Some("finished defragmenting directory" | "defragmented") => {
                         if let (Some(s), Some(e)) = (start.take(), t) {
                             out.push(LoggedDefrag {
                                 member: i,
@@ -608,23 +616,39 @@ pub struct LoggedDefrag {
     pub end: f64,
 }
 
-/// Parses etcd's log timestamp: epoch seconds, or RFC 3339 in UTC
-/// (`2026-11-30T15:40:01.123456Z`).
+/// Parses etcd's log timestamp: epoch seconds, or ISO 8601 in UTC
+/// (`2026-11-30T15:40:01.123456Z`) or with the local offset etcd writes
+/// when `TZ` is not UTC (`2026-11-30T16:40:01.123+0100`, also `+01:00`).
 pub fn log_time(v: &serde_json::Value) -> Option<f64> {
     if let Some(n) = v.as_f64() {
         return Some(n);
     }
     let s = v.as_str()?;
     let (date, time) = s.split_once('T')?;
-    let time = time.trim_end_matches('Z');
+    // Split off the zone: `Z`, `±hhmm` or `±hh:mm` (seconds east of UTC).
+    let (time, offset) = match time.find(['Z', '+', '-']) {
+        Some(at) => {
+            let zone = &time[at..];
+            let offset = if zone == "Z" {
+                0.0
+            } else {
+                let sign = if zone.starts_with('-') { -1.0 } else { 1.0 };
+                let digits: String = zone[1..].chars().filter(|c| *c != ':').collect();
+                if digits.len() != 4 || !digits.chars().all(|c| c.is_ascii_digit()) {
+                    return None;
+                }
+                let hours: f64 = digits[..2].parse().ok()?;
+                let minutes: f64 = digits[2..].parse().ok()?;
+                sign * (hours * 3600.0 + minutes * 60.0)
+            };
+            (&time[..at], offset)
+        }
+        None => (time, 0.0),
+    };
     let mut hms = time.split(':');
     let h: f64 = hms.next()?.parse().ok()?;
     let m: f64 = hms.next()?.parse().ok()?;
-    let sec: f64 = hms
-        .next()?
-        .trim_end_matches(|c: char| !c.is_ascii_digit())
-        .parse()
-        .ok()?;
+    let sec: f64 = hms.next()?.parse().ok()?;
     let mut ymd = date.split('-');
     let (y, mo, d): (i64, i64, i64) = (
         ymd.next()?.parse().ok()?,
@@ -639,7 +663,7 @@ pub fn log_time(v: &serde_json::Value) -> Option<f64> {
     let doy = (153 * mp + 2) / 5 + d - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
-    Some(days as f64 * 86400.0 + h * 3600.0 + m * 60.0 + sec)
+    Some(days as f64 * 86400.0 + h * 3600.0 + m * 60.0 + sec - offset)
 }
 
 impl Drop for Cluster {
@@ -650,5 +674,25 @@ impl Drop for Cluster {
                 let _ = child.wait();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::log_time;
+    use serde_json::json;
+
+    #[test]
+    fn log_time_reads_utc_and_offsets() {
+        // 2026-11-30T15:40:01.5Z
+        let utc = 1_796_053_201.5;
+        assert_eq!(log_time(&json!("2026-11-30T15:40:01.500000Z")), Some(utc));
+        assert_eq!(log_time(&json!("2026-11-30T15:40:01.500Z")), Some(utc));
+        assert_eq!(log_time(&json!("2026-11-30T16:40:01.500+0100")), Some(utc));
+        assert_eq!(log_time(&json!("2026-11-30T16:40:01.500+01:00")), Some(utc));
+        assert_eq!(log_time(&json!("2026-11-30T10:10:01.500-0530")), Some(utc));
+        assert_eq!(log_time(&json!(utc)), Some(utc));
+        assert_eq!(log_time(&json!("2026-11-30T15:40:01.500+1")), None);
+        assert_eq!(log_time(&json!("yesterday")), None);
     }
 }

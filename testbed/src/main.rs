@@ -29,7 +29,7 @@ enum Cmd {
         /// plain, tls, mtls or mtls-auth
         #[arg(long, default_value = "mtls")]
         security: String,
-        /// 3.6 or 3.5
+        /// 3.6, 3.5 or 3.4
         #[arg(long, default_value = "3.6")]
         version: String,
         #[arg(long)]
