@@ -595,12 +595,12 @@ impl fmt::Display for StopReason {
             }
             StopReason::MemberDidNotReturn { member, limit, why } => write!(
                 f,
-                "member {member} did not answer and catch up within {} after its defragmentation ({why}); no further member was touched",
+                "member {member} did not answer and catch up within {} after its defragmentation, so no further member was touched; last seen: {why}",
                 crate::quantity::format_duration(*limit)
             ),
             StopReason::ClusterUnreachable { detail } => write!(
                 f,
-                "no member answers any more ({detail}); members not reached were left alone"
+                "no member answers any more, so members not reached were left alone; last seen: {detail}"
             ),
         }
     }

@@ -63,7 +63,35 @@ pub async fn hash_check<O: EtcdOps>(ops: &O, snap: &ClusterSnapshot) -> Option<H
         .filter(|m| !m.is_learner())
         .filter_map(|m| Some((m.name.clone(), m.dial.clone()?, m.status()?.revision)))
         .collect();
+    let silent: Vec<&str> = snap
+        .members
+        .iter()
+        .filter(|m| !m.is_learner() && (m.dial.is_none() || m.status().is_none()))
+        .map(|m| m.name.as_str())
+        .collect();
     let lowest = members.iter().map(|(_, _, r)| *r).min()?;
+    let check = hash_voters(ops, &members, lowest).await;
+    if silent.is_empty() {
+        return Some(check);
+    }
+    // Voters that did not answer Status were not compared: say so.
+    let missing = format!("not compared: {} did not answer", silent.join(", "));
+    Some(HashCheck {
+        note: Some(match check.note {
+            Some(n) => format!("{n}; {missing}"),
+            None => missing,
+        }),
+        ..check
+    })
+}
+
+/// HashKV across `members` (name, dial, applied revision), as described
+/// on [`hash_check`].
+async fn hash_voters<O: EtcdOps>(
+    ops: &O,
+    members: &[(String, crate::reach::Dial, i64)],
+    lowest: i64,
+) -> HashCheck {
     let ask = |revision: i64| {
         futures::future::join_all(
             members
@@ -78,23 +106,23 @@ pub async fn hash_check<O: EtcdOps>(ops: &O, snap: &ClusterSnapshot) -> Option<H
         }
         let answers = ask(0).await;
         if let Some(revision) = common_revision(&answers) {
-            return Some(compare(&members, revision, answers, None));
+            return compare(members, revision, answers, None);
         }
         last = answers;
     }
     let answers = ask(lowest).await;
     if answers.iter().all(Result::is_ok) {
-        return Some(compare(&members, lowest, answers, None));
+        return compare(members, lowest, answers, None);
     }
     let note = if last.iter().all(Result::is_ok) {
         "writes kept the members at different revisions, and an explicit revision was refused"
     } else {
         "not every member answered HashKV"
     };
-    let mut check = compare(&members, 0, answers, Some(note.to_string()));
+    let mut check = compare(members, 0, answers, Some(note.to_string()));
     check.agree = None;
     check.verdict = HashVerdict::NotPossible;
-    Some(check)
+    check
 }
 
 /// The revision every answer hashed, when they all answered and agree on it.

@@ -63,6 +63,9 @@ pub(super) struct Sweep<'a, O> {
     compacted_at: Option<i64>,
     defrag_total: Duration,
     final_view: Option<Fresh>,
+    /// The caller's first look: the members to report if no gate ever
+    /// passed (a run refused at its first step still lists them).
+    first_view: ClusterSnapshot,
 }
 
 impl<'a, O: EtcdOps> Sweep<'a, O> {
@@ -89,7 +92,6 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             observer,
             control,
             started: Instant::now(),
-            carried: Some(first),
             done: input.finished.iter().map(|m| m.name.clone()).collect(),
             results: input.finished.clone(),
             measured,
@@ -102,6 +104,8 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             compacted_at: None,
             defrag_total: Duration::ZERO,
             final_view: None,
+            first_view: first.snapshot.clone(),
+            carried: Some(first),
         }
     }
 
@@ -432,6 +436,16 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
 
     /// Adds the members planned but not reached, and the skipped ones.
     pub(super) fn finish(mut self) -> SweepOutcome {
+        if !self.announced {
+            let verdict = gate::evaluate(&self.first_view, &self.opts.gate);
+            self.last_plan = order_sweep(
+                &self.first_view,
+                verdict.leader,
+                &self.opts.rule,
+                &self.opts.selection,
+                &self.done,
+            );
+        }
         for m in &self.last_plan.members {
             if self.done.contains(&m.name) {
                 continue;

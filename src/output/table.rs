@@ -62,7 +62,14 @@ pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
             }
             (None, error) => {
                 let mut row: Vec<Cell> = lead.to_vec();
-                row.extend((2..header.len() - 1).map(|_| Cell::new("-")));
+                // Numbers are right-aligned in member rows; their "-" too.
+                row.extend((2..header.len() - 1).map(|i| {
+                    if matches!(i - 2, 4..=6 | 11..=14) {
+                        right("-")
+                    } else {
+                        Cell::new("-")
+                    }
+                }));
                 row.push(Cell::new(format!(
                     "error: {}",
                     error.as_deref().unwrap_or("unknown")
@@ -227,8 +234,8 @@ pub fn defrag(report: &DefragReport) -> String {
             (None, false, false) => "defragmented in place".to_string(),
         };
         text.push_str(&format!(
-            "Leader {}: {action} — {} (predicted {:.2}s, {})\n",
-            l.member, l.choice.why, l.choice.predicted_seconds, l.choice.basis
+            "Leader {}: {action} — {} (prediction {})\n",
+            l.member, l.choice.why, l.choice.basis
         ));
         if let Some(e) = &l.transfer_error {
             text.push_str(&format!("  {e}\n"));
@@ -236,7 +243,7 @@ pub fn defrag(report: &DefragReport) -> String {
     }
     for a in &report.alarms {
         text.push_str(&format!(
-            "Alarm {} on {}: {} ({})\n",
+            "Alarm {} on {}: {} — {}\n",
             a.alarm,
             a.member,
             a.result.as_str(),
@@ -328,7 +335,9 @@ pub fn traffic(report: &TrafficReport) -> String {
             text.push('\n');
         }
         if change.dry_run {
-            text.push_str("Dry run: the API server validated every write and stored none.\n");
+            text.push_str(
+                "Dry run: the API server validated every write and stored none; below is what it would store.\n",
+            );
         }
         text.push('\n');
     }

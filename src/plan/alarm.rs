@@ -46,8 +46,8 @@ pub fn disarm_decisions(
                 (AlarmKind::Nospace, Some((size, quota))) if back_under_quota(size, quota) => (
                     true,
                     format!(
-                        "back under its quota ({} of {})",
-                        crate::quantity::format_bytes(size),
+                        "back under its quota: {} of {} used, within the 90% that leaves room to write",
+                        used_percent(size, quota),
                         crate::quantity::format_bytes(quota)
                     ),
                 ),
@@ -55,8 +55,8 @@ pub fn disarm_decisions(
                 (AlarmKind::Nospace, Some((size, quota))) => (
                     false,
                     format!(
-                        "still over its quota ({} of {}): defragment it first (kubectl etcd defrag --member {name}), or pass --force",
-                        crate::quantity::format_bytes(size),
+                        "still over its quota for a disarm: {} of {} used, and a disarm needs 90% or less so the next write fits; defragment it first (kubectl etcd defrag --member {name}), or pass --force",
+                        used_percent(size, quota),
                         crate::quantity::format_bytes(quota)
                     ),
                 ),
@@ -83,6 +83,16 @@ pub fn disarm_decisions(
             }
         })
         .collect()
+}
+
+/// `size` as a percentage of `quota`, one decimal, rounded down so that a
+/// member just over the line never reads as exactly on it.
+fn used_percent(size: u64, quota: u64) -> String {
+    if quota == 0 {
+        return "?%".into();
+    }
+    let tenths = u128::from(size) * 1000 / u128::from(quota);
+    format!("{}.{}%", tenths / 10, tenths % 10)
 }
 
 /// Whether a member's backend has room again: size ≤ 90% of the quota.

@@ -261,8 +261,20 @@ pub fn choose_leader_handling(
     let (predicted, basis) = predict(in_use, measured);
     let fmt = |s: f64| format!("{s:.2}s");
     let (transfer, why) = match policy {
-        MoveLeader::Always => (true, "--move-leader always".to_string()),
-        MoveLeader::Never => (false, "--move-leader never".to_string()),
+        MoveLeader::Always => (
+            true,
+            format!(
+                "--move-leader always (in-place defrag predicted {})",
+                fmt(predicted)
+            ),
+        ),
+        MoveLeader::Never => (
+            false,
+            format!(
+                "--move-leader never (in-place defrag predicted {})",
+                fmt(predicted)
+            ),
+        ),
         MoveLeader::Auto { above } if predicted > above.as_secs_f64() => (
             true,
             format!(
