@@ -1168,3 +1168,26 @@ async fn leadership_is_handed_over_while_nospace_is_raised() {
     assert_eq!(fake.leader(), "b");
     assert_eq!(fake.defrag_order(), ["b", "c", "a"]);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_run_refused_at_its_first_gate_still_lists_its_members() {
+    let fake = three();
+    fake.raise_alarm("c", AlarmKind::Corrupt);
+    let rec = Recorder::default();
+    let report = sweep(&fake, &input(options()), &rec, &RunControl::default()).await;
+
+    assert!(fake.defrag_order().is_empty());
+    assert_eq!(
+        outcomes(&report),
+        [
+            line("b", Outcome::Pending, None),
+            line("c", Outcome::Pending, None),
+            line("a", Outcome::Pending, None),
+        ]
+    );
+    assert!(matches!(
+        report.stop_reason(),
+        Some(StopReason::GateRefused { .. })
+    ));
+    assert_eq!(report.refusal[0].code, "AlarmRaised");
+}
