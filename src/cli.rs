@@ -15,8 +15,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// member is discovered through MemberList unless `--no-discover` is set.
 ///
 /// Exit codes: 0 done; 1 ran but refused or partly failed (for example the
-/// health gate refused); 2 usage, configuration or connection error, nothing
-/// changed.
+/// health gate refused), with the reason on stderr; 2 usage, configuration or
+/// connection error, nothing changed; 130 `defrag` interrupted twice.
 #[derive(Debug, Parser)]
 #[command(
     name = "kubectl-etcd",
@@ -163,6 +163,10 @@ pub enum Command {
     /// leader last, in place or after a leadership transfer (--move-leader).
     /// The rule flags mirror EtcdDefrag's `spec.rule`, with the same defaults
     /// and the same refused combinations.
+    ///
+    /// Ctrl-C stops once the member being defragmented has answered again and
+    /// prints what was done (exit 1); a second Ctrl-C stops waiting for that
+    /// member too (it may still be defragmenting) and exits 130.
     Defrag(DefragArgs),
     /// List or disarm alarms (NOSPACE, CORRUPT), with member names.
     #[command(subcommand)]

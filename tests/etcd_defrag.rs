@@ -685,17 +685,7 @@ async fn nospace_is_disarmed_after_the_sweep_and_writes_work_again() {
 #[tokio::test(flavor = "multi_thread")]
 async fn corrupt_refuses_the_sweep_and_needs_force_with_confirmation() {
     let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 300 * MB, 0.1).await;
-    let ids = cluster.member_ids().await.unwrap();
-    let mut c = cluster.client(0).await.unwrap();
-    let mut options = etcd_client::AlarmOptions::new();
-    options.with_member(ids[1]);
-    c.alarm(
-        etcd_client::AlarmAction::Activate,
-        etcd_client::AlarmType::Corrupt,
-        Some(options),
-    )
-    .await
-    .unwrap();
+    raise_alarm(&cluster, 0, 1, etcd_client::AlarmType::Corrupt).await;
     let before = settled_sizes(&cluster).await;
 
     let run = tool(&defrag_args(&cluster, &[]), &[]).await;
@@ -967,16 +957,7 @@ async fn move_leader_command(version: EtcdVersion) {
     tool(&a, &[]).await.expect_code(2);
 
     let ids = cluster.member_ids().await.unwrap();
-    let mut c = cluster.client(0).await.unwrap();
-    let mut options = etcd_client::AlarmOptions::new();
-    options.with_member(ids[2]);
-    c.alarm(
-        etcd_client::AlarmAction::Activate,
-        etcd_client::AlarmType::Nospace,
-        Some(options),
-    )
-    .await
-    .unwrap();
+    raise_alarm(&cluster, 0, 2, etcd_client::AlarmType::Nospace).await;
     let mut a = one_seed(&cluster);
     a.extend(args(&["alarm", "list", "-o", "json"]));
     let doc = tool(&a, &[]).await.expect_code(0).json();

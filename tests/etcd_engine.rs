@@ -62,7 +62,6 @@ fn outcome<'a>(doc: &'a serde_json::Value, name: &str) -> &'a str {
 #[tokio::test(flavor = "multi_thread")]
 async fn issue9_every_endpoint_lost_mid_sweep_keeps_the_partial_report() {
     let cluster = fragmented(400 * MB, 0.5).await;
-    let ids = cluster.member_ids().await.unwrap();
     let mut run = spawn_tool(&defrag_args(
         &cluster,
         &[
@@ -79,16 +78,7 @@ async fn issue9_every_endpoint_lost_mid_sweep_keeps_the_partial_report() {
         .await;
     let first = member_in(&line);
     let other = (0..3).find(|i| cluster.members[*i].name != first).unwrap();
-    let mut c = cluster.client(other).await.unwrap();
-    let mut options = etcd_client::AlarmOptions::new();
-    options.with_member(ids[other]);
-    c.alarm(
-        etcd_client::AlarmAction::Activate,
-        etcd_client::AlarmType::Corrupt,
-        Some(options),
-    )
-    .await
-    .unwrap();
+    raise_alarm(&cluster, other, other, etcd_client::AlarmType::Corrupt).await;
     run.wait_for("the refusal while waiting", |l| {
         l.contains("health gate refused") && l.contains("retrying")
     })
@@ -187,17 +177,7 @@ async fn issue9_second_ctrl_c_prints_what_was_done_and_exits_130() {
 #[tokio::test(flavor = "multi_thread")]
 async fn issue9_exit_1_says_why_on_stderr_in_json_mode() {
     let cluster = start(ClusterSpec::new(3, Security::Plain)).await;
-    let ids = cluster.member_ids().await.unwrap();
-    let mut c = cluster.client(0).await.unwrap();
-    let mut options = etcd_client::AlarmOptions::new();
-    options.with_member(ids[1]);
-    c.alarm(
-        etcd_client::AlarmAction::Activate,
-        etcd_client::AlarmType::Corrupt,
-        Some(options),
-    )
-    .await
-    .unwrap();
+    raise_alarm(&cluster, 0, 1, etcd_client::AlarmType::Corrupt).await;
     let base = one_seed(&cluster);
     let with = |rest: &[&str]| {
         let mut a = base.clone();

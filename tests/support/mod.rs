@@ -102,6 +102,23 @@ pub async fn start(spec: ClusterSpec) -> Cluster {
         .unwrap_or_else(|e| panic!("test bed: {e}"))
 }
 
+/// Raises `kind` on member `member` through the Alarm RPC's ACTIVATE action
+/// (sent to member `via`), the way tests raise CORRUPT or NOSPACE on demand.
+pub async fn raise_alarm(
+    cluster: &Cluster,
+    via: usize,
+    member: usize,
+    kind: etcd_client::AlarmType,
+) {
+    let ids = cluster.member_ids().await.expect("member ids");
+    let mut c = cluster.client(via).await.expect("client");
+    let mut options = etcd_client::AlarmOptions::new();
+    options.with_member(ids[member]);
+    c.alarm(etcd_client::AlarmAction::Activate, kind, Some(options))
+        .await
+        .expect("raise alarm");
+}
+
 /// The member rows of a `status -o json` document, by name.
 pub fn rows(doc: &serde_json::Value) -> Vec<serde_json::Value> {
     doc["members"].as_array().cloned().unwrap_or_default()
