@@ -13,6 +13,7 @@
 pub mod cli;
 pub mod commands;
 pub mod contract;
+pub mod controller;
 pub mod error;
 pub mod etcd;
 pub mod exec;

@@ -3,6 +3,7 @@
 //! are ignored, so objects written against any of the published CRD
 //! revisions deserialise.
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::CustomResource;
 use serde::{Deserialize, Serialize};
 
@@ -129,4 +130,200 @@ pub struct EtcdMemberStatus {
     pub pod_name: Option<String>,
     #[serde(default)]
     pub is_voter: Option<bool>,
+}
+
+// ---------------------------------------------------------------------------
+// EtcdDefrag (contract §5.1): the one-shot run `defrag --watch` drives.
+//
+// Unlike the kinds above, these types are also *written* (status), so
+// serialisation follows the operator's Go types: integer fields are
+// `omitempty` (a 0 or unknown size never appears), empty strings and empty
+// lists are left out, and times are RFC 3339 at one-second precision (what
+// k8s-openapi's `Time`, a `jiff::Timestamp`, writes).
+// ---------------------------------------------------------------------------
+
+#[derive(CustomResource, Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[kube(
+    group = "etcd-operator.cozystack.io",
+    version = "v1alpha2",
+    kind = "EtcdDefrag",
+    namespaced,
+    status = "EtcdDefragStatus",
+    schema = "disabled"
+)]
+#[serde(rename_all = "camelCase")]
+pub struct EtcdDefragSpec {
+    /// The EtcdCluster, in the run's namespace.
+    #[serde(default)]
+    pub cluster_ref: NameRef,
+    /// Absent is the same as `{}`: the default thresholds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<DefragRuleSpec>,
+    /// Seconds after the terminal phase before the object is deleted;
+    /// absent keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_seconds_after_finished: Option<i32>,
+}
+
+/// `spec.rule` as written. Sizes stay Kubernetes quantity strings (the CRD
+/// field is int-or-string; an integer is read as its decimal string); they
+/// are converted to bytes by `controller::phase::rule_of`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DefragRuleSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all: Option<bool>,
+    #[serde(
+        default,
+        deserialize_with = "int_or_string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub free_space_above: Option<String>,
+    /// `"<N>%"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota_usage_above: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "int_or_string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_reclaim: Option<String>,
+}
+
+/// Reads an `x-kubernetes-int-or-string` quantity as a string, so
+/// `freeSpaceAbove: 1000` and `freeSpaceAbove: "1000"` mean the same.
+fn int_or_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum IntOrString {
+        Int(i64),
+        Big(u64),
+        Str(String),
+    }
+    Ok(Option::<IntOrString>::deserialize(d)?.map(|v| match v {
+        IntOrString::Int(n) => n.to_string(),
+        IntOrString::Big(n) => n.to_string(),
+        IntOrString::Str(s) => s,
+    }))
+}
+
+/// `status.phase`. The wire value `""` (or no field) is `None` on the
+/// status and means Pending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DefragPhase {
+    Pending,
+    Running,
+    Complete,
+    Failed,
+}
+
+impl DefragPhase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DefragPhase::Pending => "Pending",
+            DefragPhase::Running => "Running",
+            DefragPhase::Complete => "Complete",
+            DefragPhase::Failed => "Failed",
+        }
+    }
+
+    /// The wire value; `""` and anything unknown are `None`.
+    pub fn parse(text: &str) -> Option<DefragPhase> {
+        match text {
+            "Pending" => Some(DefragPhase::Pending),
+            "Running" => Some(DefragPhase::Running),
+            "Complete" => Some(DefragPhase::Complete),
+            "Failed" => Some(DefragPhase::Failed),
+            _ => None,
+        }
+    }
+
+    /// Complete and Failed are sticky: a run never runs again.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, DefragPhase::Complete | DefragPhase::Failed)
+    }
+}
+
+/// An unknown phase string reads as absent: like the operator, which
+/// compares strings, it then counts as not terminal (and is overwritten by
+/// the next status write).
+fn phase_from_wire<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<DefragPhase>, D::Error> {
+    Ok(Option::<String>::deserialize(d)?
+        .as_deref()
+        .and_then(DefragPhase::parse))
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EtcdDefragStatus {
+    /// `None` before the first write; read it as Pending.
+    #[serde(
+        default,
+        deserialize_with = "phase_from_wire",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub phase: Option<DefragPhase>,
+    /// Stamped once, on the first pass that acts; never moved afterwards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<Time>,
+    /// Members actually defragmented in this run.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub defragmented: i32,
+    /// One row per planned member, keyed by name (`listType=map`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<MemberDefragStatus>,
+    /// A single condition of type `DefragChecked`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+}
+
+impl EtcdDefragStatus {
+    /// The phase, with absent read as Pending.
+    pub fn phase_or_pending(&self) -> DefragPhase {
+        self.phase.unwrap_or(DefragPhase::Pending)
+    }
+
+    /// Whether the run is Complete or Failed.
+    pub fn is_terminal(&self) -> bool {
+        self.phase.is_some_and(DefragPhase::is_terminal)
+    }
+}
+
+/// One member's row. Strings are kept as written (the outcome is one of
+/// `Pending|Skipped|Defragmented|Failed`, the role `leader|follower`, or
+/// `learner` for ours), so a row written by another processor reads back
+/// unchanged.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemberDefragStatus {
+    /// The EtcdMember name.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub role: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "absent_or_zero")]
+    pub db_size_before: Option<i64>,
+    #[serde(default, skip_serializing_if = "absent_or_zero")]
+    pub db_size_after: Option<i64>,
+    #[serde(default, skip_serializing_if = "absent_or_zero")]
+    pub reclaimed_bytes: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<Time>,
+}
+
+fn is_zero(n: &i32) -> bool {
+    *n == 0
+}
+
+/// Go's `omitempty` on an int64: 0 is not written, so an unknown size is
+/// never reported as 0.
+fn absent_or_zero(n: &Option<i64>) -> bool {
+    n.is_none_or(|n| n == 0)
 }
