@@ -14,9 +14,12 @@ use crate::report::{MemberResult, StopReason};
 /// Something the run did or decided.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunEvent {
-    /// The first plan: the members to defragment, in order.
+    /// The first plan: the members to defragment, in order, and every
+    /// member's planned line (`Pending`, or `Skipped` with its reason) —
+    /// what `--watch` writes as the run's status rows.
     Planned {
         order: Vec<String>,
+        members: Vec<MemberResult>,
     },
     /// The gate refused; `retry_in` when waiting (`--wait-healthy`).
     GateRefused {
@@ -67,7 +70,7 @@ impl RunEvent {
     pub fn describe(&self) -> String {
         use crate::quantity::{format_bytes, format_duration};
         match self {
-            RunEvent::Planned { order } => {
+            RunEvent::Planned { order, .. } => {
                 if order.is_empty() {
                     "plan: nothing to defragment".to_string()
                 } else {

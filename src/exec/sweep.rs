@@ -141,7 +141,21 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 self.announced = true;
                 self.first_planned = p.to_defrag().cloned().collect();
                 let order = p.to_defrag().map(|m| m.name.clone()).collect();
-                self.observer.event(RunEvent::Planned { order }).await;
+                let members = p
+                    .members
+                    .iter()
+                    .map(|m| match m.decision {
+                        MemberDecision::Skip(r) => {
+                            MemberResult::planned(m, Outcome::Skipped, Some(r.into()))
+                        }
+                        MemberDecision::Defrag(_) => {
+                            MemberResult::planned(m, Outcome::Pending, None)
+                        }
+                    })
+                    .collect();
+                self.observer
+                    .event(RunEvent::Planned { order, members })
+                    .await;
             }
             self.last_plan = p.clone();
             if let Some(gone) = self.gone_member(&snap) {
