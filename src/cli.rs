@@ -274,6 +274,20 @@ pub struct DefragArgs {
 
     #[command(flatten)]
     pub gate: GateArgs,
+
+    /// Run as the EtcdDefrag controller: process every EtcdDefrag in the
+    /// namespace (-n, or all with -A) the way the etcd-operator's controller
+    /// does, until Ctrl-C or SIGTERM. Uses --move-leader and --timeout; the
+    /// rule comes from each object. Run exactly one processor per cluster.
+    #[arg(
+        long,
+        conflicts_with_all = ["all", "free_space_above", "quota_usage_above", "min_reclaim", "members", "dry_run", "compact", "wait_healthy"]
+    )]
+    pub watch: bool,
+
+    /// With --watch: EtcdDefrags in every namespace.
+    #[arg(short = 'A', long, requires = "watch")]
+    pub all_namespaces: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -45,6 +45,9 @@ pub fn options(args: &DefragArgs) -> Result<SweepOptions> {
 }
 
 pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
+    if args.watch {
+        return super::watch::run(global, args).await;
+    }
     let options = options(args)?;
     output::prompt::require_consent(args.yes, args.dry_run, "defragment")?;
     let session = session::open(global, args.cluster.cluster.as_deref()).await?;

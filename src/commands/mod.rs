@@ -8,6 +8,7 @@ pub mod members;
 pub mod move_leader;
 pub mod status;
 pub mod traffic;
+pub mod watch;
 
 use crate::cli::{Cli, Command};
 use crate::error::{ExitStatus, Result};

@@ -6,3 +6,63 @@
 //! it names, calling the same engine (`exec::run`) as the one-shot `defrag`.
 
 pub mod phase;
+pub mod reconcile;
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use kube::api::Api;
+use kube::runtime::{controller, watcher, Controller};
+
+use crate::k8s::crd::EtcdDefrag;
+use reconcile::{error_policy, reconcile, Context};
+
+/// How many runs proceed at once (on different clusters; one object is
+/// never reconciled twice at the same time), as the operator's
+/// `MaxConcurrentReconciles`.
+pub const CONCURRENCY: u16 = 4;
+
+/// Runs the controller over the EtcdDefrags of `namespace` (all when
+/// `None`) until SIGINT or SIGTERM. On the signal, a run in progress stops
+/// once the member in flight has answered again and its row is written.
+pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()> {
+    let client = ctx.kube.client.clone();
+    let runs: Api<EtcdDefrag> = match namespace {
+        Some(ns) => Api::namespaced(client, ns),
+        None => Api::all(client),
+    };
+    let shutdown = ctx.shutdown.clone();
+    let signalled = async move {
+        wait_for_signal().await;
+        crate::logging::message(
+            "stopping: runs in progress stop once the member being defragmented has answered",
+        );
+        shutdown.cancel();
+    };
+    Controller::new(runs, watcher::Config::default())
+        .with_config(controller::Config::default().concurrency(CONCURRENCY))
+        .graceful_shutdown_on(signalled)
+        .run(reconcile, error_policy, ctx)
+        .for_each(|outcome| async move {
+            if let Err(e) = outcome {
+                tracing::debug!("reconcile: {e}");
+            }
+        })
+        .await;
+    Ok(())
+}
+
+/// SIGINT or SIGTERM (a Deployment's stop).
+async fn wait_for_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => {}
+        _ = term.recv() => {}
+    }
+}

@@ -1,0 +1,527 @@
+//! One reconcile pass over an EtcdDefrag: gather the facts `phase::next`
+//! asks for (the cluster, the sibling runs, a probe of the members, the
+//! cluster's snapshots), then perform the one transition it names. Running
+//! a run means calling the engine (`exec::run`) with the rows already
+//! finished, persisting each member's row before the engine touches the
+//! next one.
+//!
+//! Status writes are full PUTs of the status subresource carrying the
+//! resourceVersion read; on a conflict the object is read again and the
+//! same status put on it (we own the status), up to five times, so an
+//! outcome is never lost and a member never defragmented twice.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use k8s_openapi::api::core::v1::{Event as KubeEvent, EventSource, ObjectReference};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
+use kube::runtime::controller::Action;
+use kube::{Resource, ResourceExt};
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use super::phase::{
+    self, Event, Need, Observation, Reach, RunView, Sibling, Snapshots, Transition,
+};
+use crate::exec::{self, after, Fresh, Observer, RunControl, RunEvent, RunInput, SweepOptions};
+use crate::k8s::crd::{EtcdCluster, EtcdDefrag, EtcdDefragStatus};
+use crate::k8s::{self, Kube};
+use crate::plan::defrag::MoveLeader;
+use crate::plan::gate::{self, GateOptions};
+use crate::reach::session::{self, Connection, Session};
+use crate::report::{AlarmResult, MemberReason, Outcome};
+use crate::snapshot;
+
+/// Who the events say they come from: the operator's component name, so
+/// that a run reads the same whichever processor handled it.
+pub const EVENT_COMPONENT: &str = "etcd-operator";
+
+/// What every pass shares.
+pub struct Context {
+    pub kube: Kube,
+    pub connection: Connection,
+    pub move_leader: MoveLeader,
+    /// The Defragment RPC timeout (the operator's is 5 minutes).
+    pub member_timeout: Duration,
+    /// Cancelled on shutdown: the engine stops after the member in flight.
+    pub shutdown: CancellationToken,
+}
+
+/// Errors that end a pass; the controller retries it with backoff.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Tool(#[from] crate::Error),
+    #[error("{action}: {source}")]
+    Api {
+        action: String,
+        source: Box<kube::Error>,
+    },
+}
+
+fn api_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> Error {
+    let action = action.into();
+    move |source| Error::Api {
+        action,
+        source: Box::new(source),
+    }
+}
+
+/// Retries a failed pass after 10 s, as the operator's requeue does.
+pub fn error_policy(run: Arc<EtcdDefrag>, error: &Error, _ctx: Arc<Context>) -> Action {
+    tracing::warn!(
+        run = %run.name_any(),
+        namespace = run.namespace().unwrap_or_default(),
+        "reconcile failed: {error}"
+    );
+    Action::requeue(phase::REQUEUE)
+}
+
+/// One pass.
+pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action, Error> {
+    let namespace = run.namespace().unwrap_or_default();
+    let name = run.name_any();
+    let runs: Api<EtcdDefrag> = Api::namespaced(ctx.kube.client.clone(), &namespace);
+    let mut obs = Observation::new(RunView::of(&run), Timestamp::now());
+    let mut probed: Option<(Session, Fresh)> = None;
+    loop {
+        let transition = phase::next(&obs);
+        tracing::debug!(run = %name, ?transition, "pass");
+        match transition {
+            Transition::Gather(Need::Cluster) => {
+                let clusters: Api<EtcdCluster> =
+                    Api::namespaced(ctx.kube.client.clone(), &namespace);
+                let found =
+                    clusters
+                        .get_opt(&obs.run.cluster)
+                        .await
+                        .map_err(api_error(format!(
+                            "get EtcdCluster {namespace}/{}",
+                            obs.run.cluster
+                        )))?;
+                obs.cluster_exists = Some(found.is_some());
+            }
+            Transition::Gather(Need::Siblings) => {
+                let all = runs
+                    .list(&ListParams::default())
+                    .await
+                    .map_err(api_error(format!("list EtcdDefrags in {namespace}")))?;
+                obs.siblings = Some(
+                    all.items
+                        .iter()
+                        .filter(|r| r.spec.cluster_ref.name == obs.run.cluster)
+                        .map(Sibling::of)
+                        .collect(),
+                );
+            }
+            Transition::Gather(Need::Probe) => {
+                let (reach, session) = probe(&ctx, &namespace, &obs.run.cluster).await;
+                obs.reach = Some(reach);
+                probed = session;
+            }
+            Transition::Gather(Need::Snapshots) => {
+                obs.snapshots = Some(snapshots(&ctx, &namespace, &obs.run.cluster).await?);
+            }
+            Transition::Ignore => return Ok(Action::await_change()),
+            Transition::RequeueAfter(d) => return Ok(Action::requeue(d)),
+            Transition::Delete => {
+                match runs.delete(&name, &DeleteParams::default()).await {
+                    Ok(_) => {}
+                    Err(e) if k8s::is_not_found(&e) => {}
+                    Err(e) => {
+                        return Err(api_error(format!("delete EtcdDefrag {namespace}/{name}"))(
+                            e,
+                        ))
+                    }
+                }
+                return Ok(Action::await_change());
+            }
+            Transition::Fail {
+                status,
+                event,
+                disarm,
+                ..
+            } => {
+                if disarm {
+                    disarm_nospace(&ctx, &run, probed.as_ref()).await;
+                }
+                let mut current = (*run).clone();
+                write_status(&runs, &mut current, &status).await?;
+                if let Some(event) = event {
+                    record(&ctx, &current, &event).await;
+                }
+                return Ok(Action::await_change());
+            }
+            Transition::Queue { status, write, .. } => {
+                if write {
+                    write_status(&runs, &mut (*run).clone(), &status).await?;
+                }
+                return Ok(Action::requeue(phase::REQUEUE));
+            }
+            Transition::Defer {
+                status,
+                write,
+                event,
+            } => {
+                let mut current = (*run).clone();
+                if write {
+                    write_status(&runs, &mut current, &status).await?;
+                }
+                if let Some(event) = event {
+                    record(&ctx, &current, &event).await;
+                }
+                return Ok(Action::requeue(phase::REQUEUE));
+            }
+            Transition::RetryLater { error } => {
+                tracing::warn!(run = %name, "cannot reach the cluster, retrying: {error}");
+                return Ok(Action::requeue(phase::REQUEUE));
+            }
+            Transition::Run {
+                status,
+                write,
+                finished,
+                deadline_in,
+                ..
+            } => {
+                let mut current = (*run).clone();
+                if write {
+                    write_status(&runs, &mut current, &status).await?;
+                }
+                let Some((session, first)) = probed.take() else {
+                    return Ok(Action::requeue(phase::REQUEUE));
+                };
+                drive(
+                    &ctx,
+                    &runs,
+                    current,
+                    status,
+                    finished,
+                    deadline_in,
+                    session,
+                    first,
+                )
+                .await?;
+                // The writes bring the next pass through the watch; this is
+                // the fallback.
+                return Ok(Action::requeue(phase::REQUEUE));
+            }
+            Transition::Finalize { status, disarm, .. } => {
+                if disarm {
+                    disarm_nospace(&ctx, &run, probed.as_ref()).await;
+                }
+                write_status(&runs, &mut (*run).clone(), &status).await?;
+                return Ok(Action::await_change());
+            }
+        }
+    }
+}
+
+/// Lists the running members, dials them and runs the gate. The EtcdDefrag
+/// is the consent for a 1- or 2-voter cluster.
+async fn probe(ctx: &Context, namespace: &str, cluster: &str) -> (Reach, Option<(Session, Fresh)>) {
+    let desired = match k8s::get_cluster(&ctx.kube, namespace, cluster).await {
+        Ok(c) => c
+            .status
+            .as_ref()
+            .and_then(|s| s.observed.as_ref())
+            .and_then(|o| o.replicas)
+            .map_or(0, |r| usize::try_from(r).unwrap_or(0)),
+        Err(e) => {
+            return (
+                Reach::DialFailed {
+                    error: e.to_string(),
+                },
+                None,
+            )
+        }
+    };
+    let session = match session::open_cluster(&ctx.kube, &ctx.connection, namespace, cluster).await
+    {
+        Ok(s) => s,
+        Err(e) => {
+            return (
+                Reach::DialFailed {
+                    error: e.to_string(),
+                },
+                None,
+            )
+        }
+    };
+    let snap = match snapshot::take(&session.clients, &session.target).await {
+        Ok(s) => s,
+        Err(e) => {
+            return (
+                Reach::DialFailed {
+                    error: e.to_string(),
+                },
+                None,
+            )
+        }
+    };
+    let verdict = gate::evaluate(&snap, &gate_options());
+    let reach = Reach::Probed {
+        running: session.target.known.len(),
+        desired,
+        verdict,
+    };
+    (reach, Some((session, Fresh::new(snap))))
+}
+
+fn gate_options() -> GateOptions {
+    GateOptions {
+        allow_quorum_loss: true,
+        ..GateOptions::default()
+    }
+}
+
+/// Whether an EtcdSnapshot of the cluster is in progress (any phase but
+/// Complete and Failed). A server without the EtcdSnapshot kind has none.
+async fn snapshots(ctx: &Context, namespace: &str, cluster: &str) -> Result<Snapshots, Error> {
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk(crate::contract::GROUP, "v1alpha2", "EtcdSnapshot"),
+        "etcdsnapshots",
+    );
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(ctx.kube.client.clone(), namespace, &resource);
+    let list = match api.list(&ListParams::default()).await {
+        Ok(list) => list,
+        Err(e) if k8s::is_not_found(&e) => return Ok(Snapshots::Idle),
+        Err(e) => return Err(api_error(format!("list EtcdSnapshots in {namespace}"))(e)),
+    };
+    for s in &list.items {
+        let of_cluster = s.data["spec"]["clusterRef"]["name"].as_str() == Some(cluster);
+        let phase = s.data["status"]["phase"].as_str().unwrap_or("");
+        if of_cluster && !matches!(phase, "Complete" | "Failed") {
+            return Ok(Snapshots::InProgress { name: s.name_any() });
+        }
+    }
+    Ok(Snapshots::Idle)
+}
+
+/// Runs the engine for this run and persists every member's row as it
+/// finishes; records `DefragFailed` and `AlarmDisarmFailed` events.
+#[allow(clippy::too_many_arguments)]
+async fn drive(
+    ctx: &Context,
+    runs: &Api<EtcdDefrag>,
+    current: EtcdDefrag,
+    status: EtcdDefragStatus,
+    finished: Vec<crate::report::MemberResult>,
+    deadline_in: Duration,
+    session: Session,
+    first: Fresh,
+) -> Result<(), Error> {
+    let rule = phase::rule_of(current.spec.rule.as_ref()).map_err(crate::Error::Usage)?;
+    let input = RunInput {
+        options: SweepOptions {
+            rule,
+            selection: Vec::new(),
+            move_leader: ctx.move_leader,
+            member_timeout: ctx.member_timeout,
+            wait_healthy: None,
+            gate: gate_options(),
+            compact: false,
+        },
+        finished,
+        cluster: session.target.cluster.clone(),
+    };
+    let control = RunControl {
+        cancel: ctx.shutdown.child_token(),
+        deadline: Some(tokio::time::Instant::now() + deadline_in),
+        ..RunControl::default()
+    };
+    let persist = Persist {
+        ctx,
+        runs,
+        state: Mutex::new((current, status)),
+        failed: Mutex::new(None),
+    };
+    let report = exec::run(
+        &session.clients,
+        &session.target,
+        &input,
+        &persist,
+        &control,
+        Some(first),
+    )
+    .await?;
+    if let Some(e) = persist.failed.lock().await.take() {
+        return Err(e);
+    }
+    let (mut current, mut status) = persist.state.into_inner();
+    let now = Timestamp::now();
+    phase::record_results(&mut status, &report.members, now);
+    if report.stopped.is_none() {
+        phase::mark_gone(&mut status, now);
+    }
+    write_status(runs, &mut current, &status).await?;
+    let failures: Vec<String> = report
+        .alarms
+        .iter()
+        .filter(|a| a.alarm == "NOSPACE" && a.result == AlarmResult::Failed)
+        .map(|a| format!("member {}: {}", a.member_id, a.why))
+        .collect();
+    if !failures.is_empty() {
+        record(
+            ctx,
+            &current,
+            &Event::alarm_disarm_failed(&failures.join("; ")),
+        )
+        .await;
+    }
+    Ok(())
+}
+
+/// The engine's observer: writes the planned rows, then each finished
+/// member's row, before the engine goes on.
+struct Persist<'a> {
+    ctx: &'a Context,
+    runs: &'a Api<EtcdDefrag>,
+    state: Mutex<(EtcdDefrag, EtcdDefragStatus)>,
+    /// The first write that failed; the run is stopped then.
+    failed: Mutex<Option<Error>>,
+}
+
+impl Observer for Persist<'_> {
+    fn event(&self, event: RunEvent) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let results = match &event {
+                RunEvent::Planned { members, .. } => members.clone(),
+                RunEvent::MemberFinished { result } => vec![result.clone()],
+                other => {
+                    tracing::info!("{}", other.describe());
+                    return;
+                }
+            };
+            tracing::info!("{}", event.describe());
+            let mut guard = self.state.lock().await;
+            let (current, status) = &mut *guard;
+            phase::record_results(status, &results, Timestamp::now());
+            let snapshot = status.clone();
+            if let Err(e) = write_status(self.runs, current, &snapshot).await {
+                tracing::warn!("cannot persist the run's status: {e}");
+                *self.failed.lock().await = Some(e);
+            }
+            if let RunEvent::MemberFinished { result } = &event {
+                if result.outcome == Outcome::Failed
+                    && result.reason == Some(MemberReason::RpcError)
+                {
+                    let detail = result.detail.clone().unwrap_or_default();
+                    record(
+                        self.ctx,
+                        current,
+                        &Event::defrag_failed(&result.name, &detail),
+                    )
+                    .await;
+                }
+            }
+        })
+    }
+}
+
+/// Disarms NOSPACE where a member is back under its quota (never CORRUPT),
+/// recording `AlarmDisarmFailed` when one fails.
+async fn disarm_nospace(ctx: &Context, run: &EtcdDefrag, probed: Option<&(Session, Fresh)>) {
+    let Some((session, first)) = probed else {
+        return;
+    };
+    let snap = match snapshot::take(&session.clients, &session.target).await {
+        Ok(s) => s,
+        Err(_) => first.snapshot.clone(),
+    };
+    let failures: Vec<String> = after::disarm(&session.clients, &snap, &[], false)
+        .await
+        .into_iter()
+        .filter(|a| a.alarm == "NOSPACE" && a.result == AlarmResult::Failed)
+        .map(|a| format!("member {}: {}", a.member_id, a.why))
+        .collect();
+    if !failures.is_empty() {
+        record(ctx, run, &Event::alarm_disarm_failed(&failures.join("; "))).await;
+    }
+}
+
+/// Puts `status` on the run, guarded by the resourceVersion read; on a
+/// conflict reads the run again and puts the same status on it (up to five
+/// attempts). `current` is updated to what the server stored.
+async fn write_status(
+    runs: &Api<EtcdDefrag>,
+    current: &mut EtcdDefrag,
+    status: &EtcdDefragStatus,
+) -> Result<(), Error> {
+    let name = current.name_any();
+    let mut attempt = 0;
+    loop {
+        let mut object = current.clone();
+        object.status = Some(status.clone());
+        match runs
+            .replace_status(&name, &PostParams::default(), &object)
+            .await
+        {
+            Ok(stored) => {
+                *current = stored;
+                return Ok(());
+            }
+            Err(kube::Error::Api(s)) if s.code == 409 && attempt < 4 => {
+                attempt += 1;
+                *current = runs
+                    .get(&name)
+                    .await
+                    .map_err(api_error(format!("get EtcdDefrag {name}")))?;
+            }
+            Err(e) => {
+                return Err(api_error(format!("write the status of EtcdDefrag {name}"))(
+                    e,
+                ))
+            }
+        }
+    }
+}
+
+/// Records a Warning event against the run. Each call creates a new Event
+/// (no client-side de-duplication): a deferral whose reason changed must
+/// show its new message. A failure to record is logged, not fatal.
+async fn record(ctx: &Context, run: &EtcdDefrag, event: &Event) {
+    let namespace = run.namespace().unwrap_or_default();
+    let now = Time(Timestamp::now());
+    let object = KubeEvent {
+        metadata: ObjectMeta {
+            generate_name: Some(format!("{}.", run.name_any())),
+            namespace: Some(namespace.clone()),
+            ..ObjectMeta::default()
+        },
+        involved_object: ObjectReference {
+            api_version: Some(EtcdDefrag::api_version(&()).into_owned()),
+            kind: Some(EtcdDefrag::kind(&()).into_owned()),
+            name: Some(run.name_any()),
+            namespace: Some(namespace.clone()),
+            uid: run.uid(),
+            resource_version: run.resource_version(),
+            ..ObjectReference::default()
+        },
+        reason: Some(event.reason.as_str().to_string()),
+        message: Some(event.message.clone()),
+        type_: Some(Event::TYPE.to_string()),
+        source: Some(EventSource {
+            component: Some(EVENT_COMPONENT.to_string()),
+            host: None,
+        }),
+        reporting_component: Some(EVENT_COMPONENT.to_string()),
+        reporting_instance: Some("kubectl-etcd".to_string()),
+        first_timestamp: Some(now.clone()),
+        last_timestamp: Some(now),
+        count: Some(1),
+        ..KubeEvent::default()
+    };
+    let events: Api<KubeEvent> = Api::namespaced(ctx.kube.client.clone(), &namespace);
+    if let Err(e) = events.create(&PostParams::default(), &object).await {
+        tracing::warn!(
+            "cannot record event {} on EtcdDefrag {namespace}/{}: {e}",
+            event.reason.as_str(),
+            run.name_any()
+        );
+    }
+}
