@@ -6,4 +6,5 @@ pub mod alarm;
 pub mod defrag;
 pub mod gate;
 pub mod rule;
+pub mod schedule;
 pub mod traffic;
