@@ -288,6 +288,18 @@ pub struct DefragArgs {
     /// With --watch: EtcdDefrags in every namespace.
     #[arg(short = 'A', long, requires = "watch")]
     pub all_namespaces: bool,
+
+    /// With --watch: start even though another processor (e.g. the
+    /// operator's defrag controller) wrote EtcdDefrag status in the last 15
+    /// minutes. Two processors both defragment: stop the other one first.
+    #[arg(long, requires = "watch")]
+    pub force_takeover: bool,
+
+    /// With --watch: serve Prometheus metrics (/metrics) and probes
+    /// (/healthz, /readyz) over HTTP on this IP:PORT, e.g. 127.0.0.1:9090
+    /// or 0.0.0.0:9090 in a Pod. Default: no server.
+    #[arg(long, requires = "watch", value_parser = parse_metrics_address, value_name = "ADDR")]
+    pub metrics_address: Option<std::net::SocketAddr>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -477,6 +489,10 @@ pub struct StatusArgs {
 
 fn parse_duration(text: &str) -> Result<Duration, String> {
     crate::quantity::parse_duration(text).map_err(|e| e.to_string())
+}
+
+fn parse_metrics_address(text: &str) -> Result<std::net::SocketAddr, String> {
+    crate::controller::metrics::parse_address(text)
 }
 
 fn parse_percent(text: &str) -> Result<u8, String> {

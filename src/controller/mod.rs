@@ -5,8 +5,10 @@
 //! gathers the facts `phase::next` asks for and performs the one transition
 //! it names, calling the same engine (`exec::run`) as the one-shot `defrag`.
 
+pub mod metrics;
 pub mod phase;
 pub mod reconcile;
+pub mod takeover;
 
 use std::sync::Arc;
 
@@ -39,7 +41,13 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()
         );
         shutdown.cancel();
     };
-    Controller::new(runs, watcher::Config::default())
+    let defrags = Controller::new(runs, watcher::Config::default());
+    // Ready (`/readyz`) once the controller's watch has listed everything.
+    let readiness = tokio::spawn(metrics::ready_when_listed(
+        defrags.store(),
+        ctx.metrics.clone(),
+    ));
+    defrags
         .with_config(controller::Config::default().concurrency(CONCURRENCY))
         .graceful_shutdown_on(signalled)
         .run(reconcile, error_policy, ctx)
@@ -49,6 +57,7 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()
             }
         })
         .await;
+    readiness.abort();
     Ok(())
 }
 

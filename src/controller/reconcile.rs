@@ -24,11 +24,12 @@ use kube::{Resource, ResourceExt};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
+use super::metrics::{Metrics, RunLabels};
 use super::phase::{
-    self, Event, Need, Observation, Reach, RunView, Sibling, Snapshots, Transition,
+    self, CheckedReason, Event, Need, Observation, Reach, RunView, Sibling, Snapshots, Transition,
 };
 use crate::exec::{self, after, Fresh, Observer, RunControl, RunEvent, RunInput, SweepOptions};
-use crate::k8s::crd::{EtcdCluster, EtcdDefrag, EtcdDefragStatus};
+use crate::k8s::crd::{DefragPhase, EtcdCluster, EtcdDefrag, EtcdDefragStatus};
 use crate::k8s::{self, Kube};
 use crate::plan::defrag::MoveLeader;
 use crate::plan::gate::{self, GateOptions};
@@ -40,6 +41,10 @@ use crate::snapshot;
 /// that a run reads the same whichever processor handled it.
 pub const EVENT_COMPONENT: &str = "etcd-operator";
 
+/// The field manager of our status writes: how a second processor is
+/// recognised in `managedFields` (and how others recognise us).
+pub const FIELD_MANAGER: &str = "kubectl-etcd";
+
 /// What every pass shares.
 pub struct Context {
     pub kube: Kube,
@@ -49,6 +54,8 @@ pub struct Context {
     pub member_timeout: Duration,
     /// Cancelled on shutdown: the engine stops after the member in flight.
     pub shutdown: CancellationToken,
+    /// What `/metrics` shows.
+    pub metrics: Arc<Metrics>,
 }
 
 /// Errors that end a pass; the controller retries it with backoff.
@@ -87,6 +94,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
     let name = run.name_any();
     let runs: Api<EtcdDefrag> = Api::namespaced(ctx.kube.client.clone(), &namespace);
     let mut obs = Observation::new(RunView::of(&run), Timestamp::now());
+    let labels = RunLabels::of(&run);
     let mut probed: Option<(Session, Fresh)> = None;
     loop {
         let transition = phase::next(&obs);
@@ -151,6 +159,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 }
                 let mut current = (*run).clone();
                 write_status(&runs, &mut current, &status).await?;
+                ctx.metrics.entered(&labels, DefragPhase::Failed);
                 if let Some(event) = event {
                     record(&ctx, &current, &event).await;
                 }
@@ -160,6 +169,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 if write {
                     write_status(&runs, &mut (*run).clone(), &status).await?;
                 }
+                ctx.metrics.deferred(&labels, CheckedReason::Queued);
                 return Ok(Action::requeue(phase::REQUEUE));
             }
             Transition::Defer {
@@ -171,6 +181,8 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 if write {
                     write_status(&runs, &mut current, &status).await?;
                 }
+                ctx.metrics
+                    .deferred(&labels, CheckedReason::ClusterNotHealthy);
                 if let Some(event) = event {
                     record(&ctx, &current, &event).await;
                 }
@@ -185,15 +197,19 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 write,
                 finished,
                 deadline_in,
-                ..
+                start,
             } => {
                 let mut current = (*run).clone();
                 if write {
                     write_status(&runs, &mut current, &status).await?;
+                    if start.is_some() {
+                        ctx.metrics.entered(&labels, DefragPhase::Running);
+                    }
                 }
                 let Some((session, first)) = probed.take() else {
                     return Ok(Action::requeue(phase::REQUEUE));
                 };
+                let _running = ctx.metrics.running(&labels);
                 drive(
                     &ctx,
                     &runs,
@@ -209,11 +225,17 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 // the fallback.
                 return Ok(Action::requeue(phase::REQUEUE));
             }
-            Transition::Finalize { status, disarm, .. } => {
+            Transition::Finalize {
+                phase: ended,
+                status,
+                disarm,
+                ..
+            } => {
                 if disarm {
                     disarm_nospace(&ctx, &run, probed.as_ref()).await;
                 }
                 write_status(&runs, &mut (*run).clone(), &status).await?;
+                ctx.metrics.entered(&labels, ended);
                 return Ok(Action::await_change());
             }
         }
@@ -334,6 +356,7 @@ async fn drive(
         deadline: Some(tokio::time::Instant::now() + deadline_in),
         ..RunControl::default()
     };
+    let labels = RunLabels::of(&current);
     let persist = Persist {
         ctx,
         runs,
@@ -349,6 +372,7 @@ async fn drive(
         Some(first),
     )
     .await?;
+    ctx.metrics.sweep_finished(&labels, &report);
     if let Some(e) = persist.failed.lock().await.take() {
         return Err(e);
     }
@@ -407,6 +431,9 @@ impl Observer for Persist<'_> {
                 *self.failed.lock().await = Some(e);
             }
             if let RunEvent::MemberFinished { result } = &event {
+                self.ctx
+                    .metrics
+                    .member_finished(&RunLabels::of(current), result);
                 if result.outcome == Outcome::Failed
                     && result.reason == Some(MemberReason::RpcError)
                 {
@@ -457,10 +484,11 @@ async fn write_status(
     loop {
         let mut object = current.clone();
         object.status = Some(status.clone());
-        match runs
-            .replace_status(&name, &PostParams::default(), &object)
-            .await
-        {
+        let params = PostParams {
+            field_manager: Some(FIELD_MANAGER.to_string()),
+            ..PostParams::default()
+        };
+        match runs.replace_status(&name, &params, &object).await {
             Ok(stored) => {
                 *current = stored;
                 return Ok(());

@@ -1,0 +1,127 @@
+//! Refusing to fight another processor (issue 10, contract §5.11): two
+//! controllers acting on the same EtcdDefrag both defragment. At start-up,
+//! status written recently by a field manager other than ours means one is
+//! active; the watcher refuses unless `--force-takeover` says otherwise.
+
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
+
+use crate::k8s::crd::EtcdDefrag;
+
+/// How far back a foreign status write counts as "another processor is
+/// active": longer than the operator's 10 s requeue and a few defrags.
+pub const RECENT: SignedDuration = SignedDuration::from_mins(15);
+
+/// A status write by another manager.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignWriter {
+    pub manager: String,
+    pub run: String,
+    pub at: Timestamp,
+}
+
+/// The most recent status write in `runs` by a manager other than `ours`
+/// within [`RECENT`] of `now`. Pure.
+pub fn foreign_status_writer(
+    runs: &[EtcdDefrag],
+    ours: &str,
+    now: Timestamp,
+) -> Option<ForeignWriter> {
+    runs.iter()
+        .flat_map(|run| {
+            let name = format!(
+                "{}/{}",
+                run.metadata.namespace.as_deref().unwrap_or(""),
+                run.metadata.name.as_deref().unwrap_or("")
+            );
+            run.metadata
+                .managed_fields
+                .iter()
+                .flatten()
+                .filter(|e| e.subresource.as_deref() == Some("status"))
+                .filter(|e| e.manager.as_deref().is_some_and(|m| m != ours))
+                .filter_map(move |e| {
+                    Some(ForeignWriter {
+                        manager: e.manager.clone()?,
+                        run: name.clone(),
+                        at: e.time.as_ref()?.0,
+                    })
+                })
+        })
+        .filter(|w| now.duration_since(w.at) <= RECENT)
+        .max_by_key(|w| w.at)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, Time};
+
+    fn run(name: &str, writes: &[(&str, &str, i64)]) -> EtcdDefrag {
+        let mut r = EtcdDefrag::new(name, Default::default());
+        r.metadata.namespace = Some("ns".into());
+        r.metadata.managed_fields = Some(
+            writes
+                .iter()
+                .map(|(manager, sub, secs)| ManagedFieldsEntry {
+                    manager: Some(manager.to_string()),
+                    subresource: (!sub.is_empty()).then(|| sub.to_string()),
+                    time: Some(Time(Timestamp::from_second(*secs).unwrap())),
+                    ..Default::default()
+                })
+                .collect(),
+        );
+        r
+    }
+
+    /// (case, runs, the writer named: manager and run).
+    type Case = (
+        &'static str,
+        Vec<EtcdDefrag>,
+        Option<(&'static str, &'static str)>,
+    );
+
+    #[test]
+    fn only_recent_status_writes_by_others_count() {
+        let now = Timestamp::from_second(10_000).unwrap();
+        let cases: Vec<Case> = vec![
+            ("nothing written", vec![run("a", &[])], None),
+            (
+                "our own writes",
+                vec![run("a", &[("kubectl-etcd", "status", 9_990)])],
+                None,
+            ),
+            (
+                "the operator's status write",
+                vec![run("a", &[("manager", "status", 9_990)])],
+                Some(("manager", "ns/a")),
+            ),
+            (
+                "spec edits are not processing",
+                vec![run("a", &[("kubectl-client-side-apply", "", 9_990)])],
+                None,
+            ),
+            (
+                "too old to matter",
+                vec![run("a", &[("manager", "status", 10_000 - 16 * 60)])],
+                None,
+            ),
+            (
+                "the most recent one is named",
+                vec![
+                    run("a", &[("old-one", "status", 9_000)]),
+                    run("b", &[("etcd-operator", "status", 9_500)]),
+                ],
+                Some(("etcd-operator", "ns/b")),
+            ),
+        ];
+        for (name, runs, want) in cases {
+            let got = foreign_status_writer(&runs, "kubectl-etcd", now);
+            assert_eq!(
+                got.as_ref().map(|w| (w.manager.as_str(), w.run.as_str())),
+                want,
+                "{name}"
+            );
+        }
+    }
+}
