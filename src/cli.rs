@@ -295,6 +295,12 @@ pub struct DefragArgs {
     #[arg(long, requires = "watch")]
     pub force_takeover: bool,
 
+    /// With --watch: how long the Lease `kubectl-etcd-watch` (which elects
+    /// the one active watcher) stays ours without a renewal. A watcher that
+    /// cannot renew for this long stops acting before another takes over.
+    #[arg(long, requires = "watch", default_value = "15s", value_parser = parse_duration, value_name = "DURATION")]
+    pub lease_duration: Duration,
+
     /// With --watch: serve Prometheus metrics (/metrics) and probes
     /// (/healthz, /readyz) over HTTP on this IP:PORT, e.g. 127.0.0.1:9090
     /// or 0.0.0.0:9090 in a Pod. Default: no server.

@@ -8,6 +8,7 @@ use crate::cli::{DefragArgs, GlobalArgs, MoveLeaderArg};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, ListParams};
 
+use crate::controller::lease::{self, LeaseSettings};
 use crate::controller::metrics::{self, Metrics};
 use crate::controller::{self, reconcile, reconcile::Context, takeover};
 use crate::error::{Error, ExitStatus, Result};
@@ -25,41 +26,110 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     if args.timeout.is_zero() {
         return Err(Error::usage("--timeout must be greater than 0"));
     }
-    let shutdown = CancellationToken::new();
+    if args.lease_duration < std::time::Duration::from_secs(1) {
+        return Err(Error::usage("--lease-duration must be at least 1s"));
+    }
+    // Ctrl-C or SIGTERM: stop acting after the member in flight, write its
+    // row, hand the Lease back, exit 0.
+    let stopping = CancellationToken::new();
+    tokio::spawn({
+        let stopping = stopping.clone();
+        async move {
+            wait_for_signal().await;
+            crate::logging::message(
+                "stopping: runs in progress stop once the member being defragmented has answered",
+            );
+            stopping.cancel();
+        }
+    });
     let metrics = Arc::new(Metrics::new());
     // Listen first: a --metrics-address we cannot use fails before any API
     // call. The server stops when `_server` is dropped, after the controller.
     let _server = match args.metrics_address {
-        Some(address) => Some(metrics::start(address, metrics.clone(), shutdown.clone()).await?),
+        Some(address) => Some(metrics::start(address, metrics.clone(), stopping.clone()).await?),
         None => None,
     };
     let kube = k8s::connect(&session::kube_settings(global)).await?;
     let namespace = (!args.all_namespaces).then(|| kube.default_namespace.clone());
     refuse_to_fight(&kube, namespace.as_deref(), args.force_takeover).await?;
-    let ctx = Arc::new(Context {
-        kube,
-        connection: Connection::from(global),
-        move_leader: match args.move_leader {
-            MoveLeaderArg::Auto => MoveLeader::Auto {
-                above: args.move_leader_above,
-            },
-            MoveLeaderArg::Always => MoveLeader::Always,
-            MoveLeaderArg::Never => MoveLeader::Never,
+    let scope = namespace
+        .as_deref()
+        .map_or("every namespace".to_string(), |ns| {
+            format!("namespace {ns}")
+        });
+    let lease = LeaseSettings {
+        namespace: kube.default_namespace.clone(),
+        name: LEASE_NAME.to_string(),
+        identity: lease::identity(),
+        duration: args.lease_duration,
+    };
+    let move_leader = match args.move_leader {
+        MoveLeaderArg::Auto => MoveLeader::Auto {
+            above: args.move_leader_above,
         },
-        member_timeout: args.timeout,
-        shutdown,
-        metrics,
-    });
-    crate::logging::message(&format!(
-        "watching EtcdDefrag objects in {}",
-        namespace
-            .as_deref()
-            .map_or("every namespace".to_string(), |ns| format!(
-                "namespace {ns}"
-            ))
-    ));
-    controller::run(ctx, namespace.as_deref()).await?;
+        MoveLeaderArg::Always => MoveLeader::Always,
+        MoveLeaderArg::Never => MoveLeader::Never,
+    };
+    // Act only while holding the Lease; after losing it, wait to take it
+    // back (another watcher may hold it meanwhile).
+    while let Some(held) = lease::acquire(kube.client.clone(), &lease, &stopping).await? {
+        crate::logging::message(&format!(
+            "holding Lease {}/{} as {}: watching EtcdDefrag objects in {scope}",
+            lease.namespace, lease.name, lease.identity
+        ));
+        let acting = CancellationToken::new();
+        let fence = held.fence.clone();
+        let relay = tokio::spawn({
+            let (acting, stopping, lost) = (acting.clone(), stopping.clone(), fence.lost());
+            async move {
+                tokio::select! {
+                    _ = stopping.cancelled() => {}
+                    _ = lost.cancelled() => {}
+                }
+                acting.cancel();
+            }
+        });
+        let ctx = Arc::new(Context {
+            kube: k8s::Kube {
+                client: kube.client.clone(),
+                default_namespace: kube.default_namespace.clone(),
+                server: kube.server.clone(),
+            },
+            connection: Connection::from(global),
+            move_leader,
+            member_timeout: args.timeout,
+            shutdown: acting,
+            fence,
+            metrics: metrics.clone(),
+        });
+        controller::run(ctx, namespace.as_deref()).await?;
+        relay.abort();
+        if stopping.is_cancelled() {
+            held.release().await;
+            break;
+        }
+        crate::logging::message("no longer holding the Lease: waiting to take it back");
+    }
     Ok(ExitStatus::Success)
+}
+
+/// The Lease that elects the one active watcher, in the kubeconfig's (or
+/// the Pod's) namespace.
+pub const LEASE_NAME: &str = "kubectl-etcd-watch";
+
+/// SIGINT or SIGTERM (a Deployment's stop).
+async fn wait_for_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => {}
+        _ = term.recv() => {}
+    }
 }
 
 /// Refuses to start when another field manager wrote EtcdDefrag status in

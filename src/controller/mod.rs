@@ -5,6 +5,7 @@
 //! gathers the facts `phase::next` asks for and performs the one transition
 //! it names, calling the same engine (`exec::run`) as the one-shot `defrag`.
 
+pub mod lease;
 pub mod metrics;
 pub mod phase;
 pub mod reconcile;
@@ -25,22 +26,16 @@ use reconcile::{error_policy, reconcile, Context};
 pub const CONCURRENCY: u16 = 4;
 
 /// Runs the controller over the EtcdDefrags of `namespace` (all when
-/// `None`) until SIGINT or SIGTERM. On the signal, a run in progress stops
-/// once the member in flight has answered again and its row is written.
+/// `None`) until `ctx.shutdown` is cancelled (a signal, or the Lease lost).
+/// A run in progress then stops once the member in flight has answered
+/// again and its row is written.
 pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()> {
     let client = ctx.kube.client.clone();
     let runs: Api<EtcdDefrag> = match namespace {
         Some(ns) => Api::namespaced(client, ns),
         None => Api::all(client),
     };
-    let shutdown = ctx.shutdown.clone();
-    let signalled = async move {
-        wait_for_signal().await;
-        crate::logging::message(
-            "stopping: runs in progress stop once the member being defragmented has answered",
-        );
-        shutdown.cancel();
-    };
+    let stop = ctx.shutdown.clone().cancelled_owned();
     let defrags = Controller::new(runs, watcher::Config::default());
     // Ready (`/readyz`) once the controller's watch has listed everything.
     let readiness = tokio::spawn(metrics::ready_when_listed(
@@ -49,7 +44,7 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()
     ));
     defrags
         .with_config(controller::Config::default().concurrency(CONCURRENCY))
-        .graceful_shutdown_on(signalled)
+        .graceful_shutdown_on(stop)
         .run(reconcile, error_policy, ctx)
         .for_each(|outcome| async move {
             if let Err(e) = outcome {
@@ -59,19 +54,4 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()
         .await;
     readiness.abort();
     Ok(())
-}
-
-/// SIGINT or SIGTERM (a Deployment's stop).
-async fn wait_for_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = int.recv() => {}
-        _ = term.recv() => {}
-    }
 }

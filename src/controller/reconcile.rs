@@ -52,8 +52,12 @@ pub struct Context {
     pub move_leader: MoveLeader,
     /// The Defragment RPC timeout (the operator's is 5 minutes).
     pub member_timeout: Duration,
-    /// Cancelled on shutdown: the engine stops after the member in flight.
+    /// Cancelled on shutdown or when the Lease is lost: the engine stops
+    /// after the member in flight.
     pub shutdown: CancellationToken,
+    /// Open while this watcher holds the Lease; checked before every
+    /// status write and every Defragment.
+    pub fence: super::lease::Fence,
     /// What `/metrics` shows.
     pub metrics: Arc<Metrics>,
 }
@@ -63,6 +67,8 @@ pub struct Context {
 pub enum Error {
     #[error(transparent)]
     Tool(#[from] crate::Error),
+    #[error("no longer holding the Lease: nothing more is written")]
+    Fenced,
     #[error("{action}: {source}")]
     Api {
         action: String,
@@ -93,6 +99,10 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
     let namespace = run.namespace().unwrap_or_default();
     let name = run.name_any();
     let runs: Api<EtcdDefrag> = Api::namespaced(ctx.kube.client.clone(), &namespace);
+    if !ctx.fence.is_open() {
+        ctx.shutdown.cancel();
+        return Ok(Action::await_change());
+    }
     let mut obs = Observation::new(RunView::of(&run), Timestamp::now());
     let labels = RunLabels::of(&run);
     let mut probed: Option<(Session, Fresh)> = None;
@@ -158,7 +168,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                     disarm_nospace(&ctx, &run, probed.as_ref()).await;
                 }
                 let mut current = (*run).clone();
-                write_status(&runs, &mut current, &status).await?;
+                write_status(&ctx.fence, &runs, &mut current, &status).await?;
                 ctx.metrics.entered(&labels, DefragPhase::Failed);
                 if let Some(event) = event {
                     record(&ctx, &current, &event).await;
@@ -167,7 +177,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
             }
             Transition::Queue { status, write, .. } => {
                 if write {
-                    write_status(&runs, &mut (*run).clone(), &status).await?;
+                    write_status(&ctx.fence, &runs, &mut (*run).clone(), &status).await?;
                 }
                 ctx.metrics.deferred(&labels, CheckedReason::Queued);
                 return Ok(Action::requeue(phase::REQUEUE));
@@ -179,7 +189,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
             } => {
                 let mut current = (*run).clone();
                 if write {
-                    write_status(&runs, &mut current, &status).await?;
+                    write_status(&ctx.fence, &runs, &mut current, &status).await?;
                 }
                 ctx.metrics
                     .deferred(&labels, CheckedReason::ClusterNotHealthy);
@@ -201,7 +211,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
             } => {
                 let mut current = (*run).clone();
                 if write {
-                    write_status(&runs, &mut current, &status).await?;
+                    write_status(&ctx.fence, &runs, &mut current, &status).await?;
                     if start.is_some() {
                         ctx.metrics.entered(&labels, DefragPhase::Running);
                     }
@@ -234,7 +244,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 if disarm {
                     disarm_nospace(&ctx, &run, probed.as_ref()).await;
                 }
-                write_status(&runs, &mut (*run).clone(), &status).await?;
+                write_status(&ctx.fence, &runs, &mut (*run).clone(), &status).await?;
                 ctx.metrics.entered(&labels, ended);
                 return Ok(Action::await_change());
             }
@@ -382,7 +392,7 @@ async fn drive(
     if report.stopped.is_none() {
         phase::mark_gone(&mut status, now);
     }
-    write_status(runs, &mut current, &status).await?;
+    write_status(&ctx.fence, runs, &mut current, &status).await?;
     let failures: Vec<String> = report
         .alarms
         .iter()
@@ -413,6 +423,13 @@ struct Persist<'a> {
 impl Observer for Persist<'_> {
     fn event(&self, event: RunEvent) -> BoxFuture<'_, ()> {
         Box::pin(async move {
+            // Fencing: a watcher that lost the Lease (or was stopped past
+            // it) writes nothing more and stops the engine, which checks
+            // before its next Defragment.
+            if !self.ctx.fence.is_open() {
+                self.ctx.shutdown.cancel();
+                return;
+            }
             let results = match &event {
                 RunEvent::Planned { members, .. } => members.clone(),
                 RunEvent::MemberFinished { result } => vec![result.clone()],
@@ -426,7 +443,7 @@ impl Observer for Persist<'_> {
             let (current, status) = &mut *guard;
             phase::record_results(status, &results, Timestamp::now());
             let snapshot = status.clone();
-            if let Err(e) = write_status(self.runs, current, &snapshot).await {
+            if let Err(e) = write_status(&self.ctx.fence, self.runs, current, &snapshot).await {
                 tracing::warn!("cannot persist the run's status: {e}");
                 *self.failed.lock().await = Some(e);
             }
@@ -475,6 +492,7 @@ async fn disarm_nospace(ctx: &Context, run: &EtcdDefrag, probed: Option<&(Sessio
 /// conflict reads the run again and puts the same status on it (up to five
 /// attempts). `current` is updated to what the server stored.
 async fn write_status(
+    fence: &super::lease::Fence,
     runs: &Api<EtcdDefrag>,
     current: &mut EtcdDefrag,
     status: &EtcdDefragStatus,
@@ -482,6 +500,11 @@ async fn write_status(
     let name = current.name_any();
     let mut attempt = 0;
     loop {
+        // Fencing: only the Lease holder writes; a watcher that lost it (or
+        // was stopped past it) must not put an old view of the run back.
+        if !fence.is_open() {
+            return Err(Error::Fenced);
+        }
         let mut object = current.clone();
         object.status = Some(status.clone());
         let params = PostParams {

@@ -334,6 +334,11 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 member: next.clone(),
             })
             .await;
+        // The observer may have stopped the run (a controller that lost its
+        // Lease fences here): nothing is sent then.
+        if let Some(h) = self.control.halted() {
+            return Err(h.reason(None));
+        }
         let t0 = Instant::now();
         let rpc = tokio::select! {
             rpc = self.ops.defragment(&dial, self.opts.member_timeout) => Some(rpc),

@@ -1,0 +1,375 @@
+//! Exactly one active watcher: leader election through a
+//! `coordination.k8s.io` Lease, and the fence every write and Defragment is
+//! checked against.
+//!
+//! A watcher acts only while it holds the Lease. It renews every third of
+//! the lease duration; its hold is valid until the last successful renewal
+//! plus the duration, measured on its own monotonic clock. Anything it is
+//! about to do — persist a row, send a Defragment — first asks the
+//! [`Fence`]; a process that was stopped (SIGSTOP, a long GC pause, a
+//! partition) past that point finds the fence closed the moment it resumes,
+//! before it can act on a run another watcher has taken over.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
+use kube::api::{Api, PostParams};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// What to do with the Lease as read. Pure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeaseStep {
+    /// No Lease yet: create it, holding it.
+    Create,
+    /// Free or expired: take it (a guarded update).
+    Acquire,
+    /// Ours: renew it.
+    Renew,
+    /// Held by another until this time.
+    Wait { until: Timestamp },
+}
+
+/// Decides from the Lease as read, who we are, and the time. A Lease with
+/// no holder, or whose last renewal plus its duration has passed, is free.
+pub fn decide(lease: Option<&LeaseSpec>, me: &str, now: Timestamp) -> LeaseStep {
+    let Some(spec) = lease else {
+        return LeaseStep::Create;
+    };
+    match spec.holder_identity.as_deref() {
+        Some(holder) if holder == me => LeaseStep::Renew,
+        None | Some("") => LeaseStep::Acquire,
+        Some(_) => {
+            let renewed = spec.renew_time.as_ref().map(|t| t.0);
+            let duration = SignedDuration::from_secs(i64::from(
+                spec.lease_duration_seconds.unwrap_or(0).max(0),
+            ));
+            match renewed.and_then(|r| r.checked_add(duration).ok()) {
+                Some(until) if until > now => LeaseStep::Wait { until },
+                _ => LeaseStep::Acquire,
+            }
+        }
+    }
+}
+
+/// Where the Lease is and how it is held.
+#[derive(Debug, Clone)]
+pub struct LeaseSettings {
+    pub namespace: String,
+    pub name: String,
+    /// This watcher's identity (the Pod name in a Deployment).
+    pub identity: String,
+    pub duration: Duration,
+}
+
+/// Whether this watcher may still act: open until the hold expires on the
+/// local monotonic clock, or the renewer saw the Lease taken.
+#[derive(Debug, Clone)]
+pub struct Fence {
+    valid_until: Arc<Mutex<Instant>>,
+    lost: CancellationToken,
+}
+
+impl Fence {
+    /// A fence that never closes (tests, or a watcher run without a Lease).
+    pub fn open() -> Fence {
+        Fence {
+            valid_until: Arc::new(Mutex::new(
+                Instant::now() + Duration::from_secs(100 * 365 * 86_400),
+            )),
+            lost: CancellationToken::new(),
+        }
+    }
+
+    /// Whether the hold is still valid now. Closing is sticky.
+    pub fn is_open(&self) -> bool {
+        if self.lost.is_cancelled() {
+            return false;
+        }
+        let valid = match self.valid_until.lock() {
+            Ok(until) => Instant::now() < *until,
+            Err(_) => false,
+        };
+        if !valid {
+            self.lost.cancel();
+        }
+        valid
+    }
+
+    /// Cancelled once the hold is lost.
+    pub fn lost(&self) -> CancellationToken {
+        self.lost.clone()
+    }
+
+    fn extend(&self, until: Instant) {
+        if let Ok(mut v) = self.valid_until.lock() {
+            *v = until;
+        }
+    }
+}
+
+/// A held Lease: the renewer runs until the hold is lost or released.
+pub struct Held {
+    pub fence: Fence,
+    renewer: tokio::task::JoinHandle<()>,
+    api: Api<Lease>,
+    settings: LeaseSettings,
+}
+
+/// Waits until this watcher holds the Lease (or `stopping` is cancelled:
+/// `None`). API errors are retried; the wait is bounded by the holder's
+/// renewal time.
+pub async fn acquire(
+    client: kube::Client,
+    settings: &LeaseSettings,
+    stopping: &CancellationToken,
+) -> crate::Result<Option<Held>> {
+    let api: Api<Lease> = Api::namespaced(client, &settings.namespace);
+    let mut announced = false;
+    loop {
+        if stopping.is_cancelled() {
+            return Ok(None);
+        }
+        let started = Instant::now();
+        match try_hold(&api, settings).await {
+            Ok(Ok(())) => {
+                let fence = Fence::open();
+                fence.extend(started + settings.duration);
+                let renewer = tokio::spawn(renew(api.clone(), settings.clone(), fence.clone()));
+                return Ok(Some(Held {
+                    fence,
+                    renewer,
+                    api,
+                    settings: settings.clone(),
+                }));
+            }
+            Ok(Err(holder)) => {
+                if !announced {
+                    crate::logging::message(&format!(
+                        "Lease {}/{} is held by {holder}: waiting to take over",
+                        settings.namespace, settings.name
+                    ));
+                    announced = true;
+                }
+            }
+            Err(e) => tracing::warn!("Lease {}/{}: {e}", settings.namespace, settings.name),
+        }
+        tokio::select! {
+            _ = stopping.cancelled() => return Ok(None),
+            _ = tokio::time::sleep(settings.duration / 4) => {}
+        }
+    }
+}
+
+/// One attempt to create, take or renew the Lease. `Ok(Err(holder))` when
+/// another watcher holds it.
+async fn try_hold(
+    api: &Api<Lease>,
+    settings: &LeaseSettings,
+) -> Result<Result<(), String>, kube::Error> {
+    let now = Timestamp::now();
+    let current = api.get_opt(&settings.name).await?;
+    let step = decide(
+        current.as_ref().and_then(|l| l.spec.as_ref()),
+        &settings.identity,
+        now,
+    );
+    let seconds = i32::try_from(settings.duration.as_secs()).unwrap_or(i32::MAX);
+    match (step, current) {
+        (LeaseStep::Create, _) => {
+            let lease = Lease {
+                metadata: ObjectMeta {
+                    name: Some(settings.name.clone()),
+                    namespace: Some(settings.namespace.clone()),
+                    ..ObjectMeta::default()
+                },
+                spec: Some(LeaseSpec {
+                    holder_identity: Some(settings.identity.clone()),
+                    lease_duration_seconds: Some(seconds),
+                    acquire_time: Some(MicroTime(now)),
+                    renew_time: Some(MicroTime(now)),
+                    lease_transitions: Some(0),
+                    ..LeaseSpec::default()
+                }),
+            };
+            match api.create(&PostParams::default(), &lease).await {
+                Ok(_) => Ok(Ok(())),
+                Err(kube::Error::Api(s)) if s.code == 409 => Ok(Err("another watcher".into())),
+                Err(e) => Err(e),
+            }
+        }
+        (LeaseStep::Wait { .. }, Some(lease)) => Ok(Err(lease
+            .spec
+            .and_then(|s| s.holder_identity)
+            .unwrap_or_default())),
+        (step, Some(mut lease)) => {
+            let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
+            if step == LeaseStep::Acquire {
+                spec.holder_identity = Some(settings.identity.clone());
+                spec.acquire_time = Some(MicroTime(now));
+                spec.lease_transitions = Some(spec.lease_transitions.unwrap_or(0) + 1);
+            }
+            spec.lease_duration_seconds = Some(seconds);
+            spec.renew_time = Some(MicroTime(now));
+            // Guarded by the resourceVersion read: of two watchers taking
+            // an expired Lease at once, one gets 409.
+            match api
+                .replace(&settings.name, &PostParams::default(), &lease)
+                .await
+            {
+                Ok(_) => Ok(Ok(())),
+                Err(kube::Error::Api(s)) if s.code == 409 => Ok(Err("another watcher".into())),
+                Err(e) => Err(e),
+            }
+        }
+        (_, None) => Ok(Err("nobody (it vanished)".into())),
+    }
+}
+
+/// Renews every third of the duration; closes the fence when another
+/// watcher holds the Lease or the hold ran out without a renewal.
+async fn renew(api: Api<Lease>, settings: LeaseSettings, fence: Fence) {
+    loop {
+        tokio::select! {
+            _ = fence.lost.cancelled() => return,
+            _ = tokio::time::sleep(settings.duration / 3) => {}
+        }
+        if !fence.is_open() {
+            return;
+        }
+        let started = Instant::now();
+        match try_hold(&api, &settings).await {
+            Ok(Ok(())) => fence.extend(started + settings.duration),
+            Ok(Err(holder)) => {
+                crate::logging::message(&format!(
+                    "lost Lease {}/{} to {holder}: stopping after the member in flight",
+                    settings.namespace, settings.name
+                ));
+                fence.lost.cancel();
+                return;
+            }
+            Err(e) => tracing::warn!(
+                "renewing Lease {}/{}: {e}",
+                settings.namespace,
+                settings.name
+            ),
+        }
+    }
+}
+
+impl Held {
+    /// Stops renewing and hands the Lease back (no holder), so another
+    /// watcher takes over at once instead of after the duration.
+    pub async fn release(self) {
+        self.renewer.abort();
+        if !self.fence.is_open() {
+            return;
+        }
+        if let Ok(Some(mut lease)) = self.api.get_opt(&self.settings.name).await {
+            let ours = lease
+                .spec
+                .as_ref()
+                .and_then(|s| s.holder_identity.as_deref())
+                == Some(self.settings.identity.as_str());
+            if ours {
+                if let Some(spec) = lease.spec.as_mut() {
+                    spec.holder_identity = None;
+                }
+                let _ = self
+                    .api
+                    .replace(&self.settings.name, &PostParams::default(), &lease)
+                    .await;
+            }
+        }
+        self.fence.lost.cancel();
+    }
+}
+
+/// This process's identity: the host name (a Pod's name) and the pid.
+pub fn identity() -> String {
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .filter(|h| !h.is_empty())
+        .or_else(|| {
+            std::fs::read_to_string("/etc/hostname")
+                .ok()
+                .map(|h| h.trim().to_string())
+        })
+        .unwrap_or_else(|| "kubectl-etcd".into());
+    format!("{host}-{}", std::process::id())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn spec(holder: Option<&str>, renewed: i64, secs: i32) -> LeaseSpec {
+        LeaseSpec {
+            holder_identity: holder.map(str::to_string),
+            renew_time: Some(MicroTime(Timestamp::from_second(renewed).unwrap())),
+            lease_duration_seconds: Some(secs),
+            ..LeaseSpec::default()
+        }
+    }
+
+    #[test]
+    fn who_may_hold_the_lease() {
+        let now = Timestamp::from_second(1_000).unwrap();
+        let at = |s: i64| Timestamp::from_second(s).unwrap();
+        let cases = [
+            ("no lease", None, LeaseStep::Create),
+            ("ours", Some(spec(Some("me"), 990, 15)), LeaseStep::Renew),
+            (
+                "ours even if expired",
+                Some(spec(Some("me"), 900, 15)),
+                LeaseStep::Renew,
+            ),
+            ("released", Some(spec(None, 999, 15)), LeaseStep::Acquire),
+            (
+                "empty holder",
+                Some(spec(Some(""), 999, 15)),
+                LeaseStep::Acquire,
+            ),
+            (
+                "another's, still valid",
+                Some(spec(Some("them"), 990, 15)),
+                LeaseStep::Wait { until: at(1_005) },
+            ),
+            (
+                "another's, just expired",
+                Some(spec(Some("them"), 985, 15)),
+                LeaseStep::Acquire,
+            ),
+            (
+                "another's, never renewed",
+                Some(LeaseSpec {
+                    holder_identity: Some("them".into()),
+                    ..LeaseSpec::default()
+                }),
+                LeaseStep::Acquire,
+            ),
+        ];
+        for (name, lease, want) in cases {
+            assert_eq!(decide(lease.as_ref(), "me", now), want, "{name}");
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_fence_closes_when_the_hold_runs_out() {
+        let fence = Fence::open();
+        fence.extend(Instant::now() + Duration::from_secs(15));
+        assert!(fence.is_open());
+        tokio::time::advance(Duration::from_secs(14)).await;
+        assert!(fence.is_open());
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert!(!fence.is_open());
+        assert!(fence.lost().is_cancelled(), "closing cancels the token");
+        // Sticky: a late extension does not reopen it.
+        fence.extend(Instant::now() + Duration::from_secs(15));
+        assert!(!fence.is_open());
+    }
+}

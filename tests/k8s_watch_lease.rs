@@ -1,0 +1,200 @@
+//! Exactly one active watcher: two `defrag --watch` processes on one Lease.
+//! The holder acts; the other waits. A holder stopped past the lease
+//! duration loses it, and after it resumes it neither writes nor
+//! defragments; SIGTERM hands the Lease back at once and exits 0.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use k8s_openapi::api::coordination::v1::Lease;
+use kube::api::{Api, DynamicObject};
+use kube::Client;
+use serde_json::json;
+use support::k8s::*;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn watcher(kc: &std::path::Path, ns: &str) -> tokio::process::Child {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
+        .arg(format!("--kubeconfig={}", kc.display()))
+        .args(["--connect=direct", "-n", ns, "defrag", "--watch"])
+        .args(["--lease-duration=3s"])
+        .env_remove("KUBECONFIG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the watcher")
+}
+
+fn signal(child: &tokio::process::Child, sig: nix::sys::signal::Signal) {
+    let pid = nix::unistd::Pid::from_raw(child.id().unwrap() as i32);
+    nix::sys::signal::kill(pid, sig).unwrap();
+}
+
+/// The Lease's holder, once it is held by the process `pid` (at most 30 s).
+async fn wait_holder(client: &Client, ns: &str, pid: u32) {
+    let leases: Api<Lease> = Api::namespaced(client.clone(), ns);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let holder = leases
+            .get_opt("kubectl-etcd-watch")
+            .await
+            .unwrap()
+            .and_then(|l| l.spec?.holder_identity)
+            .unwrap_or_default();
+        if holder.ends_with(&format!("-{pid}")) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the Lease never went to {pid}: held by {holder:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn create_run(runs: &Api<DynamicObject>, ns: &str, name: &str) {
+    create(
+        runs,
+        json!({
+            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+            "kind": "EtcdDefrag",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"clusterRef": {"name": "db"}, "rule": {"all": true}},
+        }),
+    )
+    .await;
+}
+
+async fn wait_complete(runs: &Api<DynamicObject>, name: &str) -> DynamicObject {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let run = runs.get(name).await.unwrap();
+        if run.data["status"]["phase"] == "Complete" {
+            return run;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{name} never completed: {}",
+            run.data["status"]
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// How many Defragments member `i` has done, from its own `/metrics`.
+async fn defrag_count(etcd: &kubectl_etcd_testbed::Cluster, i: usize) -> u64 {
+    let host = etcd.host(i);
+    let mut stream = tokio::net::TcpStream::connect((host.as_str(), 2379))
+        .await
+        .unwrap();
+    stream
+        .write_all(format!("GET /metrics HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).await.unwrap();
+    text.lines()
+        .find(|l| l.starts_with("etcd_disk_backend_defrag_duration_seconds_count"))
+        .and_then(|l| l.split_whitespace().last())
+        .and_then(|v| v.parse::<f64>().ok())
+        .map_or(0, |v| v as u64)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_watcher_acts_and_a_stopped_holder_stays_fenced() {
+    use nix::sys::signal::Signal;
+
+    let client = admin().await;
+    let ns = "watch-lease";
+    let kc = kubeconfig("watch-lease.yaml", &[ns]);
+    let fx = fixture(&client, ns, "db", Mode::Plain).await;
+    let runs = dynamic(&client, ns, "EtcdDefrag", "etcddefrags");
+
+    // Each Defragment takes a moment, so the holder can be frozen mid-run.
+    fx.etcd.fragment(300 * 1024 * 1024, 0.5).await.unwrap();
+    let mut a = watcher(&kc, ns);
+    wait_holder(&client, ns, a.id().unwrap()).await;
+    let mut b = watcher(&kc, ns);
+
+    // The holder freezes mid-run, past the lease duration: the other takes
+    // over and finishes the run from the rows already written.
+    create_run(&runs, ns, "first").await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = runs.get("first").await.unwrap().data["status"].clone();
+        let done = status["members"].as_array().map_or(0, |rows| {
+            rows.iter()
+                .filter(|r| r["outcome"] == "Defragmented")
+                .count()
+        });
+        if done >= 1 {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no row: {status}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    signal(&a, Signal::SIGSTOP);
+    wait_holder(&client, ns, b.id().unwrap()).await;
+    let done = wait_complete(&runs, "first").await;
+    assert_eq!(
+        done.data["status"]["defragmented"], 3,
+        "{}",
+        done.data["status"]
+    );
+    let mut counts = Vec::new();
+    for i in 0..3 {
+        counts.push(defrag_count(&fx.etcd, i).await);
+    }
+    // Every member at least once; at most the one in flight when the holder
+    // froze twice (its row was never written, so the new holder redid it).
+    assert!(counts.iter().all(|c| *c >= 1), "{counts:?}");
+    assert!(
+        counts.iter().filter(|c| **c == 2).count() <= 1,
+        "{counts:?}"
+    );
+    assert!(counts.iter().all(|c| *c <= 2), "{counts:?}");
+
+    // The old holder resumes: its fence is closed, so it neither writes the
+    // row of the member it had in flight nor defragments anything more.
+    signal(&a, Signal::SIGCONT);
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let after = runs.get("first").await.unwrap();
+    assert_eq!(
+        after.metadata.resource_version, done.metadata.resource_version,
+        "the fenced watcher wrote: {}",
+        after.data["status"]
+    );
+    for (i, before) in counts.iter().enumerate() {
+        assert_eq!(
+            defrag_count(&fx.etcd, i).await,
+            *before,
+            "member {i} was defragmented after the old holder resumed"
+        );
+    }
+    assert!(
+        a.try_wait().unwrap().is_none(),
+        "it waits to take the Lease back"
+    );
+
+    // SIGTERM: the holder hands the Lease back and exits 0; the other takes
+    // over at once and does the next run.
+    signal(&b, Signal::SIGTERM);
+    let status = tokio::time::timeout(Duration::from_secs(30), b.wait())
+        .await
+        .expect("the watcher exits on SIGTERM")
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    wait_holder(&client, ns, a.id().unwrap()).await;
+    create_run(&runs, ns, "second").await;
+    wait_complete(&runs, "second").await;
+    for (i, before) in counts.iter().enumerate() {
+        assert_eq!(defrag_count(&fx.etcd, i).await, before + 1, "member {i}");
+    }
+    a.kill().await.unwrap();
+}
