@@ -7,8 +7,9 @@
 //!
 //! Status writes are full PUTs of the status subresource carrying the
 //! resourceVersion read; on a conflict the object is read again and the
-//! same status put on it (we own the status), up to five times, so an
-//! outcome is never lost and a member never defragmented twice.
+//! same status put on it (we own the status). A row that still cannot be
+//! saved stops the run before the next member, so an outcome is never lost
+//! and a member never defragmented twice.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -103,6 +104,13 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
         ctx.shutdown.cancel();
         return Ok(Action::await_change());
     }
+    // Decide from the object as the server has it now, not the watch
+    // cache's copy: the rows already written are what a resumed run skips.
+    let run = match runs.get_opt(&name).await {
+        Ok(Some(fresh)) => Arc::new(fresh),
+        Ok(None) => return Ok(Action::await_change()),
+        Err(e) => return Err(api_error(format!("get EtcdDefrag {namespace}/{name}"))(e)),
+    };
     let mut obs = Observation::new(RunView::of(&run), Timestamp::now());
     let labels = RunLabels::of(&run);
     let mut probed: Option<(Session, Fresh)> = None;
@@ -372,6 +380,7 @@ async fn drive(
         runs,
         state: Mutex::new((current, status)),
         failed: Mutex::new(None),
+        stop_run: control.cancel.clone(),
     };
     let report = exec::run(
         &session.clients,
@@ -418,6 +427,9 @@ struct Persist<'a> {
     state: Mutex<(EtcdDefrag, EtcdDefragStatus)>,
     /// The first write that failed; the run is stopped then.
     failed: Mutex<Option<Error>>,
+    /// The engine's stop: a row that cannot be saved stops the run before
+    /// the next member is touched (the next pass resumes from what is saved).
+    stop_run: CancellationToken,
 }
 
 impl Observer for Persist<'_> {
@@ -444,7 +456,8 @@ impl Observer for Persist<'_> {
             phase::record_results(status, &results, Timestamp::now());
             let snapshot = status.clone();
             if let Err(e) = write_status(&self.ctx.fence, self.runs, current, &snapshot).await {
-                tracing::warn!("cannot persist the run's status: {e}");
+                tracing::warn!("cannot persist the run's status: {e}; stopping the run");
+                self.stop_run.cancel();
                 *self.failed.lock().await = Some(e);
             }
             if let RunEvent::MemberFinished { result } = &event {
@@ -488,9 +501,13 @@ async fn disarm_nospace(ctx: &Context, run: &EtcdDefrag, probed: Option<&(Sessio
     }
 }
 
+/// How many conflicts in a row a status write rides out.
+const CONFLICT_RETRIES: u32 = 60;
+
 /// Puts `status` on the run, guarded by the resourceVersion read; on a
-/// conflict reads the run again and puts the same status on it (up to five
-/// attempts). `current` is updated to what the server stored.
+/// conflict reads the run again and puts the same status on it (up to
+/// [`CONFLICT_RETRIES`] times). `current` is updated to what the server
+/// stored.
 async fn write_status(
     fence: &super::lease::Fence,
     runs: &Api<EtcdDefrag>,
@@ -516,8 +533,12 @@ async fn write_status(
                 *current = stored;
                 return Ok(());
             }
-            Err(kube::Error::Api(s)) if s.code == 409 && attempt < 4 => {
+            // We own the status: a conflict only means someone else
+            // touched the object (labels, spec). Read it again and put the
+            // same status on it, with a short backoff, for up to ~10 s.
+            Err(kube::Error::Api(s)) if s.code == 409 && attempt < CONFLICT_RETRIES => {
                 attempt += 1;
+                tokio::time::sleep(Duration::from_millis(10 * u64::from(attempt.min(20)))).await;
                 *current = runs
                     .get(&name)
                     .await
