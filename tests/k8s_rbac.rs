@@ -187,3 +187,97 @@ async fn watch_role_is_sufficient_and_the_status_rule_is_needed() {
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
 }
+
+/// The Deployment, CronJob and RBAC manifests in `deploy/` are accepted by
+/// the real API server (server-side dry run of every document), the
+/// Deployment outlasts a Defragment on SIGTERM, and the container arguments
+/// are ones the tool accepts.
+#[tokio::test(flavor = "multi_thread")]
+async fn deploy_manifests_are_valid_objects_and_arguments() {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::batch::v1::CronJob;
+    use k8s_openapi::api::core::v1::ServiceAccount;
+    use k8s_openapi::api::rbac::v1::{ClusterRole, RoleBinding};
+    use kube::api::{Api, PostParams};
+
+    let client = admin().await;
+    namespace(&client, "etcd").await;
+    let dry = PostParams {
+        dry_run: true,
+        ..PostParams::default()
+    };
+    let mut container_args: Vec<Vec<String>> = Vec::new();
+    for path in [
+        "deploy/rbac-status.yaml",
+        "deploy/rbac-traffic.yaml",
+        "deploy/watch/rbac.yaml",
+        "deploy/watch/deployment.yaml",
+        "deploy/cronjob-defrag.yaml",
+    ] {
+        for doc in manifest(path) {
+            let kind = doc["kind"].as_str().unwrap().to_string();
+            let ns = doc["metadata"]["namespace"].as_str().unwrap_or("etcd");
+            let outcome = match kind.as_str() {
+                "ClusterRole" => Api::<ClusterRole>::all(client.clone())
+                    .create(&dry, &serde_json::from_value(doc.clone()).unwrap())
+                    .await
+                    .map(|_| ()),
+                "RoleBinding" => Api::<RoleBinding>::namespaced(client.clone(), ns)
+                    .create(&dry, &serde_json::from_value(doc.clone()).unwrap())
+                    .await
+                    .map(|_| ()),
+                "ServiceAccount" => Api::<ServiceAccount>::namespaced(client.clone(), ns)
+                    .create(&dry, &serde_json::from_value(doc.clone()).unwrap())
+                    .await
+                    .map(|_| ()),
+                "Deployment" => {
+                    let d: Deployment = serde_json::from_value(doc.clone()).unwrap();
+                    let pod = d.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+                    assert!(
+                        pod.termination_grace_period_seconds.unwrap() > 300,
+                        "{path}: the grace period must outlast a 5m Defragment"
+                    );
+                    container_args.push(pod.containers[0].args.clone().unwrap());
+                    Api::<Deployment>::namespaced(client.clone(), ns)
+                        .create(&dry, &d)
+                        .await
+                        .map(|_| ())
+                }
+                "CronJob" => {
+                    let c: CronJob = serde_json::from_value(doc.clone()).unwrap();
+                    let pod = c.spec.as_ref().unwrap().job_template.spec.as_ref().unwrap();
+                    let pod = pod.template.spec.as_ref().unwrap();
+                    container_args.push(pod.containers[0].args.clone().unwrap());
+                    Api::<CronJob>::namespaced(client.clone(), ns)
+                        .create(&dry, &c)
+                        .await
+                        .map(|_| ())
+                }
+                other => panic!("{path}: no check for kind {other}"),
+            };
+            outcome.unwrap_or_else(|e| panic!("{path}: {kind} refused: {e}"));
+        }
+    }
+    assert_eq!(container_args.len(), 2);
+    // The arguments parse: the tool gets as far as looking for a Kubernetes
+    // configuration (none here), never a usage error from the flags.
+    for argv in container_args {
+        let argv: Vec<String> = argv
+            .into_iter()
+            .map(|a| {
+                if a.starts_with("--metrics-address=") {
+                    "--metrics-address=127.0.0.1:0".to_string()
+                } else {
+                    a
+                }
+            })
+            .collect();
+        let run = tool(&argv, &[("HOME".into(), "/nonexistent".into())]).await;
+        assert_eq!(run.code, 2, "{argv:?}: {run:?}");
+        assert!(
+            run.stderr.contains("no Kubernetes configuration"),
+            "{argv:?}: {}",
+            run.stderr
+        );
+    }
+}
