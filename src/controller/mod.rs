@@ -8,6 +8,7 @@
 pub mod lease;
 pub mod metrics;
 pub mod phase;
+pub mod policy;
 pub mod reconcile;
 pub mod takeover;
 
@@ -17,7 +18,7 @@ use futures::StreamExt;
 use kube::api::Api;
 use kube::runtime::{controller, watcher, Controller};
 
-use crate::k8s::crd::EtcdDefrag;
+use crate::k8s::crd::{EtcdDefrag, EtcdDefragPolicy};
 use reconcile::{error_policy, reconcile, Context};
 
 /// How many runs proceed at once (on different clusters; one object is
@@ -26,15 +27,32 @@ use reconcile::{error_policy, reconcile, Context};
 pub const CONCURRENCY: u16 = 4;
 
 /// Runs the controller over the EtcdDefrags of `namespace` (all when
-/// `None`) until `ctx.shutdown` is cancelled (a signal, or the Lease lost).
+/// `None`), and beside it the EtcdDefragPolicy controller that stamps runs
+/// (§5.12), until `ctx.shutdown` is cancelled (a signal, or the Lease lost).
 /// A run in progress then stops once the member in flight has answered
 /// again and its row is written.
 pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()> {
     let client = ctx.kube.client.clone();
     let runs: Api<EtcdDefrag> = match namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
+    };
+    let policies: Api<EtcdDefragPolicy> = match namespace {
         Some(ns) => Api::namespaced(client, ns),
         None => Api::all(client),
     };
+    // The policy controller owns the runs it stamps: a stamped run's status
+    // change brings its policy a pass (`active`, `lastSuccessfulTime`).
+    let stamping = Controller::new(policies, watcher::Config::default())
+        .owns(runs.clone(), watcher::Config::default())
+        .with_config(controller::Config::default().concurrency(CONCURRENCY))
+        .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
+        .run(policy::reconcile, policy::error_policy, ctx.clone())
+        .for_each(|outcome| async move {
+            if let Err(e) = outcome {
+                tracing::debug!("policy reconcile: {e}");
+            }
+        });
     let stop = ctx.shutdown.clone().cancelled_owned();
     let defrags = Controller::new(runs, watcher::Config::default());
     // Ready (`/readyz`) once the controller's watch has listed everything.
@@ -42,7 +60,7 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()
         defrags.store(),
         ctx.metrics.clone(),
     ));
-    defrags
+    let running = defrags
         .with_config(controller::Config::default().concurrency(CONCURRENCY))
         .graceful_shutdown_on(stop)
         .run(reconcile, error_policy, ctx)
@@ -50,8 +68,8 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()
             if let Err(e) = outcome {
                 tracing::debug!("reconcile: {e}");
             }
-        })
-        .await;
+        });
+    futures::join!(running, stamping);
     readiness.abort();
     Ok(())
 }

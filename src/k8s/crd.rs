@@ -327,3 +327,63 @@ fn is_zero(n: &i32) -> bool {
 fn absent_or_zero(n: &Option<i64>) -> bool {
     n.is_none_or(|n| n == 0)
 }
+
+// ---------------------------------------------------------------------------
+// EtcdDefragPolicy (contract §5.12, [policy-branch]): stamps EtcdDefrag runs
+// on a cron schedule. Read whole; only the status is written, with the same
+// conventions as EtcdDefrag's (absent and empty fields left out, times at
+// one-second precision).
+// ---------------------------------------------------------------------------
+
+#[derive(CustomResource, Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[kube(
+    group = "etcd-operator.cozystack.io",
+    version = "v1alpha2",
+    kind = "EtcdDefragPolicy",
+    namespaced,
+    status = "EtcdDefragPolicyStatus",
+    schema = "disabled"
+)]
+#[serde(rename_all = "camelCase")]
+pub struct EtcdDefragPolicySpec {
+    /// The EtcdCluster (same namespace) every stamped run targets.
+    #[serde(default)]
+    pub cluster_ref: NameRef,
+    /// Five cron fields or a descriptor, in UTC unless it names a `TZ=`.
+    #[serde(default)]
+    pub schedule: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspend: Option<bool>,
+    /// `Allow` or `Forbid`; absent or empty behaves as `Forbid`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starting_deadline_seconds: Option<i64>,
+    /// How many finished stamped runs are kept; absent keeps them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_limit: Option<i32>,
+    /// Copied into every stamped run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<DefragRuleSpec>,
+    /// Copied into every stamped run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_seconds_after_finished: Option<i32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EtcdDefragPolicyStatus {
+    /// The tick last acted on (stamped or deliberately skipped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_schedule_time: Option<Time>,
+    /// The latest `completedAt` among the Complete stamped runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_successful_time: Option<Time>,
+    /// Stamped runs not yet Complete/Failed, sorted by name (a run stamped
+    /// in the current pass appended at the end); `listType=atomic`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub active: Vec<NameRef>,
+    /// A single condition of type `Active`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+}

@@ -1,0 +1,1222 @@
+//! The EtcdDefragPolicy controller (operator contract §5.12): on every pass
+//! a policy lists the runs it stamped, trims its history, and acts on at
+//! most one due tick of its cron schedule — stamp a run
+//! `<policy>-<tick as Unix seconds>`, or skip the tick (`MissedSchedule`
+//! past the starting deadline, `ConcurrencyForbidden` while a run is still
+//! active). Ticks are computed in UTC whatever the process's time zone
+//! (`plan::schedule`).
+//!
+//! [`decide`] is the whole decision, pure over (policy, its runs, now), so
+//! every branch is a table test; [`reconcile`] only reads, performs what it
+//! names and writes the status (a fenced PUT of the status subresource,
+//! guarded by resourceVersion and retried on conflict, as for runs).
+//!
+//! Times in event messages are RFC 3339 in UTC at whole seconds
+//! (`2026-12-01T00:00:00Z`) — for `MissedSchedule` as the contract states,
+//! and for `ConcurrencyForbidden` and `StampedRun`, whose `<tick>` the
+//! contract leaves unformatted, the same way.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Event as KubeEvent, EventSource, ObjectReference};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, Time};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::runtime::controller::Action;
+use kube::{Resource, ResourceExt};
+
+use super::reconcile::{Context, Error, EVENT_COMPONENT, FIELD_MANAGER};
+use crate::contract::CLUSTER_LABEL;
+use crate::k8s;
+use crate::k8s::crd::{
+    DefragPhase, EtcdDefrag, EtcdDefragPolicy, EtcdDefragPolicySpec, EtcdDefragPolicyStatus,
+    EtcdDefragSpec, NameRef,
+};
+use crate::plan::schedule::{self, Due, Schedule};
+
+/// The label a stamped run carries, naming its policy.
+pub const POLICY_LABEL: &str = "etcd-operator.cozystack.io/defrag-policy";
+
+/// The policy's single condition type.
+pub const CONDITION_TYPE: &str = "Active";
+
+/// How long a failed pass waits before it is retried.
+pub const REQUEUE: Duration = Duration::from_secs(10);
+
+/// `Active` condition reasons, with their fixed messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActiveReason {
+    Scheduled,
+    Suspended,
+    InvalidSchedule,
+}
+
+impl ActiveReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActiveReason::Scheduled => "Scheduled",
+            ActiveReason::Suspended => "Suspended",
+            ActiveReason::InvalidSchedule => "InvalidSchedule",
+        }
+    }
+}
+
+/// Event reasons a policy records (against itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyEventReason {
+    StampedRun,
+    MissedSchedule,
+    ConcurrencyForbidden,
+}
+
+impl PolicyEventReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PolicyEventReason::StampedRun => "StampedRun",
+            PolicyEventReason::MissedSchedule => "MissedSchedule",
+            PolicyEventReason::ConcurrencyForbidden => "ConcurrencyForbidden",
+        }
+    }
+
+    /// `MissedSchedule` is a Warning; the others are Normal.
+    pub fn event_type(self) -> &'static str {
+        match self {
+            PolicyEventReason::MissedSchedule => "Warning",
+            _ => "Normal",
+        }
+    }
+}
+
+/// An event to record against the policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyEvent {
+    pub reason: PolicyEventReason,
+    pub message: String,
+}
+
+/// The policy as a pass sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyView {
+    pub name: String,
+    pub generation: Option<i64>,
+    /// `creationTimestamp`: the anchor before the first tick is acted on.
+    pub created: Timestamp,
+    pub spec: EtcdDefragPolicySpec,
+    /// The stored status (default when there is none yet).
+    pub status: EtcdDefragPolicyStatus,
+}
+
+impl PolicyView {
+    pub fn of(policy: &EtcdDefragPolicy) -> PolicyView {
+        PolicyView {
+            name: policy.name_any(),
+            generation: policy.metadata.generation,
+            created: policy
+                .metadata
+                .creation_timestamp
+                .as_ref()
+                .map_or(Timestamp::UNIX_EPOCH, |t| t.0),
+            spec: policy.spec.clone(),
+            status: policy.status.clone().unwrap_or_default(),
+        }
+    }
+}
+
+/// What a pass needs of one stamped run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunInfo {
+    pub name: String,
+    /// `None` is the wire's `""` (or an unknown phase): not finished.
+    pub phase: Option<DefragPhase>,
+    pub completed_at: Option<Timestamp>,
+    pub created: Option<Timestamp>,
+}
+
+impl RunInfo {
+    pub fn of(run: &EtcdDefrag) -> RunInfo {
+        let status = run.status.as_ref();
+        RunInfo {
+            name: run.name_any(),
+            phase: status.and_then(|s| s.phase),
+            completed_at: status.and_then(|s| s.completed_at.as_ref()).map(|t| t.0),
+            created: run.metadata.creation_timestamp.as_ref().map(|t| t.0),
+        }
+    }
+
+    fn finished(&self) -> bool {
+        self.phase.is_some_and(DefragPhase::is_terminal)
+    }
+}
+
+/// What to do about the schedule in this pass.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// `suspend: true`: nothing stamped, `lastScheduleTime` held; no requeue.
+    Suspended,
+    /// The schedule does not parse; no requeue (an edit brings a new pass).
+    InvalidSchedule,
+    /// The next tick lies ahead: requeue for it.
+    NotYet { requeue: Duration },
+    /// No tick within robfig's horizon (e.g. `0 0 30 2 *`): nothing is ever
+    /// due; no requeue.
+    Never,
+    /// The due tick is past the starting deadline: skipped with a Warning.
+    Missed {
+        tick: Timestamp,
+        event: PolicyEvent,
+        requeue: Option<Duration>,
+    },
+    /// `Forbid` with runs still active: the tick is skipped.
+    Forbidden {
+        tick: Timestamp,
+        event: PolicyEvent,
+        requeue: Option<Duration>,
+    },
+    /// Create the run `name`; on success record `event` and add the run to
+    /// `status.active` ([`with_stamped`]); AlreadyExists is a silent no-op.
+    Stamp {
+        tick: Timestamp,
+        name: String,
+        event: PolicyEvent,
+        requeue: Option<Duration>,
+    },
+}
+
+impl Decision {
+    /// When the next pass is due on its own (`None`: only on a change).
+    pub fn requeue(&self) -> Option<Duration> {
+        match self {
+            Decision::Suspended | Decision::InvalidSchedule | Decision::Never => None,
+            Decision::NotYet { requeue } => Some(*requeue),
+            Decision::Missed { requeue, .. }
+            | Decision::Forbidden { requeue, .. }
+            | Decision::Stamp { requeue, .. } => *requeue,
+        }
+    }
+}
+
+/// One pass, decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pass {
+    /// The complete status to write (for [`Decision::Stamp`], before the
+    /// new run is added: see [`with_stamped`]).
+    pub status: EtcdDefragPolicyStatus,
+    /// Finished runs to delete for `historyLimit`, oldest first.
+    pub delete: Vec<String>,
+    pub decision: Decision,
+}
+
+/// The whole §5.12 pass over `policy` and the runs labelled with its name.
+pub fn decide(policy: &PolicyView, runs: &[RunInfo], now: Timestamp) -> Pass {
+    let mut status = policy.status.clone();
+
+    // Step 1: active runs by name; the latest success.
+    let mut active: Vec<&str> = runs
+        .iter()
+        .filter(|r| !r.finished())
+        .map(|r| r.name.as_str())
+        .collect();
+    active.sort_unstable();
+    status.active = active
+        .iter()
+        .map(|name| NameRef {
+            name: (*name).to_string(),
+        })
+        .collect();
+    if let Some(latest) = runs
+        .iter()
+        .filter(|r| r.phase == Some(DefragPhase::Complete))
+        .filter_map(|r| r.completed_at)
+        .max()
+    {
+        status.last_successful_time = Some(Time(latest));
+    }
+
+    // Step 2: history.
+    let delete = history_victims(runs, policy.spec.history_limit);
+
+    let previous = status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == CONDITION_TYPE)
+        .cloned();
+    let set_active = |status: &mut EtcdDefragPolicyStatus, reason: ActiveReason, message| {
+        let condition =
+            active_condition(reason, message, policy.generation, previous.as_ref(), now);
+        set_condition(status, condition);
+    };
+
+    // Step 3: suspended.
+    if policy.spec.suspend == Some(true) {
+        set_active(
+            &mut status,
+            ActiveReason::Suspended,
+            "scheduling is suspended".to_string(),
+        );
+        return Pass {
+            status,
+            delete,
+            decision: Decision::Suspended,
+        };
+    }
+
+    // Step 4: the schedule.
+    let parsed = match Schedule::parse(&policy.spec.schedule) {
+        Ok(s) => s,
+        Err(e) => {
+            set_active(
+                &mut status,
+                ActiveReason::InvalidSchedule,
+                schedule::invalid_schedule_message(&policy.spec.schedule, &e),
+            );
+            return Pass {
+                status,
+                delete,
+                decision: Decision::InvalidSchedule,
+            };
+        }
+    };
+    set_active(
+        &mut status,
+        ActiveReason::Scheduled,
+        "policy is scheduling runs".to_string(),
+    );
+
+    // Step 5: the due tick.
+    let earliest = status
+        .last_schedule_time
+        .as_ref()
+        .map_or(policy.created, |t| t.0);
+    let tick = match parsed.due(earliest, now) {
+        Due::Never => {
+            return Pass {
+                status,
+                delete,
+                decision: Decision::Never,
+            }
+        }
+        Due::NotYet { next } => {
+            return Pass {
+                status,
+                delete,
+                decision: Decision::NotYet {
+                    requeue: schedule::requeue_after(next, now),
+                },
+            }
+        }
+        // A capped backlog acts on `now`, at the whole second Go's
+        // `Unix()` and the status's precision keep of it.
+        Due::Tick { at, .. } => whole_second(at),
+    };
+    status.last_schedule_time = Some(Time(tick));
+    let requeue = parsed
+        .next_after(tick)
+        .map(|next| schedule::requeue_after(next, now));
+
+    // Step 6: the starting deadline.
+    if let Some(deadline) = policy.spec.starting_deadline_seconds {
+        if schedule::past_starting_deadline(tick, now, deadline) {
+            return Pass {
+                status,
+                delete,
+                decision: Decision::Missed {
+                    tick,
+                    event: PolicyEvent {
+                        reason: PolicyEventReason::MissedSchedule,
+                        message: format!(
+                            "skipped scheduled time {}: past the {deadline}s starting deadline",
+                            rfc3339(tick)
+                        ),
+                    },
+                    requeue,
+                },
+            };
+        }
+    }
+
+    // Step 7: concurrency.
+    if !allows_concurrency(&policy.spec) && !active.is_empty() {
+        return Pass {
+            status,
+            delete,
+            decision: Decision::Forbidden {
+                tick,
+                event: PolicyEvent {
+                    reason: PolicyEventReason::ConcurrencyForbidden,
+                    message: format!(
+                        "skipped scheduled time {}: {} run(s) still active",
+                        rfc3339(tick),
+                        active.len()
+                    ),
+                },
+                requeue,
+            },
+        };
+    }
+
+    // Step 8: stamp.
+    let name = run_name(&policy.name, tick);
+    Pass {
+        status,
+        delete,
+        decision: Decision::Stamp {
+            tick,
+            event: PolicyEvent {
+                reason: PolicyEventReason::StampedRun,
+                message: format!(
+                    "stamped EtcdDefrag \"{name}\" for scheduled time {}",
+                    rfc3339(tick)
+                ),
+            },
+            name,
+            requeue,
+        },
+    }
+}
+
+/// `concurrencyPolicy: Allow`; absent, empty or `Forbid` forbid.
+fn allows_concurrency(spec: &EtcdDefragPolicySpec) -> bool {
+    spec.concurrency_policy.as_deref() == Some("Allow")
+}
+
+/// The finished runs beyond `limit`, oldest first: by `completedAt`, else
+/// `creationTimestamp` (then by name, for a stable order).
+fn history_victims(runs: &[RunInfo], limit: Option<i32>) -> Vec<String> {
+    let Some(limit) = limit else {
+        return Vec::new();
+    };
+    let keep = usize::try_from(limit).unwrap_or(0);
+    let mut finished: Vec<&RunInfo> = runs.iter().filter(|r| r.finished()).collect();
+    if finished.len() <= keep {
+        return Vec::new();
+    }
+    finished.sort_by(|a, b| {
+        let age = |r: &RunInfo| r.completed_at.or(r.created);
+        age(a).cmp(&age(b)).then_with(|| a.name.cmp(&b.name))
+    });
+    let excess = finished.len() - keep;
+    finished
+        .into_iter()
+        .take(excess)
+        .map(|r| r.name.clone())
+        .collect()
+}
+
+/// The `Active` condition; `lastTransitionTime` moves only when the status
+/// (True/False) changes, as `meta.SetStatusCondition` does.
+pub fn active_condition(
+    reason: ActiveReason,
+    message: String,
+    generation: Option<i64>,
+    previous: Option<&Condition>,
+    now: Timestamp,
+) -> Condition {
+    let status = if reason == ActiveReason::Scheduled {
+        "True"
+    } else {
+        "False"
+    }
+    .to_string();
+    let last_transition_time = match previous {
+        Some(p) if p.status == status => p.last_transition_time.clone(),
+        _ => Time(now),
+    };
+    Condition {
+        last_transition_time,
+        message,
+        observed_generation: generation,
+        reason: reason.as_str().to_string(),
+        status,
+        type_: CONDITION_TYPE.to_string(),
+    }
+}
+
+/// Replaces the `Active` entry (or adds it); other types are left alone.
+fn set_condition(status: &mut EtcdDefragPolicyStatus, condition: Condition) {
+    match status
+        .conditions
+        .iter_mut()
+        .find(|c| c.type_ == CONDITION_TYPE)
+    {
+        Some(existing) => *existing = condition,
+        None => status.conditions.push(condition),
+    }
+}
+
+/// The status after `name` was created in this pass: appended at the end
+/// of `active` (not re-sorted), as the operator does.
+pub fn with_stamped(mut status: EtcdDefragPolicyStatus, name: &str) -> EtcdDefragPolicyStatus {
+    if !status.active.iter().any(|r| r.name == name) {
+        status.active.push(NameRef {
+            name: name.to_string(),
+        });
+    }
+    status
+}
+
+/// `<policy>-<tick.Unix()>`.
+pub fn run_name(policy: &str, tick: Timestamp) -> String {
+    format!("{policy}-{}", tick.as_second())
+}
+
+fn whole_second(t: Timestamp) -> Timestamp {
+    Timestamp::from_second(t.as_second()).unwrap_or(t)
+}
+
+/// RFC 3339 in UTC at whole seconds: `2026-12-01T00:00:00Z`.
+pub fn rfc3339(t: Timestamp) -> String {
+    whole_second(t).to_string()
+}
+
+/// The run the policy stamps as `name`: its labels, a controller owner
+/// reference to the policy, and `{clusterRef, rule, ttlSecondsAfterFinished}`
+/// copied from the policy's spec.
+pub fn stamped_run(policy: &EtcdDefragPolicy, name: &str) -> EtcdDefrag {
+    let labels = [
+        (POLICY_LABEL.to_string(), policy.name_any()),
+        (
+            CLUSTER_LABEL.to_string(),
+            policy.spec.cluster_ref.name.clone(),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let mut run = EtcdDefrag::new(
+        name,
+        EtcdDefragSpec {
+            cluster_ref: policy.spec.cluster_ref.clone(),
+            rule: policy.spec.rule.clone(),
+            ttl_seconds_after_finished: policy.spec.ttl_seconds_after_finished,
+        },
+    );
+    run.metadata.namespace = policy.namespace();
+    run.metadata.labels = Some(labels);
+    run.metadata.owner_references = policy.controller_owner_ref(&()).map(|r| vec![r]);
+    run
+}
+
+// ---------------------------------------------------------------------------
+// I/O
+// ---------------------------------------------------------------------------
+
+fn api_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> Error {
+    let action = action.into();
+    move |source| Error::Api {
+        action,
+        source: Box::new(source),
+    }
+}
+
+/// Retries a failed pass after [`REQUEUE`].
+pub fn error_policy(policy: Arc<EtcdDefragPolicy>, error: &Error, _ctx: Arc<Context>) -> Action {
+    tracing::warn!(
+        policy = %policy.name_any(),
+        namespace = policy.namespace().unwrap_or_default(),
+        "policy reconcile failed: {error}"
+    );
+    Action::requeue(REQUEUE)
+}
+
+/// Stops acting (and the watcher with it) once the Lease is lost.
+fn fenced(ctx: &Context) -> Result<(), Error> {
+    if ctx.fence.is_open() {
+        Ok(())
+    } else {
+        ctx.shutdown.cancel();
+        Err(Error::Fenced)
+    }
+}
+
+/// One pass over a policy: read it and its runs from the server, decide,
+/// delete history, stamp or skip, record the event, write the status.
+pub async fn reconcile(policy: Arc<EtcdDefragPolicy>, ctx: Arc<Context>) -> Result<Action, Error> {
+    if fenced(&ctx).is_err() {
+        return Ok(Action::await_change());
+    }
+    let namespace = policy.namespace().unwrap_or_default();
+    let name = policy.name_any();
+    let policies: Api<EtcdDefragPolicy> = Api::namespaced(ctx.kube.client.clone(), &namespace);
+    // The server's copy, not the cache's: a pass right after our own status
+    // write must see the tick it acted on, or it would act on it again.
+    let policy = match policies.get_opt(&name).await {
+        Ok(Some(fresh)) => fresh,
+        Ok(None) => return Ok(Action::await_change()),
+        Err(e) => {
+            return Err(api_error(format!(
+                "get EtcdDefragPolicy {namespace}/{name}"
+            ))(e))
+        }
+    };
+    if policy.metadata.deletion_timestamp.is_some() {
+        return Ok(Action::await_change());
+    }
+    let runs: Api<EtcdDefrag> = Api::namespaced(ctx.kube.client.clone(), &namespace);
+    let stamped = runs
+        .list(&ListParams::default().labels(&format!("{POLICY_LABEL}={name}")))
+        .await
+        .map_err(api_error(format!(
+            "list the EtcdDefrags of policy {namespace}/{name}"
+        )))?;
+    let infos: Vec<RunInfo> = stamped.items.iter().map(RunInfo::of).collect();
+    let pass = decide(&PolicyView::of(&policy), &infos, Timestamp::now());
+    tracing::debug!(policy = %name, ?pass, "policy pass");
+
+    for victim in &pass.delete {
+        fenced(&ctx)?;
+        match runs.delete(victim, &DeleteParams::default()).await {
+            Ok(_) => {}
+            Err(e) if k8s::is_not_found(&e) => {}
+            Err(e) => return Err(api_error(format!("delete EtcdDefrag {namespace}/{victim}"))(e)),
+        }
+    }
+
+    let mut status = pass.status;
+    match &pass.decision {
+        Decision::Missed { event, .. } | Decision::Forbidden { event, .. } => {
+            fenced(&ctx)?;
+            record_event(&ctx, &policy, event.reason, &event.message).await;
+        }
+        Decision::Stamp {
+            name: run_name,
+            event,
+            ..
+        } => {
+            fenced(&ctx)?;
+            let run = stamped_run(&policy, run_name);
+            match runs.create(&PostParams::default(), &run).await {
+                Ok(_) => {
+                    tracing::info!(policy = %name, run = %run_name, "{}", event.message);
+                    record_event(&ctx, &policy, event.reason, &event.message).await;
+                    status = with_stamped(status, run_name);
+                }
+                Err(kube::Error::Api(s)) if s.code == 409 => {}
+                Err(e) => {
+                    return Err(api_error(format!(
+                        "create EtcdDefrag {namespace}/{run_name}"
+                    ))(e))
+                }
+            }
+        }
+        _ => {}
+    }
+
+    if policy.status.as_ref() != Some(&status) {
+        write_status(&ctx, &policies, policy, &status).await?;
+    }
+    Ok(match pass.decision.requeue() {
+        Some(after) => Action::requeue(after),
+        None => Action::await_change(),
+    })
+}
+
+/// How many conflicts in a row a status write rides out.
+const CONFLICT_RETRIES: u32 = 60;
+
+/// Puts `status` on the policy, guarded by the resourceVersion read; on a
+/// conflict reads the policy again and puts the same status on it.
+async fn write_status(
+    ctx: &Context,
+    policies: &Api<EtcdDefragPolicy>,
+    mut current: EtcdDefragPolicy,
+    status: &EtcdDefragPolicyStatus,
+) -> Result<(), Error> {
+    let name = current.name_any();
+    let mut attempt = 0;
+    loop {
+        fenced(ctx)?;
+        current.status = Some(status.clone());
+        let params = PostParams {
+            field_manager: Some(FIELD_MANAGER.to_string()),
+            ..PostParams::default()
+        };
+        match policies.replace_status(&name, &params, &current).await {
+            Ok(_) => return Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 409 && attempt < CONFLICT_RETRIES => {
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(10 * u64::from(attempt.min(20)))).await;
+                current = policies
+                    .get(&name)
+                    .await
+                    .map_err(api_error(format!("get EtcdDefragPolicy {name}")))?;
+            }
+            Err(e) => {
+                return Err(api_error(format!(
+                    "write the status of EtcdDefragPolicy {name}"
+                ))(e))
+            }
+        }
+    }
+}
+
+/// Records an event against `object` (any namespaced kind): a new core/v1
+/// Event per occurrence, from the operator's component, as
+/// `reconcile::record` does for runs. A failure to record is logged.
+pub async fn record_on<K>(ctx: &Context, object: &K, type_: &str, reason: &str, message: &str)
+where
+    K: Resource<DynamicType = ()>,
+{
+    let namespace = object.namespace().unwrap_or_default();
+    let now = Time(Timestamp::now());
+    let event = KubeEvent {
+        metadata: ObjectMeta {
+            generate_name: Some(format!("{}.", object.name_any())),
+            namespace: Some(namespace.clone()),
+            ..ObjectMeta::default()
+        },
+        involved_object: ObjectReference {
+            api_version: Some(K::api_version(&()).into_owned()),
+            kind: Some(K::kind(&()).into_owned()),
+            name: Some(object.name_any()),
+            namespace: Some(namespace.clone()),
+            uid: object.uid(),
+            resource_version: object.resource_version(),
+            ..ObjectReference::default()
+        },
+        reason: Some(reason.to_string()),
+        message: Some(message.to_string()),
+        type_: Some(type_.to_string()),
+        source: Some(EventSource {
+            component: Some(EVENT_COMPONENT.to_string()),
+            host: None,
+        }),
+        reporting_component: Some(EVENT_COMPONENT.to_string()),
+        reporting_instance: Some("kubectl-etcd".to_string()),
+        first_timestamp: Some(now.clone()),
+        last_timestamp: Some(now),
+        count: Some(1),
+        ..KubeEvent::default()
+    };
+    let events: Api<KubeEvent> = Api::namespaced(ctx.kube.client.clone(), &namespace);
+    if let Err(e) = events.create(&PostParams::default(), &event).await {
+        tracing::warn!(
+            "cannot record event {reason} on {} {namespace}/{}: {e}",
+            K::kind(&()),
+            object.name_any()
+        );
+    }
+}
+
+async fn record_event(
+    ctx: &Context,
+    policy: &EtcdDefragPolicy,
+    reason: PolicyEventReason,
+    message: &str,
+) {
+    record_on(ctx, policy, reason.event_type(), reason.as_str(), message).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::k8s::crd::DefragRuleSpec;
+
+    fn ts(text: &str) -> Timestamp {
+        text.parse().unwrap()
+    }
+
+    fn policy(schedule: &str) -> PolicyView {
+        PolicyView {
+            name: "nightly".into(),
+            generation: Some(1),
+            created: ts("2026-11-01T00:00:00Z"),
+            spec: EtcdDefragPolicySpec {
+                cluster_ref: NameRef { name: "db".into() },
+                schedule: schedule.into(),
+                ..EtcdDefragPolicySpec::default()
+            },
+            status: EtcdDefragPolicyStatus::default(),
+        }
+    }
+
+    fn last_scheduled(mut p: PolicyView, at: &str) -> PolicyView {
+        p.status.last_schedule_time = Some(Time(ts(at)));
+        p
+    }
+
+    fn run(
+        name: &str,
+        phase: Option<DefragPhase>,
+        completed: Option<&str>,
+        created: &str,
+    ) -> RunInfo {
+        RunInfo {
+            name: name.into(),
+            phase,
+            completed_at: completed.map(ts),
+            created: Some(ts(created)),
+        }
+    }
+
+    fn active_of(status: &EtcdDefragPolicyStatus) -> &Condition {
+        status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == CONDITION_TYPE)
+            .unwrap()
+    }
+
+    fn names(status: &EtcdDefragPolicyStatus) -> Vec<&str> {
+        status.active.iter().map(|r| r.name.as_str()).collect()
+    }
+
+    #[test]
+    fn suspend_holds_last_schedule_time_and_does_not_requeue() {
+        let mut p = last_scheduled(policy("0 * * * *"), "2026-12-01T00:00:00Z");
+        p.spec.suspend = Some(true);
+        let pass = decide(&p, &[], ts("2026-12-01T05:30:00Z"));
+        assert_eq!(pass.decision, Decision::Suspended);
+        assert_eq!(pass.decision.requeue(), None);
+        assert_eq!(
+            pass.status.last_schedule_time,
+            Some(Time(ts("2026-12-01T00:00:00Z")))
+        );
+        let c = active_of(&pass.status);
+        assert_eq!(
+            (c.status.as_str(), c.reason.as_str(), c.message.as_str()),
+            ("False", "Suspended", "scheduling is suspended")
+        );
+        assert_eq!(c.observed_generation, Some(1));
+    }
+
+    #[test]
+    fn one_catch_up_run_after_resume_then_wait_for_the_next_tick() {
+        // Suspended from 00:00 to 05:30: five hourly ticks missed, one run.
+        let p = last_scheduled(policy("0 * * * *"), "2026-12-01T00:00:00Z");
+        let now = ts("2026-12-01T05:30:00Z");
+        let pass = decide(&p, &[], now);
+        let tick = ts("2026-12-01T05:00:00Z");
+        assert_eq!(
+            pass.decision,
+            Decision::Stamp {
+                tick,
+                name: format!("nightly-{}", tick.as_second()),
+                event: PolicyEvent {
+                    reason: PolicyEventReason::StampedRun,
+                    message: format!(
+                        "stamped EtcdDefrag \"nightly-{}\" for scheduled time 2026-12-01T05:00:00Z",
+                        tick.as_second()
+                    ),
+                },
+                requeue: Some(Duration::from_secs(1800)),
+            }
+        );
+        assert_eq!(pass.status.last_schedule_time, Some(Time(tick)));
+        let c = active_of(&pass.status);
+        assert_eq!(
+            (c.status.as_str(), c.reason.as_str(), c.message.as_str()),
+            ("True", "Scheduled", "policy is scheduling runs")
+        );
+        // The next pass: nothing due until 06:00.
+        let again = PolicyView {
+            status: pass.status.clone(),
+            ..p
+        };
+        let next = decide(&again, &[], ts("2026-12-01T05:30:01Z"));
+        assert_eq!(
+            next.decision,
+            Decision::NotYet {
+                requeue: Duration::from_secs(1799)
+            }
+        );
+        assert_eq!(next.status.last_schedule_time, Some(Time(tick)));
+    }
+
+    #[test]
+    fn the_first_tick_is_anchored_at_creation_and_requeues_at_least_a_second() {
+        let p = policy("0 3 * * *");
+        let pass = decide(&p, &[], ts("2026-11-01T00:00:00.500Z"));
+        assert_eq!(
+            pass.decision,
+            Decision::NotYet {
+                requeue: Duration::from_millis(3 * 3600 * 1000 - 500)
+            }
+        );
+        assert_eq!(pass.status.last_schedule_time, None);
+        // A tick a hair ahead: a one-second requeue, never a spin.
+        let soon = decide(&p, &[], ts("2026-11-01T02:59:59.900Z"));
+        assert_eq!(
+            soon.decision,
+            Decision::NotYet {
+                requeue: Duration::from_secs(1)
+            }
+        );
+        // Process time zones play no part: 03:00 is 03:00 UTC.
+        let due = decide(&p, &[], ts("2026-11-01T03:00:00Z"));
+        assert!(
+            matches!(due.decision, Decision::Stamp { tick, .. } if tick == ts("2026-11-01T03:00:00Z")),
+            "{:?}",
+            due.decision
+        );
+    }
+
+    #[test]
+    fn a_backlog_of_102_ticks_acts_on_now() {
+        let now = ts("2026-12-01T10:00:30.750Z");
+        // 101 missed minutes: the latest tick.
+        let p = last_scheduled(policy("* * * * *"), "2026-12-01T08:19:00Z");
+        let pass = decide(&p, &[], now);
+        assert!(
+            matches!(&pass.decision, Decision::Stamp { tick, .. } if *tick == ts("2026-12-01T10:00:00Z")),
+            "{:?}",
+            pass.decision
+        );
+        // 102: `now`, at whole seconds, names the run.
+        let p = last_scheduled(policy("* * * * *"), "2026-12-01T08:18:00Z");
+        let pass = decide(&p, &[], now);
+        let at = ts("2026-12-01T10:00:30Z");
+        match &pass.decision {
+            Decision::Stamp {
+                tick,
+                name,
+                requeue,
+                ..
+            } => {
+                assert_eq!(*tick, at);
+                assert_eq!(*name, format!("nightly-{}", at.as_second()));
+                assert_eq!(*requeue, Some(Duration::from_millis(29_250)));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(pass.status.last_schedule_time, Some(Time(at)));
+    }
+
+    #[test]
+    fn the_starting_deadline_is_exclusive() {
+        let mut p = last_scheduled(policy("0 * * * *"), "2026-12-01T00:00:00Z");
+        p.spec.starting_deadline_seconds = Some(30);
+        let on = decide(&p, &[], ts("2026-12-01T01:00:30Z"));
+        assert!(
+            matches!(on.decision, Decision::Stamp { .. }),
+            "{:?}",
+            on.decision
+        );
+        let past = decide(&p, &[], ts("2026-12-01T01:00:31Z"));
+        assert_eq!(
+            past.decision,
+            Decision::Missed {
+                tick: ts("2026-12-01T01:00:00Z"),
+                event: PolicyEvent {
+                    reason: PolicyEventReason::MissedSchedule,
+                    message: "skipped scheduled time 2026-12-01T01:00:00Z: past the 30s starting deadline".into(),
+                },
+                requeue: Some(Duration::from_secs(3600 - 31)),
+            }
+        );
+        assert_eq!(PolicyEventReason::MissedSchedule.event_type(), "Warning");
+        assert_eq!(
+            past.status.last_schedule_time,
+            Some(Time(ts("2026-12-01T01:00:00Z")))
+        );
+        // The deadline comes before concurrency: a skipped tick is Missed
+        // even with a run active.
+        let busy = [run(
+            "nightly-1",
+            Some(DefragPhase::Running),
+            None,
+            "2026-12-01T00:00:00Z",
+        )];
+        let past = decide(&p, &busy, ts("2026-12-01T01:00:31Z"));
+        assert!(matches!(past.decision, Decision::Missed { .. }));
+    }
+
+    #[test]
+    fn forbid_skips_while_a_run_is_active_and_allow_stamps() {
+        let p = last_scheduled(policy("0 * * * *"), "2026-12-01T00:00:00Z");
+        let now = ts("2026-12-01T01:00:05Z");
+        let busy = [
+            run("nightly-2", None, None, "2026-12-01T00:00:01Z"),
+            run(
+                "nightly-1",
+                Some(DefragPhase::Pending),
+                None,
+                "2026-12-01T00:00:00Z",
+            ),
+            run(
+                "nightly-0",
+                Some(DefragPhase::Failed),
+                Some("2026-11-30T23:00:00Z"),
+                "2026-11-30T23:00:00Z",
+            ),
+        ];
+        for concurrency in [None, Some(""), Some("Forbid")] {
+            let mut p = p.clone();
+            p.spec.concurrency_policy = concurrency.map(str::to_string);
+            let pass = decide(&p, &busy, now);
+            assert_eq!(
+                pass.decision,
+                Decision::Forbidden {
+                    tick: ts("2026-12-01T01:00:00Z"),
+                    event: PolicyEvent {
+                        reason: PolicyEventReason::ConcurrencyForbidden,
+                        message:
+                            "skipped scheduled time 2026-12-01T01:00:00Z: 2 run(s) still active"
+                                .into(),
+                    },
+                    requeue: Some(Duration::from_secs(3595)),
+                },
+                "{concurrency:?}"
+            );
+            assert_eq!(
+                PolicyEventReason::ConcurrencyForbidden.event_type(),
+                "Normal"
+            );
+            assert_eq!(
+                pass.status.last_schedule_time,
+                Some(Time(ts("2026-12-01T01:00:00Z")))
+            );
+            assert_eq!(names(&pass.status), ["nightly-1", "nightly-2"]);
+        }
+        let mut allow = p.clone();
+        allow.spec.concurrency_policy = Some("Allow".into());
+        let pass = decide(&allow, &busy, now);
+        assert!(
+            matches!(pass.decision, Decision::Stamp { .. }),
+            "{:?}",
+            pass.decision
+        );
+        // Nothing active: Forbid stamps.
+        let done = [busy[2].clone()];
+        let pass = decide(&p, &done, now);
+        assert!(matches!(pass.decision, Decision::Stamp { .. }));
+        assert!(pass.status.active.is_empty());
+    }
+
+    #[test]
+    fn history_deletes_the_oldest_finished_runs() {
+        let runs = [
+            run(
+                "nightly-a",
+                Some(DefragPhase::Complete),
+                Some("2026-12-01T03:00:00Z"),
+                "2026-12-01T00:00:00Z",
+            ),
+            run(
+                "nightly-b",
+                Some(DefragPhase::Failed),
+                Some("2026-12-01T01:00:00Z"),
+                "2026-12-01T00:30:00Z",
+            ),
+            // No completedAt: its creation orders it.
+            run(
+                "nightly-c",
+                Some(DefragPhase::Failed),
+                None,
+                "2026-12-01T02:00:00Z",
+            ),
+            run(
+                "nightly-d",
+                Some(DefragPhase::Running),
+                None,
+                "2026-11-01T00:00:00Z",
+            ),
+            run("nightly-e", None, None, "2026-10-01T00:00:00Z"),
+        ];
+        let now = ts("2026-12-01T04:00:00Z");
+        let mut p = policy("0 5 * * *");
+        let cases: [(Option<i32>, &[&str]); 5] = [
+            (None, &[]),
+            (Some(3), &[]),
+            (Some(2), &["nightly-b"]),
+            (Some(1), &["nightly-b", "nightly-c"]),
+            (Some(0), &["nightly-b", "nightly-c", "nightly-a"]),
+        ];
+        for (limit, expected) in cases {
+            p.spec.history_limit = limit;
+            let pass = decide(&p, &runs, now);
+            assert_eq!(pass.delete, expected, "{limit:?}");
+            assert_eq!(names(&pass.status), ["nightly-d", "nightly-e"]);
+        }
+        // History is trimmed whatever else the pass does.
+        p.spec.history_limit = Some(1);
+        p.spec.suspend = Some(true);
+        assert_eq!(decide(&p, &runs, now).delete, ["nightly-b", "nightly-c"]);
+        p.spec.suspend = None;
+        p.spec.schedule = "bogus".into();
+        assert_eq!(decide(&p, &runs, now).delete, ["nightly-b", "nightly-c"]);
+    }
+
+    #[test]
+    fn last_successful_time_is_the_latest_complete_run() {
+        let mut p = policy("0 5 * * *");
+        p.status.last_successful_time = Some(Time(ts("2026-11-01T00:00:00Z")));
+        let now = ts("2026-12-01T04:00:00Z");
+        let runs = [
+            run(
+                "nightly-a",
+                Some(DefragPhase::Complete),
+                Some("2026-12-01T01:00:00Z"),
+                "2026-12-01T00:00:00Z",
+            ),
+            run(
+                "nightly-b",
+                Some(DefragPhase::Complete),
+                Some("2026-12-01T02:00:00Z"),
+                "2026-12-01T00:00:00Z",
+            ),
+            // Failed runs do not count.
+            run(
+                "nightly-c",
+                Some(DefragPhase::Failed),
+                Some("2026-12-01T03:00:00Z"),
+                "2026-12-01T00:00:00Z",
+            ),
+        ];
+        let pass = decide(&p, &runs, now);
+        assert_eq!(
+            pass.status.last_successful_time,
+            Some(Time(ts("2026-12-01T02:00:00Z")))
+        );
+        // None Complete: the stored value stays.
+        let pass = decide(&p, &runs[2..], now);
+        assert_eq!(
+            pass.status.last_successful_time,
+            Some(Time(ts("2026-11-01T00:00:00Z")))
+        );
+    }
+
+    #[test]
+    fn an_invalid_schedule_is_reported_with_robfigs_text() {
+        let p = last_scheduled(policy("60 * * * *"), "2026-12-01T00:00:00Z");
+        let pass = decide(&p, &[], ts("2026-12-01T05:00:00Z"));
+        assert_eq!(pass.decision, Decision::InvalidSchedule);
+        assert_eq!(pass.decision.requeue(), None);
+        let c = active_of(&pass.status);
+        assert_eq!(
+            (c.status.as_str(), c.reason.as_str(), c.message.as_str()),
+            (
+                "False",
+                "InvalidSchedule",
+                "cannot parse schedule \"60 * * * *\": end of range (60) above maximum (59): 60"
+            )
+        );
+        assert_eq!(
+            pass.status.last_schedule_time,
+            Some(Time(ts("2026-12-01T00:00:00Z")))
+        );
+    }
+
+    #[test]
+    fn a_schedule_that_never_fires_does_nothing() {
+        let p = policy("0 0 30 2 *");
+        let pass = decide(&p, &[], ts("2026-12-01T05:00:00Z"));
+        assert_eq!(pass.decision, Decision::Never);
+        assert_eq!(pass.decision.requeue(), None);
+        assert_eq!(active_of(&pass.status).status, "True");
+    }
+
+    #[test]
+    fn the_active_condition_moves_its_transition_time_only_on_a_status_change() {
+        let t0 = ts("2026-12-01T00:00:00Z");
+        let mut p = policy("0 * * * *");
+        let first = decide(&p, &[], t0);
+        assert_eq!(active_of(&first.status).last_transition_time, Time(t0));
+
+        // Still True an hour later: the time stays.
+        p.status = first.status;
+        let t1 = ts("2026-12-01T00:30:00Z");
+        let same = decide(&p, &[], t1);
+        assert_eq!(active_of(&same.status).last_transition_time, Time(t0));
+
+        // Suspended: False, moved.
+        p.status = same.status;
+        p.spec.suspend = Some(true);
+        let t2 = ts("2026-12-01T00:40:00Z");
+        let suspended = decide(&p, &[], t2);
+        assert_eq!(active_of(&suspended.status).last_transition_time, Time(t2));
+
+        // Suspended → InvalidSchedule: both False, the time stays; the
+        // reason and message change.
+        p.status = suspended.status;
+        p.spec.suspend = None;
+        p.spec.schedule = "@fortnightly".into();
+        let invalid = decide(&p, &[], ts("2026-12-01T00:50:00Z"));
+        let c = active_of(&invalid.status);
+        assert_eq!(c.last_transition_time, Time(t2));
+        assert_eq!(c.reason, "InvalidSchedule");
+        assert_eq!(
+            c.message,
+            "cannot parse schedule \"@fortnightly\": unrecognized descriptor: @fortnightly"
+        );
+        assert_eq!(invalid.status.conditions.len(), 1);
+
+        // Fixed: True again, moved.
+        p.status = invalid.status;
+        p.spec.schedule = "0 * * * *".into();
+        let t4 = ts("2026-12-01T00:55:00Z");
+        let back = decide(&p, &[], t4);
+        assert_eq!(active_of(&back.status).last_transition_time, Time(t4));
+    }
+
+    #[test]
+    fn a_stamped_run_is_appended_after_the_sorted_active_runs() {
+        let p = last_scheduled(policy("0 * * * *"), "2026-12-01T00:00:00Z");
+        let mut allow = p;
+        allow.spec.concurrency_policy = Some("Allow".into());
+        let runs = [
+            run("nightly-z", None, None, "2026-12-01T00:00:00Z"),
+            run("nightly-a", None, None, "2026-12-01T00:00:00Z"),
+        ];
+        let pass = decide(&allow, &runs, ts("2026-12-01T01:00:00Z"));
+        let Decision::Stamp { name, .. } = &pass.decision else {
+            panic!("{:?}", pass.decision)
+        };
+        let status = with_stamped(pass.status.clone(), name);
+        assert_eq!(names(&status), ["nightly-a", "nightly-z", name.as_str()]);
+        // Already listed: not twice.
+        assert_eq!(with_stamped(status.clone(), name), status);
+    }
+
+    #[test]
+    fn the_stamped_run_carries_labels_owner_and_the_copied_spec() {
+        let mut policy = EtcdDefragPolicy::new(
+            "nightly",
+            EtcdDefragPolicySpec {
+                cluster_ref: NameRef { name: "db".into() },
+                schedule: "0 3 * * *".into(),
+                rule: Some(DefragRuleSpec {
+                    free_space_above: Some("100Mi".into()),
+                    quota_usage_above: Some("80%".into()),
+                    min_reclaim: Some("10Mi".into()),
+                    ..DefragRuleSpec::default()
+                }),
+                ttl_seconds_after_finished: Some(600),
+                history_limit: Some(3),
+                ..EtcdDefragPolicySpec::default()
+            },
+        );
+        policy.metadata.namespace = Some("etcd".into());
+        policy.metadata.uid = Some("0b5c".into());
+        let run = stamped_run(&policy, "nightly-1795924800");
+        assert_eq!(run.metadata.name.as_deref(), Some("nightly-1795924800"));
+        assert_eq!(run.metadata.namespace.as_deref(), Some("etcd"));
+        let labels = run.metadata.labels.clone().unwrap();
+        assert_eq!(labels.len(), 2);
+        assert_eq!(labels[POLICY_LABEL], "nightly");
+        assert_eq!(labels["etcd-operator.cozystack.io/cluster"], "db");
+        let owners = run.metadata.owner_references.clone().unwrap();
+        assert_eq!(owners.len(), 1);
+        let owner = &owners[0];
+        assert_eq!(owner.api_version, "etcd-operator.cozystack.io/v1alpha2");
+        assert_eq!(owner.kind, "EtcdDefragPolicy");
+        assert_eq!(owner.name, "nightly");
+        assert_eq!(owner.uid, "0b5c");
+        assert_eq!(owner.controller, Some(true));
+        assert_eq!(
+            serde_json::to_value(&run.spec).unwrap(),
+            serde_json::json!({
+                "clusterRef": {"name": "db"},
+                "rule": {"freeSpaceAbove": "100Mi", "quotaUsageAbove": "80%", "minReclaim": "10Mi"},
+                "ttlSecondsAfterFinished": 600,
+            })
+        );
+        assert_eq!(
+            run_name("nightly", ts("2026-12-01T00:00:00Z")),
+            "nightly-1796083200"
+        );
+        assert_eq!(
+            rfc3339(ts("2026-12-01T00:00:00.999Z")),
+            "2026-12-01T00:00:00Z"
+        );
+    }
+}
