@@ -101,6 +101,7 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
             shutdown: acting,
             fence,
             metrics: metrics.clone(),
+            busy: Default::default(),
         });
         controller::run(ctx, namespace.as_deref()).await?;
         relay.abort();

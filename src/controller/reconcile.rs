@@ -61,7 +61,58 @@ pub struct Context {
     pub fence: super::lease::Fence,
     /// What `/metrics` shows.
     pub metrics: Arc<Metrics>,
+    /// Clusters whose run this process is driving right now (`ns/name`).
+    /// Serialization by object age alone is not enough: a run deleted
+    /// mid-sweep disappears from the list while its engine still waits for
+    /// the member in flight, and the next run must not start beside it.
+    pub busy: Busy,
 }
+
+/// The clusters a run is being driven on, in this process.
+#[derive(Debug, Default)]
+pub struct Busy(std::sync::Mutex<std::collections::HashSet<String>>);
+
+impl Busy {
+    /// Claims `cluster` for one run; `None` while another run holds it.
+    pub fn claim(&self, cluster: String) -> Option<Claim<'_>> {
+        let mut set = match self.0.lock() {
+            Ok(set) => set,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let claimed = set.insert(cluster.clone());
+        drop(set);
+        // Built only when claimed: a Claim releases its cluster on drop.
+        claimed.then(|| Claim {
+            busy: self,
+            cluster,
+        })
+    }
+
+    fn holds(&self, cluster: &str) -> bool {
+        match self.0.lock() {
+            Ok(set) => set.contains(cluster),
+            Err(poisoned) => poisoned.into_inner().contains(cluster),
+        }
+    }
+}
+
+/// A claimed cluster, released when dropped (whatever ends the run).
+pub struct Claim<'a> {
+    busy: &'a Busy,
+    cluster: String,
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        match self.busy.0.lock() {
+            Ok(mut set) => set.remove(&self.cluster),
+            Err(poisoned) => poisoned.into_inner().remove(&self.cluster),
+        };
+    }
+}
+
+/// How soon a run whose cluster is busy in this process looks again.
+const BUSY_RETRY: Duration = Duration::from_secs(1);
 
 /// Errors that end a pass; the controller retries it with backoff.
 #[derive(Debug, thiserror::Error)]
@@ -144,6 +195,13 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                         .collect(),
                 );
             }
+            Transition::Gather(Need::Probe)
+                if ctx.busy.holds(&format!("{namespace}/{}", obs.run.cluster)) =>
+            {
+                // Another run's engine is still at work on this cluster
+                // (e.g. its object was deleted mid-sweep): not even a probe.
+                return Ok(Action::requeue(BUSY_RETRY));
+            }
             Transition::Gather(Need::Probe) => {
                 let (reach, session) = probe(&ctx, &namespace, &obs.run.cluster).await;
                 obs.reach = Some(reach);
@@ -217,6 +275,10 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 deadline_in,
                 start,
             } => {
+                let Some(_claim) = ctx.busy.claim(format!("{namespace}/{}", obs.run.cluster))
+                else {
+                    return Ok(Action::requeue(BUSY_RETRY));
+                };
                 let mut current = (*run).clone();
                 if write {
                     write_status(&ctx.fence, &runs, &mut current, &status).await?;
@@ -595,5 +657,26 @@ async fn record(ctx: &Context, run: &EtcdDefrag, event: &Event) {
             event.reason.as_str(),
             run.name_any()
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_run_per_cluster_at_a_time_in_this_process() {
+        let busy = Busy::default();
+        let first = busy.claim("ns/db".into());
+        assert!(first.is_some());
+        assert!(busy.holds("ns/db"));
+        assert!(busy.claim("ns/db".into()).is_none(), "a second run waits");
+        assert!(
+            busy.claim("ns/other".into()).is_some(),
+            "other clusters go on"
+        );
+        drop(first);
+        assert!(!busy.holds("ns/db"));
+        assert!(busy.claim("ns/db".into()).is_some());
     }
 }
