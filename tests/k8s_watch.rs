@@ -10,12 +10,11 @@ mod support;
 use std::process::Stdio;
 use std::time::Duration;
 
-use kube::api::{Api, DynamicObject, ListParams};
 use kube::Client;
 use serde_json::{json, Value};
 use support::k8s::*;
+use support::watch::*;
 use support::*;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A running watcher, killed when dropped.
 struct Watcher {
@@ -49,79 +48,6 @@ fn watch(kubeconfig: &std::path::Path, ns: &str) -> Watcher {
         .spawn()
         .expect("spawn the watcher");
     Watcher { child }
-}
-
-fn runs(client: &Client, ns: &str) -> Api<DynamicObject> {
-    dynamic(client, ns, "EtcdDefrag", "etcddefrags")
-}
-
-async fn create_run(client: &Client, ns: &str, name: &str, cluster: &str, rule: Value) {
-    create(
-        &runs(client, ns),
-        json!({
-            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-            "kind": "EtcdDefrag",
-            "metadata": {"name": name, "namespace": ns},
-            "spec": {"clusterRef": {"name": cluster}, "rule": rule},
-        }),
-    )
-    .await;
-}
-
-/// The run's status once its phase is one of `phases` (at most 90 s).
-async fn wait_phase(client: &Client, ns: &str, name: &str, phases: &[&str]) -> Value {
-    let api = runs(client, ns);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
-    loop {
-        let status = api.get(name).await.unwrap().data["status"].clone();
-        if phases.iter().any(|p| status["phase"] == *p) {
-            return status;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "EtcdDefrag {ns}/{name} never reached {phases:?}: {status}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
-/// How many Defragments member `i` has done, from its own `/metrics`.
-async fn defrag_count(etcd: &Cluster, i: usize) -> u64 {
-    let host = etcd.host(i);
-    let mut stream = tokio::net::TcpStream::connect((host.as_str(), 2379))
-        .await
-        .unwrap();
-    stream
-        .write_all(format!("GET /metrics HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
-    let mut text = String::new();
-    stream.read_to_string(&mut text).await.unwrap();
-    text.lines()
-        .find(|l| l.starts_with("etcd_disk_backend_defrag_duration_seconds_count"))
-        .and_then(|l| l.split_whitespace().last())
-        .and_then(|v| v.parse::<f64>().ok())
-        .map_or(0, |v| v as u64)
-}
-
-fn condition(status: &Value) -> &Value {
-    status["conditions"]
-        .as_array()
-        .and_then(|c| c.iter().find(|c| c["type"] == "DefragChecked"))
-        .unwrap_or_else(|| panic!("no DefragChecked condition: {status}"))
-}
-
-/// Warning events recorded against `name`.
-async fn events(client: &Client, ns: &str, name: &str) -> Vec<(String, String)> {
-    let api: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(client.clone(), ns);
-    api.list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .filter(|e| e.involved_object.name.as_deref() == Some(name))
-        .map(|e| (e.reason.unwrap_or_default(), e.message.unwrap_or_default()))
-        .collect()
 }
 
 /// A run to Complete: one row per member with role, outcome and sizes, the

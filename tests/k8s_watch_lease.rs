@@ -15,7 +15,7 @@ use kube::api::{Api, DynamicObject};
 use kube::Client;
 use serde_json::json;
 use support::k8s::*;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use support::watch::defrag_count;
 
 fn watcher(kc: &std::path::Path, ns: &str) -> tokio::process::Child {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
@@ -85,25 +85,6 @@ async fn wait_complete(runs: &Api<DynamicObject>, name: &str) -> DynamicObject {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-}
-
-/// How many Defragments member `i` has done, from its own `/metrics`.
-async fn defrag_count(etcd: &kubectl_etcd_testbed::Cluster, i: usize) -> u64 {
-    let host = etcd.host(i);
-    let mut stream = tokio::net::TcpStream::connect((host.as_str(), 2379))
-        .await
-        .unwrap();
-    stream
-        .write_all(format!("GET /metrics HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
-    let mut text = String::new();
-    stream.read_to_string(&mut text).await.unwrap();
-    text.lines()
-        .find(|l| l.starts_with("etcd_disk_backend_defrag_duration_seconds_count"))
-        .and_then(|l| l.split_whitespace().last())
-        .and_then(|v| v.parse::<f64>().ok())
-        .map_or(0, |v| v as u64)
 }
 
 #[tokio::test(flavor = "multi_thread")]

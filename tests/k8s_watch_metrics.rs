@@ -12,10 +12,9 @@ use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::time::Duration;
 
-use kube::api::{Api, DynamicObject};
-use kube::Client;
-use serde_json::{json, Value};
+use serde_json::json;
 use support::k8s::*;
+use support::watch::*;
 use support::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -107,46 +106,6 @@ async fn first_answer(address: &str, path: &str, within: Duration) -> Answer {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-}
-
-fn runs(client: &Client, ns: &str) -> Api<DynamicObject> {
-    dynamic(client, ns, "EtcdDefrag", "etcddefrags")
-}
-
-/// The run's status once its phase is one of `phases` (at most 90 s).
-async fn wait_phase(client: &Client, ns: &str, name: &str, phases: &[&str]) -> Value {
-    let api = runs(client, ns);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
-    loop {
-        let status = api.get(name).await.unwrap().data["status"].clone();
-        if phases.iter().any(|p| status["phase"] == *p) {
-            return status;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "EtcdDefrag {ns}/{name} never reached {phases:?}: {status}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
-/// How many Defragments member `i` has done, from its own `/metrics`.
-async fn etcd_defrag_count(etcd: &Cluster, i: usize) -> u64 {
-    let host = etcd.host(i);
-    let mut stream = tokio::net::TcpStream::connect((host.as_str(), 2379))
-        .await
-        .unwrap();
-    stream
-        .write_all(format!("GET /metrics HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
-    let mut text = String::new();
-    stream.read_to_string(&mut text).await.unwrap();
-    text.lines()
-        .find(|l| l.starts_with("etcd_disk_backend_defrag_duration_seconds_count"))
-        .and_then(|l| l.split_whitespace().last())
-        .and_then(|v| v.parse::<f64>().ok())
-        .map_or(0, |v| v as u64)
 }
 
 /// One sample of an exposition: name, labels, value.
@@ -260,7 +219,7 @@ async fn the_watcher_serves_probes_and_counts_a_run() {
     assert_eq!(status["phase"], "Complete", "{status}");
     assert_eq!(status["defragmented"], 3, "{status}");
     for i in 0..3 {
-        assert_eq!(etcd_defrag_count(&fx.etcd, i).await, 1, "member {i}");
+        assert_eq!(defrag_count(&fx.etcd, i).await, 1, "member {i}");
     }
 
     let run = [("etcddefrag_namespace", ns), ("etcdcluster", "db")];

@@ -17,6 +17,7 @@ use kube::api::{Api, DynamicObject, ListParams};
 use kube::Client;
 use serde_json::{json, Value};
 use support::k8s::*;
+use support::watch::runs;
 
 const POLICY_LABEL: &str = "etcd-operator.cozystack.io/defrag-policy";
 
@@ -46,10 +47,6 @@ fn watch(kubeconfig: &std::path::Path, ns: &str) -> tokio::process::Child {
 
 fn policies(client: &Client, ns: &str) -> Api<DynamicObject> {
     dynamic(client, ns, "EtcdDefragPolicy", "etcddefragpolicies")
-}
-
-fn runs(client: &Client, ns: &str) -> Api<DynamicObject> {
-    dynamic(client, ns, "EtcdDefrag", "etcddefrags")
 }
 
 async fn create_policy(client: &Client, ns: &str, name: &str, spec: Value) {

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 #[allow(unused_imports)]
 pub mod k8s;
+pub mod watch;
 
 #[allow(unused_imports)]
 pub use kubectl_etcd_testbed::{Cluster, ClusterSpec, EtcdVersion, Security};

@@ -1,0 +1,93 @@
+//! Helpers shared by the `defrag --watch` tests: EtcdDefrag objects, their
+//! status and events as the API server has them, and Defragment counts
+//! from each etcd member's own `/metrics` (never from our logs).
+
+use std::time::Duration;
+
+use kube::api::{Api, DynamicObject, ListParams};
+use kube::Client;
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::k8s::{create, dynamic};
+use super::Cluster;
+
+/// The EtcdDefrags of `ns`.
+pub fn runs(client: &Client, ns: &str) -> Api<DynamicObject> {
+    dynamic(client, ns, "EtcdDefrag", "etcddefrags")
+}
+
+/// Creates EtcdDefrag `name` for `cluster` with `rule`.
+pub async fn create_run(client: &Client, ns: &str, name: &str, cluster: &str, rule: Value) {
+    create(
+        &runs(client, ns),
+        json!({
+            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+            "kind": "EtcdDefrag",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"clusterRef": {"name": cluster}, "rule": rule},
+        }),
+    )
+    .await;
+}
+
+/// The run's status once its phase is one of `phases` (at most 90 s).
+pub async fn wait_phase(client: &Client, ns: &str, name: &str, phases: &[&str]) -> Value {
+    let api = runs(client, ns);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+    loop {
+        let status = api.get(name).await.expect("get EtcdDefrag").data["status"].clone();
+        if phases.iter().any(|p| status["phase"] == *p) {
+            return status;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "EtcdDefrag {ns}/{name} never reached {phases:?}: {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// How many Defragments member `i` has done, from its own `/metrics`
+/// (plaintext members).
+pub async fn defrag_count(etcd: &Cluster, i: usize) -> u64 {
+    let host = etcd.host(i);
+    let mut stream = tokio::net::TcpStream::connect((host.as_str(), 2379))
+        .await
+        .expect("connect to the member's metrics");
+    stream
+        .write_all(format!("GET /metrics HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
+        .await
+        .expect("ask for metrics");
+    let mut text = String::new();
+    stream
+        .read_to_string(&mut text)
+        .await
+        .expect("read metrics");
+    text.lines()
+        .find(|l| l.starts_with("etcd_disk_backend_defrag_duration_seconds_count"))
+        .and_then(|l| l.split_whitespace().last())
+        .and_then(|v| v.parse::<f64>().ok())
+        .map_or(0, |v| v as u64)
+}
+
+/// The run's `DefragChecked` condition.
+pub fn condition(status: &Value) -> &Value {
+    status["conditions"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["type"] == "DefragChecked"))
+        .unwrap_or_else(|| panic!("no DefragChecked condition: {status}"))
+}
+
+/// (reason, message) of the events recorded against `name`.
+pub async fn events(client: &Client, ns: &str, name: &str) -> Vec<(String, String)> {
+    let api: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(client.clone(), ns);
+    api.list(&ListParams::default())
+        .await
+        .expect("list events")
+        .items
+        .into_iter()
+        .filter(|e| e.involved_object.name.as_deref() == Some(name))
+        .map(|e| (e.reason.unwrap_or_default(), e.message.unwrap_or_default()))
+        .collect()
+}
