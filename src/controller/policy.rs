@@ -19,14 +19,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{Event as KubeEvent, EventSource, ObjectReference};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 
-use super::reconcile::{Context, Error, EVENT_COMPONENT, FIELD_MANAGER};
+use super::reconcile::{record_on, Context, Error, FIELD_MANAGER};
 use crate::contract::CLUSTER_LABEL;
 use crate::k8s;
 use crate::k8s::crd::{
@@ -646,54 +645,6 @@ async fn write_status(
                 ))(e))
             }
         }
-    }
-}
-
-/// Records an event against `object` (any namespaced kind): a new core/v1
-/// Event per occurrence, from the operator's component, as
-/// `reconcile::record` does for runs. A failure to record is logged.
-pub async fn record_on<K>(ctx: &Context, object: &K, type_: &str, reason: &str, message: &str)
-where
-    K: Resource<DynamicType = ()>,
-{
-    let namespace = object.namespace().unwrap_or_default();
-    let now = Time(Timestamp::now());
-    let event = KubeEvent {
-        metadata: ObjectMeta {
-            generate_name: Some(format!("{}.", object.name_any())),
-            namespace: Some(namespace.clone()),
-            ..ObjectMeta::default()
-        },
-        involved_object: ObjectReference {
-            api_version: Some(K::api_version(&()).into_owned()),
-            kind: Some(K::kind(&()).into_owned()),
-            name: Some(object.name_any()),
-            namespace: Some(namespace.clone()),
-            uid: object.uid(),
-            resource_version: object.resource_version(),
-            ..ObjectReference::default()
-        },
-        reason: Some(reason.to_string()),
-        message: Some(message.to_string()),
-        type_: Some(type_.to_string()),
-        source: Some(EventSource {
-            component: Some(EVENT_COMPONENT.to_string()),
-            host: None,
-        }),
-        reporting_component: Some(EVENT_COMPONENT.to_string()),
-        reporting_instance: Some("kubectl-etcd".to_string()),
-        first_timestamp: Some(now.clone()),
-        last_timestamp: Some(now),
-        count: Some(1),
-        ..KubeEvent::default()
-    };
-    let events: Api<KubeEvent> = Api::namespaced(ctx.kube.client.clone(), &namespace);
-    if let Err(e) = events.create(&PostParams::default(), &event).await {
-        tracing::warn!(
-            "cannot record event {reason} on {} {namespace}/{}: {e}",
-            K::kind(&()),
-            object.name_any()
-        );
     }
 }
 

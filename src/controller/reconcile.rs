@@ -619,26 +619,36 @@ async fn write_status(
 /// (no client-side de-duplication): a deferral whose reason changed must
 /// show its new message. A failure to record is logged, not fatal.
 async fn record(ctx: &Context, run: &EtcdDefrag, event: &Event) {
-    let namespace = run.namespace().unwrap_or_default();
+    record_on(ctx, run, Event::TYPE, event.reason.as_str(), &event.message).await;
+}
+
+/// Records an event against `object` (any namespaced kind): a new core/v1
+/// Event per occurrence, from the operator's component, as
+/// `reconcile::record` does for runs. A failure to record is logged.
+pub async fn record_on<K>(ctx: &Context, object: &K, type_: &str, reason: &str, message: &str)
+where
+    K: Resource<DynamicType = ()>,
+{
+    let namespace = object.namespace().unwrap_or_default();
     let now = Time(Timestamp::now());
-    let object = KubeEvent {
+    let event = KubeEvent {
         metadata: ObjectMeta {
-            generate_name: Some(format!("{}.", run.name_any())),
+            generate_name: Some(format!("{}.", object.name_any())),
             namespace: Some(namespace.clone()),
             ..ObjectMeta::default()
         },
         involved_object: ObjectReference {
-            api_version: Some(EtcdDefrag::api_version(&()).into_owned()),
-            kind: Some(EtcdDefrag::kind(&()).into_owned()),
-            name: Some(run.name_any()),
+            api_version: Some(K::api_version(&()).into_owned()),
+            kind: Some(K::kind(&()).into_owned()),
+            name: Some(object.name_any()),
             namespace: Some(namespace.clone()),
-            uid: run.uid(),
-            resource_version: run.resource_version(),
+            uid: object.uid(),
+            resource_version: object.resource_version(),
             ..ObjectReference::default()
         },
-        reason: Some(event.reason.as_str().to_string()),
-        message: Some(event.message.clone()),
-        type_: Some(Event::TYPE.to_string()),
+        reason: Some(reason.to_string()),
+        message: Some(message.to_string()),
+        type_: Some(type_.to_string()),
         source: Some(EventSource {
             component: Some(EVENT_COMPONENT.to_string()),
             host: None,
@@ -651,11 +661,11 @@ async fn record(ctx: &Context, run: &EtcdDefrag, event: &Event) {
         ..KubeEvent::default()
     };
     let events: Api<KubeEvent> = Api::namespaced(ctx.kube.client.clone(), &namespace);
-    if let Err(e) = events.create(&PostParams::default(), &object).await {
+    if let Err(e) = events.create(&PostParams::default(), &event).await {
         tracing::warn!(
-            "cannot record event {} on EtcdDefrag {namespace}/{}: {e}",
-            event.reason.as_str(),
-            run.name_any()
+            "cannot record event {reason} on {} {namespace}/{}: {e}",
+            K::kind(&()),
+            object.name_any()
         );
     }
 }
