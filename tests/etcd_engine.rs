@@ -130,6 +130,17 @@ async fn issue9_second_ctrl_c_prints_what_was_done_and_exits_130() {
         .await;
     let first = member_in(&line);
     let stuck = index_of(&cluster, &first);
+    // Act only once etcd itself has started: a Ctrl-C before the RPC is
+    // sent stops the run with nothing in flight, which is not this case.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !cluster.log(stuck).contains("\"msg\":\"defragmenting\"") {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{first} never started defragmenting: {}",
+            cluster.log_tail(stuck, 20)
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     // The member freezes mid-defragmentation: its RPC cannot return.
     cluster.pause(stuck).unwrap();
     run.interrupt();
