@@ -62,6 +62,9 @@ fn outcome<'a>(doc: &'a serde_json::Value, name: &str) -> &'a str {
 #[tokio::test(flavor = "multi_thread")]
 async fn issue9_every_endpoint_lost_mid_sweep_keeps_the_partial_report() {
     let cluster = fragmented(400 * MB, 0.5).await;
+    // Ids first: asking for them once a member is defragmenting would wait
+    // for that member, and the alarm would come too late.
+    let ids = cluster.member_ids().await.unwrap();
     let mut run = spawn_tool(&defrag_args(
         &cluster,
         &[
@@ -78,7 +81,16 @@ async fn issue9_every_endpoint_lost_mid_sweep_keeps_the_partial_report() {
         .await;
     let first = member_in(&line);
     let other = (0..3).find(|i| cluster.members[*i].name != first).unwrap();
-    raise_alarm(&cluster, other, other, etcd_client::AlarmType::Corrupt).await;
+    let mut c = cluster.client(other).await.unwrap();
+    let mut options = etcd_client::AlarmOptions::new();
+    options.with_member(ids[other]);
+    c.alarm(
+        etcd_client::AlarmAction::Activate,
+        etcd_client::AlarmType::Corrupt,
+        Some(options),
+    )
+    .await
+    .unwrap();
     run.wait_for("the refusal while waiting", |l| {
         l.contains("health gate refused") && l.contains("retrying")
     })
