@@ -219,38 +219,6 @@ async fn create_spec(client: &Client, ns: &str, name: &str, spec: Value) {
     .await;
 }
 
-/// The run's status once `done` holds for it (polled every 50 ms, at most
-/// `limit`).
-async fn wait_status(
-    client: &Client,
-    ns: &str,
-    name: &str,
-    limit: Duration,
-    what: &str,
-    done: impl Fn(&Value) -> bool,
-) -> Value {
-    let api = runs(client, ns);
-    let deadline = tokio::time::Instant::now() + limit;
-    loop {
-        let status = api.get(name).await.unwrap().data["status"].clone();
-        if done(&status) {
-            return status;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "EtcdDefrag {ns}/{name}: never {what} within {limit:?}: {status}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// How many member rows have `outcome`.
-fn rows_with(status: &Value, outcome: &str) -> usize {
-    status["members"].as_array().map_or(0, |rows| {
-        rows.iter().filter(|r| r["outcome"] == outcome).count()
-    })
-}
-
 /// The events of `reason` recorded against `name`, waiting (at most 10 s)
 /// for at least one.
 async fn wait_events(client: &Client, ns: &str, name: &str, reason: &str) -> Vec<String> {
@@ -271,13 +239,6 @@ async fn wait_events(client: &Client, ns: &str, name: &str, reason: &str) -> Vec
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-}
-
-fn timestamp(v: &Value) -> jiff::Timestamp {
-    v.as_str()
-        .unwrap_or_else(|| panic!("not a timestamp: {v}"))
-        .parse()
-        .unwrap_or_else(|e| panic!("not a timestamp: {v}: {e}"))
 }
 
 /// `spec.ttlSecondsAfterFinished: 2`: the run completes, then the object

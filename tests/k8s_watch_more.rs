@@ -62,42 +62,12 @@ fn watch(kubeconfig: &Path, ns: &str, extra: &[&str]) -> Watcher {
     Watcher { _child: child, log }
 }
 
-async fn wait_status(
-    client: &Client,
-    ns: &str,
-    name: &str,
-    limit: Duration,
-    what: &str,
-    done: impl Fn(&Value) -> bool,
-) -> Value {
-    let api = runs(client, ns);
-    let deadline = tokio::time::Instant::now() + limit;
-    loop {
-        let status = api.get(name).await.unwrap().data["status"].clone();
-        if done(&status) {
-            return status;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "EtcdDefrag {ns}/{name}: never {what} within {limit:?}: {status}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 async fn defrag_counts(etcd: &Cluster) -> Vec<u64> {
     let mut counts = Vec::new();
     for i in 0..etcd.members.len() {
         counts.push(defrag_count(etcd, i).await);
     }
     counts
-}
-
-/// How many member rows have `outcome`.
-fn rows_with(status: &Value, outcome: &str) -> usize {
-    status["members"].as_array().map_or(0, |rows| {
-        rows.iter().filter(|r| r["outcome"] == outcome).count()
-    })
 }
 
 fn row_names(status: &Value) -> Vec<String> {
@@ -109,13 +79,6 @@ fn row_names(status: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-fn timestamp(v: &Value) -> jiff::Timestamp {
-    v.as_str()
-        .unwrap_or_else(|| panic!("not a timestamp: {v}"))
-        .parse()
-        .unwrap_or_else(|e| panic!("not a timestamp: {v}: {e}"))
 }
 
 /// Now, in seconds since the Unix epoch (the clock etcd's logs use).

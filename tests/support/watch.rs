@@ -91,3 +91,43 @@ pub async fn events(client: &Client, ns: &str, name: &str) -> Vec<(String, Strin
         .map(|e| (e.reason.unwrap_or_default(), e.message.unwrap_or_default()))
         .collect()
 }
+
+/// The run's status once `done` holds for it (polled every 50 ms, at most
+/// `limit`).
+pub async fn wait_status(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    limit: Duration,
+    what: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let api = runs(client, ns);
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        let status = api.get(name).await.expect("get EtcdDefrag").data["status"].clone();
+        if done(&status) {
+            return status;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "EtcdDefrag {ns}/{name}: never {what} within {limit:?}: {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// How many rows of the run have `outcome`.
+pub fn rows_with(status: &Value, outcome: &str) -> usize {
+    status["members"].as_array().map_or(0, |rows| {
+        rows.iter().filter(|r| r["outcome"] == outcome).count()
+    })
+}
+
+/// An RFC 3339 time from a status field.
+pub fn timestamp(v: &Value) -> k8s_openapi::jiff::Timestamp {
+    v.as_str()
+        .unwrap_or_else(|| panic!("not a timestamp: {v}"))
+        .parse()
+        .unwrap_or_else(|e| panic!("not a timestamp: {v}: {e}"))
+}
