@@ -1,7 +1,8 @@
 //! The RBAC manifests in `deploy/` are proven by impersonation on the real
 //! API server: `status` works with exactly the read-only ClusterRole, and
 //! removing any one rule it needs yields an error naming the verb and the
-//! resource.
+//! resource. (`deploy/watch/rbac.yaml` is proven on the in-cluster path in
+//! `k8s_incluster.rs`.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -92,100 +93,6 @@ async fn status_role_is_sufficient_and_every_rule_is_needed() {
         );
     }
     drop(fx);
-}
-
-/// `deploy/watch/rbac.yaml` is exactly what `defrag --watch` needs: with
-/// it the watcher, impersonating its ServiceAccount, drives a run to
-/// Complete; without the status rule it cannot record anything.
-#[tokio::test(flavor = "multi_thread")]
-async fn watch_role_is_sufficient_and_the_status_rule_is_needed() {
-    use kube::api::{Api, DynamicObject};
-    use serde_json::json;
-    use std::time::Duration;
-
-    let client = admin().await;
-    let ns = "rbac-watch";
-    let _fx = fixture(&client, ns, "db", Mode::Mtls).await;
-    let role = manifest_role("deploy/watch/rbac.yaml");
-    let rules = role.rules.clone().unwrap();
-    let runs: Api<DynamicObject> = dynamic(&client, ns, "EtcdDefrag", "etcddefrags");
-    let watcher = |kc: std::path::PathBuf| {
-        tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
-            .args([
-                &format!("--kubeconfig={}", kc.display()),
-                "--connect=direct",
-                "defrag",
-                "--watch",
-            ])
-            .env_remove("KUBECONFIG")
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn the watcher")
-    };
-    let new_run = |name: &str| {
-        json!({
-            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-            "kind": "EtcdDefrag",
-            "metadata": {"name": name, "namespace": ns},
-            "spec": {"clusterRef": {"name": "db"}, "rule": {"all": true}},
-        })
-    };
-
-    // Without the status rule: the run is never marked, not even Pending.
-    let reduced = rules
-        .iter()
-        .filter(|r| {
-            !r.resources
-                .as_ref()
-                .unwrap()
-                .contains(&"etcddefrags/status".to_string())
-        })
-        .cloned()
-        .collect();
-    let kc = grant(
-        &client,
-        ns,
-        "kubectl-etcd-watch-no-status",
-        reduced,
-        "no-status",
-    )
-    .await;
-    let blocked = watcher(kc);
-    create(&runs, new_run("blocked")).await;
-    tokio::time::sleep(Duration::from_secs(8)).await;
-    let status = runs.get("blocked").await.unwrap().data["status"].clone();
-    assert!(status.get("phase").is_none(), "{status}");
-    drop(blocked);
-    runs.delete("blocked", &Default::default()).await.unwrap();
-
-    // Exactly the manifest's rules: the run completes.
-    let kc = grant(
-        &client,
-        ns,
-        role.metadata.name.as_ref().unwrap(),
-        rules,
-        "kubectl-etcd-watch",
-    )
-    .await;
-    let _watcher = watcher(kc);
-    create(&runs, new_run("allowed")).await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let status = runs.get("allowed").await.unwrap().data["status"].clone();
-        if status["phase"] == "Complete" {
-            assert_eq!(status["defragmented"], 3, "{status}");
-            break;
-        }
-        assert!(status["phase"] != "Failed", "{status}");
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "never completed: {status}"
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
 }
 
 /// The Deployment, CronJob and RBAC manifests in `deploy/` are accepted by

@@ -50,7 +50,7 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()
         .run(policy::reconcile, policy::error_policy, ctx.clone())
         .for_each(|outcome| async move {
             if let Err(e) = outcome {
-                tracing::debug!("policy reconcile: {e}");
+                log_outcome("policy reconcile", &e);
             }
         });
     let stop = ctx.shutdown.clone().cancelled_owned();
@@ -66,10 +66,23 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()
         .run(reconcile, error_policy, ctx)
         .for_each(|outcome| async move {
             if let Err(e) = outcome {
-                tracing::debug!("reconcile: {e}");
+                log_outcome("reconcile", &e);
             }
         });
     futures::join!(running, stamping);
     readiness.abort();
     Ok(())
+}
+
+/// A watch or list the server refused (RBAC, a missing CRD) is logged as a
+/// warning: it is what an operator must fix. A failed reconcile was logged
+/// by its error policy already.
+fn log_outcome<E: std::error::Error + 'static>(
+    what: &str,
+    error: &controller::Error<E, watcher::Error>,
+) {
+    match error {
+        controller::Error::QueueError(e) => tracing::warn!("{what}: watching failed: {e}"),
+        other => tracing::debug!("{what}: {other}"),
+    }
 }

@@ -256,6 +256,12 @@ impl ApiServer {
         Client::try_from(config).map_err(|e| e.to_string())
     }
 
+    /// The PEM of the CA that signed the server's certificate (what a Pod
+    /// finds in `ca.crt` of its ServiceAccount mount).
+    pub fn ca_pem(&self) -> &str {
+        &self.ca_pem
+    }
+
     /// The pids of the server and its etcd, for a watchdog.
     pub fn pids(&self) -> Vec<u32> {
         let mut pids: Vec<u32> = self.child.iter().map(|c| c.id()).collect();
