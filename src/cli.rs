@@ -129,6 +129,19 @@ pub struct GlobalArgs {
     /// More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins.
     #[arg(short = 'v', long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+
+    /// How stderr is written: `text` for a person, `json` for a log
+    /// collector (one JSON object per line: timestamp, level, message and
+    /// the event's fields; messages and errors too).
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// `--log-format` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 /// `--connect` values.

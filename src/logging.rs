@@ -1,12 +1,23 @@
 //! Logging to stderr only (stdout carries results). `RUST_LOG` wins over
-//! `-v`; the default shows warnings.
+//! `-v`; the default shows warnings. `--log-format json` makes every line
+//! on stderr — log events, messages for the person at the terminal, the
+//! final error — one JSON object, for a log collector.
 
 use std::io::Write;
+use std::sync::OnceLock;
 
 use tracing_subscriber::EnvFilter;
 
+use crate::cli::LogFormat;
+
+static FORMAT: OnceLock<LogFormat> = OnceLock::new();
+
+/// What tracing and [`message`] name as the source of a line.
+const TARGET: &str = "kubectl_etcd";
+
 /// Installs the subscriber. `verbose` is the count of `-v`.
-pub fn init(verbose: u8) {
+pub fn init(verbose: u8, format: LogFormat) {
+    let _ = FORMAT.set(format);
     let default = match verbose {
         0 => "kubectl_etcd=warn",
         1 => "kubectl_etcd=info,warn",
@@ -14,16 +25,50 @@ pub fn init(verbose: u8) {
         _ => "trace",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => builder.with_target(false).try_init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .try_init(),
+    };
 }
 
 /// A message for the person at the terminal (not a log line): one line on
-/// stderr prefixed with the program name.
+/// stderr prefixed with the program name, or with `--log-format json` an
+/// object shaped like the log events' (level INFO).
 pub fn message(text: &str) {
+    let line = match FORMAT.get() {
+        Some(LogFormat::Json) => json_line("INFO", text),
+        _ => format!("kubectl-etcd: {text}"),
+    };
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "kubectl-etcd: {text}");
+    let _ = writeln!(err, "{line}");
+}
+
+/// One JSON log line in the shape of tracing's flattened events.
+fn json_line(level: &str, text: &str) -> String {
+    serde_json::json!({
+        "timestamp": jiff::Timestamp::now().to_string(),
+        "level": level,
+        "message": text,
+        "target": TARGET,
+    })
+    .to_string()
+}
+
+/// The last line before a non-zero exit: `error: …`, or a JSON object of
+/// level ERROR.
+pub fn error(text: &str) {
+    let line = match FORMAT.get() {
+        Some(LogFormat::Json) => json_line("ERROR", text),
+        _ => format!("kubectl-etcd: error: {text}"),
+    };
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
 }

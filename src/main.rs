@@ -12,7 +12,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return clap_error(e),
     };
-    logging::init(cli.global.verbose);
+    logging::init(cli.global.verbose, cli.global.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -20,14 +20,14 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            logging::message(&format!("error: cannot start the async runtime: {e}"));
+            logging::error(&format!("cannot start the async runtime: {e}"));
             return ExitCode::from(ExitStatus::Failed.code());
         }
     };
     let status = match runtime.block_on(kubectl_etcd::commands::run(cli)) {
         Ok(status) => status,
         Err(e) => {
-            logging::message(&format!("error: {e}"));
+            logging::error(&e.to_string());
             e.exit_status()
         }
     };

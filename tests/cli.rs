@@ -118,3 +118,35 @@ fn version_and_completion_work_without_a_cluster() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("complete"));
 }
+
+/// `--log-format json`: the final error is one JSON object on stderr (level
+/// ERROR, the message naming the flag), still exit 2; text is unchanged.
+#[test]
+fn json_log_format_makes_the_error_one_object() {
+    let out = run(&[
+        "--log-format",
+        "json",
+        "--kubeconfig",
+        "/nonexistent/kubeconfig",
+        "defrag",
+        "--watch",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    let line: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(line["level"], "ERROR", "{line}");
+    assert!(line["timestamp"].is_string(), "{line}");
+    assert!(
+        line["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("--kubeconfig /nonexistent/kubeconfig"),
+        "{line}"
+    );
+
+    let out = run(&["--log-format", "xml", "status"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--log-format"));
+}

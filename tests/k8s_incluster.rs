@@ -140,11 +140,33 @@ unset SA_TOKEN SA_CA SA_NAMESPACE
 exec "$@"
 "#;
 
-/// The watcher as a Pod runs it (`deploy/watch/deployment.yaml`'s
-/// arguments, no `-n`: the namespace file decides), its stderr collected.
+/// The watcher as the Deployment's Pod runs it (its arguments, so no `-n`:
+/// the namespace file decides), its stderr collected.
 struct InPod {
     child: tokio::process::Child,
     stderr: Arc<Mutex<String>>,
+}
+
+/// The container arguments of `deploy/watch/deployment.yaml`, listening
+/// for metrics on a free loopback port instead.
+fn deployment_args() -> Vec<String> {
+    let doc = manifest("deploy/watch/deployment.yaml")
+        .into_iter()
+        .find(|d| d["kind"] == "Deployment")
+        .unwrap();
+    let args = &doc["spec"]["template"]["spec"]["containers"][0]["args"];
+    args.as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            let a = a.as_str().unwrap();
+            if a.starts_with("--metrics-address=") {
+                "--metrics-address=127.0.0.1:0".to_string()
+            } else {
+                a.to_string()
+            }
+        })
+        .collect()
 }
 
 async fn in_pod(token: &str, ns: &str) -> InPod {
@@ -165,13 +187,8 @@ async fn in_pod(token: &str, ns: &str) -> InPod {
         .arg(IN_POD)
         .arg("in-pod")
         .arg(env!("CARGO_BIN_EXE_kubectl-etcd"))
-        .args([
-            "defrag",
-            "--watch",
-            "--connect=direct",
-            "--timeout=5m",
-            "--lease-duration=3s",
-        ])
+        .args(deployment_args())
+        .args(["--lease-duration=3s", "-v"])
         .env_remove("KUBECONFIG")
         .env("HOME", "/nonexistent")
         .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
@@ -301,8 +318,21 @@ async fn in_cluster_with_the_manifest_rules_does_everything() {
         !stderr.contains("forbidden") && !stderr.contains("cannot "),
         "a request was refused:\n{stderr}"
     );
+    // --log-format json: every line on stderr is one object with a
+    // timestamp, a level and a message, the watcher's own messages too.
+    let lines: Vec<serde_json::Value> = stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    for line in &lines {
+        assert!(line["timestamp"].is_string(), "{line}");
+        assert!(line["level"].is_string(), "{line}");
+    }
     assert!(
-        stderr.contains(&format!("watching EtcdDefrag objects in namespace {ns}")),
+        lines.iter().any(|l| l["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains(&format!("watching EtcdDefrag objects in namespace {ns}"))),
         "the namespace comes from the ServiceAccount mount:\n{stderr}"
     );
 

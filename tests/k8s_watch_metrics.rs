@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::time::Duration;
 
+use kube::api::Api;
 use serde_json::json;
 use support::k8s::*;
 use support::watch::*;
@@ -326,6 +327,24 @@ async fn the_watcher_serves_probes_and_counts_a_run() {
     )
     .unwrap_or(0.0);
     assert!(sweeps >= 1.0, "{text}");
+    // The lease-holder gauge names the identity the Lease itself holds.
+    let lease = Api::<k8s_openapi::api::coordination::v1::Lease>::namespaced(client.clone(), ns)
+        .get("kubectl-etcd-watch")
+        .await
+        .unwrap();
+    let holder = lease.spec.unwrap().holder_identity.unwrap();
+    assert_eq!(
+        value(
+            &samples,
+            "kubectl_etcd_watch_lease_held",
+            &[
+                ("lease", &format!("{ns}/kubectl-etcd-watch")),
+                ("identity", &holder)
+            ]
+        ),
+        Some(1.0),
+        "{text}"
+    );
     assert!(
         value(&samples, "kubectl_etcd_watch_reclaimed_bytes_total", &run).is_some(),
         "{text}"

@@ -70,6 +70,11 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
         MoveLeaderArg::Always => MoveLeader::Always,
         MoveLeaderArg::Never => MoveLeader::Never,
     };
+    let lease_labels = metrics::LeaseLabels {
+        lease: format!("{}/{}", lease.namespace, lease.name),
+        identity: lease.identity.clone(),
+    };
+    metrics.lease_held(&lease_labels, false);
     // Act only while holding the Lease; after losing it, wait to take it
     // back (another watcher may hold it meanwhile).
     while let Some(held) = lease::acquire(kube.client.clone(), &lease, &stopping).await? {
@@ -77,6 +82,7 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
             "holding Lease {}/{} as {}: watching EtcdDefrag objects in {scope}",
             lease.namespace, lease.name, lease.identity
         ));
+        metrics.lease_held(&lease_labels, true);
         let acting = CancellationToken::new();
         let fence = held.fence.clone();
         let relay = tokio::spawn({
@@ -105,6 +111,7 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
         });
         controller::run(ctx, namespace.as_deref()).await?;
         relay.abort();
+        metrics.lease_held(&lease_labels, false);
         if stopping.is_cancelled() {
             held.release().await;
             break;

@@ -135,10 +135,11 @@ pub async fn acquire(
         }
         let started = Instant::now();
         match try_hold(&api, settings).await {
-            Ok(Ok(())) => {
+            Ok(Ok(written)) => {
                 let fence = Fence::open();
                 fence.extend(started + settings.duration);
-                let renewer = tokio::spawn(renew(api.clone(), settings.clone(), fence.clone()));
+                let renewer =
+                    tokio::spawn(renew(api.clone(), settings.clone(), fence.clone(), written));
                 return Ok(Some(Held {
                     fence,
                     renewer,
@@ -164,12 +165,13 @@ pub async fn acquire(
     }
 }
 
-/// One attempt to create, take or renew the Lease. `Ok(Err(holder))` when
-/// another watcher holds it.
+/// One attempt to create, take or renew the Lease, reading it first:
+/// the Lease as written, or `Ok(Err(holder))` when another watcher holds
+/// it.
 async fn try_hold(
     api: &Api<Lease>,
     settings: &LeaseSettings,
-) -> Result<Result<(), String>, kube::Error> {
+) -> Result<Result<Lease, String>, kube::Error> {
     let now = Timestamp::now();
     let current = api.get_opt(&settings.name).await?;
     let step = decide(
@@ -196,7 +198,7 @@ async fn try_hold(
                 }),
             };
             match api.create(&PostParams::default(), &lease).await {
-                Ok(_) => Ok(Ok(())),
+                Ok(written) => Ok(Ok(written)),
                 Err(kube::Error::Api(s)) if s.code == 409 => Ok(Err("another watcher".into())),
                 Err(e) => Err(e),
             }
@@ -220,7 +222,7 @@ async fn try_hold(
                 .replace(&settings.name, &PostParams::default(), &lease)
                 .await
             {
-                Ok(_) => Ok(Ok(())),
+                Ok(written) => Ok(Ok(written)),
                 Err(kube::Error::Api(s)) if s.code == 409 => Ok(Err("another watcher".into())),
                 Err(e) => Err(e),
             }
@@ -231,7 +233,13 @@ async fn try_hold(
 
 /// Renews every third of the duration; closes the fence when another
 /// watcher holds the Lease or the hold ran out without a renewal.
-async fn renew(api: Api<Lease>, settings: LeaseSettings, fence: Fence) {
+///
+/// A renewal is one guarded update of the Lease as last written: its
+/// resourceVersion still matching proves nobody took it meanwhile. Only a
+/// conflict (someone else wrote it) costs a read and a fresh decision, so
+/// an idle watcher makes one request per renewal.
+async fn renew(api: Api<Lease>, settings: LeaseSettings, fence: Fence, written: Lease) {
+    let mut last = Some(written);
     loop {
         tokio::select! {
             _ = fence.lost.cancelled() => return,
@@ -241,8 +249,18 @@ async fn renew(api: Api<Lease>, settings: LeaseSettings, fence: Fence) {
             return;
         }
         let started = Instant::now();
-        match try_hold(&api, &settings).await {
-            Ok(Ok(())) => fence.extend(started + settings.duration),
+        let attempt = match last.take() {
+            Some(lease) => match renew_written(&api, &settings, lease).await {
+                Err(kube::Error::Api(s)) if s.code == 409 => try_hold(&api, &settings).await,
+                other => other.map(Ok),
+            },
+            None => try_hold(&api, &settings).await,
+        };
+        match attempt {
+            Ok(Ok(written)) => {
+                fence.extend(started + settings.duration);
+                last = Some(written);
+            }
             Ok(Err(holder)) => {
                 crate::logging::message(&format!(
                     "lost Lease {}/{} to {holder}: stopping after the member in flight",
@@ -258,6 +276,21 @@ async fn renew(api: Api<Lease>, settings: LeaseSettings, fence: Fence) {
             ),
         }
     }
+}
+
+/// Renews the Lease as this watcher last wrote it, guarded by its
+/// resourceVersion.
+async fn renew_written(
+    api: &Api<Lease>,
+    settings: &LeaseSettings,
+    mut lease: Lease,
+) -> Result<Lease, kube::Error> {
+    let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
+    spec.renew_time = Some(MicroTime(Timestamp::now()));
+    spec.lease_duration_seconds =
+        Some(i32::try_from(settings.duration.as_secs()).unwrap_or(i32::MAX));
+    api.replace(&settings.name, &PostParams::default(), &lease)
+        .await
 }
 
 impl Held {

@@ -100,7 +100,15 @@ pub struct Metrics {
     defrag_seconds: HistogramFamily,
     sweep_seconds: HistogramFamily,
     deferrals: Family<ReasonLabels, Counter>,
+    lease_held: Family<LeaseLabels, Gauge>,
     ready: AtomicBool,
+}
+
+/// Which Lease, held by whom: `lease` is `<namespace>/<name>`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub struct LeaseLabels {
+    pub lease: String,
+    pub identity: String,
 }
 
 impl Default for Metrics {
@@ -158,6 +166,12 @@ impl Metrics {
             "Reconcile passes that deferred a run, by DefragChecked reason (ClusterNotHealthy, Queued)",
             deferrals.clone(),
         );
+        let lease_held = Family::<LeaseLabels, Gauge>::default();
+        registry.register(
+            "lease_held",
+            "1 while this watcher holds the Lease that elects the one active watcher (identity: this watcher), else 0",
+            lease_held.clone(),
+        );
         let build = Family::<BuildLabels, Gauge>::default();
         build
             .get_or_create(&BuildLabels {
@@ -178,6 +192,7 @@ impl Metrics {
             defrag_seconds,
             sweep_seconds,
             deferrals,
+            lease_held,
             ready: AtomicBool::new(false),
         }
     }
@@ -230,6 +245,11 @@ impl Metrics {
                 reason: reason.as_str().to_string(),
             })
             .inc();
+    }
+
+    /// Whether this watcher holds the Lease `lease` (as `identity`).
+    pub fn lease_held(&self, lease: &LeaseLabels, held: bool) {
+        self.lease_held.get_or_create(lease).set(i64::from(held));
     }
 
     /// The controller has received its first watch list.
@@ -514,6 +534,11 @@ mod tests {
         m.deferred(&run, CheckedReason::ClusterNotHealthy);
         m.deferred(&run, CheckedReason::Queued);
         m.deferred(&run, CheckedReason::Queued);
+        let lease = LeaseLabels {
+            lease: "ops/kubectl-etcd-watch".into(),
+            identity: "pod-a-7".into(),
+        };
+        m.lease_held(&lease, true);
 
         let text = m.render(true);
         let sel = "{etcddefrag_namespace=\"ops\",etcdcluster=\"db\"";
@@ -532,6 +557,7 @@ mod tests {
             "kubectl_etcd_watch_defrag_duration_seconds_bucket{le=\"+Inf\",etcddefrag_namespace=\"ops\",etcdcluster=\"db\"} 2".to_string(),
             format!("kubectl_etcd_watch_deferrals_total{sel},reason=\"ClusterNotHealthy\"}} 1"),
             format!("kubectl_etcd_watch_deferrals_total{sel},reason=\"Queued\"}} 2"),
+            "kubectl_etcd_watch_lease_held{lease=\"ops/kubectl-etcd-watch\",identity=\"pod-a-7\"} 1".to_string(),
             format!(
                 "kubectl_etcd_watch_build_info{{version=\"{}\"}} 1",
                 env!("CARGO_PKG_VERSION")
