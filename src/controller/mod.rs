@@ -16,7 +16,9 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use kube::api::Api;
+use kube::runtime::reflector::ObjectRef;
 use kube::runtime::{controller, watcher, Controller};
+use kube::ResourceExt;
 
 use crate::k8s::crd::{EtcdDefrag, EtcdDefragPolicy};
 use reconcile::{error_policy, reconcile, Context};
@@ -54,12 +56,23 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()
             }
         });
     let stop = ctx.shutdown.clone().cancelled_owned();
-    let defrags = Controller::new(runs, watcher::Config::default());
+    let defrags = Controller::new(runs.clone(), watcher::Config::default());
+    let store = defrags.store();
     // Ready (`/readyz`) once the controller's watch has listed everything.
     let readiness = tokio::spawn(metrics::ready_when_listed(
-        defrags.store(),
+        store.clone(),
         ctx.metrics.clone(),
     ));
+    // A queued run is never polled: any change of a run of its cluster (it
+    // progressed, finished or was deleted) wakes the unfinished others.
+    let defrags = defrags.watches(runs, watcher::Config::default(), move |changed| {
+        let namespace = changed.namespace().unwrap_or_default();
+        let all = store.state();
+        phase::queued_behind(&changed, all.iter().map(|r| r.as_ref()))
+            .into_iter()
+            .map(|name| ObjectRef::new(&name).within(&namespace))
+            .collect::<Vec<_>>()
+    });
     let running = defrags
         .with_config(controller::Config::default().concurrency(CONCURRENCY))
         .graceful_shutdown_on(stop)

@@ -286,7 +286,8 @@ pub enum Transition {
         disarm: bool,
     },
     /// Not the oldest unfinished run of the cluster: wait for `active`.
-    /// Write `status` only when `write`; requeue after [`REQUEUE`].
+    /// Write `status` only when `write`; no requeue: a change of any run
+    /// of the cluster wakes it ([`queued_behind`]).
     Queue {
         active: String,
         status: EtcdDefragStatus,
@@ -332,11 +333,11 @@ impl Transition {
     pub fn requeue_after(&self) -> Option<Duration> {
         match self {
             Transition::RequeueAfter(d) => Some(*d),
-            Transition::Queue { .. }
-            | Transition::Defer { .. }
-            | Transition::RetryLater { .. }
-            | Transition::Run { .. } => Some(REQUEUE),
+            Transition::Defer { .. } | Transition::RetryLater { .. } | Transition::Run { .. } => {
+                Some(REQUEUE)
+            }
             Transition::Gather(_)
+            | Transition::Queue { .. }
             | Transition::Ignore
             | Transition::Delete
             | Transition::Fail { .. }
@@ -463,6 +464,26 @@ pub fn active_run<'a>(run: &'a RunView, siblings: &'a [Sibling]) -> &'a str {
         // Option orders None first, as Go's zero time sorts before any other.
         .min()
         .map_or(run.name.as_str(), |(_, name)| name)
+}
+
+/// The runs to look at again because `changed` changed or was deleted: the
+/// other unfinished runs of its cluster (same namespace), any of which may
+/// be queued behind it. A queued run is never requeued on a timer; the end,
+/// deletion or progress of the run ahead of it wakes it through this.
+pub fn queued_behind<'a>(
+    changed: &EtcdDefrag,
+    all: impl IntoIterator<Item = &'a EtcdDefrag>,
+) -> Vec<String> {
+    let same_cluster = |r: &EtcdDefrag| {
+        r.metadata.namespace == changed.metadata.namespace
+            && r.spec.cluster_ref.name == changed.spec.cluster_ref.name
+            && r.metadata.name != changed.metadata.name
+    };
+    all.into_iter()
+        .filter(|r| same_cluster(r))
+        .filter(|r| !r.status.as_ref().is_some_and(EtcdDefragStatus::is_terminal))
+        .filter_map(|r| r.metadata.name.clone())
+        .collect()
 }
 
 /// The deadline's start and which message applies: `startedAt` when set,
@@ -1106,7 +1127,8 @@ mod tests {
         );
         assert_eq!(ltt(status), at(20));
         assert_eq!(checked(status).unwrap().observed_generation, Some(1));
-        assert_eq!(t.requeue_after(), Some(REQUEUE));
+        // Never polled: a change of the run ahead wakes it.
+        assert_eq!(t.requeue_after(), None);
 
         // Second pass, nothing changed: no write, so the object's
         // resourceVersion stays as it was.
@@ -2251,5 +2273,47 @@ mod tests {
             serde_json::to_value(&done).unwrap(),
             serde_json::json!({"phase": "Failed"})
         );
+    }
+
+    #[test]
+    fn a_change_wakes_the_unfinished_runs_of_the_same_cluster_only() {
+        fn run(ns: &str, name: &str, cluster: &str, phase: Option<DefragPhase>) -> EtcdDefrag {
+            let mut r: EtcdDefrag = serde_json::from_value(serde_json::json!({
+                "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+                "kind": "EtcdDefrag",
+                "metadata": {"name": name, "namespace": ns},
+                "spec": {"clusterRef": {"name": cluster}},
+            }))
+            .unwrap();
+            r.status = phase.map(|p| EtcdDefragStatus {
+                phase: Some(p),
+                ..EtcdDefragStatus::default()
+            });
+            r
+        }
+        let all = [
+            run("ops", "active", "db", Some(Running)),
+            run("ops", "queued", "db", Some(Pending)),
+            run("ops", "new", "db", None),
+            run("ops", "done", "db", Some(Complete)),
+            run("ops", "failed", "db", Some(Failed)),
+            run("ops", "other-cluster", "cache", Some(Pending)),
+            run("dev", "other-namespace", "db", Some(Pending)),
+        ];
+        // (changed run, woken runs)
+        let cases: [(&EtcdDefrag, &[&str]); 4] = [
+            (&all[0], &["queued", "new"]),
+            (&all[3], &["active", "queued", "new"]),
+            (&all[5], &[]),
+            (&all[6], &[]),
+        ];
+        for (changed, want) in cases {
+            assert_eq!(
+                queued_behind(changed, &all),
+                want,
+                "{:?}",
+                changed.metadata.name
+            );
+        }
     }
 }

@@ -246,7 +246,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                     write_status(&ctx.fence, &runs, &mut (*run).clone(), &status).await?;
                 }
                 ctx.metrics.deferred(&labels, CheckedReason::Queued);
-                return Ok(Action::requeue(phase::REQUEUE));
+                return Ok(Action::await_change());
             }
             Transition::Defer {
                 status,
