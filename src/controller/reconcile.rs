@@ -157,10 +157,21 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
     }
     // Decide from the object as the server has it now, not the watch
     // cache's copy: the rows already written are what a resumed run skips.
-    let run = match runs.get_opt(&name).await {
-        Ok(Some(fresh)) => Arc::new(fresh),
-        Ok(None) => return Ok(Action::await_change()),
-        Err(e) => return Err(api_error(format!("get EtcdDefrag {namespace}/{name}"))(e)),
+    // A finished run is the exception: terminal phases are sticky, so the
+    // cached copy is as final as the server's (only its TTL is decided),
+    // and a watcher starting over hundreds of finished runs reads none.
+    let finished = run
+        .status
+        .as_ref()
+        .is_some_and(EtcdDefragStatus::is_terminal);
+    let run = if finished {
+        run
+    } else {
+        match runs.get_opt(&name).await {
+            Ok(Some(fresh)) => Arc::new(fresh),
+            Ok(None) => return Ok(Action::await_change()),
+            Err(e) => return Err(api_error(format!("get EtcdDefrag {namespace}/{name}"))(e)),
+        }
     };
     let mut obs = Observation::new(RunView::of(&run), Timestamp::now());
     let labels = RunLabels::of(&run);

@@ -58,6 +58,19 @@ impl ApiServer {
         crd_files: &[PathBuf],
         feature_gates: &str,
     ) -> Result<ApiServer> {
+        ApiServer::start_with(release, crd_files, feature_gates, None).await
+    }
+
+    /// [`ApiServer::start_release`], writing an audit log to `audit_log`
+    /// when given, for counting who asks what: level Metadata, stages
+    /// ResponseStarted (only long-running requests such as watches have it)
+    /// and ResponseComplete — the stages that name an impersonated user.
+    pub async fn start_with(
+        release: KubeRelease,
+        crd_files: &[PathBuf],
+        feature_gates: &str,
+        audit_log: Option<&Path>,
+    ) -> Result<ApiServer> {
         let binary = crate::bins::kube_apiserver(release)?;
         let etcd = Cluster::start(ClusterSpec::new(1, Security::Plain)).await?;
         let dir = tempfile::Builder::new()
@@ -100,6 +113,16 @@ impl ApiServer {
         ];
         if !feature_gates.is_empty() {
             args.push(format!("--feature-gates={feature_gates}"));
+        }
+        if let Some(audit_log) = audit_log {
+            let policy = write(
+                "audit-policy.yaml",
+                "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived, Panic]\nrules:\n  - level: Metadata\n",
+            )?;
+            args.push(format!("--audit-policy-file={policy}"));
+            args.push(format!("--audit-log-path={}", audit_log.display()));
+            args.push("--audit-log-format=json".into());
+            args.push("--audit-log-maxbackup=0".into());
         }
         let log_path = dir.path().join("kube-apiserver.log");
         let log = File::create(&log_path).map_err(|e| e.to_string())?;

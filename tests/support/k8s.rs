@@ -40,6 +40,15 @@ pub async fn apiserver() -> &'static ApiServer {
         .await
 }
 
+/// Makes `server` the binary's API server (a benchmark's, started with
+/// its own options) instead of starting one on first use.
+pub async fn install_apiserver(server: ApiServer) {
+    kubectl_etcd_testbed::apiserver::watchdog(&server.pids(), &server.dirs()).expect("watchdog");
+    if SERVER.set(server).is_err() {
+        panic!("the API server was started already");
+    }
+}
+
 /// Starts an extra API server of `release` with `feature_gates`, watched
 /// like the shared one.
 pub async fn start_apiserver(release: KubeRelease, feature_gates: &str) -> ApiServer {
