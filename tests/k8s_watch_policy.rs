@@ -225,6 +225,7 @@ async fn a_policy_stamps_one_catch_up_run_for_the_latest_utc_tick() {
     assert_eq!(owners[0].name, "minutely");
     assert_eq!(Some(&owners[0].uid), policy.metadata.uid.as_ref());
     assert_eq!(owners[0].controller, Some(true));
+    assert_eq!(owners[0].block_owner_deletion, Some(true));
     assert_eq!(
         run.data["spec"],
         json!({"clusterRef": {"name": "db"}, "rule": {"all": true}, "ttlSecondsAfterFinished": 300})

@@ -19,7 +19,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube::runtime::controller::Action;
@@ -491,7 +491,15 @@ pub fn stamped_run(policy: &EtcdDefragPolicy, name: &str) -> EtcdDefrag {
     );
     run.metadata.namespace = policy.namespace();
     run.metadata.labels = Some(labels);
-    run.metadata.owner_references = policy.controller_owner_ref(&()).map(|r| vec![r]);
+    // As controller-runtime's SetControllerReference (the operator's): a
+    // controller reference that also blocks the policy's foreground
+    // deletion until the run is gone.
+    run.metadata.owner_references = policy.controller_owner_ref(&()).map(|r| {
+        vec![OwnerReference {
+            block_owner_deletion: Some(true),
+            ..r
+        }]
+    });
     run
 }
 
@@ -1153,6 +1161,7 @@ mod tests {
         assert_eq!(owner.name, "nightly");
         assert_eq!(owner.uid, "0b5c");
         assert_eq!(owner.controller, Some(true));
+        assert_eq!(owner.block_owner_deletion, Some(true));
         assert_eq!(
             serde_json::to_value(&run.spec).unwrap(),
             serde_json::json!({

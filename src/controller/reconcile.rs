@@ -121,11 +121,30 @@ pub enum Error {
     Tool(#[from] crate::Error),
     #[error("no longer holding the Lease: nothing more is written")]
     Fenced,
-    #[error("{action}: {source}")]
+    #[error("{action}: {}", api_text(source))]
     Api {
         action: String,
         source: Box<kube::Error>,
     },
+}
+
+/// The server's own message for an API error (not the Status dump), with
+/// where to look when it is a refusal; the whole chain otherwise.
+fn api_text(source: &kube::Error) -> String {
+    match source {
+        kube::Error::Api(status) if status.code == 403 => {
+            // The owner-reference admission check names neither verb nor
+            // resource: say which rule it wants.
+            let hint = if status.message.contains("blockOwnerDeletion") {
+                "a stamped run's owner reference needs update on etcddefragpolicies/finalizers; see deploy/watch/rbac.yaml"
+            } else {
+                "deploy/watch/rbac.yaml lists what the watcher needs"
+            };
+            format!("{} ({hint})", status.message)
+        }
+        kube::Error::Api(status) => status.message.clone(),
+        other => crate::error::chain_text(other),
+    }
 }
 
 fn api_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> Error {
@@ -176,6 +195,8 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
     let mut obs = Observation::new(RunView::of(&run), Timestamp::now());
     let labels = RunLabels::of(&run);
     let mut probed: Option<(Session, Fresh)> = None;
+    // The EtcdCluster as this pass read it (the probe reuses it).
+    let mut cluster: Option<EtcdCluster> = None;
     loop {
         let transition = phase::next(&obs);
         tracing::debug!(run = %name, ?transition, "pass");
@@ -192,6 +213,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                             obs.run.cluster
                         )))?;
                 obs.cluster_exists = Some(found.is_some());
+                cluster = found;
             }
             Transition::Gather(Need::Siblings) => {
                 let all = runs
@@ -214,7 +236,18 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 return Ok(Action::requeue(BUSY_RETRY));
             }
             Transition::Gather(Need::Probe) => {
-                let (reach, session) = probe(&ctx, &namespace, &obs.run.cluster).await;
+                let (reach, session) = match cluster.clone() {
+                    Some(found) => probe(&ctx, &namespace, found).await,
+                    None => (
+                        Reach::DialFailed {
+                            error: format!(
+                                "EtcdCluster {namespace}/{} was not read in this pass",
+                                obs.run.cluster
+                            ),
+                        },
+                        None,
+                    ),
+                };
                 obs.reach = Some(reach);
                 probed = session;
             }
@@ -335,24 +368,18 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
 
 /// Lists the running members, dials them and runs the gate. The EtcdDefrag
 /// is the consent for a 1- or 2-voter cluster.
-async fn probe(ctx: &Context, namespace: &str, cluster: &str) -> (Reach, Option<(Session, Fresh)>) {
-    let desired = match k8s::get_cluster(&ctx.kube, namespace, cluster).await {
-        Ok(c) => c
-            .status
-            .as_ref()
-            .and_then(|s| s.observed.as_ref())
-            .and_then(|o| o.replicas)
-            .map_or(0, |r| usize::try_from(r).unwrap_or(0)),
-        Err(e) => {
-            return (
-                Reach::DialFailed {
-                    error: e.to_string(),
-                },
-                None,
-            )
-        }
-    };
-    let session = match session::open_cluster(&ctx.kube, &ctx.connection, namespace, cluster).await
+async fn probe(
+    ctx: &Context,
+    namespace: &str,
+    cluster: EtcdCluster,
+) -> (Reach, Option<(Session, Fresh)>) {
+    let desired = cluster
+        .status
+        .as_ref()
+        .and_then(|s| s.observed.as_ref())
+        .and_then(|o| o.replicas)
+        .map_or(0, |r| usize::try_from(r).unwrap_or(0));
+    let session = match session::open_fetched(&ctx.kube, &ctx.connection, namespace, cluster).await
     {
         Ok(s) => s,
         Err(e) => {

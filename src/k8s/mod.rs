@@ -206,6 +206,17 @@ pub async fn get_cluster(kube: &Kube, namespace: &str, name: &str) -> Result<Etc
 /// Reads everything `resolve` needs for one cluster.
 pub async fn fetch(kube: &Kube, namespace: &str, name: &str) -> Result<ClusterObjects> {
     let cluster = get_cluster(kube, namespace, name).await?;
+    fetch_around(kube, namespace, cluster).await
+}
+
+/// [`fetch`] for an EtcdCluster already read: its members, their Pods'
+/// IPs and the Secrets it names.
+pub async fn fetch_around(
+    kube: &Kube,
+    namespace: &str,
+    cluster: EtcdCluster,
+) -> Result<ClusterObjects> {
+    let name = cluster.metadata.name.clone().unwrap_or_default();
     let members: Api<EtcdMember> = Api::namespaced(kube.client.clone(), namespace);
     let members = members
         .list(&ListParams::default().labels(&format!("{CLUSTER_LABEL}={name}")))

@@ -12,7 +12,8 @@ use std::time::Duration;
 use crate::cli::{ConnectMode, GlobalArgs};
 use crate::error::{Error, Result};
 use crate::etcd::EtcdClients;
-use crate::k8s::crd::CLIENT_PORT;
+use crate::k8s::crd::{EtcdCluster, CLIENT_PORT};
+use crate::k8s::objects::ClusterObjects;
 use crate::k8s::portforward::{self, Forward};
 use crate::k8s::{self, Kube, KubeSettings};
 use crate::reach::cluster::{resolve, Resolved};
@@ -104,6 +105,26 @@ pub async fn open_cluster(
     name: &str,
 ) -> Result<Session> {
     let objects = k8s::fetch(kube, namespace, name).await?;
+    open_objects(kube, connection, objects).await
+}
+
+/// [`open_cluster`] for an EtcdCluster already read (a controller's pass
+/// that just checked it exists).
+pub async fn open_fetched(
+    kube: &Kube,
+    connection: &Connection,
+    namespace: &str,
+    cluster: EtcdCluster,
+) -> Result<Session> {
+    let objects = k8s::fetch_around(kube, namespace, cluster).await?;
+    open_objects(kube, connection, objects).await
+}
+
+async fn open_objects(
+    kube: &Kube,
+    connection: &Connection,
+    objects: ClusterObjects,
+) -> Result<Session> {
     let resolved = resolve(&objects).map_err(Error::Resolve)?;
     for note in &resolved.notes {
         crate::logging::message(&format!("note: {note}"));

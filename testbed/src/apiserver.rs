@@ -108,6 +108,10 @@ impl ApiServer {
             format!("--service-account-key-file={sa_pub}"),
             format!("--service-account-signing-key-file={sa_key}"),
             "--disable-admission-plugins=ServiceAccount".into(),
+            // As OpenShift and hardened clusters run it: an owner reference
+            // with blockOwnerDeletion needs `update` on the owner's
+            // finalizers, so the RBAC manifests are proven against it.
+            "--enable-admission-plugins=OwnerReferencesPermissionEnforcement".into(),
             "--enable-priority-and-fairness=false".into(),
             "--v=0".into(),
         ];
