@@ -6,9 +6,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
-ensure_toolchains
-ensure_protoc
-testbed/build.sh >/dev/null
+ensure_testbed
 cargo build --release --locked -p kubectl-etcd -p kubectl-etcd-testbed
 bench=target/release/defrag-bench
 tool=target/release/kubectl-etcd

@@ -30,13 +30,12 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use kube::api::{Api, DynamicObject};
 use kube::runtime::watcher;
 use kube::Client;
 use kubectl_etcd_testbed::{ApiServer, KubeRelease};
 use serde_json::{json, Value};
 use support::k8s::*;
-use support::watch::runs;
+use support::watch::{create_run, runs};
 
 const NS: &str = "bench";
 const CLUSTERS: usize = 50;
@@ -139,16 +138,7 @@ async fn bench(latency_runs: usize, idle_secs: u64) {
     // (c01 has no members) retries every 10 s; the run queued behind it
     // must cost nothing until the first one changes.
     for name in ["stuck", "queued"] {
-        create(
-            &runs(&client, NS),
-            json!({
-                "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-                "kind": "EtcdDefrag",
-                "metadata": {"name": name, "namespace": NS},
-                "spec": {"clusterRef": {"name": "c01"}, "rule": {"all": true}},
-            }),
-        )
-        .await;
+        create_run(&client, NS, name, "c01", json!({"all": true})).await;
         tokio::time::sleep(Duration::from_millis(1100)).await;
     }
     tokio::time::sleep(Duration::from_secs(5)).await;
@@ -167,12 +157,11 @@ async fn bench(latency_runs: usize, idle_secs: u64) {
     let everything = count_by_kind(&window);
 
     // Latency: one run at a time on the healthy cluster.
-    let api = runs(&client, NS);
     let mut to_running = Vec::new();
     let mut to_complete = Vec::new();
     for i in 0..latency_runs {
         let name = format!("latency-{i:03}");
-        let (running, complete) = time_run(&api, &name).await;
+        let (running, complete) = time_run(&client, &name).await;
         to_running.push(running);
         to_complete.push(complete);
     }
@@ -229,32 +218,14 @@ async fn populate(client: &Client) {
     let mut names = vec!["db".to_string()];
     for i in 1..CLUSTERS {
         let name = format!("c{i:02}");
-        create(
-            &clusters,
-            json!({
-                "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-                "kind": "EtcdCluster",
-                "metadata": {"name": name, "namespace": NS},
-                "spec": {"replicas": 3, "version": "3.6.16", "storage": {"size": "1Gi"}},
-            }),
-        )
-        .await;
+        create_cluster_object(&clusters, NS, &name).await;
         names.push(name);
     }
     let api = runs(client, NS);
     for i in 0..FINISHED {
         let cluster = &names[i % names.len()];
         let name = format!("done-{i:03}");
-        create(
-            &api,
-            json!({
-                "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-                "kind": "EtcdDefrag",
-                "metadata": {"name": name, "namespace": NS},
-                "spec": {"clusterRef": {"name": cluster}, "rule": {"all": true}},
-            }),
-        )
-        .await;
+        create_run(client, NS, &name, cluster, json!({"all": true})).await;
         let rows: Vec<Value> = (0..3)
             .map(|m| {
                 json!({
@@ -290,9 +261,10 @@ async fn populate(client: &Client) {
 
 /// Creates `name` and follows it through a watch: time to `Running` and
 /// to `Complete`.
-async fn time_run(api: &Api<DynamicObject>, name: &str) -> (Duration, Duration) {
+async fn time_run(client: &Client, name: &str) -> (Duration, Duration) {
+    let api = runs(client, NS);
     let config = watcher::Config::default().fields(&format!("metadata.name={name}"));
-    let mut events = watcher(api.clone(), config).boxed();
+    let mut events = watcher(api, config).boxed();
     // The watch is open (its initial list done) before the run exists.
     loop {
         match events.next().await {
@@ -302,16 +274,7 @@ async fn time_run(api: &Api<DynamicObject>, name: &str) -> (Duration, Duration) 
         }
     }
     let created = Instant::now();
-    create(
-        api,
-        json!({
-            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-            "kind": "EtcdDefrag",
-            "metadata": {"name": name, "namespace": NS},
-            "spec": {"clusterRef": {"name": "db"}, "rule": {"all": true}},
-        }),
-    )
-    .await;
+    create_run(client, NS, name, "db", json!({"all": true})).await;
     let mut running = None;
     let deadline = Duration::from_secs(60);
     loop {

@@ -8,7 +8,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
-ensure_toolchains
-ensure_protoc
-testbed/build.sh >/dev/null
+ensure_testbed
 cargo bench --locked --bench watch -- "$@"

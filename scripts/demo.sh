@@ -10,10 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 keep=false
 [ "${1:-}" = "--keep" ] && keep=true
 
-ensure_toolchains
-ensure_protoc
-say "building etcd from its Go module (cached after the first run)"
-testbed/build.sh >/dev/null
+ensure_testbed
 say "building kubectl-etcd"
 cargo build --release --locked -p kubectl-etcd -p kubectl-etcd-testbed
 

@@ -26,3 +26,12 @@ ensure_toolchains() {
   command -v cargo >/dev/null 2>&1 || { say "cargo not found: install Rust with rustup"; exit 2; }
   command -v go >/dev/null 2>&1 || { say "go not found: install Go (the test bed builds etcd from its module)"; exit 2; }
 }
+
+# Everything the test bed needs, then the servers themselves (built from
+# their Go modules into a cache on first use).
+ensure_testbed() {
+  ensure_toolchains
+  ensure_protoc
+  say "building the test bed servers (cached after the first run)"
+  testbed/build.sh >/dev/null
+}

@@ -7,10 +7,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
 
-ensure_toolchains
-ensure_protoc
-say "building the test bed servers (cached after the first run)"
-testbed/build.sh >/dev/null
+ensure_testbed
 
 say "cargo fmt --check"
 cargo fmt --all --check

@@ -100,16 +100,7 @@ async fn fixture_logged(client: &Client, ns: &str, name: &str) -> Fixture {
     spec.log_level = "info";
     let etcd = start(spec).await;
     let clusters = dynamic(client, ns, "EtcdCluster", "etcdclusters");
-    create(
-        &clusters,
-        json!({
-            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-            "kind": "EtcdCluster",
-            "metadata": {"name": name, "namespace": ns},
-            "spec": {"replicas": 3, "version": "3.6.16", "storage": {"size": "1Gi"}},
-        }),
-    )
-    .await;
+    create_cluster_object(&clusters, ns, name).await;
     patch_status(
         &clusters,
         name,

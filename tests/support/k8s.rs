@@ -291,6 +291,21 @@ pub async fn fixture_with(
     }
 }
 
+/// A bare EtcdCluster object (3 replicas, no status): no members, nothing
+/// behind it.
+pub async fn create_cluster_object(api: &Api<kube::api::DynamicObject>, ns: &str, name: &str) {
+    create(
+        api,
+        json!({
+            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+            "kind": "EtcdCluster",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"replicas": 3, "version": "3.6.16", "storage": {"size": "1Gi"}},
+        }),
+    )
+    .await;
+}
+
 /// An EtcdMember of `cluster` with the given status.
 pub async fn add_member(
     api: &Api<kube::api::DynamicObject>,
@@ -393,14 +408,10 @@ pub async fn patch_status(
 /// creates them (contract §2.1).
 pub async fn services_fixture(client: &Client, ns: &str, name: &str, services: bool) {
     namespace(client, ns).await;
-    create(
+    create_cluster_object(
         &dynamic(client, ns, "EtcdCluster", "etcdclusters"),
-        json!({
-            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-            "kind": "EtcdCluster",
-            "metadata": {"name": name, "namespace": ns},
-            "spec": {"replicas": 3, "version": "3.6.16", "storage": {"size": "1Gi"}},
-        }),
+        ns,
+        name,
     )
     .await;
     if !services {
