@@ -8,8 +8,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
 ensure_testbed
 cargo build --release --locked -p kubectl-etcd -p kubectl-etcd-testbed
-bench=target/release/defrag-bench
-tool=target/release/kubectl-etcd
+bin="${CARGO_TARGET_DIR:-target}/release"
+bench="$bin/defrag-bench"
+tool="$bin/kubectl-etcd"
 
 echo "## ~300 MB per member, ~10% in use (medians of 3 rounds)"
 $bench --kubectl-etcd "$tool" --write-mb 300 --keep 0.1 --reps 3

@@ -170,6 +170,7 @@ async fn bench(latency_runs: usize, idle_secs: u64) {
     let _ = watcher.start_kill();
     let _ = watcher.wait().await;
     drop(fx);
+    let _ = std::fs::remove_file(&audit);
 
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!("| measure | value |");

@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
-# The first look: builds kubectl-etcd, starts a local 3-member mutual-TLS
-# etcd cluster from the test bed, and shows what the tool sees. The cluster
-# is stopped when the script ends (pass --keep to leave it running until
+# The first look: builds etcd 3.6 (only it) and kubectl-etcd, starts a
+# local 3-member mutual-TLS etcd cluster from the test bed, fragments it,
+# and shows the main job: `status`, the `defrag --dry-run` plan, the
+# health-gated follower-first sweep, and `status` after. The cluster is
+# stopped when the script ends (pass --keep to leave it running until
 # Ctrl-C, with its ETCDCTL_* settings printed for your own shell).
+# FRAGMENT_MB (default 300) sets how much is written per member: with 10%
+# kept, each member has about 270 MB to reclaim, over the default 200Mi rule.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
 
 keep=false
 [ "${1:-}" = "--keep" ] && keep=true
+FRAGMENT_MB="${FRAGMENT_MB:-300}"
 
-ensure_testbed
+ensure_toolchains
+ensure_protoc
+say "building etcd 3.6 from its Go module (cached after the first run)"
+testbed/build.sh etcd-v3.6 >/dev/null
 say "building kubectl-etcd"
 cargo build --release --locked -p kubectl-etcd -p kubectl-etcd-testbed
+bin="$(cd "${CARGO_TARGET_DIR:-target}/release" && pwd)"
 
 work="$(mktemp -d)"
-target/release/testbed up --members 3 --security mtls --env-file "$work/env" 2>"$work/testbed.log" &
+say "starting a 3-member mTLS etcd cluster and fragmenting it (${FRAGMENT_MB} MB written per member, 10% kept)"
+"$bin/testbed" up --members 3 --security mtls --fragment-mb "$FRAGMENT_MB" --keep 0.1 \
+  --env-file "$work/env" 2>"$work/testbed.log" &
 testbed_pid=$!
 cleanup() { kill "$testbed_pid" 2>/dev/null || true; wait "$testbed_pid" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
@@ -27,17 +38,17 @@ for _ in $(seq 1 600); do
 done
 [ -s "$work/env" ] || { say "cluster did not start"; cat "$work/testbed.log" >&2; exit 1; }
 . "$work/env"
-export PATH="$PWD/target/release:$PATH"
+export PATH="$bin:$PATH"
 
 show() { printf '\n$ %s\n' "$*"; "$@"; }
-say "a 3-member mTLS cluster is up; ETCDCTL_* point at it"
-show kubectl-etcd members
+say "the cluster is up and fragmented; ETCDCTL_* point at it"
 show kubectl-etcd status
-show kubectl-etcd status -o wide
-show kubectl-etcd status --check
+show kubectl-etcd defrag --dry-run
+show kubectl-etcd defrag --yes
+show kubectl-etcd status
 if $keep; then
   printf '\nThe cluster keeps running until Ctrl-C. In another shell:\n'
   sed 's/^/  /' "$work/env"
-  printf '  export PATH=%s/target/release:$PATH\n' "$PWD"
+  printf '  export PATH=%s:$PATH\n' "$bin"
   wait "$testbed_pid"
 fi

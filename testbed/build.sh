@@ -4,6 +4,7 @@
 # unpacked from Debian's packages instead.
 #
 #   testbed/build.sh            # build what is missing, print the cache dir
+#   testbed/build.sh etcd-v3.6  # only the servers named
 #
 # Cache: $KUBECTL_ETCD_TESTBED_CACHE, default ~/.cache/kubectl-etcd-testbed.
 # Each binary lives in a folder named after the module version and a hash of
@@ -151,10 +152,22 @@ build_kube_apiserver() {
   ln -sfn "$out" "$cache/current/$dir"
 }
 
-build_etcd etcd-v3.6
-build_etcd etcd-v3.5
-fetch_etcd_deb etcd-v3.4
-build_kube_apiserver kube-apiserver
-build_kube_apiserver kube-apiserver-v1.30
+# Everything by default; or only the servers named (the first look needs
+# only etcd-v3.6).
+build_one() {
+  case "$1" in
+    etcd-v3.6|etcd-v3.5) build_etcd "$1" ;;
+    etcd-v3.4) fetch_etcd_deb "$1" ;;
+    kube-apiserver|kube-apiserver-v1.30) build_kube_apiserver "$1" ;;
+    *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30)"; exit 2 ;;
+  esac
+}
+
+if [ "$#" -eq 0 ]; then
+  set -- etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.30
+fi
+for server in "$@"; do
+  build_one "$server"
+done
 
 echo "$cache/current"
