@@ -32,6 +32,20 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// `defrag --help` headings: the command's own options first.
+const RULE: &str = "Rule (EtcdDefrag spec.rule)";
+const LEADER: &str = "Leader handling";
+const RUN: &str = "Run and consent";
+const WATCH: &str = "Controller (--watch)";
+const GATE: &str = "Health gate";
+
+/// `--help` headings of the options every command accepts, after the
+/// command's own.
+const CONN: &str = "Connection";
+const TLS: &str = "TLS and authentication";
+const K8S: &str = "Kubernetes (plugin mode)";
+const OUT: &str = "Output";
+
 /// Flags every command accepts.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
@@ -39,7 +53,7 @@ pub struct GlobalArgs {
     /// without a scheme uses https when --cacert is set, else http.
     #[arg(
         long,
-        global = true,
+        global = true, help_heading = CONN,
         env = "ETCDCTL_ENDPOINTS",
         value_delimiter = ',',
         value_name = "URL"
@@ -47,25 +61,25 @@ pub struct GlobalArgs {
     pub endpoints: Vec<String>,
 
     /// CA bundle (PEM) that signed the members' server certificates.
-    #[arg(long, global = true, env = "ETCDCTL_CACERT", value_name = "FILE")]
+    #[arg(long, global = true, help_heading = TLS, env = "ETCDCTL_CACERT", value_name = "FILE")]
     pub cacert: Option<String>,
 
     /// Client certificate (PEM) for mutual TLS; needs --key.
-    #[arg(long, global = true, env = "ETCDCTL_CERT", value_name = "FILE")]
+    #[arg(long, global = true, help_heading = TLS, env = "ETCDCTL_CERT", value_name = "FILE")]
     pub cert: Option<String>,
 
     /// Client private key (PEM) for mutual TLS; needs --cert.
-    #[arg(long, global = true, env = "ETCDCTL_KEY", value_name = "FILE")]
+    #[arg(long, global = true, help_heading = TLS, env = "ETCDCTL_KEY", value_name = "FILE")]
     pub key: Option<String>,
 
     /// etcd user name, or `name:password`.
-    #[arg(long, global = true, env = "ETCDCTL_USER", value_name = "NAME")]
+    #[arg(long, global = true, help_heading = TLS, env = "ETCDCTL_USER", value_name = "NAME")]
     pub user: Option<String>,
 
     /// Password for --user.
     #[arg(
         long,
-        global = true,
+        global = true, help_heading = TLS,
         env = "ETCDCTL_PASSWORD",
         value_name = "PASSWORD",
         hide_env_values = true
@@ -73,45 +87,45 @@ pub struct GlobalArgs {
     pub password: Option<String>,
 
     /// Use only the given endpoints; do not add members found in MemberList.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = CONN)]
     pub no_discover: bool,
 
     /// Time allowed to connect (TCP, TLS and authentication) to one member.
-    #[arg(long, global = true, env = "ETCDCTL_DIAL_TIMEOUT", default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, global = true, help_heading = CONN, env = "ETCDCTL_DIAL_TIMEOUT", default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
     pub dial_timeout: Duration,
 
     /// Time allowed for one probe RPC (Status, MemberList, AlarmList) on one
     /// member; a member that does not answer in time is reported unreachable.
-    #[arg(long, global = true, env = "ETCDCTL_COMMAND_TIMEOUT", default_value = "5s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, global = true, help_heading = CONN, env = "ETCDCTL_COMMAND_TIMEOUT", default_value = "5s", value_parser = parse_duration, value_name = "DURATION")]
     pub command_timeout: Duration,
 
     /// Backend quota to assume for members that do not report one (etcd
     /// before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd's 2Gi.
-    #[arg(long, global = true, value_parser = parse_quantity, value_name = "QUANTITY", allow_hyphen_values = true)]
+    #[arg(long, global = true, help_heading = CONN, value_parser = parse_quantity, value_name = "QUANTITY", allow_hyphen_values = true)]
     pub quota_backend_bytes: Option<u64>,
 
     /// Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG
     /// (several paths are merged), else ~/.kube/config, else the in-cluster
     /// service account.
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, help_heading = K8S, value_name = "FILE")]
     pub kubeconfig: Option<String>,
 
     /// The kubeconfig context to use (plugin mode).
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, global = true, help_heading = K8S, value_name = "NAME")]
     pub context: Option<String>,
 
     /// Namespace of the EtcdCluster. Default: the context's namespace, else
     /// `default`.
-    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    #[arg(short = 'n', long, global = true, help_heading = K8S, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
 
     /// Act as this Kubernetes user (impersonation), e.g.
     /// system:serviceaccount:NS:NAME.
-    #[arg(long = "as", global = true, value_name = "USER")]
+    #[arg(long = "as", global = true, help_heading = K8S, value_name = "USER")]
     pub as_user: Option<String>,
 
     /// Group to impersonate along with --as (repeatable).
-    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    #[arg(long = "as-group", global = true, help_heading = K8S, value_name = "GROUP")]
     pub as_group: Vec<String>,
 
     /// How to reach members in plugin mode: `direct` dials each member's Pod
@@ -119,21 +133,21 @@ pub struct GlobalArgs {
     /// Pod through the API server; `auto` is direct inside a Pod, else
     /// port-forward. Certificates are always verified against the member's
     /// in-cluster DNS name.
-    #[arg(long, global = true, value_enum, default_value_t = ConnectMode::Auto)]
+    #[arg(long, global = true, help_heading = K8S, value_enum, default_value_t = ConnectMode::Auto)]
     pub connect: ConnectMode,
 
     /// Output format.
-    #[arg(short = 'o', long, global = true, value_enum, default_value_t = OutputFormat::Table)]
+    #[arg(short = 'o', long, global = true, help_heading = OUT, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
 
     /// More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins.
-    #[arg(short = 'v', long, global = true, action = clap::ArgAction::Count)]
+    #[arg(short = 'v', long, global = true, help_heading = OUT, action = clap::ArgAction::Count)]
     pub verbose: u8,
 
     /// How stderr is written: `text` for a person, `json` for a log
     /// collector (one JSON object per line: timestamp, level, message and
     /// the event's fields; messages and errors too).
-    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    #[arg(long, global = true, help_heading = OUT, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 }
 
@@ -165,8 +179,10 @@ pub enum OutputFormat {
 pub enum Command {
     /// One row per member: size, in use, quota use, leader, raft progress,
     /// alarms and a health verdict.
+    #[command(after_help = STATUS_EXAMPLES)]
     Status(StatusArgs),
     /// The member list: ids, names, peer and client URLs, learner flag.
+    #[command(after_help = MEMBERS_EXAMPLES)]
     Members(MembersArgs),
     /// Health-gated, follower-first defragmentation, one member at a time.
     ///
@@ -180,12 +196,14 @@ pub enum Command {
     /// Ctrl-C stops once the member being defragmented has answered again and
     /// prints what was done (exit 1); a second Ctrl-C stops waiting for that
     /// member too (it may still be defragmenting) and exits 130.
+    #[command(after_help = DEFRAG_EXAMPLES)]
     Defrag(DefragArgs),
     /// List or disarm alarms (NOSPACE, CORRUPT), with member names.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = ALARM_EXAMPLES)]
     Alarm(AlarmCommand),
     /// Transfer leadership to another voter (the most caught-up healthy one
     /// unless --to names it).
+    #[command(after_help = MOVE_LEADER_EXAMPLES)]
     MoveLeader(MoveLeaderArgs),
     /// The client Service's spec.trafficDistribution, kept in step with the
     /// EtcdCluster annotation the operator reads.
@@ -201,7 +219,7 @@ pub enum Command {
     /// clients run on nodes that host members), and the service proxy must
     /// honour EndpointSlice hints (kube-proxy does). With no ready endpoint in
     /// the preferred topology, traffic falls back to the whole cluster.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = TRAFFIC_EXAMPLES)]
     Traffic(TrafficCommand),
     /// Print a shell completion script.
     Completion {
@@ -211,6 +229,37 @@ pub enum Command {
     /// Print the version.
     Version,
 }
+
+// Examples shown under each command's --help. kubectl's own flags
+// (--kubeconfig, --context, -n) go after `etcd`: kubectl refuses flags
+// placed before a plugin's name.
+const STATUS_EXAMPLES: &str = "Examples:
+  kubectl etcd status                    # the only EtcdCluster in the current namespace
+  kubectl etcd status my-etcd -n prod    # a named one
+  kubectl etcd status -A                 # every EtcdCluster, probed concurrently
+  kubectl etcd status --check            # exit 1 when maintenance would be refused
+  kubectl-etcd status --endpoints https://10.0.0.1:2379 --cacert ca.pem   # standalone, like etcdctl";
+const MEMBERS_EXAMPLES: &str = "Examples:
+  kubectl etcd members my-etcd
+  kubectl etcd members -o json";
+const DEFRAG_EXAMPLES: &str = "Examples:
+  kubectl etcd defrag my-etcd --dry-run          # the plan: order, leader handling, each verdict
+  kubectl etcd defrag my-etcd                    # asks, then sweeps one member at a time
+  kubectl etcd defrag my-etcd --yes -o json      # a CronJob: no prompt, a JSON report
+  kubectl etcd defrag my-etcd --all --move-leader always
+  kubectl etcd defrag --watch -n etcd            # the EtcdDefrag controller for namespace etcd";
+const ALARM_EXAMPLES: &str = "Examples:
+  kubectl etcd alarm list my-etcd
+  kubectl etcd alarm disarm my-etcd --dry-run    # which NOSPACE alarms would be cleared
+  kubectl etcd alarm disarm my-etcd              # NOSPACE only, on members back under quota";
+const MOVE_LEADER_EXAMPLES: &str = "Examples:
+  kubectl etcd move-leader my-etcd               # to the most caught-up healthy voter
+  kubectl etcd move-leader my-etcd --to my-etcd-k9w4m --dry-run";
+const TRAFFIC_EXAMPLES: &str = "Examples:
+  kubectl etcd traffic show my-etcd
+  kubectl etcd traffic set PreferSameZone my-etcd --dry-run   # would this API server keep it?
+  kubectl etcd traffic set PreferSameZone my-etcd
+  kubectl etcd traffic clear my-etcd";
 
 /// `--move-leader` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -227,62 +276,62 @@ pub struct DefragArgs {
 
     /// Defragment every member regardless of size (cannot be combined with
     /// the thresholds).
-    #[arg(long)]
+    #[arg(long, help_heading = RULE)]
     pub all: bool,
 
     /// Defragment a member whose reclaimable space (size − in use) is more
     /// than this. Default 200Mi.
-    #[arg(long, value_parser = parse_quantity, allow_hyphen_values = true, value_name = "QUANTITY")]
+    #[arg(long, value_parser = parse_quantity, allow_hyphen_values = true, value_name = "QUANTITY", help_heading = RULE)]
     pub free_space_above: Option<u64>,
 
     /// Also defragment a member whose size is more than this share of its
     /// quota, when at least --min-reclaim would come back. E.g. 80%.
-    #[arg(long, value_parser = parse_percent, allow_hyphen_values = true, value_name = "PERCENT")]
+    #[arg(long, value_parser = parse_percent, allow_hyphen_values = true, value_name = "PERCENT", help_heading = RULE)]
     pub quota_usage_above: Option<u8>,
 
     /// With --quota-usage-above: the least reclaimable space worth a
     /// defragmentation. Default 32Mi.
-    #[arg(long, value_parser = parse_quantity, allow_hyphen_values = true, value_name = "QUANTITY")]
+    #[arg(long, value_parser = parse_quantity, allow_hyphen_values = true, value_name = "QUANTITY", help_heading = RULE)]
     pub min_reclaim: Option<u64>,
 
     /// Only this member (repeatable). Others are reported as NotSelected.
-    #[arg(long = "member", value_name = "NAME")]
+    #[arg(long = "member", value_name = "NAME", help_heading = RULE)]
     pub members: Vec<String>,
-
-    /// Print the plan (order, leader handling, each member's verdict and
-    /// predicted reclaim) and change nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-
-    /// Do not ask for confirmation (required when not on a terminal).
-    #[arg(short = 'y', long)]
-    pub yes: bool,
 
     /// How to treat the leader: `auto` transfers leadership first only when
     /// its predicted in-place defrag time (from its in-use size and the
     /// throughput measured on this sweep's followers) exceeds
     /// --move-leader-above; `always` / `never` force the choice.
-    #[arg(long, value_enum, default_value_t = MoveLeaderArg::Auto)]
+    #[arg(long, value_enum, default_value_t = MoveLeaderArg::Auto, help_heading = LEADER)]
     pub move_leader: MoveLeaderArg,
 
     /// Threshold for --move-leader auto.
-    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION", help_heading = LEADER)]
     pub move_leader_above: Duration,
+
+    /// Print the plan (order, leader handling, each member's verdict and
+    /// predicted reclaim) and change nothing.
+    #[arg(long, help_heading = RUN)]
+    pub dry_run: bool,
+
+    /// Do not ask for confirmation (required when not on a terminal).
+    #[arg(short = 'y', long, help_heading = RUN)]
+    pub yes: bool,
 
     /// Compact at the current revision first, and wait until every member's
     /// in-use size has settled.
-    #[arg(long)]
+    #[arg(long, help_heading = RUN)]
     pub compact: bool,
 
     /// How long to wait for one member's Defragment. On timeout the member
     /// keeps defragmenting; the sweep waits for it to answer again before
     /// touching anyone else.
-    #[arg(long, default_value = "5m", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = "5m", value_parser = parse_duration, value_name = "DURATION", help_heading = RUN)]
     pub timeout: Duration,
 
     /// When the health gate refuses, wait up to this long (with backoff) for
     /// it to pass instead of stopping with exit 1.
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", help_heading = RUN)]
     pub wait_healthy: Option<Duration>,
 
     #[command(flatten)]
@@ -294,40 +343,43 @@ pub struct DefragArgs {
     /// rule comes from each object. Run exactly one processor per cluster.
     #[arg(
         long,
-        conflicts_with_all = ["all", "free_space_above", "quota_usage_above", "min_reclaim", "members", "dry_run", "compact", "wait_healthy"]
+        conflicts_with_all = ["all", "free_space_above", "quota_usage_above", "min_reclaim", "members", "dry_run", "compact", "wait_healthy"],
+        help_heading = WATCH
     )]
     pub watch: bool,
 
     /// With --watch: EtcdDefrags in every namespace.
-    #[arg(short = 'A', long, requires = "watch")]
+    #[arg(short = 'A', long, requires = "watch", help_heading = WATCH)]
     pub all_namespaces: bool,
 
     /// With --watch: start even though another processor (e.g. the
     /// operator's defrag controller) wrote EtcdDefrag status in the last 15
     /// minutes. Two processors both defragment: stop the other one first.
-    #[arg(long, requires = "watch")]
+    #[arg(long, requires = "watch", help_heading = WATCH)]
     pub force_takeover: bool,
 
     /// With --watch: how long the Lease `kubectl-etcd-watch` (which elects
     /// the one active watcher) stays ours without a renewal. A watcher that
     /// cannot renew for this long stops acting before another takes over.
-    #[arg(long, requires = "watch", default_value = "15s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, requires = "watch", default_value = "15s", value_parser = parse_duration, value_name = "DURATION", help_heading = WATCH)]
     pub lease_duration: Duration,
 
     /// With --watch: serve Prometheus metrics (/metrics) and probes
     /// (/healthz, /readyz) over HTTP on this IP:PORT, e.g. 127.0.0.1:9090
     /// or 0.0.0.0:9090 in a Pod. Default: no server.
-    #[arg(long, requires = "watch", value_parser = parse_metrics_address, value_name = "ADDR")]
+    #[arg(long, requires = "watch", value_parser = parse_metrics_address, value_name = "ADDR", help_heading = WATCH)]
     pub metrics_address: Option<std::net::SocketAddr>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum AlarmCommand {
     /// Every raised alarm, with the member's name and id.
+    #[command(after_help = ALARM_EXAMPLES)]
     List(AlarmListArgs),
     /// Disarm NOSPACE on members back under their quota. CORRUPT and
     /// members still over quota need --force (CORRUPT also a typed
     /// confirmation).
+    #[command(after_help = ALARM_EXAMPLES)]
     Disarm(AlarmDisarmArgs),
 }
 
@@ -390,16 +442,19 @@ pub struct MoveLeaderArgs {
 pub enum TrafficCommand {
     /// The Service's value, the managers that own it, the EtcdCluster
     /// annotation, and which values this API server release keeps.
+    #[command(after_help = TRAFFIC_EXAMPLES)]
     Show(TrafficShowArgs),
     /// Annotate the EtcdCluster and apply VALUE to the client Service, then
     /// read it back. The server is asked first with a dry run: a value it
     /// rejects (422) or accepts and drops (servers before 1.31) is an error
     /// (exit 1) that writes nothing. If the real apply fails, the annotation
     /// is put back and nothing is left owned by the field manager.
+    #[command(after_help = TRAFFIC_EXAMPLES)]
     Set(TrafficSetArgs),
     /// Remove the annotation and release the field manager's ownership. The
     /// value stays if another manager also owns it; a value set by hand is
     /// left alone.
+    #[command(after_help = TRAFFIC_EXAMPLES)]
     Clear(TrafficClearArgs),
 }
 
@@ -464,12 +519,12 @@ pub struct TrafficWriteArgs {
 pub struct GateArgs {
     /// Accept a cluster with fewer than three voting members, where taking one
     /// member out for maintenance loses quorum.
-    #[arg(long)]
+    #[arg(long, help_heading = GATE)]
     pub allow_quorum_loss: bool,
 
     /// Largest tolerated raft lag, in entries: a member's committed index
     /// minus its applied index, and its distance behind the leader's index.
-    #[arg(long, default_value_t = crate::plan::gate::DEFAULT_MAX_RAFT_LAG, value_name = "ENTRIES")]
+    #[arg(long, default_value_t = crate::plan::gate::DEFAULT_MAX_RAFT_LAG, value_name = "ENTRIES", help_heading = GATE)]
     pub max_raft_lag: u64,
 }
 

@@ -150,3 +150,68 @@ fn json_log_format_makes_the_error_one_object() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--log-format"));
 }
+
+/// Every command's `--help` ends with examples, and the options every
+/// command accepts sit under their own headings after the command's own
+/// (`--endpoints` under Connection, never among a command's options).
+#[test]
+fn every_help_has_examples_and_grouped_options() {
+    let root = Cli::command();
+    let mut paths: Vec<Vec<String>> = Vec::new();
+    for sub in root.get_subcommands() {
+        let name = sub.get_name().to_string();
+        if matches!(name.as_str(), "completion" | "version" | "help") {
+            continue;
+        }
+        if sub.has_subcommands() {
+            for leaf in sub.get_subcommands().filter(|l| l.get_name() != "help") {
+                paths.push(vec![name.clone(), leaf.get_name().to_string()]);
+            }
+        } else {
+            paths.push(vec![name]);
+        }
+    }
+    assert!(paths.len() >= 9, "{paths:?}");
+    for path in paths {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{path:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("\nExamples:\n  kubectl"), "{path:?}:\n{text}");
+        let options = text.find("\nOptions:\n").expect("an Options heading");
+        let connection = text.find("\nConnection:\n").expect("a Connection heading");
+        let endpoints = text.find("--endpoints").unwrap();
+        assert!(
+            options < connection && connection < endpoints,
+            "{path:?}:\n{text}"
+        );
+        for heading in [
+            "TLS and authentication:",
+            "Kubernetes (plugin mode):",
+            "Output:",
+        ] {
+            assert!(
+                text.contains(&format!("\n{heading}\n")),
+                "{path:?}: {heading}"
+            );
+        }
+    }
+    // defrag: its own groups come first, in the order a user decides.
+    let text = String::from_utf8_lossy(&run(&["defrag", "--help"]).stdout).to_string();
+    let at = |h: &str| {
+        text.find(&format!("\n{h}\n"))
+            .unwrap_or_else(|| panic!("{h}"))
+    };
+    let order = [
+        "Rule (EtcdDefrag spec.rule):",
+        "Leader handling:",
+        "Run and consent:",
+        "Health gate:",
+        "Controller (--watch):",
+        "Connection:",
+    ];
+    for pair in order.windows(2) {
+        assert!(at(pair[0]) < at(pair[1]), "{pair:?}");
+    }
+}
