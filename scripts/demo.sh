@@ -17,19 +17,27 @@ FRAGMENT_MB="${FRAGMENT_MB:-300}"
 
 ensure_toolchains
 ensure_protoc
-say "building etcd 3.6 from its Go module (cached after the first run)"
-testbed/build.sh etcd-v3.6 >/dev/null
-say "building kubectl-etcd"
-cargo build --release --locked -p kubectl-etcd -p kubectl-etcd-testbed
-bin="$(cd "${CARGO_TARGET_DIR:-target}/release" && pwd)"
-
 work="$(mktemp -d)"
+etcd_build=""
+testbed_pid=""
+cleanup() {
+  for pid in $etcd_build $testbed_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# etcd (Go) and the tool (Rust) build side by side.
+say "building etcd 3.6 from its Go module and kubectl-etcd (both cached after the first run)"
+testbed/build.sh etcd-v3.6 >"$work/etcd-build.log" 2>&1 &
+etcd_build=$!
+cargo build --profile quick --locked -p kubectl-etcd -p kubectl-etcd-testbed
+wait "$etcd_build" || { cat "$work/etcd-build.log" >&2; exit 1; }
+etcd_build=""
+bin="$(cd "${CARGO_TARGET_DIR:-target}/quick" && pwd)"
+
 say "starting a 3-member mTLS etcd cluster and fragmenting it (${FRAGMENT_MB} MB written per member, 10% kept)"
 "$bin/testbed" up --members 3 --security mtls --fragment-mb "$FRAGMENT_MB" --keep 0.1 \
   --env-file "$work/env" 2>"$work/testbed.log" &
 testbed_pid=$!
-cleanup() { kill "$testbed_pid" 2>/dev/null || true; wait "$testbed_pid" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
 
 for _ in $(seq 1 600); do
   [ -s "$work/env" ] && break
