@@ -215,3 +215,54 @@ fn every_help_has_examples_and_grouped_options() {
         assert!(at(pair[0]) < at(pair[1]), "{pair:?}");
     }
 }
+
+/// The bash script completes past the first word (`kubectl-etcd defrag
+/// --dry<TAB>`, a subcommand's values), driven through bash itself.
+#[test]
+fn bash_completion_completes_subcommand_options_and_values() {
+    let out = run(&["completion", "bash"]);
+    assert_eq!(out.status.code(), Some(0));
+    let script = std::env::temp_dir().join(format!("kubectl-etcd-{}.bash", std::process::id()));
+    std::fs::write(&script, &out.stdout).unwrap();
+    // The function the script registers for kubectl-etcd.
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let function = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("complete ") && l.ends_with(" kubectl-etcd"))
+        .find_map(|l| l.split_whitespace().skip_while(|w| *w != "-F").nth(1))
+        .expect("a complete -F line for kubectl-etcd")
+        .to_string();
+    let complete = |words: &[&str]| -> Vec<String> {
+        let cword = words.len() - 1;
+        let prev = if cword > 0 { words[cword - 1] } else { "" };
+        let program = format!(
+            "source {}; COMP_WORDS=({}); COMP_CWORD={cword}; {function} kubectl-etcd '{}' '{prev}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            script.display(),
+            words.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(" "),
+            words[cword],
+        );
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(program)
+            .output()
+            .expect("bash");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        complete(&["kubectl-etcd", "defrag", "--dry"]),
+        ["--dry-run"]
+    );
+    assert_eq!(
+        complete(&["kubectl-etcd", "defrag", "--move-leader", ""]),
+        ["auto", "always", "never"]
+    );
+    assert_eq!(
+        complete(&["kubectl-etcd", "traffic", "set", "Prefer"]),
+        ["PreferClose", "PreferSameZone", "PreferSameNode"]
+    );
+    assert!(complete(&["kubectl-etcd", "st"]).contains(&"status".to_string()));
+    let _ = std::fs::remove_file(&script);
+}

@@ -39,7 +39,11 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
             let mut command = <Cli as clap::CommandFactory>::command();
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut command, "kubectl-etcd", &mut out);
-            crate::output::emit(&String::from_utf8_lossy(&out))?;
+            let mut script = String::from_utf8_lossy(&out).into_owned();
+            if *shell == clap_complete::Shell::Bash {
+                script = mend_bash_labels(&script);
+            }
+            crate::output::emit(&script)?;
             Ok(ExitStatus::Success)
         }
         Command::Version => {
@@ -54,4 +58,13 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
 pub(crate) fn failed(why: impl std::fmt::Display) -> ExitStatus {
     crate::logging::message(&why.to_string());
     ExitStatus::Failed
+}
+
+/// clap_complete's bash script spells a subcommand's state two ways when
+/// the program name has a hyphen (clap-rs/clap#6421): the loop sets
+/// `kubectl__etcd__subcmd__defrag`, the case arm reads
+/// `kubectl__subcmd__etcd__subcmd__defrag`, so nothing after the first word
+/// ever completed. Spell the arms as the loop does.
+fn mend_bash_labels(script: &str) -> String {
+    script.replace("kubectl__subcmd__etcd__subcmd__", "kubectl__etcd__subcmd__")
 }
