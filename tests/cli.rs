@@ -266,3 +266,25 @@ fn bash_completion_completes_subcommand_options_and_values() {
     assert!(complete(&["kubectl-etcd", "st"]).contains(&"status".to_string()));
     let _ = std::fs::remove_file(&script);
 }
+
+/// The scripts committed in completions/ are what `completion <shell>`
+/// prints now (regenerate with scripts/completions.sh).
+#[test]
+fn committed_completions_are_current() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("completions");
+    for (shell, file) in [
+        ("bash", "kubectl-etcd.bash"),
+        ("zsh", "_kubectl-etcd"),
+        ("fish", "kubectl-etcd.fish"),
+        ("powershell", "kubectl-etcd.ps1"),
+    ] {
+        let out = run(&["completion", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let committed = std::fs::read(dir.join(file))
+            .unwrap_or_else(|e| panic!("completions/{file}: {e}; run scripts/completions.sh"));
+        assert!(
+            committed == out.stdout,
+            "completions/{file} is stale: run scripts/completions.sh"
+        );
+    }
+}

@@ -1,0 +1,467 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kubectl_etcd_global_optspecs
+    string join \n endpoints= cacert= cert= key= user= password= no-discover dial-timeout= command-timeout= quota-backend-bytes= kubeconfig= context= n/namespace= as= as-group= connect= o/output= v/verbose log-format= h/help V/version
+end
+
+function __fish_kubectl_etcd_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kubectl_etcd_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kubectl_etcd_using_subcommand
+    set -l cmd (__fish_kubectl_etcd_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s V -l version -d 'Print version'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "status" -d 'One row per member: size, in use, quota use, leader, raft progress, alarms and a health verdict'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "members" -d 'The member list: ids, names, peer and client URLs, learner flag'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "defrag" -d 'Health-gated, follower-first defragmentation, one member at a time'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "alarm" -d 'List or disarm alarms (NOSPACE, CORRUPT), with member names'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "move-leader" -d 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "traffic" -d 'The client Service\'s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "version" -d 'Print the version'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l max-raft-lag -d 'Largest tolerated raft lag, in entries: a member\'s committed index minus its applied index, and its distance behind the leader\'s index' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s A -l all-namespaces -d 'Every EtcdCluster in every namespace, probed concurrently'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l check -d 'Evaluate the health gate and exit 1, listing every reason, when it would refuse maintenance. Usable as a probe'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l allow-quorum-loss -d 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l free-space-above -d 'Defragment a member whose reclaimable space (size − in use) is more than this. Default 200Mi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l quota-usage-above -d 'Also defragment a member whose size is more than this share of its quota, when at least --min-reclaim would come back. E.g. 80%' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l min-reclaim -d 'With --quota-usage-above: the least reclaimable space worth a defragmentation. Default 32Mi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l member -d 'Only this member (repeatable). Others are reported as NotSelected' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l move-leader -d 'How to treat the leader: `auto` transfers leadership first only when its predicted in-place defrag time (from its in-use size and the throughput measured on this sweep\'s followers) exceeds --move-leader-above; `always` / `never` force the choice' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l move-leader-above -d 'Threshold for --move-leader auto' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l timeout -d 'How long to wait for one member\'s Defragment. On timeout the member keeps defragmenting; the sweep waits for it to answer again before touching anyone else' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l wait-healthy -d 'When the health gate refuses, wait up to this long (with backoff) for it to pass instead of stopping with exit 1' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l max-raft-lag -d 'Largest tolerated raft lag, in entries: a member\'s committed index minus its applied index, and its distance behind the leader\'s index' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l lease-duration -d 'With --watch: how long the Lease `kubectl-etcd-watch` (which elects the one active watcher) stays ours without a renewal. A watcher that cannot renew for this long stops acting before another takes over' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l metrics-address -d 'With --watch: serve Prometheus metrics (/metrics) and probes (/healthz, /readyz) over HTTP on this IP:PORT, e.g. 127.0.0.1:9090 or 0.0.0.0:9090 in a Pod. Default: no server' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l all -d 'Defragment every member regardless of size (cannot be combined with the thresholds)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l dry-run -d 'Print the plan (order, leader handling, each member\'s verdict and predicted reclaim) and change nothing'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l compact -d 'Compact at the current revision first, and wait until every member\'s in-use size has settled'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l allow-quorum-loss -d 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l watch -d 'Run as the EtcdDefrag controller: process every EtcdDefrag in the namespace (-n, or all with -A) the way the etcd-operator\'s controller does, until Ctrl-C or SIGTERM. Uses --move-leader and --timeout; the rule comes from each object. Run exactly one processor per cluster'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s A -l all-namespaces -d 'With --watch: EtcdDefrags in every namespace'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l force-takeover -d 'With --watch: start even though another processor (e.g. the operator\'s defrag controller) wrote EtcdDefrag status in the last 15 minutes. Two processors both defragment: stop the other one first'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -f -a "list" -d 'Every raised alarm, with the member\'s name and id'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -f -a "disarm" -d 'Disarm NOSPACE on members back under their quota. CORRUPT and members still over quota need --force (CORRUPT also a typed confirmation)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l member -d 'Only alarms of this member (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l confirm-corrupt -d 'The typed confirmation for clearing CORRUPT without a terminal: the name of the member whose CORRUPT alarm is cleared' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l force -d 'Also disarm NOSPACE on a member still over its quota, and CORRUPT or unknown alarms (which additionally need a typed confirmation)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l dry-run -d 'Show what would be disarmed and change nothing'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every raised alarm, with the member\'s name and id'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from help" -f -a "disarm" -d 'Disarm NOSPACE on members back under their quota. CORRUPT and members still over quota need --force (CORRUPT also a typed confirmation)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l to -d 'The member to hand leadership to (a voter, never a learner)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l max-raft-lag -d 'Largest tolerated raft lag, in entries: a member\'s committed index minus its applied index, and its distance behind the leader\'s index' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l dry-run -d 'Show the transfer and change nothing'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l allow-quorum-loss -d 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -f -a "show" -d 'The Service\'s value, the managers that own it, the EtcdCluster annotation, and which values this API server release keeps'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -f -a "set" -d 'Annotate the EtcdCluster and apply VALUE to the client Service, then read it back. The server is asked first with a dry run: a value it rejects (422) or accepts and drops (servers before 1.31) is an error (exit 1) that writes nothing. If the real apply fails, the annotation is put back and nothing is left owned by the field manager'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -f -a "clear" -d 'Remove the annotation and release the field manager\'s ownership. The value stays if another manager also owns it; a value set by hand is left alone'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l dry-run -d 'Send every write as a server-side dry run (the server validates it and stores nothing) and print what would change'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l dry-run -d 'Send every write as a server-side dry run (the server validates it and stores nothing) and print what would change'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from help" -f -a "show" -d 'The Service\'s value, the managers that own it, the EtcdCluster annotation, and which values this API server release keeps'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from help" -f -a "set" -d 'Annotate the EtcdCluster and apply VALUE to the client Service, then read it back. The server is asked first with a dry run: a value it rejects (422) or accepts and drops (servers before 1.31) is an error (exit 1) that writes nothing. If the real apply fails, the annotation is put back and nothing is left owned by the field manager'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from help" -f -a "clear" -d 'Remove the annotation and release the field manager\'s ownership. The value stays if another manager also owns it; a value set by hand is left alone'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "status" -d 'One row per member: size, in use, quota use, leader, raft progress, alarms and a health verdict'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "members" -d 'The member list: ids, names, peer and client URLs, learner flag'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "defrag" -d 'Health-gated, follower-first defragmentation, one member at a time'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "alarm" -d 'List or disarm alarms (NOSPACE, CORRUPT), with member names'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "move-leader" -d 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "traffic" -d 'The client Service\'s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "version" -d 'Print the version'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from alarm" -f -a "list" -d 'Every raised alarm, with the member\'s name and id'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from alarm" -f -a "disarm" -d 'Disarm NOSPACE on members back under their quota. CORRUPT and members still over quota need --force (CORRUPT also a typed confirmation)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from traffic" -f -a "show" -d 'The Service\'s value, the managers that own it, the EtcdCluster annotation, and which values this API server release keeps'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from traffic" -f -a "set" -d 'Annotate the EtcdCluster and apply VALUE to the client Service, then read it back. The server is asked first with a dry run: a value it rejects (422) or accepts and drops (servers before 1.31) is an error (exit 1) that writes nothing. If the real apply fails, the annotation is put back and nothing is left owned by the field manager'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from traffic" -f -a "clear" -d 'Remove the annotation and release the field manager\'s ownership. The value stays if another manager also owns it; a value set by hand is left alone'
