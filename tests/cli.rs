@@ -288,3 +288,49 @@ fn committed_completions_are_current() {
         );
     }
 }
+
+/// The man pages committed in docs/man/ (one per command, from the clap
+/// definition) are current. `KUBECTL_ETCD_WRITE_MAN=1` rewrites them
+/// instead (scripts/man.sh).
+#[test]
+fn committed_man_pages_are_current() {
+    let fresh = std::env::temp_dir().join(format!("kubectl-etcd-man-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&fresh);
+    std::fs::create_dir_all(&fresh).unwrap();
+    clap_mangen::generate_to(Cli::command(), &fresh).unwrap();
+    let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/man");
+    let names = |dir: &std::path::Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let generated = names(&fresh);
+    assert!(
+        generated.contains(&"kubectl-etcd-defrag.1".to_string()),
+        "{generated:?}"
+    );
+    if std::env::var_os("KUBECTL_ETCD_WRITE_MAN").is_some() {
+        let _ = std::fs::remove_dir_all(&committed);
+        std::fs::create_dir_all(&committed).unwrap();
+        for name in &generated {
+            std::fs::copy(fresh.join(name), committed.join(name)).unwrap();
+        }
+    }
+    assert_eq!(
+        names(&committed),
+        generated,
+        "docs/man/ lists other pages: run scripts/man.sh"
+    );
+    for name in &generated {
+        let want = std::fs::read(fresh.join(name)).unwrap();
+        let have = std::fs::read(committed.join(name)).unwrap();
+        assert!(want == have, "docs/man/{name} is stale: run scripts/man.sh");
+    }
+    let _ = std::fs::remove_dir_all(&fresh);
+}
