@@ -27,7 +27,7 @@ use kube::api::{Api, PostParams};
 use kube::Client;
 use serde_json::json;
 use support::k8s::*;
-use support::watch::{events, runs, wait_phase};
+use support::watch::{create_spec, events, runs, wait_phase};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const MANIFEST: &str = "deploy/watch/rbac.yaml";
@@ -229,14 +229,11 @@ impl InPod {
 /// and a policy stamping a run every 2 s (created, its event recorded, its
 /// status written).
 async fn scenario(client: &Client, ns: &str) {
-    create(
-        &runs(client, ns),
-        json!({
-            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-            "kind": "EtcdDefrag",
-            "metadata": {"name": "once", "namespace": ns},
-            "spec": {"clusterRef": {"name": "db"}, "rule": {"all": true}, "ttlSecondsAfterFinished": 3},
-        }),
+    create_spec(
+        client,
+        ns,
+        "once",
+        json!({"clusterRef": {"name": "db"}, "rule": {"all": true}, "ttlSecondsAfterFinished": 3}),
     )
     .await;
     create(

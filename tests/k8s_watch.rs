@@ -205,20 +205,6 @@ async fn an_unhealthy_cluster_defers_the_run_until_it_recovers() {
     assert_eq!(status["defragmented"], 3);
 }
 
-/// Creates an EtcdDefrag with the whole `spec`.
-async fn create_spec(client: &Client, ns: &str, name: &str, spec: Value) {
-    create(
-        &runs(client, ns),
-        json!({
-            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-            "kind": "EtcdDefrag",
-            "metadata": {"name": name, "namespace": ns},
-            "spec": spec,
-        }),
-    )
-    .await;
-}
-
 /// The events of `reason` recorded against `name`, waiting (at most 10 s)
 /// for at least one.
 async fn wait_events(client: &Client, ns: &str, name: &str, reason: &str) -> Vec<String> {

@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, DeleteParams, Patch, PatchParams};
+use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::Client;
 use kubectl_etcd_testbed::LoggedDefrag;
 use serde_json::{json, Value};
@@ -94,44 +93,11 @@ fn now_secs() -> f64 {
 /// defragmentation. The shared fixture runs etcd at `warn`, where etcd
 /// does not log them.
 async fn fixture_logged(client: &Client, ns: &str, name: &str) -> Fixture {
-    namespace(client, ns).await;
     let names = member_names(name, 3);
     let mut spec = ClusterSpec::new(3, Security::Plain).operator_style(name, ns, &names);
     spec.log_level = "info";
     let etcd = start(spec).await;
-    let clusters = dynamic(client, ns, "EtcdCluster", "etcdclusters");
-    create_cluster_object(&clusters, ns, name).await;
-    patch_status(
-        &clusters,
-        name,
-        json!({"status": {
-            "observed": {"replicas": 3, "version": "3.6.16", "storage": {"size": "1Gi"}},
-            "readyMembers": 3,
-            "authEnabled": false,
-            "selector": format!("etcd-operator.cozystack.io/cluster={name}"),
-        }}),
-    )
-    .await;
-    let ids = etcd.member_ids().await.unwrap();
-    let member_api = dynamic(client, ns, "EtcdMember", "etcdmembers");
-    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
-    for (i, member) in names.iter().enumerate() {
-        add_member(
-            &member_api,
-            ns,
-            name,
-            member,
-            json!({"memberID": format!("{:016x}", ids[i]), "podName": member, "isVoter": true}),
-        )
-        .await;
-        add_pod(&pods, name, member, Some(&etcd.host(i))).await;
-    }
-    Fixture {
-        namespace: ns.to_string(),
-        name: name.to_string(),
-        members: names,
-        etcd,
-    }
+    publish(client, ns, name, Mode::Plain, etcd, names).await
 }
 
 /// Whether member `i` has logged the start of a defragmentation.

@@ -161,7 +161,6 @@ pub async fn fixture_with(
     version: EtcdVersion,
     members: usize,
 ) -> Fixture {
-    namespace(client, ns).await;
     let names = member_names(name, members);
     let security = match mode {
         Mode::Plain => Security::Plain,
@@ -176,6 +175,22 @@ pub async fn fixture_with(
     )
     .await
     .unwrap_or_else(|e| panic!("test bed: {e}"));
+    publish(client, ns, name, mode, etcd, names).await
+}
+
+/// Publishes the running `etcd` (members `names`, started operator-style
+/// with the security `mode` implies) as EtcdCluster `name`: its Secrets,
+/// the EtcdCluster and its status, an EtcdMember and a Pod per member.
+pub async fn publish(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    mode: Mode,
+    etcd: Cluster,
+    names: Vec<String>,
+) -> Fixture {
+    namespace(client, ns).await;
+    let members = names.len();
 
     // Secrets, as BYO or cert-manager would have written them.
     let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);

@@ -19,13 +19,24 @@ pub fn runs(client: &Client, ns: &str) -> Api<DynamicObject> {
 
 /// Creates EtcdDefrag `name` for `cluster` with `rule`.
 pub async fn create_run(client: &Client, ns: &str, name: &str, cluster: &str, rule: Value) {
+    create_spec(
+        client,
+        ns,
+        name,
+        json!({"clusterRef": {"name": cluster}, "rule": rule}),
+    )
+    .await;
+}
+
+/// Creates EtcdDefrag `name` with the whole `spec`.
+pub async fn create_spec(client: &Client, ns: &str, name: &str, spec: Value) {
     create(
         &runs(client, ns),
         json!({
             "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
             "kind": "EtcdDefrag",
             "metadata": {"name": name, "namespace": ns},
-            "spec": {"clusterRef": {"name": cluster}, "rule": rule},
+            "spec": spec,
         }),
     )
     .await;
