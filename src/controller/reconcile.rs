@@ -236,7 +236,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 return Ok(Action::requeue(BUSY_RETRY));
             }
             Transition::Gather(Need::Probe) => {
-                let (reach, session) = match cluster.clone() {
+                let (reach, session) = match cluster.take() {
                     Some(found) => probe(&ctx, &namespace, found).await,
                     None => (
                         Reach::DialFailed {
