@@ -152,6 +152,30 @@ build_kube_apiserver() {
   ln -sfn "$out" "$cache/current/$dir"
 }
 
+# kubectl from the same pinned k8s.io/kubernetes module as the current
+# kube-apiserver (testbed/go/kube-apiserver), stamped the same way, so the
+# plugin tests run through the kubectl release that matches the server.
+build_kubectl() {
+  local dir=kube-apiserver version key out
+  version="$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" { print $3 } $1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2 }' "$here/go/$dir/go.mod" | head -1)"
+  local minor="${version#v1.}"; minor="${minor%%.*}"
+  local ldflags="-X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+  key="$( (cat "$here/go/$dir/go.sum"; echo "$ldflags") | sha256sum | cut -c1-12)"
+  out="$cache/kubectl-$version-$key"
+  if [ -x "$out/kubectl" ]; then
+    log "kubectl $version: cached in $out"
+  else
+    log "kubectl $version: building from k8s.io/kubernetes@$version (a minute or two after kube-apiserver)"
+    local tmp="$out.tmp.$$"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    (cd "$here/go/$dir" \
+      && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/kubectl" k8s.io/kubernetes/cmd/kubectl)
+    rm -rf "$out" && mv "$tmp" "$out"
+  fi
+  mkdir -p "$cache/current"
+  ln -sfn "$out" "$cache/current/kubectl"
+}
+
 # Everything by default; or only the servers named (the first look needs
 # only etcd-v3.6).
 build_one() {
@@ -159,12 +183,13 @@ build_one() {
     etcd-v3.6|etcd-v3.5) build_etcd "$1" ;;
     etcd-v3.4) fetch_etcd_deb "$1" ;;
     kube-apiserver|kube-apiserver-v1.30) build_kube_apiserver "$1" ;;
-    *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30)"; exit 2 ;;
+    kubectl) build_kubectl ;;
+    *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30, kubectl)"; exit 2 ;;
   esac
 }
 
 if [ "$#" -eq 0 ]; then
-  set -- etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.30
+  set -- etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.30 kubectl
 fi
 for server in "$@"; do
   build_one "$server"
