@@ -12,6 +12,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod complete;
 pub mod contract;
 pub mod controller;
 pub mod error;

@@ -8,6 +8,9 @@ use kubectl_etcd::cli::Cli;
 use kubectl_etcd::{logging, ExitStatus};
 
 fn main() -> ExitCode {
+    if let Some(words) = completion_words() {
+        return complete(&words);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return clap_error(e),
@@ -32,6 +35,45 @@ fn main() -> ExitCode {
         }
     };
     ExitCode::from(status.code())
+}
+
+/// The words of a completion request, when this is one: kubectl runs
+/// `kubectl_complete-etcd WORDS…` (this binary under that name, or the
+/// script in `completions/` that calls `kubectl-etcd __complete WORDS…`).
+fn completion_words() -> Option<Vec<String>> {
+    let mut args = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
+    let program = args.next()?;
+    let name = std::path::Path::new(&program)
+        .file_name()?
+        .to_string_lossy()
+        .into_owned();
+    let rest: Vec<String> = args.collect();
+    if name.starts_with("kubectl_complete-") {
+        return Some(rest);
+    }
+    match rest.split_first() {
+        Some((first, words)) if first == "__complete" => Some(words.to_vec()),
+        _ => None,
+    }
+}
+
+/// Answers a completion request on stdout (Cobra reads the directive line;
+/// a lookup that failed is in it, and the exit code stays 0).
+fn complete(words: &[String]) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(_) => return ExitCode::SUCCESS,
+    };
+    match runtime.block_on(kubectl_etcd::commands::complete::run(words)) {
+        Ok(status) => ExitCode::from(status.code()),
+        Err(e) => {
+            logging::error(&e.to_string());
+            ExitCode::from(e.exit_status().code())
+        }
+    }
 }
 
 /// Help and version go to stdout with exit 0; a usage error is one line on

@@ -3,6 +3,7 @@
 //! asks for consent, and hands a report to `output`.
 
 pub mod alarm;
+pub mod complete;
 pub mod defrag;
 pub mod members;
 pub mod move_leader;

@@ -47,25 +47,7 @@ pub fn in_pod() -> bool {
 /// Builds the client: `--kubeconfig`, else `KUBECONFIG` (several paths
 /// merged), else `~/.kube/config`, else the in-cluster service account.
 pub async fn connect(settings: &KubeSettings) -> Result<Kube> {
-    let kubeconfig = match &settings.kubeconfig {
-        Some(path) => Some(
-            Kubeconfig::read_from(path)
-                .map_err(|e| Error::usage(format!("--kubeconfig {path}: {}", error_chain(&e))))?,
-        ),
-        None => match Kubeconfig::from_env() {
-            Ok(Some(k)) => Some(k),
-            Ok(None) => {
-                let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-                match home.map(|h| h.join(".kube").join("config")) {
-                    Some(p) if p.exists() => Some(Kubeconfig::read_from(&p).map_err(|e| {
-                        Error::usage(format!("{}: {}", p.display(), error_chain(&e)))
-                    })?),
-                    _ => None,
-                }
-            }
-            Err(e) => return Err(Error::usage(format!("KUBECONFIG: {}", error_chain(&e)))),
-        },
-    };
+    let kubeconfig = read_kubeconfig(settings.kubeconfig.as_deref())?;
     let mut config = match kubeconfig {
         Some(k) => {
             if let Some(ctx) = &settings.context {
@@ -111,6 +93,43 @@ pub async fn connect(settings: &KubeSettings) -> Result<Kube> {
         default_namespace,
         server,
     })
+}
+
+/// The kubeconfig kubectl would read: `path` (from `--kubeconfig`), else
+/// `KUBECONFIG` (several paths merged), else `~/.kube/config`; `None` when
+/// there is none (the in-cluster service account may apply).
+pub fn read_kubeconfig(path: Option<&str>) -> Result<Option<Kubeconfig>> {
+    if let Some(path) = path {
+        return Kubeconfig::read_from(path)
+            .map(Some)
+            .map_err(|e| Error::usage(format!("--kubeconfig {path}: {}", error_chain(&e))));
+    }
+    match Kubeconfig::from_env() {
+        Ok(Some(k)) => Ok(Some(k)),
+        Ok(None) => {
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            match home.map(|h| h.join(".kube").join("config")) {
+                Some(p) if p.exists() => Kubeconfig::read_from(&p)
+                    .map(Some)
+                    .map_err(|e| Error::usage(format!("{}: {}", p.display(), error_chain(&e)))),
+                _ => Ok(None),
+            }
+        }
+        Err(e) => Err(Error::usage(format!("KUBECONFIG: {}", error_chain(&e)))),
+    }
+}
+
+/// Namespace names (for completion).
+pub async fn list_namespaces(kube: &Kube) -> Result<Vec<String>> {
+    let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(kube.client.clone());
+    Ok(api
+        .list_metadata(&ListParams::default())
+        .await
+        .map_err(|e| describe(kube, "list Namespaces", e))?
+        .items
+        .into_iter()
+        .filter_map(|n| n.metadata.name)
+        .collect())
 }
 
 /// One line for a failed API call: the server's own message for API errors
@@ -209,6 +228,16 @@ pub async fn fetch(kube: &Kube, namespace: &str, name: &str) -> Result<ClusterOb
     fetch_around(kube, namespace, cluster).await
 }
 
+/// The EtcdMembers labelled with cluster `name`, in any order.
+pub async fn list_members(kube: &Kube, namespace: &str, name: &str) -> Result<Vec<EtcdMember>> {
+    let members: Api<EtcdMember> = Api::namespaced(kube.client.clone(), namespace);
+    Ok(members
+        .list(&ListParams::default().labels(&format!("{CLUSTER_LABEL}={name}")))
+        .await
+        .map_err(|e| describe(kube, &format!("list EtcdMembers of {namespace}/{name}"), e))?
+        .items)
+}
+
 /// [`fetch`] for an EtcdCluster already read: its members, their Pods'
 /// IPs and the Secrets it names.
 pub async fn fetch_around(
@@ -217,12 +246,7 @@ pub async fn fetch_around(
     cluster: EtcdCluster,
 ) -> Result<ClusterObjects> {
     let name = cluster.metadata.name.clone().unwrap_or_default();
-    let members: Api<EtcdMember> = Api::namespaced(kube.client.clone(), namespace);
-    let members = members
-        .list(&ListParams::default().labels(&format!("{CLUSTER_LABEL}={name}")))
-        .await
-        .map_err(|e| describe(kube, &format!("list EtcdMembers of {namespace}/{name}"), e))?
-        .items;
+    let members = list_members(kube, namespace, &name).await?;
 
     let pods: Api<Pod> = Api::namespaced(kube.client.clone(), namespace);
     let pod_names: Vec<String> = members

@@ -121,3 +121,9 @@ pub fn kube_apiserver(release: KubeRelease) -> Result<PathBuf> {
         "kube-apiserver from k8s.io/kubernetes",
     )
 }
+
+/// kubectl, built from the same k8s.io/kubernetes module as the current
+/// kube-apiserver.
+pub fn kubectl() -> Result<PathBuf> {
+    cached("kubectl", "kubectl", "kubectl from k8s.io/kubernetes")
+}
