@@ -176,6 +176,31 @@ build_kubectl() {
   ln -sfn "$out" "$cache/current/kubectl"
 }
 
+# Small Go programs of the test bed's own (a module each under
+# testbed/go/<dir>): the fake kubelet that serves port-forward for the member
+# Pods' Node, and krew (kubectl-krew and its manifest validator).
+build_tools() {
+  local dir="$1" key out
+  shift
+  key="$( (cat "$here/go/$dir/go.sum"; cat "$here/go/$dir"/*.go 2>/dev/null || true) | sha256sum | cut -c1-12)"
+  out="$cache/$dir-$key"
+  local have=1 pkg
+  for pkg in "$@"; do [ -x "$out/${pkg%%=*}" ] || have=0; done
+  if [ "$have" = 1 ]; then
+    log "$dir: cached in $out"
+  else
+    log "$dir: building from testbed/go/$dir (a minute or two cold)"
+    local tmp="$out.tmp.$$"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    for pkg in "$@"; do
+      (cd "$here/go/$dir" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$tmp/${pkg%%=*}" "${pkg#*=}")
+    done
+    rm -rf "$out" && mv "$tmp" "$out"
+  fi
+  mkdir -p "$cache/current"
+  ln -sfn "$out" "$cache/current/$dir"
+}
+
 # Everything by default; or only the servers named (the first look needs
 # only etcd-v3.6).
 build_one() {
@@ -184,12 +209,14 @@ build_one() {
     etcd-v3.4) fetch_etcd_deb "$1" ;;
     kube-apiserver|kube-apiserver-v1.30) build_kube_apiserver "$1" ;;
     kubectl) build_kubectl ;;
-    *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30, kubectl)"; exit 2 ;;
+    kubelet) build_tools kubelet fake-kubelet=. ;;
+    krew) build_tools krew kubectl-krew=sigs.k8s.io/krew/cmd/krew validate-krew-manifest=sigs.k8s.io/krew/cmd/validate-krew-manifest ;;
+    *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30, kubectl, kubelet, krew)"; exit 2 ;;
   esac
 }
 
 if [ "$#" -eq 0 ]; then
-  set -- etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.30 kubectl
+  set -- etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.30 kubectl kubelet krew
 fi
 for server in "$@"; do
   build_one "$server"

@@ -4,8 +4,10 @@
 //! and established.
 //!
 //! The flag set follows what the Kubernetes project's envtest uses to run an
-//! API server without a cluster. There is no kubelet, scheduler or
-//! controller-manager: objects are real, but nothing acts on them.
+//! API server without a cluster. There is no scheduler or
+//! controller-manager: objects are real, but nothing acts on them. A fake
+//! kubelet (`crate::kubelet`) can be started for one Node, so that
+//! `pods/portforward` reaches member Pods bound to it.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -19,7 +21,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
 use crate::bins::KubeRelease;
-use crate::certs::{signing_key, Ca};
+use crate::certs::{signing_key, Ca, Issued};
 use crate::cluster::{Cluster, ClusterSpec, Security};
 use crate::ports::free_port;
 use crate::Result;
@@ -31,6 +33,10 @@ pub struct ApiServer {
     ca_pem: String,
     admin_cert: String,
     admin_key: String,
+    /// The serving certificate a kubelet of this test bed presents (signed
+    /// by the server's CA, for 127.0.0.1), which `--kubelet-certificate-authority`
+    /// verifies.
+    pub(crate) kubelet_serving: Issued,
     child: Option<Child>,
     etcd: Cluster,
 }
@@ -81,6 +87,11 @@ impl ApiServer {
         let ca = Ca::new("kubectl-etcd testbed kubernetes CA")?;
         let serving = ca.issue("kube-apiserver", None, &["127.0.0.1", "localhost"])?;
         let admin = ca.issue("testbed-admin", Some("system:masters"), &[])?;
+        // The API server's identity towards kubelets (pods/portforward and
+        // the other node proxies), and a kubelet's own serving certificate:
+        // both from the same CA, so each side verifies the other.
+        let kubelet_client = ca.issue("kube-apiserver-kubelet-client", None, &[])?;
+        let kubelet_serving = ca.issue("testbed-kubelet", None, &["127.0.0.1"])?;
         let (sa_private, sa_public) = signing_key()?;
         let write = |name: &str, text: &str| -> Result<String> {
             let path = dir.path().join(name);
@@ -92,6 +103,8 @@ impl ApiServer {
         let key_file = write("apiserver.key", &serving.key_pem)?;
         let sa_key = write("sa.key", &sa_private)?;
         let sa_pub = write("sa.pub", &sa_public)?;
+        let kubelet_cert = write("kubelet-client.crt", &kubelet_client.cert_pem)?;
+        let kubelet_key = write("kubelet-client.key", &kubelet_client.key_pem)?;
         let mut args = vec![
             format!("--etcd-servers={}", etcd.endpoints()[0]),
             format!("--cert-dir={}", dir.path().display()),
@@ -113,6 +126,10 @@ impl ApiServer {
             // finalizers, so the RBAC manifests are proven against it.
             "--enable-admission-plugins=OwnerReferencesPermissionEnforcement".into(),
             "--enable-priority-and-fairness=false".into(),
+            format!("--kubelet-client-certificate={kubelet_cert}"),
+            format!("--kubelet-client-key={kubelet_key}"),
+            format!("--kubelet-certificate-authority={ca_file}"),
+            "--kubelet-preferred-address-types=InternalIP".into(),
             "--v=0".into(),
         ];
         if !feature_gates.is_empty() {
@@ -144,6 +161,7 @@ impl ApiServer {
             ca_pem: ca.pem(),
             admin_cert: admin.cert_pem,
             admin_key: admin.key_pem,
+            kubelet_serving,
             child: Some(child),
             etcd,
         };

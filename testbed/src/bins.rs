@@ -127,3 +127,19 @@ pub fn kube_apiserver(release: KubeRelease) -> Result<PathBuf> {
 pub fn kubectl() -> Result<PathBuf> {
     cached("kubectl", "kubectl", "kubectl from k8s.io/kubernetes")
 }
+
+/// The fake kubelet (`testbed/go/kubelet`): serves port-forward for the
+/// member Pods' Node.
+pub fn fake_kubelet() -> Result<PathBuf> {
+    cached(
+        "kubelet",
+        "fake-kubelet",
+        "the fake kubelet from testbed/go/kubelet",
+    )
+}
+
+/// krew's `kubectl-krew` and `validate-krew-manifest`, from
+/// sigs.k8s.io/krew (`testbed/go/krew`).
+pub fn krew(name: &str) -> Result<PathBuf> {
+    cached("krew", name, "krew from sigs.k8s.io/krew")
+}

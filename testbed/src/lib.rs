@@ -9,11 +9,13 @@ pub mod apiserver;
 pub mod bins;
 pub mod certs;
 pub mod cluster;
+pub mod kubelet;
 pub mod ports;
 
 pub use apiserver::{ApiServer, Context};
 pub use bins::{EtcdVersion, KubeRelease};
 pub use cluster::{Cluster, ClusterSpec, LoggedDefrag, Security};
+pub use kubelet::Kubelet;
 
 /// Errors of the test bed are plain strings: they end up in a test failure
 /// message, where the text is what matters.
