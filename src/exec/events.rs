@@ -47,6 +47,8 @@ pub enum RunEvent {
     WaitingForMember {
         member: String,
         waited: Duration,
+        /// What is still wrong (the last probe's error or gate reason).
+        why: String,
     },
     /// A member is done with (defragmented, failed, or gone). The run
     /// touches no other member until the observer has returned.
@@ -115,8 +117,12 @@ impl RunEvent {
                 format_bytes(member.db_size),
                 format_bytes(member.in_use)
             ),
-            RunEvent::WaitingForMember { member, waited } => format!(
-                "waiting for {member} to answer and catch up ({})",
+            RunEvent::WaitingForMember {
+                member,
+                waited,
+                why,
+            } => format!(
+                "waiting for {member} to answer and catch up ({}): {why}",
                 format_duration(*waited)
             ),
             RunEvent::MemberFinished { result } => format!(

@@ -44,7 +44,9 @@ pub async fn for_member<O: EtcdOps>(
     control: &RunControl,
 ) -> Result<Returned, NotBack> {
     let t0 = Instant::now();
-    let mut announced = false;
+    // The reason last shown: shown after 2 s, then again whenever it
+    // changes (a broken port-forward, then a member catching up).
+    let mut announced: Option<String> = None;
     loop {
         let last = match ops.status(dial).await {
             Ok(status) => match snapshot::take(ops, target).await {
@@ -73,14 +75,15 @@ pub async fn for_member<O: EtcdOps>(
         if t0.elapsed() >= limit {
             return Err(NotBack::TimedOut(last));
         }
-        if !announced && t0.elapsed() > Duration::from_secs(2) {
+        if t0.elapsed() > Duration::from_secs(2) && announced.as_deref() != Some(last.as_str()) {
             observer
                 .event(RunEvent::WaitingForMember {
                     member: name.to_string(),
                     waited: t0.elapsed(),
+                    why: last.clone(),
                 })
                 .await;
-            announced = true;
+            announced = Some(last);
         }
         control
             .sleep(Duration::from_millis(200))

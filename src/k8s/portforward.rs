@@ -5,6 +5,8 @@
 //! channel per member) is the same code as a direct connection.
 
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
@@ -51,6 +53,10 @@ pub async fn open(
         .await
         .map_err(local_error)?;
     let local = listener.local_addr().map_err(local_error)?;
+    let health = Arc::new(Health {
+        what: format!("port-forward to Pod {namespace}/{pod}:{port}"),
+        failing: Mutex::new(None),
+    });
     let pod = pod.to_string();
     let task = tokio::spawn(async move {
         let mut ready = Some(first);
@@ -62,17 +68,71 @@ pub async fn open(
                 Some(f) => Ok(f),
                 None => pods.portforward(&pod, &[port]).await,
             };
+            let health = health.clone();
             tokio::spawn(async move {
-                let Ok(mut forwarder) = forwarder else {
-                    let _ = socket.shutdown().await;
+                let mut forwarder = match forwarder {
+                    Ok(f) => f,
+                    Err(e) => {
+                        health.failed(crate::error::chain_text(&e));
+                        let _ = socket.shutdown().await;
+                        return;
+                    }
+                };
+                let error = forwarder.take_error(port);
+                let Some(mut upstream) = forwarder.take_stream(port) else {
                     return;
                 };
-                if let Some(mut upstream) = forwarder.take_stream(port) {
-                    let _ = tokio::io::copy_bidirectional(&mut socket, &mut upstream).await;
+                let copy = tokio::io::copy_bidirectional(&mut socket, &mut upstream);
+                tokio::pin!(copy);
+                // A refused tunnel ends at once; one still open after the
+                // grace period is carrying traffic.
+                if tokio::time::timeout(ERROR_GRACE, &mut copy).await.is_err() {
+                    health.worked();
+                    let _ = copy.await;
+                }
+                // The kubelet names why a tunnel failed (nothing listening
+                // in the Pod, the tunnel cut) on the error channel, which
+                // has it by the time the data stream ends.
+                if let Some(e) = error {
+                    if let Ok(Some(message)) = tokio::time::timeout(ERROR_GRACE, e).await {
+                        health.failed(message);
+                    }
                 }
                 forwarder.abort();
             });
         }
     });
     Ok(Forward { local, task })
+}
+
+/// How long to wait for the error channel after a tunnel's data ended.
+const ERROR_GRACE: Duration = Duration::from_millis(200);
+
+/// Whether a forward's tunnels are failing, so that a failure is logged
+/// once (with the kubelet's or the API server's own words) and a recovery
+/// once, not on every retry.
+struct Health {
+    what: String,
+    failing: Mutex<Option<String>>,
+}
+
+impl Health {
+    fn failed(&self, message: String) {
+        let Ok(mut failing) = self.failing.lock() else {
+            return;
+        };
+        if failing.as_deref() != Some(message.as_str()) {
+            tracing::warn!("{} failed: {message}", self.what);
+            *failing = Some(message);
+        }
+    }
+
+    fn worked(&self) {
+        let Ok(mut failing) = self.failing.lock() else {
+            return;
+        };
+        if failing.take().is_some() {
+            tracing::warn!("{} works again", self.what);
+        }
+    }
 }
