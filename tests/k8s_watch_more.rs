@@ -15,7 +15,6 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use kube::api::{DeleteParams, Patch, PatchParams};
-use kube::Client;
 use kubectl_etcd_testbed::LoggedDefrag;
 use serde_json::{json, Value};
 use support::k8s::*;
@@ -86,25 +85,6 @@ fn now_secs() -> f64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs_f64()
-}
-
-/// [`fixture`] (plain client plane, 3 members), with the members logging
-/// at `info` so that [`Cluster::logged_defrags`] sees every
-/// defragmentation. The shared fixture runs etcd at `warn`, where etcd
-/// does not log them.
-async fn fixture_logged(client: &Client, ns: &str, name: &str) -> Fixture {
-    let names = member_names(name, 3);
-    let mut spec = ClusterSpec::new(3, Security::Plain).operator_style(name, ns, &names);
-    spec.log_level = "info";
-    let etcd = start(spec).await;
-    publish(client, ns, name, Mode::Plain, etcd, names).await
-}
-
-/// Whether member `i` has logged the start of a defragmentation.
-fn defrag_started(etcd: &Cluster, i: usize) -> bool {
-    etcd.log(i)
-        .lines()
-        .any(|line| serde_json::from_str::<Value>(line).is_ok_and(|v| v["msg"] == "defragmenting"))
 }
 
 /// The defragmentations the members logged, with member names, for
@@ -268,7 +248,7 @@ async fn leadership_moved_mid_run_keeps_each_member_once_and_the_leader_last() {
     let client = admin().await;
     let ns = "watchmore-leader";
     let kc = kubeconfig("watchmore-leader.yaml", &[ns]);
-    let fx = fixture_logged(&client, ns, "db").await;
+    let fx = fixture_logged(&client, ns, "db", Mode::Plain).await;
     fx.etcd.fragment(300 * 1024 * 1024, 0.5).await.unwrap();
     let ids = fx.etcd.member_ids().await.unwrap();
     let leader = fx.etcd.leader().await.unwrap();
@@ -293,7 +273,7 @@ async fn leadership_moved_mid_run_keeps_each_member_once_and_the_leader_last() {
     // The first member's Defragment is under way: move leadership from the
     // leader to the member planned second.
     let limit = tokio::time::Instant::now() + Duration::from_secs(60);
-    while !defrag_started(&fx.etcd, first) {
+    while !fx.etcd.defrag_started(first) {
         assert!(
             tokio::time::Instant::now() < limit,
             "{} never started defragmenting",
@@ -375,7 +355,7 @@ async fn deleting_the_active_run_mid_defrag_holds_the_next_one_back() {
     let client = admin().await;
     let ns = "watchmore-delete";
     let kc = kubeconfig("watchmore-delete.yaml", &[ns]);
-    let fx = fixture_logged(&client, ns, "db").await;
+    let fx = fixture_logged(&client, ns, "db", Mode::Plain).await;
     fx.etcd.fragment(300 * 1024 * 1024, 0.5).await.unwrap();
     create_run(&client, ns, "first", "db", json!({"all": true})).await;
     tokio::time::sleep(Duration::from_millis(1100)).await;
@@ -399,7 +379,7 @@ async fn deleting_the_active_run_mid_defrag_holds_the_next_one_back() {
     // The member planned second starts defragmenting (its own log) once
     // the first one's row is written: delete `first` then.
     let limit = tokio::time::Instant::now() + Duration::from_secs(60);
-    while !defrag_started(&fx.etcd, plan[1]) {
+    while !fx.etcd.defrag_started(plan[1]) {
         assert!(
             tokio::time::Instant::now() < limit,
             "{} never started defragmenting",

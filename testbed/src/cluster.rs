@@ -594,6 +594,15 @@ impl Cluster {
         out
     }
 
+    /// Whether member `i` has logged the start of a defragmentation (needs
+    /// `log_level = "info"`): its Defragment call reached it.
+    pub fn defrag_started(&self, i: usize) -> bool {
+        self.log(i).lines().any(|line| {
+            serde_json::from_str::<serde_json::Value>(line)
+                .is_ok_and(|v| v["msg"] == "defragmenting")
+        })
+    }
+
     /// Member `i`'s whole log (etcd writes JSON lines).
     pub fn log(&self, i: usize) -> String {
         std::fs::read_to_string(&self.members[i].log).unwrap_or_default()

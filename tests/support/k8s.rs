@@ -11,7 +11,7 @@ use k8s_openapi::api::core::v1::{Namespace, Pod, Secret, Service};
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::Client;
 use kubectl_etcd_testbed::{
-    ApiServer, Cluster, ClusterSpec, Context, EtcdVersion, KubeRelease, Security,
+    ApiServer, Cluster, ClusterSpec, Context, EtcdVersion, KubeRelease, Kubelet, Security,
 };
 use serde_json::json;
 use tokio::sync::OnceCell;
@@ -162,20 +162,37 @@ pub async fn fixture_with(
     members: usize,
 ) -> Fixture {
     let names = member_names(name, members);
-    let security = match mode {
-        Mode::Plain => Security::Plain,
-        Mode::ServerTls => Security::ServerTls,
-        Mode::Mtls | Mode::MtlsCertManager => Security::MutualTls,
-        Mode::MtlsAuth => Security::MutualTlsAuth,
-    };
     let etcd = Cluster::start(
-        ClusterSpec::new(members, security)
+        ClusterSpec::new(members, security(mode))
             .version(version)
             .operator_style(name, ns, &names),
     )
     .await
     .unwrap_or_else(|e| panic!("test bed: {e}"));
     publish(client, ns, name, mode, etcd, names).await
+}
+
+/// [`fixture`] with the members logging at `info`, so that
+/// [`Cluster::logged_defrags`] sees every defragmentation (the shared
+/// fixture runs etcd at `warn`, where etcd does not log them).
+pub async fn fixture_logged(client: &Client, ns: &str, name: &str, mode: Mode) -> Fixture {
+    let names = member_names(name, 3);
+    let mut spec = ClusterSpec::new(3, security(mode)).operator_style(name, ns, &names);
+    spec.log_level = "info";
+    let etcd = Cluster::start(spec)
+        .await
+        .unwrap_or_else(|e| panic!("test bed: {e}"));
+    publish(client, ns, name, mode, etcd, names).await
+}
+
+/// The member-side security a client-plane mode needs.
+fn security(mode: Mode) -> Security {
+    match mode {
+        Mode::Plain => Security::Plain,
+        Mode::ServerTls => Security::ServerTls,
+        Mode::Mtls | Mode::MtlsCertManager => Security::MutualTls,
+        Mode::MtlsAuth => Security::MutualTlsAuth,
+    }
 }
 
 /// Publishes the running `etcd` (members `names`, started operator-style
@@ -346,13 +363,55 @@ pub async fn add_member(
     patch_status(api, member, json!({"status": status})).await;
 }
 
+/// The Node every member Pod is bound to; `kubelet()` serves it.
+pub const NODE: &str = "testbed-node";
+
+static KUBELET: OnceCell<Kubelet> = OnceCell::const_new();
+
+/// The fake kubelet of [`NODE`] on the binary's API server, started on
+/// first use (watched like the server), so `--connect port-forward` works.
+pub async fn kubelet() -> &'static Kubelet {
+    KUBELET
+        .get_or_init(|| async {
+            let kubelet = apiserver()
+                .await
+                .start_kubelet(NODE)
+                .await
+                .unwrap_or_else(|e| panic!("test bed kubelet: {e}"));
+            kubectl_etcd_testbed::apiserver::watchdog(
+                &kubelet.pid().into_iter().collect::<Vec<_>>(),
+                &[kubelet.dir()],
+            )
+            .expect("watchdog");
+            kubelet
+        })
+        .await
+}
+
+/// Routes port-forwards to each member Pod of `fx` (port 2379) to that
+/// member's own loopback address.
+pub async fn forward_members(fx: &Fixture) -> &'static Kubelet {
+    let kubelet = kubelet().await;
+    for (i, pod) in fx.members.iter().enumerate() {
+        kubelet
+            .map(
+                &fx.namespace,
+                pod,
+                2379,
+                &format!("{}:2379", fx.etcd.host(i)),
+            )
+            .unwrap();
+    }
+    kubelet
+}
+
 /// A member Pod whose status carries `ip`.
 pub async fn add_pod(pods: &Api<Pod>, cluster: &str, member: &str, ip: Option<&str>) {
     let pod: Pod = serde_json::from_value(json!({
         "metadata": {"name": member, "labels": {
             "etcd-operator.cozystack.io/cluster": cluster,
             "app.kubernetes.io/component": member}},
-        "spec": {"hostname": member, "subdomain": cluster,
+        "spec": {"hostname": member, "subdomain": cluster, "nodeName": NODE,
                  "containers": [{"name": "etcd", "image": "quay.io/coreos/etcd:v3.6.16"}]},
     }))
     .unwrap();

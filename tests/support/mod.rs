@@ -182,6 +182,11 @@ impl Running {
         }
     }
 
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id().expect("running")
+    }
+
     /// Sends SIGINT, as Ctrl-C would.
     pub fn interrupt(&self) {
         let pid = self.child.id().expect("running") as i32;
