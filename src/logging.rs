@@ -3,7 +3,7 @@
 //! on stderr — log events, messages for the person at the terminal, the
 //! final error — one JSON object, for a log collector.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::sync::OnceLock;
 
 use tracing_subscriber::EnvFilter;
@@ -27,6 +27,10 @@ pub fn init(verbose: u8, format: LogFormat) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(colour(
+            std::io::stderr().is_terminal(),
+            std::env::var_os("NO_COLOR").as_deref(),
+        ))
         .with_writer(std::io::stderr);
     let _ = match format {
         LogFormat::Text => builder.with_target(false).try_init(),
@@ -37,6 +41,12 @@ pub fn init(verbose: u8, format: LogFormat) {
             .with_span_list(false)
             .try_init(),
     };
+}
+
+/// Whether stderr gets colour: only on a terminal, and never when
+/// `NO_COLOR` is set to anything but the empty string (no-color.org).
+fn colour(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    terminal && no_color.is_none_or(|v| v.is_empty())
 }
 
 /// A message for the person at the terminal (not a log line): one line on
@@ -71,4 +81,25 @@ pub fn error(text: &str) {
     };
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{line}");
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        use std::ffi::OsStr;
+        for (terminal, no_color, want) in [
+            (true, None, true),
+            (false, None, false),
+            (true, Some(""), true),
+            (true, Some("1"), false),
+            (false, Some("1"), false),
+        ] {
+            assert_eq!(
+                super::colour(terminal, no_color.map(OsStr::new)),
+                want,
+                "{terminal} {no_color:?}"
+            );
+        }
+    }
 }

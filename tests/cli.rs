@@ -119,6 +119,28 @@ fn version_and_completion_work_without_a_cluster() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("complete"));
 }
 
+/// Log lines on a stderr that is not a terminal (a pipe, a Job's log) carry
+/// no colour codes, even without NO_COLOR.
+#[test]
+fn no_colour_when_stderr_is_not_a_terminal() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
+        .args(["status", "--endpoints", "http://127.0.0.1:1", "-vvv"])
+        .env_remove("NO_COLOR")
+        .env_remove("RUST_LOG")
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("run kubectl-etcd");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(" TRACE "),
+        "log lines expected with -vvv: {stderr}"
+    );
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "colour codes in a pipe: {stderr:?}"
+    );
+}
+
 /// `--log-format json`: the final error is one JSON object on stderr (level
 /// ERROR, the message naming the flag), still exit 2; text is unchanged.
 #[test]
