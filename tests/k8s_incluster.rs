@@ -77,6 +77,20 @@ fn without(rules: &[PolicyRule], resource: &str, verb: &str) -> Vec<PolicyRule> 
 /// The manifest's ServiceAccount and RoleBinding in `ns`, bound to a
 /// ClusterRole `role` holding `rules`; returns a token for the account.
 async fn service_account(client: &Client, ns: &str, role: &str, rules: Vec<PolicyRule>) -> String {
+    account_of(client, ns, MANIFEST, ACCOUNT, role, rules).await
+}
+
+/// Creates ClusterRole `role` with `rules`, then the ServiceAccount and
+/// RoleBinding of `manifest` in `ns` (bound to `role`), and returns a
+/// TokenRequest token for `account`.
+async fn account_of(
+    client: &Client,
+    ns: &str,
+    manifest_path: &str,
+    account: &str,
+    role: &str,
+    rules: Vec<PolicyRule>,
+) -> String {
     let cluster_role = ClusterRole {
         metadata: kube::api::ObjectMeta {
             name: Some(role.into()),
@@ -89,7 +103,7 @@ async fn service_account(client: &Client, ns: &str, role: &str, rules: Vec<Polic
         .create(&PostParams::default(), &cluster_role)
         .await
         .unwrap_or_else(|e| panic!("create ClusterRole {role}: {e}"));
-    for mut doc in manifest(MANIFEST) {
+    for mut doc in manifest(manifest_path) {
         doc["metadata"]["namespace"] = json!(ns);
         match doc["kind"].as_str().unwrap() {
             "ServiceAccount" => {
@@ -120,9 +134,9 @@ async fn service_account(client: &Client, ns: &str, role: &str, rules: Vec<Polic
     }))
     .unwrap();
     let issued: TokenRequest = Api::<ServiceAccount>::namespaced(client.clone(), ns)
-        .create_subresource("token", ACCOUNT, &PostParams::default(), &request)
+        .create_subresource("token", account, &PostParams::default(), &request)
         .await
-        .expect("TokenRequest for the watcher's ServiceAccount");
+        .expect("TokenRequest for the ServiceAccount");
     issued.status.expect("token issued").token
 }
 
@@ -170,36 +184,10 @@ fn deployment_args() -> Vec<String> {
 }
 
 async fn in_pod(token: &str, ns: &str) -> InPod {
-    let server = apiserver().await;
-    let port = server.url.rsplit(':').next().unwrap().trim_end_matches('/');
-    // Root can make a mount namespace; anyone else maps themselves to root
-    // in a user namespace first.
-    let root = std::fs::read_to_string("/proc/self/status")
-        .unwrap()
-        .lines()
-        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
-    let mut command = tokio::process::Command::new("unshare");
-    if !root {
-        command.arg("--map-root-user");
-    }
-    command
-        .args(["--mount", "--propagation", "private", "--", "sh", "-c"])
-        .arg(IN_POD)
-        .arg("in-pod")
-        .arg(env!("CARGO_BIN_EXE_kubectl-etcd"))
-        .args(deployment_args())
-        .args(["--lease-duration=3s", "-v"])
-        .env_remove("KUBECONFIG")
-        .env("HOME", "/nonexistent")
-        .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
-        .env("KUBERNETES_SERVICE_PORT", port)
-        .env("SA_TOKEN", token)
-        .env("SA_CA", server.ca_pem())
-        .env("SA_NAMESPACE", ns)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
+    let mut args = deployment_args();
+    args.extend(["--lease-duration=3s".to_string(), "-v".to_string()]);
+    let mut command = in_pod_command(token, ns, &args).await;
+    command.stdout(Stdio::null()).stderr(Stdio::piped());
     let mut child = command
         .spawn()
         .expect("unshare (util-linux) runs the watcher in a mount namespace");
@@ -217,6 +205,40 @@ async fn in_pod(token: &str, ns: &str) -> InPod {
         }
     });
     InPod { child, stderr }
+}
+
+/// The tool with `args` as a Pod of ServiceAccount `token` in `ns` runs
+/// it: in a private mount namespace holding the ServiceAccount files, with
+/// the in-cluster environment and nothing else to find a cluster by.
+async fn in_pod_command(token: &str, ns: &str, args: &[String]) -> tokio::process::Command {
+    let server = apiserver().await;
+    let port = server.url.rsplit(':').next().unwrap().trim_end_matches('/');
+    // Root can make a mount namespace; anyone else maps themselves to root
+    // in a user namespace first.
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
+    let mut command = tokio::process::Command::new("unshare");
+    if !root {
+        command.arg("--map-root-user");
+    }
+    command
+        .args(["--mount", "--propagation", "private", "--", "sh", "-c"])
+        .arg(IN_POD)
+        .arg("in-pod")
+        .arg(env!("CARGO_BIN_EXE_kubectl-etcd"))
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .env("HOME", "/nonexistent")
+        .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+        .env("KUBERNETES_SERVICE_PORT", port)
+        .env("SA_TOKEN", token)
+        .env("SA_CA", server.ca_pem())
+        .env("SA_NAMESPACE", ns)
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    command
 }
 
 impl InPod {
@@ -466,4 +488,94 @@ fn every_rule_of_the_manifest_has_a_named_test() {
         .collect();
     tested.sort();
     assert_eq!(granted, tested);
+}
+
+const CRONJOB: &str = "deploy/cronjob-defrag.yaml";
+
+/// The CronJob's Pod spec.
+fn cronjob_pod() -> serde_json::Value {
+    let doc = manifest(CRONJOB)
+        .into_iter()
+        .find(|d| d["kind"] == "CronJob")
+        .unwrap();
+    assert_eq!(
+        doc["spec"]["concurrencyPolicy"], "Forbid",
+        "never two sweeps at once"
+    );
+    let job = &doc["spec"]["jobTemplate"]["spec"];
+    assert_eq!(job["backoffLimit"], 0, "a refusal (exit 1) is not retried");
+    let pod = job["template"]["spec"].clone();
+    assert_eq!(pod["restartPolicy"], "Never");
+    pod
+}
+
+/// The CronJob's command, run as its Pod would: in-cluster, as its own
+/// ServiceAccount bound (by its RoleBinding) to exactly the role of
+/// deploy/rbac-status.yaml, stdin not a terminal. It defragments the
+/// fragmented cluster without a prompt (exit 0, a JSON report on stdout);
+/// with a member down the gate refuses, nothing is touched, and it exits 1
+/// with the reason as the last line of its log — a failed Job.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cronjob_command_runs_in_cluster_with_its_service_account() {
+    let client = admin().await;
+    let ns = "cronjob";
+    let pod = cronjob_pod();
+    let args: Vec<String> = pod["containers"][0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    let cluster = args[1].clone();
+    let fx = fixture_logged(&client, ns, &cluster, Mode::Mtls).await;
+    fx.etcd.fragment(400 * 1024 * 1024, 0.25).await.unwrap();
+    let rules = manifest_role("deploy/rbac-status.yaml").rules.unwrap();
+    let account = pod["serviceAccountName"].as_str().unwrap();
+    let token = account_of(
+        &client,
+        ns,
+        CRONJOB,
+        account,
+        "kubectl-etcd-status-cronjob",
+        rules,
+    )
+    .await;
+
+    let run = in_pod_command(&token, ns, &args)
+        .await
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{stdout}\n{stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let outcomes: Vec<&str> = doc["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["Defragmented"; 3], "{doc}");
+    assert_eq!(fx.etcd.logged_defrags().len(), 3);
+
+    fx.etcd.pause(0).unwrap();
+    let refused = in_pod_command(&token, ns, &args)
+        .await
+        .output()
+        .await
+        .unwrap();
+    fx.etcd.resume(0).unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        fx.etcd.logged_defrags().len(),
+        3,
+        "a refused run touches nothing"
+    );
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(&fx.members[0]),
+        "the Job's log ends with why, naming the member: {stderr}"
+    );
 }
