@@ -15,6 +15,8 @@
 
 use clap::Command;
 
+use crate::k8s::KubeSettings;
+
 /// Cobra's `ShellCompDirective` bits that kubectl understands.
 pub mod directive {
     /// Let the shell fall back to file names.
@@ -65,13 +67,11 @@ pub enum Offer {
 /// What the words before the cursor said that a dynamic lookup needs: the
 /// same kubeconfig, context and namespace the command would use, and the
 /// cluster it names.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Scope {
-    pub kubeconfig: Option<String>,
-    pub context: Option<String>,
-    pub namespace: Option<String>,
-    pub impersonate: Option<String>,
-    pub impersonate_groups: Vec<String>,
+    /// `--kubeconfig`, `--context`, `-n`, `--as`, `--as-group`.
+    pub kube: KubeSettings,
+    /// The CLUSTER positional.
     pub cluster: Option<String>,
 }
 
@@ -258,12 +258,13 @@ fn positional(command: &Command, index: usize) -> Option<clap::Arg> {
 /// Remembers what a lookup needs from a flag or positional already typed.
 fn record(scope: &mut Scope, id: &str, value: &str) {
     let value = Some(value.to_string());
+    let kube = &mut scope.kube;
     match id {
-        "kubeconfig" => scope.kubeconfig = value,
-        "context" => scope.context = value,
-        "namespace" => scope.namespace = value,
-        "as_user" => scope.impersonate = value,
-        "as_group" => scope.impersonate_groups.extend(value),
+        "kubeconfig" => kube.kubeconfig = value,
+        "context" => kube.context = value,
+        "namespace" => kube.namespace = value,
+        "as_user" => kube.impersonate = value,
+        "as_group" => kube.impersonate_groups.extend(value),
         "cluster" => scope.cluster = value,
         _ => {}
     }
@@ -508,16 +509,11 @@ mod tests {
             "--member",
             "",
         ]);
-        assert_eq!(
-            scope,
-            Scope {
-                kubeconfig: Some("/k".into()),
-                context: Some("c1".into()),
-                namespace: Some("prod".into()),
-                cluster: Some("etcd-main".into()),
-                ..Scope::default()
-            }
-        );
+        assert_eq!(scope.kube.kubeconfig.as_deref(), Some("/k"));
+        assert_eq!(scope.kube.context.as_deref(), Some("c1"));
+        assert_eq!(scope.kube.namespace.as_deref(), Some("prod"));
+        assert_eq!(scope.kube.impersonate, None);
+        assert_eq!(scope.cluster.as_deref(), Some("etcd-main"));
         let (_, scope) = ask(&[
             "traffic",
             "set",
@@ -530,10 +526,10 @@ mod tests {
             "g",
             "",
         ]);
-        assert_eq!(scope.impersonate.as_deref(), Some("u"));
-        assert_eq!(scope.impersonate_groups, ["g"]);
+        assert_eq!(scope.kube.impersonate.as_deref(), Some("u"));
+        assert_eq!(scope.kube.impersonate_groups, ["g"]);
         assert_eq!(scope.cluster.as_deref(), Some("etcd-b"));
-        assert_eq!(scope.namespace.as_deref(), Some("foo"));
+        assert_eq!(scope.kube.namespace.as_deref(), Some("foo"));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::time::Duration;
 use clap::CommandFactory;
 
 use crate::complete::{directive, offer, render, Dynamic, Offer, Scope};
-use crate::k8s::{self, Kube, KubeSettings};
+use crate::k8s::{self, Kube};
 
 /// How long a lookup may take before the shell gets nothing.
 const DEADLINE: Duration = Duration::from_secs(3);
@@ -69,14 +69,7 @@ async fn lookup(kind: Dynamic, scope: &Scope) -> crate::error::Result<Vec<String
     if kind == Dynamic::Context {
         return contexts(scope);
     }
-    let kube = k8s::connect(&KubeSettings {
-        kubeconfig: scope.kubeconfig.clone(),
-        context: scope.context.clone(),
-        namespace: scope.namespace.clone(),
-        impersonate: scope.impersonate.clone(),
-        impersonate_groups: scope.impersonate_groups.clone(),
-    })
-    .await?;
+    let kube = k8s::connect(&scope.kube).await?;
     let namespace = kube.default_namespace.clone();
     let mut names = match kind {
         Dynamic::Cluster => cluster_names(&kube, &namespace).await?,
@@ -105,7 +98,7 @@ async fn cluster_names(kube: &Kube, namespace: &str) -> crate::error::Result<Vec
 
 /// Context names of the kubeconfig the command would read.
 fn contexts(scope: &Scope) -> crate::error::Result<Vec<String>> {
-    let config = k8s::read_kubeconfig(scope.kubeconfig.as_deref())?;
+    let config = k8s::read_kubeconfig(scope.kube.kubeconfig.as_deref())?;
     let mut names: Vec<String> = config
         .map(|k| k.contexts.into_iter().map(|c| c.name).collect())
         .unwrap_or_default();
