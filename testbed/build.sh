@@ -125,55 +125,34 @@ fetch_etcd_deb() {
   ln -sfn "$out" "$cache/current/$dir"
 }
 
-# kube-apiserver from k8s.io/kubernetes, with one replace per staging
-# module (testbed/go/<dir>/go.mod). Its first build takes several minutes on
-# two cores. Two releases: the current one, and v1.30 (an API server that
-# predates spec.trafficDistribution being on, for the traffic tests).
-build_kube_apiserver() {
-  local dir="$1" version key out
+# Commands of k8s.io/kubernetes, from the module pinned in testbed/go/<dir>
+# (one replace per staging module): kube-apiserver, whose first build takes
+# several minutes on two cores, in two releases — the current one, and v1.30
+# (an API server that predates spec.trafficDistribution being on, for the
+# traffic tests) — and kubectl of the current one, so the plugin is tested
+# through the kubectl that matches the server.
+#   build_k8s DIR COMMAND LINK   (LINK: the name under $cache/current)
+build_k8s() {
+  local dir="$1" cmd="$2" link="$3" version key out
   version="$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" { print $3 } $1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2 }' "$here/go/$dir/go.mod" | head -1)"
   # Stamp the version as the Kubernetes release build does (a module build
   # otherwise reports v0.0.0-master), so /version tells the truth.
   local minor="${version#v1.}"; minor="${minor%%.*}"
   local ldflags="-X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
   key="$( (cat "$here/go/$dir/go.sum"; echo "$ldflags") | sha256sum | cut -c1-12)"
-  out="$cache/kube-apiserver-$version-$key"
-  if [ -x "$out/kube-apiserver" ]; then
-    log "kube-apiserver $version: cached in $out"
+  out="$cache/$cmd-$version-$key"
+  if [ -x "$out/$cmd" ]; then
+    log "$cmd $version: cached in $out"
   else
-    log "kube-apiserver $version: building from k8s.io/kubernetes@$version (several minutes cold)"
+    log "$cmd $version: building from k8s.io/kubernetes@$version (several minutes cold)"
     local tmp="$out.tmp.$$"
     rm -rf "$tmp" && mkdir -p "$tmp"
     (cd "$here/go/$dir" \
-      && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
+      && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd")
     rm -rf "$out" && mv "$tmp" "$out"
   fi
   mkdir -p "$cache/current"
-  ln -sfn "$out" "$cache/current/$dir"
-}
-
-# kubectl from the same pinned k8s.io/kubernetes module as the current
-# kube-apiserver (testbed/go/kube-apiserver), stamped the same way, so the
-# plugin tests run through the kubectl release that matches the server.
-build_kubectl() {
-  local dir=kube-apiserver version key out
-  version="$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" { print $3 } $1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2 }' "$here/go/$dir/go.mod" | head -1)"
-  local minor="${version#v1.}"; minor="${minor%%.*}"
-  local ldflags="-X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
-  key="$( (cat "$here/go/$dir/go.sum"; echo "$ldflags") | sha256sum | cut -c1-12)"
-  out="$cache/kubectl-$version-$key"
-  if [ -x "$out/kubectl" ]; then
-    log "kubectl $version: cached in $out"
-  else
-    log "kubectl $version: building from k8s.io/kubernetes@$version (a minute or two after kube-apiserver)"
-    local tmp="$out.tmp.$$"
-    rm -rf "$tmp" && mkdir -p "$tmp"
-    (cd "$here/go/$dir" \
-      && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/kubectl" k8s.io/kubernetes/cmd/kubectl)
-    rm -rf "$out" && mv "$tmp" "$out"
-  fi
-  mkdir -p "$cache/current"
-  ln -sfn "$out" "$cache/current/kubectl"
+  ln -sfn "$out" "$cache/current/$link"
 }
 
 # Small Go programs of the test bed's own (a module each under
@@ -207,8 +186,8 @@ build_one() {
   case "$1" in
     etcd-v3.6|etcd-v3.5) build_etcd "$1" ;;
     etcd-v3.4) fetch_etcd_deb "$1" ;;
-    kube-apiserver|kube-apiserver-v1.30) build_kube_apiserver "$1" ;;
-    kubectl) build_kubectl ;;
+    kube-apiserver|kube-apiserver-v1.30) build_k8s "$1" kube-apiserver "$1" ;;
+    kubectl) build_k8s kube-apiserver kubectl kubectl ;;
     kubelet) build_tools kubelet fake-kubelet=. ;;
     krew) build_tools krew kubectl-krew=sigs.k8s.io/krew/cmd/krew validate-krew-manifest=sigs.k8s.io/krew/cmd/validate-krew-manifest ;;
     *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30, kubectl, kubelet, krew)"; exit 2 ;;
