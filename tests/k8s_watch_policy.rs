@@ -272,7 +272,11 @@ async fn a_policy_stamps_one_catch_up_run_for_the_latest_utc_tick() {
     assert!(seen.contains(&expected), "{seen:?}");
     // One catch-up run for the two missed ticks; later runs only for
     // minutes that have begun since.
+    // A minute that began in the last few seconds may not be stamped yet
+    // (the watcher stamps shortly after the tick): count it as optional.
+    let settled = now() - 5;
     let all = stamped(&client, ns, "minutely").await;
+    let latest = now();
     let ticks: Vec<i64> = all
         .iter()
         .map(|r| {
@@ -282,10 +286,12 @@ async fn a_policy_stamps_one_catch_up_run_for_the_latest_utc_tick() {
         })
         .collect();
     assert!(ticks.iter().all(|t| *t >= tick), "{ticks:?}");
-    assert_eq!(
-        ticks.len() as i64,
-        1 + (now() - tick) / 60,
-        "one run per tick acted on: {ticks:?}"
+    let distinct: std::collections::BTreeSet<&i64> = ticks.iter().collect();
+    assert_eq!(distinct.len(), ticks.len(), "one run per tick: {ticks:?}");
+    let (least, most) = (1 + (settled - tick) / 60, 1 + (latest - tick) / 60);
+    assert!(
+        (least..=most).contains(&(ticks.len() as i64)),
+        "one run per tick acted on ({least}..={most}): {ticks:?}"
     );
 
     // The daily policy: 03:00 UTC, whatever the watcher's zone.
