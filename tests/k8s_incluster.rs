@@ -509,7 +509,8 @@ fn cronjob_pod() -> serde_json::Value {
     pod
 }
 
-/// The CronJob's command, run as its Pod would: in-cluster, as its own
+/// The CronJob applied to the real API server (server-side), and its
+/// command run as its Pod would: in-cluster, as its own
 /// ServiceAccount bound (by its RoleBinding) to exactly the role of
 /// deploy/rbac-status.yaml, stdin not a terminal. It defragments the
 /// fragmented cluster without a prompt (exit 0, a JSON report on stdout);
@@ -540,6 +541,37 @@ async fn the_cronjob_command_runs_in_cluster_with_its_service_account() {
         rules,
     )
     .await;
+
+    // The CronJob itself, applied for real (server-side apply) next to its
+    // ServiceAccount and RoleBinding, and read back as the server keeps it.
+    let mut cron = manifest(CRONJOB)
+        .into_iter()
+        .find(|d| d["kind"] == "CronJob")
+        .unwrap();
+    cron["metadata"]["namespace"] = json!(ns);
+    let name = cron["metadata"]["name"].as_str().unwrap().to_string();
+    let cronjobs: Api<k8s_openapi::api::batch::v1::CronJob> = Api::namespaced(client.clone(), ns);
+    cronjobs
+        .patch(
+            &name,
+            &kube::api::PatchParams::apply("kubectl-etcd-tests"),
+            &kube::api::Patch::Apply(&cron),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("server-side apply of the CronJob: {e}"));
+    let kept = cronjobs.get(&name).await.unwrap().spec.unwrap();
+    assert_eq!(kept.concurrency_policy.as_deref(), Some("Forbid"));
+    assert_eq!(
+        kept.job_template
+            .spec
+            .unwrap()
+            .template
+            .spec
+            .unwrap()
+            .service_account_name
+            .as_deref(),
+        Some(account)
+    );
 
     let run = in_pod_command(&token, ns, &args)
         .await
