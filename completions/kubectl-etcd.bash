@@ -19,6 +19,9 @@ _kubectl__etcd() {
             kubectl__etcd,alarm)
                 cmd="kubectl__etcd__subcmd__alarm"
                 ;;
+            kubectl__etcd,compact)
+                cmd="kubectl__etcd__subcmd__compact"
+                ;;
             kubectl__etcd,completion)
                 cmd="kubectl__etcd__subcmd__completion"
                 ;;
@@ -63,6 +66,9 @@ _kubectl__etcd() {
                 ;;
             kubectl__etcd__subcmd__help,alarm)
                 cmd="kubectl__etcd__subcmd__help__subcmd__alarm"
+                ;;
+            kubectl__etcd__subcmd__help,compact)
+                cmd="kubectl__etcd__subcmd__help__subcmd__compact"
                 ;;
             kubectl__etcd__subcmd__help,completion)
                 cmd="kubectl__etcd__subcmd__help__subcmd__completion"
@@ -134,7 +140,7 @@ _kubectl__etcd() {
 
     case "${cmd}" in
         kubectl__etcd)
-            opts="-n -o -v -h -V --endpoints --cacert --cert --key --user --password --no-discover --dial-timeout --command-timeout --quota-backend-bytes --kubeconfig --context --namespace --as --as-group --connect --output --verbose --log-format --help --version status members defrag alarm move-leader traffic completion version help"
+            opts="-n -o -v -h -V --endpoints --cacert --cert --key --user --password --no-discover --dial-timeout --command-timeout --quota-backend-bytes --kubeconfig --context --namespace --as --as-group --connect --output --verbose --log-format --help --version status members defrag alarm move-leader compact traffic completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -557,6 +563,108 @@ _kubectl__etcd() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kubectl__etcd__subcmd__compact)
+            opts="-y -n -o -v -h --revision --keep --physical --dry-run --yes --allow-quorum-loss --max-raft-lag --endpoints --cacert --cert --key --user --password --no-discover --dial-timeout --command-timeout --quota-backend-bytes --kubeconfig --context --namespace --as --as-group --connect --output --verbose --log-format --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-raft-lag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoints)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dial-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --command-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quota-backend-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect)
+                    COMPREPLY=($(compgen -W "auto direct port-forward" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kubectl__etcd__subcmd__completion)
             opts="-n -o -v -h --endpoints --cacert --cert --key --user --password --no-discover --dial-timeout --command-timeout --quota-backend-bytes --kubeconfig --context --namespace --as --as-group --connect --output --verbose --log-format --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -782,7 +890,7 @@ _kubectl__etcd() {
             return 0
             ;;
         kubectl__etcd__subcmd__help)
-            opts="status members defrag alarm move-leader traffic completion version help"
+            opts="status members defrag alarm move-leader compact traffic completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -826,6 +934,20 @@ _kubectl__etcd() {
         kubectl__etcd__subcmd__help__subcmd__alarm__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__etcd__subcmd__help__subcmd__compact)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

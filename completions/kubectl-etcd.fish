@@ -56,6 +56,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "members" 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "defrag" -d 'Health-gated, follower-first defragmentation, one member at a time'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "alarm" -d 'List or disarm alarms (NOSPACE, CORRUPT), with member names'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "move-leader" -d 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "compact" -d 'Compact the key-value history: drop every revision before the one kept, through the leader, after the health gate passes'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "traffic" -d 'The client Service\'s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "version" -d 'Print the version'
@@ -283,6 +284,39 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l revision -d 'Keep revision N and later: compact every revision before it' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l keep -d 'Keep the last N revisions: compact at the current revision minus N' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l max-raft-lag -d 'Largest tolerated raft lag, in entries: a member\'s committed index minus its applied index, and its distance behind the leader\'s index' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l physical -d 'Answer only once the leader has compacted its backend (etcdctl\'s --physical); the sizes reported after are then final'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l dry-run -d 'Show the revision that would be compacted and change nothing'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l allow-quorum-loss -d 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
@@ -451,15 +485,16 @@ json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s h -l help -d 'Print help'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "status" -d 'One row per member: size, in use, quota use, leader, raft progress, alarms and a health verdict'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "members" -d 'The member list: ids, names, peer and client URLs, learner flag'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "defrag" -d 'Health-gated, follower-first defragmentation, one member at a time'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "alarm" -d 'List or disarm alarms (NOSPACE, CORRUPT), with member names'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "move-leader" -d 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "traffic" -d 'The client Service\'s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "completion" -d 'Print a shell completion script'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "version" -d 'Print the version'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader traffic completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "status" -d 'One row per member: size, in use, quota use, leader, raft progress, alarms and a health verdict'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "members" -d 'The member list: ids, names, peer and client URLs, learner flag'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "defrag" -d 'Health-gated, follower-first defragmentation, one member at a time'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "alarm" -d 'List or disarm alarms (NOSPACE, CORRUPT), with member names'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "move-leader" -d 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "compact" -d 'Compact the key-value history: drop every revision before the one kept, through the leader, after the health gate passes'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "traffic" -d 'The client Service\'s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "version" -d 'Print the version'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from alarm" -f -a "list" -d 'Every raised alarm, with the member\'s name and id'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from alarm" -f -a "disarm" -d 'Disarm NOSPACE on members back under their quota. CORRUPT and members still over quota need --force (CORRUPT also a typed confirmation)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from traffic" -f -a "show" -d 'The Service\'s value, the managers that own it, the EtcdCluster annotation, and which values this API server release keeps'

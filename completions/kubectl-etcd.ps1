@@ -52,6 +52,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Health-gated, follower-first defragmentation, one member at a time')
             [CompletionResult]::new('alarm', 'alarm', [CompletionResultType]::ParameterValue, 'List or disarm alarms (NOSPACE, CORRUPT), with member names')
             [CompletionResult]::new('move-leader', 'move-leader', [CompletionResultType]::ParameterValue, 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)')
+            [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact the key-value history: drop every revision before the one kept, through the leader, after the health gate passes')
             [CompletionResult]::new('traffic', 'traffic', [CompletionResultType]::ParameterValue, 'The client Service''s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
@@ -303,6 +304,41 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'kubectl-etcd;compact' {
+            [CompletionResult]::new('--revision', '--revision', [CompletionResultType]::ParameterName, 'Keep revision N and later: compact every revision before it')
+            [CompletionResult]::new('--keep', '--keep', [CompletionResultType]::ParameterName, 'Keep the last N revisions: compact at the current revision minus N')
+            [CompletionResult]::new('--max-raft-lag', '--max-raft-lag', [CompletionResultType]::ParameterName, 'Largest tolerated raft lag, in entries: a member''s committed index minus its applied index, and its distance behind the leader''s index')
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('--physical', '--physical', [CompletionResultType]::ParameterName, 'Answer only once the leader has compacted its backend (etcdctl''s --physical); the sizes reported after are then final')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show the revision that would be compacted and change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
+            [CompletionResult]::new('--allow-quorum-loss', '--allow-quorum-loss', [CompletionResultType]::ParameterName, 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'kubectl-etcd;traffic' {
             [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
             [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
@@ -500,6 +536,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Health-gated, follower-first defragmentation, one member at a time')
             [CompletionResult]::new('alarm', 'alarm', [CompletionResultType]::ParameterValue, 'List or disarm alarms (NOSPACE, CORRUPT), with member names')
             [CompletionResult]::new('move-leader', 'move-leader', [CompletionResultType]::ParameterValue, 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)')
+            [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact the key-value history: drop every revision before the one kept, through the leader, after the health gate passes')
             [CompletionResult]::new('traffic', 'traffic', [CompletionResultType]::ParameterValue, 'The client Service''s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
@@ -527,6 +564,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             break
         }
         'kubectl-etcd;help;move-leader' {
+            break
+        }
+        'kubectl-etcd;help;compact' {
             break
         }
         'kubectl-etcd;help;traffic' {

@@ -205,6 +205,16 @@ pub enum Command {
     /// unless --to names it).
     #[command(after_help = MOVE_LEADER_EXAMPLES)]
     MoveLeader(MoveLeaderArgs),
+    /// Compact the key-value history: drop every revision before the one
+    /// kept, through the leader, after the health gate passes.
+    ///
+    /// `--revision N` keeps revisions N and later; `--keep N` keeps the last
+    /// N. A revision already compacted or past the current one is refused,
+    /// with the numbers. The space comes back only with a defrag afterwards
+    /// (`kubectl etcd defrag`); the report shows each member's in-use size
+    /// after, once it has settled.
+    #[command(after_help = COMPACT_EXAMPLES)]
+    Compact(CompactArgs),
     /// The client Service's spec.trafficDistribution, kept in step with the
     /// EtcdCluster annotation the operator reads.
     ///
@@ -255,6 +265,11 @@ const ALARM_EXAMPLES: &str = "Examples:
 const MOVE_LEADER_EXAMPLES: &str = "Examples:
   kubectl etcd move-leader my-etcd               # to the most caught-up healthy voter
   kubectl etcd move-leader my-etcd --to my-etcd-k9w4m --dry-run";
+const COMPACT_EXAMPLES: &str = "Examples:
+  kubectl etcd compact my-etcd --keep 10000 --dry-run   # which revision, and what is compacted now
+  kubectl etcd compact my-etcd --keep 10000             # asks, then compacts through the leader
+  kubectl etcd compact my-etcd --revision 123456 --physical --yes
+  kubectl-etcd compact --endpoints https://10.0.0.1:2379 --cacert ca.pem --keep 1000   # standalone";
 const TRAFFIC_EXAMPLES: &str = "Examples:
   kubectl etcd traffic show my-etcd
   kubectl etcd traffic set PreferSameZone my-etcd --dry-run   # would this API server keep it?
@@ -415,6 +430,40 @@ pub struct AlarmDisarmArgs {
     /// Do not ask for confirmation (required when not on a terminal).
     #[arg(short = 'y', long)]
     pub yes: bool,
+}
+
+/// `compact --help` heading.
+const COMPACTION: &str = "Compaction";
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["revision", "keep"])))]
+pub struct CompactArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    /// Keep revision N and later: compact every revision before it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..), help_heading = COMPACTION)]
+    pub revision: Option<i64>,
+
+    /// Keep the last N revisions: compact at the current revision minus N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(0..), help_heading = COMPACTION)]
+    pub keep: Option<i64>,
+
+    /// Answer only once the leader has compacted its backend (etcdctl's
+    /// --physical); the sizes reported after are then final.
+    #[arg(long, help_heading = COMPACTION)]
+    pub physical: bool,
+
+    /// Show the revision that would be compacted and change nothing.
+    #[arg(long, help_heading = RUN)]
+    pub dry_run: bool,
+
+    /// Do not ask for confirmation (required when not on a terminal).
+    #[arg(short = 'y', long, help_heading = RUN)]
+    pub yes: bool,
+
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 #[derive(Debug, Args)]

@@ -727,6 +727,37 @@ pub struct MoveLeaderReport {
     pub leader_after: Option<String>,
 }
 
+/// What `compact` did (or, with `dryRun`, would do).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterRef>,
+    pub dry_run: bool,
+    /// Revisions before this one are (or would be) gone.
+    pub revision: i64,
+    /// The cluster's revision when the command ran.
+    pub current_revision: i64,
+    /// Compacted up to here before (0: never compacted).
+    pub compacted_before: i64,
+    pub physical: bool,
+    /// The member the compaction went through.
+    pub leader: String,
+    /// Each answering member's sizes before, and after the compaction
+    /// settled (`None` on a dry run).
+    pub members: Vec<CompactedMember>,
+}
+
+/// One member's sizes around a compaction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactedMember {
+    pub name: String,
+    pub db_size: u64,
+    pub in_use_before: u64,
+    pub in_use_after: Option<u64>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

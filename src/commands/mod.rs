@@ -3,6 +3,7 @@
 //! asks for consent, and hands a report to `output`.
 
 pub mod alarm;
+pub mod compact;
 pub mod complete;
 pub mod defrag;
 pub mod members;
@@ -27,6 +28,7 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
             alarm::disarm(&cli.global, args).await
         }
         Command::MoveLeader(args) => move_leader::run(&cli.global, args).await,
+        Command::Compact(args) => compact::run(&cli.global, args).await,
         Command::Traffic(crate::cli::TrafficCommand::Show(args)) => {
             traffic::show(&cli.global, args).await
         }

@@ -332,12 +332,16 @@ impl EtcdOps for EtcdClients {
         .map(|_| ())
     }
 
-    async fn compact(&self, dial: &Dial, revision: i64) -> Result<(), RpcError> {
+    async fn compact(&self, dial: &Dial, revision: i64, physical: bool) -> Result<(), RpcError> {
         // Physical compaction of a large history can take longer than a probe.
         let limit = self.command_timeout.max(Duration::from_secs(60));
         self.call(dial, "Compact", limit, |mut c| async move {
-            c.compact(revision, Some(CompactionOptions::new().with_physical()))
-                .await
+            let options = if physical {
+                CompactionOptions::new().with_physical()
+            } else {
+                CompactionOptions::new()
+            };
+            c.compact(revision, Some(options)).await
         })
         .await
         .map(|_| ())

@@ -684,7 +684,7 @@ impl EtcdOps for FakeCluster {
         .await
     }
 
-    async fn compact(&self, dial: &Dial, revision: i64) -> Result<(), RpcError> {
+    async fn compact(&self, dial: &Dial, revision: i64, _physical: bool) -> Result<(), RpcError> {
         self.call(Op::Compact, dial, PROBE_TIMEOUT, move |s, _| {
             if revision <= s.compact_revision {
                 return Err(revision_unavailable(

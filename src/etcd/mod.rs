@@ -76,12 +76,13 @@ pub trait EtcdOps: Send + Sync {
         to: u64,
     ) -> impl Future<Output = Result<(), RpcError>> + Send;
 
-    /// `KV.Compact` at `revision` (physical: wait until the member that
-    /// received it has compacted its backend).
+    /// `KV.Compact` at `revision`; `physical`: answer only once the member
+    /// that received it has compacted its backend.
     fn compact(
         &self,
         dial: &Dial,
         revision: i64,
+        physical: bool,
     ) -> impl Future<Output = Result<(), RpcError>> + Send;
 
     /// `Maintenance.HashKV` at `revision` (0: the member's current

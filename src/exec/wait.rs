@@ -103,6 +103,34 @@ pub enum Compaction {
     Halted(Halt),
 }
 
+/// Waits (up to two minutes) until the in-use size of every member in
+/// `members` stops changing after a compaction: each member compacts its
+/// own backend, after the leader.
+pub async fn settle<O: EtcdOps>(
+    ops: &O,
+    members: &[Dial],
+    control: &RunControl,
+) -> Result<(), Halt> {
+    let mut previous: Option<Vec<u64>> = None;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let mut sizes = Vec::new();
+        for dial in members {
+            sizes.push(
+                ops.status(dial)
+                    .await
+                    .map(|s| s.db_size_in_use)
+                    .unwrap_or(0),
+            );
+        }
+        if previous.as_ref() == Some(&sizes) || Instant::now() > deadline {
+            return Ok(());
+        }
+        previous = Some(sizes);
+        control.sleep(Duration::from_millis(500)).await?;
+    }
+}
+
 /// Compacts at the current revision (physically, through the leader) and
 /// waits until every member's in-use size stops changing: physical
 /// compaction runs on each member separately, and defragmenting before it
@@ -130,31 +158,15 @@ pub async fn compact_and_settle<O: EtcdOps>(
         return Compaction::NothingToCompact;
     };
     let t0 = Instant::now();
-    match ops.compact(&leader, revision).await {
+    match ops.compact(&leader, revision, true).await {
         // Already compacted at or past this revision is fine.
         Ok(()) => {}
         Err(e) if matches!(e.cause, FailureCause::RevisionUnavailable { .. }) => {}
         Err(e) => return Compaction::Failed(e.to_string()),
     }
-    let mut previous: Option<Vec<u64>> = None;
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let mut sizes = Vec::new();
-        for (dial, _) in &answering {
-            sizes.push(
-                ops.status(dial)
-                    .await
-                    .map(|s| s.db_size_in_use)
-                    .unwrap_or(0),
-            );
-        }
-        if previous.as_ref() == Some(&sizes) || Instant::now() > deadline {
-            break;
-        }
-        previous = Some(sizes);
-        if let Err(h) = control.sleep(Duration::from_millis(500)).await {
-            return Compaction::Halted(h);
-        }
+    let members: Vec<Dial> = answering.into_iter().map(|(d, _)| d).collect();
+    if let Err(h) = settle(ops, &members, control).await {
+        return Compaction::Halted(h);
     }
     observer
         .event(RunEvent::Compacted {

@@ -4,8 +4,8 @@ use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
 use crate::quantity::format_bytes;
 use crate::report::{
-    DefragReport, HashVerdict, MembersReport, MultiStatusReport, Outcome, StatusReport,
-    TrafficReport,
+    CompactReport, DefragReport, HashVerdict, MembersReport, MultiStatusReport, Outcome,
+    StatusReport, TrafficReport,
 };
 
 fn new_table(header: &[&str]) -> Table {
@@ -410,6 +410,39 @@ fn trim_lines(text: &str) -> String {
         .join("\n");
     out.push('\n');
     out
+}
+
+/// `compact`: each member's sizes, then one sentence on what was done.
+pub fn compact(report: &CompactReport) -> String {
+    let lines = report.members.iter().map(|m| {
+        vec![
+            m.name.clone(),
+            format_bytes(m.db_size),
+            format_bytes(m.in_use_before),
+            m.in_use_after
+                .map(format_bytes)
+                .unwrap_or_else(|| "-".into()),
+        ]
+    });
+    let mut text = rows(
+        &["MEMBER", "DB SIZE", "IN USE BEFORE", "IN USE AFTER"],
+        lines,
+    );
+    let kept = report.current_revision - report.revision;
+    let head = if report.dry_run {
+        format!(
+            "Would compact every revision before {} through {} (current {}, compacted up to {} so far; the last {kept} revisions stay).",
+            report.revision, report.leader, report.current_revision, report.compacted_before
+        )
+    } else {
+        format!(
+            "Compacted every revision before {} through {} (current {}; the last {kept} revisions stay). Run `kubectl etcd defrag` to give the space back to the filesystem.",
+            report.revision, report.leader, report.current_revision
+        )
+    };
+    text.push_str(&head);
+    text.push('\n');
+    text
 }
 
 #[cfg(test)]

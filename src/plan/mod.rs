@@ -3,6 +3,7 @@
 //! decision is table-tested without a cluster.
 
 pub mod alarm;
+pub mod compact;
 pub mod defrag;
 pub mod gate;
 pub mod rule;
