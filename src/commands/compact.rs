@@ -24,12 +24,8 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
     let (ops, target) = (&session.clients, &session.target);
     let snap = snapshot::take(ops, target).await?;
     let verdict = gate::evaluate(&snap, &GateOptions::from(&args.gate));
-    if !verdict.passed() {
-        let reasons: Vec<String> = verdict.reasons.iter().map(|r| r.to_string()).collect();
-        return Ok(super::failed(format!(
-            "health gate refused: {}",
-            reasons.join("; ")
-        )));
+    if let Some(refused) = super::gate_refusal(&verdict) {
+        return Ok(refused);
     }
     let leader = verdict
         .leader

@@ -63,6 +63,19 @@ pub(crate) fn failed(why: impl std::fmt::Display) -> ExitStatus {
     ExitStatus::Failed
 }
 
+/// Exit 1 when the health gate refuses, listing every reason on stderr;
+/// `None` when it passes.
+pub(crate) fn gate_refusal(verdict: &crate::plan::gate::GateVerdict) -> Option<ExitStatus> {
+    if verdict.passed() {
+        return None;
+    }
+    let reasons: Vec<String> = verdict.reasons.iter().map(|r| r.to_string()).collect();
+    Some(failed(format!(
+        "health gate refused: {}",
+        reasons.join("; ")
+    )))
+}
+
 /// clap_complete's bash script spells a subcommand's state two ways when
 /// the program name has a hyphen (clap-rs/clap#6421): the loop sets
 /// `kubectl__etcd__subcmd__defrag`, the case arm reads
