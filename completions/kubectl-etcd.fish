@@ -53,10 +53,13 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s h -l help -d 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "status" -d 'One row per member: size, in use, quota use, leader, raft progress, alarms and a health verdict'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "members" -d 'The member list: ids, names, peer and client URLs, learner flag'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "member" -d 'Add a member or a learner, promote a learner, remove a member, with quorum checked first (etcdctl\'s `member` verbs)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "defrag" -d 'Health-gated, follower-first defragmentation, one member at a time'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "alarm" -d 'List or disarm alarms (NOSPACE, CORRUPT), with member names'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "move-leader" -d 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "forfeit-leadership" -d 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "compact" -d 'Compact the key-value history: drop every revision before the one kept, through the leader, after the health gate passes'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "snapshot" -d 'Save a member\'s backend to a file (a backup etcdutl can restore), or describe a saved one'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "traffic" -d 'The client Service\'s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -f -a "version" -d 'Print the version'
@@ -117,6 +120,160 @@ json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -f -a "list" -d 'The member list (the same as `members`)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -f -a "add" -d 'Add a member (a voter, or a learner with --learner) and print the settings to start it with'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -f -a "promote" -d 'Make a learner a voter, once it has caught up with the leader'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -f -a "remove" -d 'Remove a member (by name, or by hex id for one that never started)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l peer-urls -d 'The new member\'s peer URLs, comma-separated' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l confirm -d 'The typed confirmation for --force without a terminal: the member\'s name or id, as given' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l learner -d 'Add it as a learner: it receives the log but does not vote until promoted, so quorum is never at risk while it catches up'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l force -d 'Act even when quorum would be at risk, or on an operator-managed EtcdCluster; asks for the member\'s name (or id) to be typed'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l dry-run -d 'Show the change and the quorum arithmetic, and change nothing'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l confirm -d 'The typed confirmation for --force without a terminal: the member\'s name or id, as given' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l force -d 'Act even when quorum would be at risk, or on an operator-managed EtcdCluster; asks for the member\'s name (or id) to be typed'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l dry-run -d 'Show the change and the quorum arithmetic, and change nothing'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l confirm -d 'The typed confirmation for --force without a terminal: the member\'s name or id, as given' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l force -d 'Act even when quorum would be at risk, or on an operator-managed EtcdCluster; asks for the member\'s name (or id) to be typed'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l dry-run -d 'Show the change and the quorum arithmetic, and change nothing'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from help" -f -a "list" -d 'The member list (the same as `members`)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from help" -f -a "add" -d 'Add a member (a voter, or a learner with --learner) and print the settings to start it with'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from help" -f -a "promote" -d 'Make a learner a voter, once it has caught up with the leader'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Remove a member (by name, or by hex id for one that never started)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l free-space-above -d 'Defragment a member whose reclaimable space (size − in use) is more than this. Default 200Mi' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l quota-usage-above -d 'Also defragment a member whose size is more than this share of its quota, when at least --min-reclaim would come back. E.g. 80%' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l min-reclaim -d 'With --quota-usage-above: the least reclaimable space worth a defragmentation. Default 32Mi' -r
@@ -284,6 +441,37 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l to -d 'The member to hand leadership to (a voter, never a learner)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l max-raft-lag -d 'Largest tolerated raft lag, in entries: a member\'s committed index minus its applied index, and its distance behind the leader\'s index' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l dry-run -d 'Show the transfer and change nothing'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l allow-quorum-loss -d 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s h -l help -d 'Print help'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l revision -d 'Keep revision N and later: compact every revision before it' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l keep -d 'Keep the last N revisions: compact at the current revision minus N' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l max-raft-lag -d 'Largest tolerated raft lag, in entries: a member\'s committed index minus its applied index, and its distance behind the leader\'s index' -r
@@ -317,6 +505,92 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l al
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -f -a "save" -d 'Stream one member\'s backend into FILE, check it and print its SHA-256'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -f -a "status" -d 'The hash, revision, key count and size of a saved snapshot (the figures `etcdutl snapshot status` prints), read here without etcdutl, and whether the checksum etcd appended still matches'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l member -d 'The member to stream from (default: the most caught-up healthy follower)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l force -d 'Replace FILE (and FILE.sha256) when it exists'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l password -d 'Password for --user' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l quota-backend-bytes -d 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd\'s 2Gi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l kubeconfig -d 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l context -d 'The kubeconfig context to use (plugin mode)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s n -l namespace -d 'Namespace of the EtcdCluster. Default: the context\'s namespace, else `default`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
+direct\t''
+port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from help" -f -a "save" -d 'Stream one member\'s backend into FILE, check it and print its SHA-256'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from help" -f -a "status" -d 'The hash, revision, key count and size of a saved snapshot (the figures `etcdutl snapshot status` prints), read here without etcdutl, and whether the checksum etcd appended still matches'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
@@ -485,18 +759,26 @@ json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s h -l help -d 'Print help'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "status" -d 'One row per member: size, in use, quota use, leader, raft progress, alarms and a health verdict'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "members" -d 'The member list: ids, names, peer and client URLs, learner flag'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "defrag" -d 'Health-gated, follower-first defragmentation, one member at a time'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "alarm" -d 'List or disarm alarms (NOSPACE, CORRUPT), with member names'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "move-leader" -d 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "compact" -d 'Compact the key-value history: drop every revision before the one kept, through the leader, after the health gate passes'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "traffic" -d 'The client Service\'s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "completion" -d 'Print a shell completion script'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "version" -d 'Print the version'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members defrag alarm move-leader compact traffic completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members member defrag alarm move-leader compact snapshot traffic completion version help" -f -a "status" -d 'One row per member: size, in use, quota use, leader, raft progress, alarms and a health verdict'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members member defrag alarm move-leader compact snapshot traffic completion version help" -f -a "members" -d 'The member list: ids, names, peer and client URLs, learner flag'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members member defrag alarm move-leader compact snapshot traffic completion version help" -f -a "member" -d 'Add a member or a learner, promote a learner, remove a member, with quorum checked first (etcdctl\'s `member` verbs)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members member defrag alarm move-leader compact snapshot traffic completion version help" -f -a "defrag" -d 'Health-gated, follower-first defragmentation, one member at a time'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members member defrag alarm move-leader compact snapshot traffic completion version help" -f -a "alarm" -d 'List or disarm alarms (NOSPACE, CORRUPT), with member names'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members member defrag alarm move-leader compact snapshot traffic completion version help" -f -a "move-leader" -d 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members member defrag alarm move-leader compact snapshot traffic completion version help" -f -a "compact" -d 'Compact the key-value history: drop every revision before the one kept, through the leader, after the health gate passes'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members member defrag alarm move-leader compact snapshot traffic completion version help" -f -a "snapshot" -d 'Save a member\'s backend to a file (a backup etcdutl can restore), or describe a saved one'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members member defrag alarm move-leader compact snapshot traffic completion version help" -f -a "traffic" -d 'The client Service\'s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members member defrag alarm move-leader compact snapshot traffic completion version help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members member defrag alarm move-leader compact snapshot traffic completion version help" -f -a "version" -d 'Print the version'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members member defrag alarm move-leader compact snapshot traffic completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from member" -f -a "list" -d 'The member list (the same as `members`)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from member" -f -a "add" -d 'Add a member (a voter, or a learner with --learner) and print the settings to start it with'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from member" -f -a "promote" -d 'Make a learner a voter, once it has caught up with the leader'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from member" -f -a "remove" -d 'Remove a member (by name, or by hex id for one that never started)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from alarm" -f -a "list" -d 'Every raised alarm, with the member\'s name and id'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from alarm" -f -a "disarm" -d 'Disarm NOSPACE on members back under their quota. CORRUPT and members still over quota need --force (CORRUPT also a typed confirmation)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from snapshot" -f -a "save" -d 'Stream one member\'s backend into FILE, check it and print its SHA-256'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from snapshot" -f -a "status" -d 'The hash, revision, key count and size of a saved snapshot (the figures `etcdutl snapshot status` prints), read here without etcdutl, and whether the checksum etcd appended still matches'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from traffic" -f -a "show" -d 'The Service\'s value, the managers that own it, the EtcdCluster annotation, and which values this API server release keeps'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from traffic" -f -a "set" -d 'Annotate the EtcdCluster and apply VALUE to the client Service, then read it back. The server is asked first with a dry run: a value it rejects (422) or accepts and drops (servers before 1.31) is an error (exit 1) that writes nothing. If the real apply fails, the annotation is put back and nothing is left owned by the field manager'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and __fish_seen_subcommand_from traffic" -f -a "clear" -d 'Remove the annotation and release the field manager\'s ownership. The value stays if another manager also owns it; a value set by hand is left alone'

@@ -49,10 +49,13 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'One row per member: size, in use, quota use, leader, raft progress, alarms and a health verdict')
             [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'The member list: ids, names, peer and client URLs, learner flag')
+            [CompletionResult]::new('member', 'member', [CompletionResultType]::ParameterValue, 'Add a member or a learner, promote a learner, remove a member, with quorum checked first (etcdctl''s `member` verbs)')
             [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Health-gated, follower-first defragmentation, one member at a time')
             [CompletionResult]::new('alarm', 'alarm', [CompletionResultType]::ParameterValue, 'List or disarm alarms (NOSPACE, CORRUPT), with member names')
             [CompletionResult]::new('move-leader', 'move-leader', [CompletionResultType]::ParameterValue, 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)')
+            [CompletionResult]::new('forfeit-leadership', 'forfeit-leadership', [CompletionResultType]::ParameterValue, 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact the key-value history: drop every revision before the one kept, through the leader, after the health gate passes')
+            [CompletionResult]::new('snapshot', 'snapshot', [CompletionResultType]::ParameterValue, 'Save a member''s backend to a file (a backup etcdutl can restore), or describe a saved one')
             [CompletionResult]::new('traffic', 'traffic', [CompletionResultType]::ParameterValue, 'The client Service''s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
@@ -116,6 +119,186 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kubectl-etcd;member' {
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The member list (the same as `members`)')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a member (a voter, or a learner with --learner) and print the settings to start it with')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Make a learner a voter, once it has caught up with the leader')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Remove a member (by name, or by hex id for one that never started)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-etcd;member;list' {
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kubectl-etcd;member;add' {
+            [CompletionResult]::new('--peer-urls', '--peer-urls', [CompletionResultType]::ParameterName, 'The new member''s peer URLs, comma-separated')
+            [CompletionResult]::new('--confirm', '--confirm', [CompletionResultType]::ParameterName, 'The typed confirmation for --force without a terminal: the member''s name or id, as given')
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('--learner', '--learner', [CompletionResultType]::ParameterName, 'Add it as a learner: it receives the log but does not vote until promoted, so quorum is never at risk while it catches up')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Act even when quorum would be at risk, or on an operator-managed EtcdCluster; asks for the member''s name (or id) to be typed')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show the change and the quorum arithmetic, and change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kubectl-etcd;member;promote' {
+            [CompletionResult]::new('--confirm', '--confirm', [CompletionResultType]::ParameterName, 'The typed confirmation for --force without a terminal: the member''s name or id, as given')
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Act even when quorum would be at risk, or on an operator-managed EtcdCluster; asks for the member''s name (or id) to be typed')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show the change and the quorum arithmetic, and change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kubectl-etcd;member;remove' {
+            [CompletionResult]::new('--confirm', '--confirm', [CompletionResultType]::ParameterName, 'The typed confirmation for --force without a terminal: the member''s name or id, as given')
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Act even when quorum would be at risk, or on an operator-managed EtcdCluster; asks for the member''s name (or id) to be typed')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show the change and the quorum arithmetic, and change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kubectl-etcd;member;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The member list (the same as `members`)')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a member (a voter, or a learner with --learner) and print the settings to start it with')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Make a learner a voter, once it has caught up with the leader')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Remove a member (by name, or by hex id for one that never started)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-etcd;member;help;list' {
+            break
+        }
+        'kubectl-etcd;member;help;add' {
+            break
+        }
+        'kubectl-etcd;member;help;promote' {
+            break
+        }
+        'kubectl-etcd;member;help;remove' {
+            break
+        }
+        'kubectl-etcd;member;help;help' {
             break
         }
         'kubectl-etcd;defrag' {
@@ -304,6 +487,39 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'kubectl-etcd;forfeit-leadership' {
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The member to hand leadership to (a voter, never a learner)')
+            [CompletionResult]::new('--max-raft-lag', '--max-raft-lag', [CompletionResultType]::ParameterName, 'Largest tolerated raft lag, in entries: a member''s committed index minus its applied index, and its distance behind the leader''s index')
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show the transfer and change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
+            [CompletionResult]::new('--allow-quorum-loss', '--allow-quorum-loss', [CompletionResultType]::ParameterName, 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'kubectl-etcd;compact' {
             [CompletionResult]::new('--revision', '--revision', [CompletionResultType]::ParameterName, 'Keep revision N and later: compact every revision before it')
             [CompletionResult]::new('--keep', '--keep', [CompletionResultType]::ParameterName, 'Keep the last N revisions: compact at the current revision minus N')
@@ -337,6 +553,107 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'kubectl-etcd;snapshot' {
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('save', 'save', [CompletionResultType]::ParameterValue, 'Stream one member''s backend into FILE, check it and print its SHA-256')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'The hash, revision, key count and size of a saved snapshot (the figures `etcdutl snapshot status` prints), read here without etcdutl, and whether the checksum etcd appended still matches')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-etcd;snapshot;save' {
+            [CompletionResult]::new('--member', '--member', [CompletionResultType]::ParameterName, 'The member to stream from (default: the most caught-up healthy follower)')
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace FILE (and FILE.sha256) when it exists')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'kubectl-etcd;snapshot;status' {
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kubectl-etcd;snapshot;help' {
+            [CompletionResult]::new('save', 'save', [CompletionResultType]::ParameterValue, 'Stream one member''s backend into FILE, check it and print its SHA-256')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'The hash, revision, key count and size of a saved snapshot (the figures `etcdutl snapshot status` prints), read here without etcdutl, and whether the checksum etcd appended still matches')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-etcd;snapshot;help;save' {
+            break
+        }
+        'kubectl-etcd;snapshot;help;status' {
+            break
+        }
+        'kubectl-etcd;snapshot;help;help' {
             break
         }
         'kubectl-etcd;traffic' {
@@ -533,10 +850,12 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
         'kubectl-etcd;help' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'One row per member: size, in use, quota use, leader, raft progress, alarms and a health verdict')
             [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'The member list: ids, names, peer and client URLs, learner flag')
+            [CompletionResult]::new('member', 'member', [CompletionResultType]::ParameterValue, 'Add a member or a learner, promote a learner, remove a member, with quorum checked first (etcdctl''s `member` verbs)')
             [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Health-gated, follower-first defragmentation, one member at a time')
             [CompletionResult]::new('alarm', 'alarm', [CompletionResultType]::ParameterValue, 'List or disarm alarms (NOSPACE, CORRUPT), with member names')
             [CompletionResult]::new('move-leader', 'move-leader', [CompletionResultType]::ParameterValue, 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact the key-value history: drop every revision before the one kept, through the leader, after the health gate passes')
+            [CompletionResult]::new('snapshot', 'snapshot', [CompletionResultType]::ParameterValue, 'Save a member''s backend to a file (a backup etcdutl can restore), or describe a saved one')
             [CompletionResult]::new('traffic', 'traffic', [CompletionResultType]::ParameterValue, 'The client Service''s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
@@ -547,6 +866,25 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             break
         }
         'kubectl-etcd;help;members' {
+            break
+        }
+        'kubectl-etcd;help;member' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The member list (the same as `members`)')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a member (a voter, or a learner with --learner) and print the settings to start it with')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Make a learner a voter, once it has caught up with the leader')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Remove a member (by name, or by hex id for one that never started)')
+            break
+        }
+        'kubectl-etcd;help;member;list' {
+            break
+        }
+        'kubectl-etcd;help;member;add' {
+            break
+        }
+        'kubectl-etcd;help;member;promote' {
+            break
+        }
+        'kubectl-etcd;help;member;remove' {
             break
         }
         'kubectl-etcd;help;defrag' {
@@ -567,6 +905,17 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             break
         }
         'kubectl-etcd;help;compact' {
+            break
+        }
+        'kubectl-etcd;help;snapshot' {
+            [CompletionResult]::new('save', 'save', [CompletionResultType]::ParameterValue, 'Stream one member''s backend into FILE, check it and print its SHA-256')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'The hash, revision, key count and size of a saved snapshot (the figures `etcdutl snapshot status` prints), read here without etcdutl, and whether the checksum etcd appended still matches')
+            break
+        }
+        'kubectl-etcd;help;snapshot;save' {
+            break
+        }
+        'kubectl-etcd;help;snapshot;status' {
             break
         }
         'kubectl-etcd;help;traffic' {

@@ -184,6 +184,17 @@ pub enum Command {
     /// The member list: ids, names, peer and client URLs, learner flag.
     #[command(after_help = MEMBERS_EXAMPLES)]
     Members(MembersArgs),
+    /// Add a member or a learner, promote a learner, remove a member, with
+    /// quorum checked first (etcdctl's `member` verbs).
+    ///
+    /// A change is refused when the voters that answer now could not reach
+    /// quorum afterwards (adding a voter while members are down, removing a
+    /// member that answers while another does not, the last voter), with the
+    /// numbers; --force overrides it with a typed confirmation. On an
+    /// EtcdCluster the operator owns membership: the command refuses and
+    /// says to change the EtcdCluster instead, unless --force.
+    #[command(subcommand, after_help = MEMBER_EXAMPLES)]
+    Member(MemberCommand),
     /// Health-gated, follower-first defragmentation, one member at a time.
     ///
     /// Before every step the cluster is probed again and the health gate
@@ -203,7 +214,7 @@ pub enum Command {
     Alarm(AlarmCommand),
     /// Transfer leadership to another voter (the most caught-up healthy one
     /// unless --to names it).
-    #[command(after_help = MOVE_LEADER_EXAMPLES)]
+    #[command(after_help = MOVE_LEADER_EXAMPLES, visible_alias = "forfeit-leadership")]
     MoveLeader(MoveLeaderArgs),
     /// Compact the key-value history: drop every revision before the one
     /// kept, through the leader, after the health gate passes.
@@ -215,6 +226,10 @@ pub enum Command {
     /// after, once it has settled.
     #[command(after_help = COMPACT_EXAMPLES)]
     Compact(CompactArgs),
+    /// Save a member's backend to a file (a backup etcdutl can restore), or
+    /// describe a saved one.
+    #[command(subcommand, after_help = SNAPSHOT_EXAMPLES)]
+    Snapshot(SnapshotCommand),
     /// The client Service's spec.trafficDistribution, kept in step with the
     /// EtcdCluster annotation the operator reads.
     ///
@@ -258,6 +273,11 @@ const DEFRAG_EXAMPLES: &str = "Examples:
   kubectl etcd defrag my-etcd --yes -o json      # a CronJob: no prompt, a JSON report
   kubectl etcd defrag my-etcd --all --move-leader always
   kubectl etcd defrag --watch -n etcd            # the EtcdDefrag controller for namespace etcd";
+const MEMBER_EXAMPLES: &str = "Examples:
+  kubectl-etcd member add m4 --peer-urls https://10.0.0.4:2380 --learner --endpoints https://10.0.0.1:2379 --cacert ca.pem
+  kubectl-etcd member promote m4 --endpoints …        # once it has caught up
+  kubectl-etcd member remove m2 --dry-run --endpoints …   # the quorum arithmetic, nothing changed
+  kubectl etcd member remove 8e9e05c52164694d my-etcd --force   # an operator-managed cluster: type the id to confirm";
 const ALARM_EXAMPLES: &str = "Examples:
   kubectl etcd alarm list my-etcd
   kubectl etcd alarm disarm my-etcd --dry-run    # which NOSPACE alarms would be cleared
@@ -270,6 +290,11 @@ const COMPACT_EXAMPLES: &str = "Examples:
   kubectl etcd compact my-etcd --keep 10000             # asks, then compacts through the leader
   kubectl etcd compact my-etcd --revision 123456 --physical --yes
   kubectl-etcd compact --endpoints https://10.0.0.1:2379 --cacert ca.pem --keep 1000   # standalone";
+const SNAPSHOT_EXAMPLES: &str = "Examples:
+  kubectl etcd snapshot save backup.db my-etcd            # from the most caught-up healthy follower
+  kubectl etcd snapshot save backup.db my-etcd --member my-etcd-k9w4m
+  kubectl etcd snapshot status backup.db                  # hash, revision, keys, size; no cluster needed
+  kubectl-etcd snapshot save backup.db --endpoints https://10.0.0.1:2379 --cacert ca.pem   # standalone";
 const TRAFFIC_EXAMPLES: &str = "Examples:
   kubectl etcd traffic show my-etcd
   kubectl etcd traffic set PreferSameZone my-etcd --dry-run   # would this API server keep it?
@@ -464,6 +489,130 @@ pub struct CompactArgs {
 
     #[command(flatten)]
     pub gate: GateArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SnapshotCommand {
+    /// Stream one member's backend into FILE, check it and print its
+    /// SHA-256.
+    ///
+    /// The member is the most caught-up healthy follower unless --member
+    /// names one (the leader only when no follower answers). The transfer
+    /// goes to a temporary file beside FILE, readable by its owner only; the
+    /// checksum etcd appends is verified, the file is read back as a bolt
+    /// database, synced and only then renamed to FILE, with its SHA-256 in
+    /// FILE.sha256 (sha256sum's format). An interrupted or failed transfer
+    /// (Ctrl-C, a full disk, a member that stops answering) leaves no file
+    /// behind. No health gate: a backup is most needed when the cluster is
+    /// unwell, and a Snapshot needs no quorum.
+    #[command(after_help = SNAPSHOT_EXAMPLES)]
+    Save(SnapshotSaveArgs),
+    /// The hash, revision, key count and size of a saved snapshot (the
+    /// figures `etcdutl snapshot status` prints), read here without
+    /// etcdutl, and whether the checksum etcd appended still matches.
+    #[command(after_help = SNAPSHOT_EXAMPLES)]
+    Status(SnapshotStatusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SnapshotSaveArgs {
+    /// Where to write the snapshot.
+    #[arg(value_name = "FILE")]
+    pub file: std::path::PathBuf,
+
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    /// The member to stream from (default: the most caught-up healthy
+    /// follower).
+    #[arg(long, value_name = "MEMBER")]
+    pub member: Option<String>,
+
+    /// Replace FILE (and FILE.sha256) when it exists.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SnapshotStatusArgs {
+    /// A file written by `snapshot save` or `etcdctl snapshot save`, or a
+    /// member's `member/snap/db`.
+    #[arg(value_name = "FILE")]
+    pub file: std::path::PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MemberCommand {
+    /// The member list (the same as `members`).
+    #[command(after_help = MEMBERS_EXAMPLES)]
+    List(MembersArgs),
+    /// Add a member (a voter, or a learner with --learner) and print the
+    /// settings to start it with.
+    #[command(after_help = MEMBER_EXAMPLES)]
+    Add(MemberAddArgs),
+    /// Make a learner a voter, once it has caught up with the leader.
+    #[command(after_help = MEMBER_EXAMPLES)]
+    Promote(MemberChangeArgs),
+    /// Remove a member (by name, or by hex id for one that never started).
+    #[command(after_help = MEMBER_EXAMPLES)]
+    Remove(MemberChangeArgs),
+}
+
+/// What every membership change takes besides the member.
+#[derive(Debug, Args)]
+pub struct MembershipArgs {
+    /// Act even when quorum would be at risk, or on an operator-managed
+    /// EtcdCluster; asks for the member's name (or id) to be typed.
+    #[arg(long)]
+    pub force: bool,
+
+    /// The typed confirmation for --force without a terminal: the member's
+    /// name or id, as given.
+    #[arg(long, value_name = "MEMBER", requires = "force")]
+    pub confirm: Option<String>,
+
+    /// Show the change and the quorum arithmetic, and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Do not ask for confirmation (required when not on a terminal).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MemberAddArgs {
+    /// The new member's name (its --name when it starts).
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    /// The new member's peer URLs, comma-separated.
+    #[arg(long, value_name = "URLS", value_delimiter = ',', required = true)]
+    pub peer_urls: Vec<String>,
+
+    /// Add it as a learner: it receives the log but does not vote until
+    /// promoted, so quorum is never at risk while it catches up.
+    #[arg(long)]
+    pub learner: bool,
+
+    #[command(flatten)]
+    pub change: MembershipArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MemberChangeArgs {
+    /// The member: its name, or its id in hex as `members` shows it.
+    #[arg(value_name = "MEMBER")]
+    pub member: String,
+
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    #[command(flatten)]
+    pub change: MembershipArgs,
 }
 
 #[derive(Debug, Args)]

@@ -80,7 +80,7 @@ pub struct Scope {
 pub fn dynamic_kind(id: &str) -> Option<Dynamic> {
     match id {
         "cluster" => Some(Dynamic::Cluster),
-        "members" | "to" | "confirm_corrupt" => Some(Dynamic::Member),
+        "members" | "member" | "to" | "confirm_corrupt" => Some(Dynamic::Member),
         "namespace" => Some(Dynamic::Namespace),
         "context" => Some(Dynamic::Context),
         _ => None,
@@ -89,7 +89,7 @@ pub fn dynamic_kind(id: &str) -> Option<Dynamic> {
 
 /// Arguments whose value is a file.
 fn takes_file(id: &str) -> bool {
-    matches!(id, "kubeconfig" | "cacert" | "cert" | "key")
+    matches!(id, "kubeconfig" | "cacert" | "cert" | "key" | "file")
 }
 
 /// Decides what to offer for `words` (everything after `kubectl etcd`, the
@@ -549,6 +549,8 @@ mod tests {
         for id in [
             "cluster",
             "members",
+            "member",
+            "file",
             "to",
             "confirm_corrupt",
             "namespace",

@@ -28,13 +28,14 @@ if ! command -v go >/dev/null 2>&1; then
 fi
 
 # One tools module per etcd minor version. Builds the server (our own tiny
-# main over etcdmain) and etcdctl of the same release (a go.mod tool).
+# main over etcdmain), and etcdctl and etcdutl of the same release (go.mod
+# tools; etcdutl restores the snapshots the tests save).
 build_etcd() {
   local dir="$1" version key out
   version="$(awk '{ for (i = 1; i < NF; i++) if ($i == "go.etcd.io/etcd/server/v3") print $(i + 1) }' "$here/go/$dir/go.mod")"
   key="$(sha256sum "$here/go/$dir/go.sum" | cut -c1-12)"
   out="$cache/etcd-$version-$key"
-  if [ -x "$out/etcd" ] && [ -x "$out/etcdctl" ]; then
+  if [ -x "$out/etcd" ] && [ -x "$out/etcdctl" ] && [ -x "$out/etcdutl" ]; then
     log "etcd $version: cached in $out"
   else
     log "etcd $version: building from go.etcd.io/etcd/server/v3@$version (a few minutes cold)"
@@ -42,7 +43,8 @@ build_etcd() {
     rm -rf "$tmp" && mkdir -p "$tmp"
     (cd "$here/go/$dir" \
       && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$tmp/etcd" . \
-      && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$tmp/etcdctl" go.etcd.io/etcd/etcdctl/v3)
+      && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$tmp/etcdctl" go.etcd.io/etcd/etcdctl/v3 \
+      && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$tmp/etcdutl" go.etcd.io/etcd/etcdutl/v3)
     rm -rf "$out" && mv "$tmp" "$out"
   fi
   # A stable name the tests look up: etcd-v3.6 -> $cache/current/etcd-v3.6

@@ -1,10 +1,15 @@
 //! `members`: the member list as the cluster reports it.
 
-use crate::cli::{GlobalArgs, MembersArgs, OutputFormat};
-use crate::error::{ExitStatus, Result};
+use crate::cli::{
+    GlobalArgs, MemberAddArgs, MemberChangeArgs, MembersArgs, MembershipArgs, OutputFormat,
+};
+use crate::error::{Error, ExitStatus, Result};
+use crate::etcd::EtcdOps;
 use crate::output;
-use crate::report::MembersReport;
-use crate::snapshot;
+use crate::plan::membership;
+use crate::reach::Dial;
+use crate::report::{member_id, MemberChangeReport, MembersReport};
+use crate::snapshot::{self, ClusterSnapshot, ListedMember, MemberSnapshot};
 
 pub async fn run(global: &GlobalArgs, args: &MembersArgs) -> Result<ExitStatus> {
     let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
@@ -16,4 +21,446 @@ pub async fn run(global: &GlobalArgs, args: &MembersArgs) -> Result<ExitStatus> 
     };
     output::emit(&text)?;
     Ok(ExitStatus::Success)
+}
+
+/// `member add`.
+pub async fn add(global: &GlobalArgs, args: &MemberAddArgs) -> Result<ExitStatus> {
+    if args.name.trim().is_empty() {
+        return Err(Error::usage("NAME: give the new member's name"));
+    }
+    for url in &args.peer_urls {
+        check_peer_url(url)?;
+    }
+    let change = Proposed {
+        global,
+        cluster: args.cluster.cluster.as_deref(),
+        flags: &args.change,
+        typed: args.name.clone(),
+    };
+    let mut open = change.open(Lookup::None).await?;
+    if let Some(m) = open.snap.members.iter().find(|m| m.name == args.name) {
+        return Err(Error::usage(format!(
+            "NAME {}: a member by that name exists already ({})",
+            args.name,
+            member_id(m.id.unwrap_or(0))
+        )));
+    }
+    let taken: Vec<&String> = open
+        .snap
+        .members
+        .iter()
+        .filter_map(|m| m.listed.as_ref())
+        .flat_map(|l| l.peer_urls.iter())
+        .filter(|u| args.peer_urls.contains(u))
+        .collect();
+    if let Some(url) = taken.first() {
+        return Err(Error::usage(format!(
+            "--peer-urls {url}: another member has that peer URL already"
+        )));
+    }
+    let checked = membership::check(
+        &open.snap,
+        membership::Change::Add {
+            learner: args.learner,
+        },
+        None,
+        0,
+    );
+    let Some(mut report) = open
+        .decide(&change, "add", &args.name, args.learner, checked)
+        .await?
+    else {
+        return Ok(ExitStatus::Failed);
+    };
+    if !args.change.dry_run {
+        let (id, after) = open
+            .ops()
+            .member_add(&open.via, &args.peer_urls, args.learner)
+            .await
+            .map_err(|e| refused_by_etcd(format!("add member {}", args.name), e))?;
+        report.id = Some(member_id(id));
+        report.start_with = start_settings(&args.name, id, &args.peer_urls, &after);
+        report.members_after = MembersReport::build(None, &after).members;
+    }
+    open.finish(global, &report)
+}
+
+/// `member promote`.
+pub async fn promote(global: &GlobalArgs, args: &MemberChangeArgs) -> Result<ExitStatus> {
+    change_one(global, args, "promote").await
+}
+
+/// `member remove`.
+pub async fn remove(global: &GlobalArgs, args: &MemberChangeArgs) -> Result<ExitStatus> {
+    change_one(global, args, "remove").await
+}
+
+async fn change_one(
+    global: &GlobalArgs,
+    args: &MemberChangeArgs,
+    action: &'static str,
+) -> Result<ExitStatus> {
+    let change = Proposed {
+        global,
+        cluster: args.cluster.cluster.as_deref(),
+        flags: &args.change,
+        typed: args.member.clone(),
+    };
+    let mut open = change.open(Lookup::Member(&args.member)).await?;
+    let Some(index) = open.member else {
+        return Err(Error::usage(format!(
+            "MEMBER {}: no such member",
+            args.member
+        )));
+    };
+    let member = open.snap.members[index].clone();
+    let id = member.id.unwrap_or(0);
+    let leader_applied = open
+        .leader
+        .and_then(|l| open.snap.member_by_id(l))
+        .and_then(|m| m.status())
+        .map(|s| s.raft_applied_index);
+    let checked = membership::check(
+        &open.snap,
+        if action == "promote" {
+            membership::Change::Promote(&member)
+        } else {
+            membership::Change::Remove(&member)
+        },
+        leader_applied,
+        crate::plan::gate::DEFAULT_MAX_RAFT_LAG,
+    );
+    let shown = if member.name.is_empty() {
+        member_id(id)
+    } else {
+        member.name.clone()
+    };
+    let Some(mut report) = open
+        .decide(&change, action, &shown, member.is_learner(), checked)
+        .await?
+    else {
+        return Ok(ExitStatus::Failed);
+    };
+    report.id = Some(member_id(id));
+    if !args.change.dry_run {
+        if action == "remove" && open.via_id == Some(id) {
+            // Never ask the member being removed: it stops serving as soon
+            // as the removal applies and may not answer.
+            open.via = open.other_than(id).ok_or_else(|| {
+                Error::Refused(format!(
+                    "no other member answers to send the removal of {shown} to"
+                ))
+            })?;
+        }
+        let after = if action == "promote" {
+            open.ops().member_promote(&open.via, id).await
+        } else {
+            open.ops().member_remove(&open.via, id).await
+        }
+        .map_err(|e| refused_by_etcd(format!("{action} {shown}"), e))?;
+        report.members_after = MembersReport::build(None, &after).members;
+    }
+    open.finish(global, &report)
+}
+
+/// How MEMBER is to be found in the snapshot.
+enum Lookup<'a> {
+    None,
+    Member(&'a str),
+}
+
+/// A membership change being prepared: the flags and what to type.
+struct Proposed<'a> {
+    global: &'a GlobalArgs,
+    cluster: Option<&'a str>,
+    flags: &'a MembershipArgs,
+    /// What --force asks to be typed (or given to --confirm).
+    typed: String,
+}
+
+/// The cluster opened for a change: its snapshot, the member addressed and
+/// the member the request goes through.
+struct Opened {
+    session: crate::reach::session::Session,
+    snap: ClusterSnapshot,
+    leader: Option<u64>,
+    member: Option<usize>,
+    via: Dial,
+    via_id: Option<u64>,
+}
+
+impl Proposed<'_> {
+    async fn open(&self, lookup: Lookup<'_>) -> Result<Opened> {
+        let what = match lookup {
+            Lookup::None => "add a member",
+            Lookup::Member(_) => "change membership",
+        };
+        output::prompt::require_consent(
+            self.flags.yes || self.flags.force,
+            self.flags.dry_run,
+            what,
+        )?;
+        let session = crate::reach::session::open(self.global, self.cluster).await?;
+        if let Some(cluster) = &session.target.cluster {
+            if !self.flags.force {
+                return Err(Error::usage(format!(
+                    "EtcdCluster {ns}/{name} is managed by etcd-operator, which owns its membership: change the EtcdCluster instead (kubectl edit etcdcluster {name} -n {ns}, spec.size); --force acts anyway",
+                    ns = cluster.namespace,
+                    name = cluster.name
+                )));
+            }
+        }
+        let snap = snapshot::take(&session.clients, &session.target).await?;
+        let leader = crate::plan::gate::evaluate(&snap, &Default::default()).leader;
+        let member = match lookup {
+            Lookup::None => None,
+            Lookup::Member(text) => find_member(&snap, text),
+        };
+        // Through the leader when it answers (etcd forwards anyway), else
+        // any member that answers.
+        let answering = |m: &&MemberSnapshot| m.status().is_some();
+        let (via, via_id) = leader
+            .and_then(|l| snap.member_by_id(l))
+            .filter(answering)
+            .into_iter()
+            .chain(snap.members.iter().filter(answering))
+            .find_map(|m| Some((m.dial.clone()?, m.id)))
+            .ok_or_else(|| {
+                Error::Refused("no member answers, so no membership change can be made".into())
+            })?;
+        Ok(Opened {
+            session,
+            snap,
+            leader,
+            member,
+            via,
+            via_id,
+        })
+    }
+}
+
+impl Opened {
+    fn ops(&self) -> &crate::etcd::EtcdClients {
+        &self.session.clients
+    }
+
+    /// Another answering member to send a request through.
+    fn other_than(&self, id: u64) -> Option<Dial> {
+        self.snap
+            .members
+            .iter()
+            .filter(|m| m.id != Some(id) && m.status().is_some())
+            .find_map(|m| m.dial.clone())
+    }
+
+    /// Applies the quorum verdict: a refusal stops (exit 1) unless --force
+    /// and the typed confirmation; otherwise asks for consent. `None`: stop.
+    async fn decide(
+        &mut self,
+        proposed: &Proposed<'_>,
+        action: &'static str,
+        name: &str,
+        learner: bool,
+        checked: std::result::Result<membership::Quorum, membership::Refusal>,
+    ) -> Result<Option<MemberChangeReport>> {
+        let (quorum, refusal) = match checked {
+            Ok(q) => (q, None),
+            Err(membership::Refusal::Quorum { quorum, change }) if proposed.flags.force => {
+                let r = membership::Refusal::Quorum { quorum, change };
+                (quorum, Some(r.to_string()))
+            }
+            Err(r) if r.is_usage() => return Err(Error::usage(r)),
+            Err(r) => {
+                super::failed(r);
+                return Ok(None);
+            }
+        };
+        let report = MemberChangeReport {
+            cluster: self.session.target.cluster.clone(),
+            dry_run: proposed.flags.dry_run,
+            action,
+            member: name.to_string(),
+            id: None,
+            learner,
+            quorum: quorum.into(),
+            forced: proposed.flags.force,
+            refusal,
+            start_with: vec![],
+            members_after: vec![],
+        };
+        if proposed.flags.dry_run {
+            return Ok(Some(report));
+        }
+        let confirmed = if proposed.flags.force {
+            match &proposed.flags.confirm {
+                Some(typed) => typed == &proposed.typed,
+                None if output::prompt::interactive() => {
+                    output::prompt::typed_confirmation_async(
+                        proposed.typed.clone(),
+                        format!("--force: {} {name} {}.", verb(action), why_forced(&report)),
+                    )
+                    .await?
+                }
+                None => false,
+            }
+        } else {
+            proposed.flags.yes
+                || output::prompt::confirm_async(format!("{} {name}?", verb(action))).await?
+        };
+        if !confirmed {
+            if proposed.flags.force {
+                return Err(Error::usage(format!(
+                    "--force needs the member typed to confirm: at the prompt, or --confirm {}; nothing changed",
+                    proposed.typed
+                )));
+            }
+            super::failed("not confirmed; nothing changed");
+            return Ok(None);
+        }
+        Ok(Some(report))
+    }
+
+    fn finish(&self, global: &GlobalArgs, report: &MemberChangeReport) -> Result<ExitStatus> {
+        let text = match global.output {
+            OutputFormat::Table | OutputFormat::Wide => output::table::member_change(report),
+            format => output::render_data(report, format)?,
+        };
+        output::emit(&text)?;
+        Ok(ExitStatus::Success)
+    }
+}
+
+/// The member MEMBER names: by name first, else by hex id (with or without
+/// `0x`, leading zeros optional), which is how one that never started (and
+/// so has no name) is named.
+fn find_member(snap: &ClusterSnapshot, text: &str) -> Option<usize> {
+    if let Some(i) = snap
+        .members
+        .iter()
+        .position(|m| !m.name.is_empty() && m.name == text)
+    {
+        return Some(i);
+    }
+    let hex = text.trim_start_matches("0x");
+    let id = u64::from_str_radix(hex, 16).ok()?;
+    snap.members.iter().position(|m| m.id == Some(id))
+}
+
+/// A peer URL etcd will accept: http or https, a host and a port.
+fn check_peer_url(text: &str) -> Result<()> {
+    let bad = |why: &str| Error::usage(format!("--peer-urls {text}: {why}"));
+    let url = url::Url::parse(text).map_err(|e| bad(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad("use http:// or https://"));
+    }
+    if url.host_str().is_none_or(str::is_empty) || url.port().is_none() {
+        return Err(bad("give a host and a port, e.g. https://10.0.0.4:2380"));
+    }
+    Ok(())
+}
+
+/// etcdctl's advice after `member add`: the settings the new member must
+/// start with to join (not to found a new cluster).
+fn start_settings(
+    name: &str,
+    id: u64,
+    peer_urls: &[String],
+    after: &[ListedMember],
+) -> Vec<(String, String)> {
+    let initial: Vec<String> = after
+        .iter()
+        .flat_map(|m| {
+            let named = if m.id == id { name } else { m.name.as_str() };
+            m.peer_urls
+                .iter()
+                .filter(move |_| !named.is_empty())
+                .map(move |u| format!("{named}={u}"))
+        })
+        .collect();
+    vec![
+        ("ETCD_NAME".into(), name.to_string()),
+        ("ETCD_INITIAL_CLUSTER".into(), initial.join(",")),
+        (
+            "ETCD_INITIAL_ADVERTISE_PEER_URLS".into(),
+            peer_urls.join(","),
+        ),
+        ("ETCD_INITIAL_CLUSTER_STATE".into(), "existing".into()),
+    ]
+}
+
+/// etcd's own membership checks, explained: its strict reconfiguration
+/// check answers "unhealthy cluster" until every member it counts has been
+/// connected for 5 s (right after a start or a restart, too), and a learner
+/// is promoted only once it has caught up.
+fn refused_by_etcd(action: String, e: crate::etcd::RpcError) -> Error {
+    let text = e.cause.to_string();
+    let advice = if text.contains("unhealthy cluster") {
+        "etcd accepts a membership change only once the members it needs have been connected for 5 s; try again shortly"
+    } else if text.contains("in sync with leader") {
+        "the learner has not caught up with the leader yet; try again shortly"
+    } else {
+        return Error::etcd(action, e);
+    };
+    Error::Failed(format!("{action}: etcd refused ({text}): {advice}"))
+}
+
+fn verb(action: &str) -> &'static str {
+    match action {
+        "add" => "Add",
+        "promote" => "Promote",
+        _ => "Remove",
+    }
+}
+
+fn why_forced(report: &MemberChangeReport) -> String {
+    match &report.refusal {
+        Some(r) => format!("overrides: {r}"),
+        None => "acts on a cluster etcd-operator manages".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peer_urls_need_a_scheme_host_and_port() {
+        assert!(check_peer_url("https://10.0.0.4:2380").is_ok());
+        assert!(check_peer_url("http://[::1]:2380").is_ok());
+        for bad in [
+            "10.0.0.4:2380",
+            "https://10.0.0.4",
+            "unix:///x",
+            "https://:2380",
+        ] {
+            let e = check_peer_url(bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("--peer-urls {bad}: ")), "{e}");
+        }
+    }
+
+    #[test]
+    fn start_settings_name_every_started_member_and_the_new_one() {
+        let list = vec![
+            ListedMember {
+                id: 1,
+                name: "a".into(),
+                peer_urls: vec!["http://h1:2380".into()],
+                client_urls: vec![],
+                is_learner: false,
+            },
+            ListedMember {
+                id: 9,
+                name: String::new(),
+                peer_urls: vec!["http://h9:2380".into()],
+                client_urls: vec![],
+                is_learner: true,
+            },
+        ];
+        let s = start_settings("n", 9, &["http://h9:2380".into()], &list);
+        assert_eq!(s[1].1, "a=http://h1:2380,n=http://h9:2380");
+        assert_eq!(
+            s[3],
+            ("ETCD_INITIAL_CLUSTER_STATE".into(), "existing".into())
+        );
+    }
 }

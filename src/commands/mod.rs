@@ -8,6 +8,7 @@ pub mod complete;
 pub mod defrag;
 pub mod members;
 pub mod move_leader;
+pub mod snapshot;
 pub mod status;
 pub mod traffic;
 pub mod watch;
@@ -20,6 +21,18 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
     match &cli.command {
         Command::Status(args) => status::run(&cli.global, args).await,
         Command::Members(args) => members::run(&cli.global, args).await,
+        Command::Member(crate::cli::MemberCommand::List(args)) => {
+            members::run(&cli.global, args).await
+        }
+        Command::Member(crate::cli::MemberCommand::Add(args)) => {
+            members::add(&cli.global, args).await
+        }
+        Command::Member(crate::cli::MemberCommand::Promote(args)) => {
+            members::promote(&cli.global, args).await
+        }
+        Command::Member(crate::cli::MemberCommand::Remove(args)) => {
+            members::remove(&cli.global, args).await
+        }
         Command::Defrag(args) => defrag::run(&cli.global, args).await,
         Command::Alarm(crate::cli::AlarmCommand::List(args)) => {
             alarm::list(&cli.global, args).await
@@ -29,6 +42,12 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
         }
         Command::MoveLeader(args) => move_leader::run(&cli.global, args).await,
         Command::Compact(args) => compact::run(&cli.global, args).await,
+        Command::Snapshot(crate::cli::SnapshotCommand::Save(args)) => {
+            snapshot::save(&cli.global, args).await
+        }
+        Command::Snapshot(crate::cli::SnapshotCommand::Status(args)) => {
+            snapshot::status(&cli.global, args).await
+        }
         Command::Traffic(crate::cli::TrafficCommand::Show(args)) => {
             traffic::show(&cli.global, args).await
         }

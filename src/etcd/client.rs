@@ -14,11 +14,12 @@ use std::time::Duration;
 
 use etcd_client::{
     AlarmAction, AlarmOptions, AlarmType, Client, CompactionOptions, ConnectOptions,
+    Member as EtcdMember, MemberAddOptions,
 };
 use tonic::transport::{Certificate, ClientTlsConfig, Identity};
 
 use super::classify::{classify, AttemptContext};
-use super::{EtcdOps, FailureCause, KvHash, RpcError, SettingsFrom};
+use super::{EtcdOps, FailureCause, KvHash, RpcError, SettingsFrom, SnapshotChunk, SnapshotStream};
 use crate::error::chain_text;
 use crate::reach::{Credentials, Dial, Scheme, Target, TlsMaterial};
 use crate::snapshot::{Alarm, AlarmKind, ListedMember, MemberStatus, StatusError};
@@ -200,6 +201,24 @@ impl EtcdClients {
     }
 }
 
+fn listed(members: &[EtcdMember]) -> Vec<ListedMember> {
+    members
+        .iter()
+        .map(|m| ListedMember {
+            id: m.id(),
+            name: m.name().to_string(),
+            peer_urls: m.peer_urls().to_vec(),
+            client_urls: m.client_urls().to_vec(),
+            is_learner: m.is_learner(),
+        })
+        .collect()
+}
+
+/// How long a Snapshot stream may go without a chunk before it is treated
+/// as stalled: a member busy writing a large backend still sends steadily,
+/// so silence this long means a dead connection.
+const SNAPSHOT_IDLE: Duration = Duration::from_secs(15);
+
 fn non_negative(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
@@ -249,17 +268,7 @@ impl EtcdOps for EtcdClients {
                 |mut c| async move { c.member_list().await },
             )
             .await?;
-        Ok(response
-            .members()
-            .iter()
-            .map(|m| ListedMember {
-                id: m.id(),
-                name: m.name().to_string(),
-                peer_urls: m.peer_urls().to_vec(),
-                client_urls: m.client_urls().to_vec(),
-                is_learner: m.is_learner(),
-            })
-            .collect())
+        Ok(listed(response.members()))
     }
 
     async fn alarm_list(&self, dial: &Dial) -> Result<Vec<Alarm>, RpcError> {
@@ -359,5 +368,85 @@ impl EtcdOps for EtcdClients {
             compact_revision: response.compact_version(),
             revision: response.header().map(|h| h.revision()).unwrap_or(revision),
         })
+    }
+
+    async fn snapshot(&self, dial: &Dial) -> Result<SnapshotStream, RpcError> {
+        let stream = self
+            .call(dial, "Snapshot", self.command_timeout, |mut c| async move {
+                c.snapshot().await
+            })
+            .await?;
+        let endpoint = dial.endpoint.to_string();
+        let context = self.context(dial);
+        let idle = self.command_timeout.max(SNAPSHOT_IDLE);
+        let chunks = futures::stream::try_unfold(stream, move |mut stream| {
+            let (endpoint, context) = (endpoint.clone(), context.clone());
+            async move {
+                let failed = |cause| RpcError {
+                    endpoint,
+                    op: "Snapshot",
+                    cause,
+                };
+                match tokio::time::timeout(idle, stream.message()).await {
+                    Err(_) => Err(failed(FailureCause::Timeout { after: idle })),
+                    Ok(Err(e)) => Err(failed(classify(&chain_text(&e), &context))),
+                    Ok(Ok(None)) => Ok(None),
+                    Ok(Ok(Some(m))) => Ok(Some((
+                        SnapshotChunk {
+                            blob: m.blob().to_vec(),
+                            remaining: m.remaining_bytes(),
+                        },
+                        stream,
+                    ))),
+                }
+            }
+        });
+        Ok(Box::pin(chunks))
+    }
+
+    async fn member_add(
+        &self,
+        dial: &Dial,
+        peer_urls: &[String],
+        learner: bool,
+    ) -> Result<(u64, Vec<ListedMember>), RpcError> {
+        let urls = peer_urls.to_vec();
+        let response = self
+            .call(
+                dial,
+                "MemberAdd",
+                self.command_timeout,
+                |mut c| async move {
+                    let options = learner.then(|| MemberAddOptions::new().with_is_learner());
+                    c.member_add(urls, options).await
+                },
+            )
+            .await?;
+        let id = response.member().map(|m| m.id()).unwrap_or(0);
+        Ok((id, listed(response.member_list())))
+    }
+
+    async fn member_promote(&self, dial: &Dial, id: u64) -> Result<Vec<ListedMember>, RpcError> {
+        let response = self
+            .call(
+                dial,
+                "MemberPromote",
+                self.command_timeout,
+                |mut c| async move { c.member_promote(id).await },
+            )
+            .await?;
+        Ok(listed(response.members()))
+    }
+
+    async fn member_remove(&self, dial: &Dial, id: u64) -> Result<Vec<ListedMember>, RpcError> {
+        let response = self
+            .call(
+                dial,
+                "MemberRemove",
+                self.command_timeout,
+                |mut c| async move { c.member_remove(id).await },
+            )
+            .await?;
+        Ok(listed(response.members()))
     }
 }

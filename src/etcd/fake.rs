@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::{EtcdOps, FailureCause, KvHash, RpcError};
+use super::{EtcdOps, FailureCause, KvHash, RpcError, SnapshotChunk, SnapshotStream};
 use crate::reach::{Dial, Endpoint, QuotaFallback, Scheme, Target};
 use crate::snapshot::{Alarm, AlarmKind, ListedMember, MemberStatus, StatusError};
 
@@ -61,6 +61,10 @@ pub enum Op {
     MoveLeader,
     Compact,
     HashKv,
+    Snapshot,
+    MemberAdd,
+    MemberPromote,
+    MemberRemove,
 }
 
 impl Op {
@@ -74,6 +78,10 @@ impl Op {
             Op::MoveLeader => "MoveLeader",
             Op::Compact => "Compact",
             Op::HashKv => "HashKV",
+            Op::Snapshot => "Snapshot",
+            Op::MemberAdd => "MemberAdd",
+            Op::MemberPromote => "MemberPromote",
+            Op::MemberRemove => "MemberRemove",
         }
     }
 }
@@ -718,6 +726,55 @@ impl EtcdOps for FakeCluster {
                 compact_revision: s.compact_revision,
                 revision: hashed,
             })
+        })
+        .await
+    }
+
+    /// One chunk naming the member: the fake keeps no backend.
+    async fn snapshot(&self, dial: &Dial) -> Result<SnapshotStream, RpcError> {
+        let blob = self
+            .call(Op::Snapshot, dial, PROBE_TIMEOUT, |s, i| {
+                Ok(format!("backend of {}", s.members[i].name).into_bytes())
+            })
+            .await?;
+        let chunk = SnapshotChunk { blob, remaining: 0 };
+        Ok(Box::pin(futures::stream::iter([Ok(chunk)])))
+    }
+
+    /// Not modelled: membership growth is proven against real etcd only.
+    async fn member_add(
+        &self,
+        dial: &Dial,
+        _peer_urls: &[String],
+        _learner: bool,
+    ) -> Result<(u64, Vec<ListedMember>), RpcError> {
+        self.call(Op::MemberAdd, dial, PROBE_TIMEOUT, |_, _| {
+            Err(FailureCause::Other(
+                "MemberAdd is not modelled by the fake".into(),
+            ))
+        })
+        .await
+    }
+
+    async fn member_promote(&self, dial: &Dial, id: u64) -> Result<Vec<ListedMember>, RpcError> {
+        self.call(Op::MemberPromote, dial, PROBE_TIMEOUT, move |s, _| {
+            let m = s.members.iter_mut().find(|m| m.id == id && !m.removed);
+            match m {
+                Some(m) => m.learner = false,
+                None => return Err(FailureCause::Other("member not found".into())),
+            }
+            Ok(s.member_list())
+        })
+        .await
+    }
+
+    async fn member_remove(&self, dial: &Dial, id: u64) -> Result<Vec<ListedMember>, RpcError> {
+        self.call(Op::MemberRemove, dial, PROBE_TIMEOUT, move |s, _| {
+            match s.members.iter_mut().find(|m| m.id == id && !m.removed) {
+                Some(m) => m.removed = true,
+                None => return Err(FailureCause::Other("member not found".into())),
+            }
+            Ok(s.member_list())
         })
         .await
     }

@@ -8,6 +8,7 @@
 //! gRPC channel per member endpoint, never a load-balanced one: a Status or
 //! Defragment that landed on a different member would be silently wrong.
 
+pub mod bolt;
 pub mod classify;
 pub mod client;
 #[cfg(test)]
@@ -92,7 +93,50 @@ pub trait EtcdOps: Send + Sync {
         dial: &Dial,
         revision: i64,
     ) -> impl Future<Output = Result<KvHash, RpcError>> + Send;
+
+    /// `Maintenance.Snapshot` from exactly this member: its backend as a
+    /// stream of chunks, ending with the SHA-256 etcd appends. The stream
+    /// fails when no chunk arrives within the implementation's inactivity
+    /// limit, never because the whole transfer takes long.
+    fn snapshot(
+        &self,
+        dial: &Dial,
+    ) -> impl Future<Output = Result<SnapshotStream, RpcError>> + Send;
+
+    /// `Cluster.MemberAdd`, asked of this member: a new voter or learner
+    /// with these peer URLs. Answers the new id and the list after.
+    fn member_add(
+        &self,
+        dial: &Dial,
+        peer_urls: &[String],
+        learner: bool,
+    ) -> impl Future<Output = Result<(u64, Vec<ListedMember>), RpcError>> + Send;
+
+    /// `Cluster.MemberPromote` of a learner, asked of this member.
+    fn member_promote(
+        &self,
+        dial: &Dial,
+        id: u64,
+    ) -> impl Future<Output = Result<Vec<ListedMember>, RpcError>> + Send;
+
+    /// `Cluster.MemberRemove`, asked of this member.
+    fn member_remove(
+        &self,
+        dial: &Dial,
+        id: u64,
+    ) -> impl Future<Output = Result<Vec<ListedMember>, RpcError>> + Send;
 }
+
+/// One piece of a Snapshot stream: the bytes, and how many the member says
+/// are still to come (so the first chunk gives the total).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotChunk {
+    pub blob: Vec<u8>,
+    pub remaining: u64,
+}
+
+/// A Snapshot transfer in progress.
+pub type SnapshotStream = futures::stream::BoxStream<'static, Result<SnapshotChunk, RpcError>>;
 
 /// A member's HashKV answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

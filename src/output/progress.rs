@@ -73,3 +73,46 @@ impl Observer for Bars {
         Box::pin(async {})
     }
 }
+
+/// A byte transfer's progress (`snapshot save`): a bar with bytes, rate and
+/// time left on a terminal when a table is printed; nothing otherwise.
+pub struct Transfer(Option<ProgressBar>);
+
+impl Transfer {
+    pub fn new(format: OutputFormat, label: &str) -> Transfer {
+        let tty = std::io::stderr().is_terminal();
+        let logging = std::env::var_os("RUST_LOG").is_some();
+        if !tty || logging || !matches!(format, OutputFormat::Table | OutputFormat::Wide) {
+            return Transfer(None);
+        }
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{msg} {wide_bar} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_message(label.to_string());
+        Transfer(Some(bar))
+    }
+
+    /// The total, once the first chunk says how much is coming.
+    pub fn total(&self, bytes: u64) {
+        if let Some(bar) = &self.0 {
+            bar.set_length(bytes);
+        }
+    }
+
+    pub fn advance(&self, bytes: u64) {
+        if let Some(bar) = &self.0 {
+            bar.inc(bytes);
+        }
+    }
+
+    /// Removes the bar (the report follows on stdout).
+    pub fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -4,8 +4,8 @@ use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
 use crate::quantity::format_bytes;
 use crate::report::{
-    CompactReport, DefragReport, HashVerdict, MembersReport, MultiStatusReport, Outcome,
-    StatusReport, TrafficReport,
+    CompactReport, DefragReport, HashVerdict, MemberChangeReport, MembersReport, MultiStatusReport,
+    Outcome, SnapshotSaveReport, SnapshotStatusReport, StatusReport, TrafficReport,
 };
 
 fn new_table(header: &[&str]) -> Table {
@@ -443,6 +443,92 @@ pub fn compact(report: &CompactReport) -> String {
     text.push_str(&head);
     text.push('\n');
     text
+}
+
+/// `member add|promote|remove`: what changed (or would), the quorum
+/// arithmetic, and for an add how to start the new member.
+pub fn member_change(report: &MemberChangeReport) -> String {
+    let q = &report.quorum;
+    let kind = if report.learner { "learner" } else { "voter" };
+    let who = match &report.id {
+        Some(id) if *id != report.member => format!("{} ({id})", report.member),
+        _ => report.member.clone(),
+    };
+    let what = match (report.action, report.dry_run) {
+        ("add", true) => format!("Would add {who} as a {kind}."),
+        ("add", false) => format!("Added {who} as a {kind}."),
+        ("promote", true) => format!("Would promote learner {who} to voter."),
+        ("promote", false) => format!("Promoted {who} to voter."),
+        (_, true) => format!("Would remove {kind} {who}."),
+        (_, false) => format!("Removed {kind} {who}."),
+    };
+    let mut text = format!(
+        "{what}\nVoters: {} before, {} after; quorum needs {}, and {} of them answer now.\n",
+        q.voters_before, q.voters_after, q.needed, q.answering_after
+    );
+    if let Some(refusal) = &report.refusal {
+        text.push_str(&format!("Forced past: {refusal}\n"));
+    }
+    if !report.start_with.is_empty() {
+        text.push_str("Start the new member with:\n");
+        for (k, v) in &report.start_with {
+            text.push_str(&format!("  {k}={v}\n"));
+        }
+        if report.learner {
+            text.push_str(&format!(
+                "then, once it has caught up: kubectl etcd member promote {}\n",
+                report.member
+            ));
+        }
+    }
+    text
+}
+
+/// `snapshot save`: what was saved, from whom, and its checksums.
+pub fn snapshot_saved(report: &SnapshotSaveReport) -> String {
+    let c = &report.contents;
+    format!(
+        "Saved {} from {} ({}) to {} in {:.1} s ({}/s).\n\
+         SHA-256 {}  (in {}.sha256)\n\
+         etcd's checksum verified; revision {}, {} keys, hash {:x}\n",
+        format_bytes(report.bytes),
+        report.member,
+        report.role,
+        report.file,
+        report.seconds,
+        format_bytes(report.bytes_per_second),
+        report.sha256,
+        report.file,
+        c.revision,
+        c.keys,
+        c.hash,
+    )
+}
+
+/// `snapshot status`: etcdutl's columns, plus whether etcd's checksum holds.
+pub fn snapshot_status(report: &SnapshotStatusReport) -> String {
+    let c = &report.contents;
+    rows(
+        &[
+            "HASH",
+            "REVISION",
+            "KEYS",
+            "ENTRIES",
+            "TOTAL SIZE",
+            "VERSION",
+            "ETCD CHECKSUM",
+        ],
+        [vec![
+            format!("{:x}", c.hash),
+            c.revision.to_string(),
+            c.keys.to_string(),
+            c.entries.to_string(),
+            format_bytes(c.total_size),
+            c.storage_version.clone().unwrap_or_else(|| "-".into()),
+            report.etcd_checksum.to_string(),
+        ]]
+        .into_iter(),
+    )
 }
 
 #[cfg(test)]

@@ -3,9 +3,11 @@
 //! decision is table-tested without a cluster.
 
 pub mod alarm;
+pub mod backup;
 pub mod compact;
 pub mod defrag;
 pub mod gate;
+pub mod membership;
 pub mod rule;
 pub mod schedule;
 pub mod traffic;

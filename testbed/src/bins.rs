@@ -92,6 +92,12 @@ pub fn etcdctl(version: EtcdVersion) -> Result<PathBuf> {
     binary(version, "etcdctl")
 }
 
+/// The etcdutl binary of `version` (3.5 and 3.6; 3.4 has none: its
+/// etcdctl restores snapshots itself).
+pub fn etcdutl(version: EtcdVersion) -> Result<PathBuf> {
+    binary(version, "etcdutl")
+}
+
 /// The kube-apiserver releases the test bed builds (pinned in
 /// `testbed/go/kube-apiserver*/go.mod`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -199,39 +199,15 @@ impl Cluster {
             .collect();
         let token = format!("testbed-{}", std::process::id());
         for m in &mut members {
-            let mut args = vec![
-                format!("--name={}", m.name),
-                format!(
-                    "--data-dir={}",
-                    dir.join(format!("{}.etcd", m.name)).display()
-                ),
-                format!("--listen-client-urls={}", m.client_url),
-                format!("--advertise-client-urls={}", m.client_url),
-                format!("--listen-peer-urls={}", m.peer_url),
-                format!("--initial-advertise-peer-urls={}", m.peer_url),
-                format!("--initial-cluster={}", initial.join(",")),
-                "--initial-cluster-state=new".to_string(),
-                format!("--initial-cluster-token={token}"),
-                format!("--log-level={}", spec.log_level),
-            ];
-            if spec.version == EtcdVersion::V3_4 {
-                // 3.4 logs plain text through capnslog by default (and warns
-                // that it is deprecated); zap gives the JSON lines 3.5 and
-                // 3.6 write, which `logged_defrags` reads.
-                args.push("--logger=zap".into());
-            }
-            if let Some(p) = &pki {
-                args.push(format!("--cert-file={}", p.server_cert.display()));
-                args.push(format!("--key-file={}", p.server_key.display()));
-                if matches!(spec.security, Security::MutualTls | Security::MutualTlsAuth) {
-                    args.push("--client-cert-auth".into());
-                    args.push(format!("--trusted-ca-file={}", p.ca.display()));
-                }
-            }
-            if let Some(q) = spec.quota_backend_bytes {
-                args.push(format!("--quota-backend-bytes={q}"));
-            }
-            m.args = args;
+            m.args = member_args(
+                &spec,
+                pki.as_ref(),
+                &dir,
+                m,
+                &initial.join(","),
+                "new",
+                &token,
+            );
         }
         let mut cluster = Cluster {
             spec,
@@ -270,6 +246,43 @@ impl Cluster {
             .map_err(|e| format!("spawn {}: {e}", etcd.display()))?;
         m.child = Some(child);
         Ok(())
+    }
+
+    /// A member that is not in the cluster yet, for `member add`: free
+    /// loopback URLs and a command line joining this cluster. Returns its
+    /// index; `join` starts it.
+    pub fn plan_member(&mut self, name: &str) -> Result<usize> {
+        let scheme = if self.spec.security.tls() {
+            "https"
+        } else {
+            "http"
+        };
+        let m = Member {
+            name: name.to_string(),
+            client_url: format!("{scheme}://127.0.0.1:{}", free_port()?),
+            peer_url: format!("http://127.0.0.1:{}", free_port()?),
+            log: self.dir.join(format!("{name}.log")),
+            args: vec![],
+            child: None,
+        };
+        self.members.push(m);
+        Ok(self.members.len() - 1)
+    }
+
+    /// Starts planned member `i` with `--initial-cluster-state=existing`
+    /// and `initial_cluster` (`name=peer,…`, as `member add` prints it).
+    pub fn join(&mut self, i: usize, initial_cluster: &str) -> Result<()> {
+        let token = format!("testbed-{}", std::process::id());
+        self.members[i].args = member_args(
+            &self.spec,
+            self.pki.as_ref(),
+            &self.dir,
+            &self.members[i],
+            initial_cluster,
+            "existing",
+            &token,
+        );
+        self.spawn(i)
     }
 
     /// The folder holding data, logs and certificates.
@@ -684,6 +697,53 @@ impl Drop for Cluster {
             }
         }
     }
+}
+
+/// The command line of member `m`: its data dir under `dir`, its URLs, the
+/// initial cluster (`name=peer,…`) and state (`new`, or `existing` for a
+/// member added to a running cluster), TLS as the spec asks.
+fn member_args(
+    spec: &ClusterSpec,
+    pki: Option<&Pki>,
+    dir: &Path,
+    m: &Member,
+    initial: &str,
+    state: &str,
+    token: &str,
+) -> Vec<String> {
+    let mut args = vec![
+        format!("--name={}", m.name),
+        format!(
+            "--data-dir={}",
+            dir.join(format!("{}.etcd", m.name)).display()
+        ),
+        format!("--listen-client-urls={}", m.client_url),
+        format!("--advertise-client-urls={}", m.client_url),
+        format!("--listen-peer-urls={}", m.peer_url),
+        format!("--initial-advertise-peer-urls={}", m.peer_url),
+        format!("--initial-cluster={initial}"),
+        format!("--initial-cluster-state={state}"),
+        format!("--initial-cluster-token={token}"),
+        format!("--log-level={}", spec.log_level),
+    ];
+    if spec.version == EtcdVersion::V3_4 {
+        // 3.4 logs plain text through capnslog by default (and warns
+        // that it is deprecated); zap gives the JSON lines 3.5 and
+        // 3.6 write, which `logged_defrags` reads.
+        args.push("--logger=zap".into());
+    }
+    if let Some(p) = pki {
+        args.push(format!("--cert-file={}", p.server_cert.display()));
+        args.push(format!("--key-file={}", p.server_key.display()));
+        if matches!(spec.security, Security::MutualTls | Security::MutualTlsAuth) {
+            args.push("--client-cert-auth".into());
+            args.push(format!("--trusted-ca-file={}", p.ca.display()));
+        }
+    }
+    if let Some(q) = spec.quota_backend_bytes {
+        args.push(format!("--quota-backend-bytes={q}"));
+    }
+    args
 }
 
 #[cfg(test)]

@@ -84,4 +84,7 @@ require (
 	sigs.k8s.io/yaml v1.2.0 // indirect
 )
 
-tool go.etcd.io/etcd/etcdctl/v3
+tool (
+	go.etcd.io/etcd/etcdctl/v3
+	go.etcd.io/etcd/etcdutl/v3
+)

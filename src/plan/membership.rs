@@ -1,0 +1,333 @@
+//! `member add|promote|remove`: whether a membership change keeps the
+//! cluster able to reach quorum with the members that answer now. Pure over
+//! the `ClusterSnapshot`; the command asks etcd.
+//!
+//! Raft needs a majority of the voters *after* the change to commit anything
+//! (including the next membership change). Counting only the voters that
+//! answered Status, a change is safe when that majority is still there:
+//! - adding a voter raises the majority while the new member is not yet
+//!   running (the classic way to wedge a one-member cluster: add a second
+//!   voter and the first can no longer commit until the second starts);
+//! - removing a voter that answers lowers the voter count and the answering
+//!   count together;
+//! - removing a voter that does not answer (the usual reason to remove one)
+//!   only shrinks the majority needed;
+//! - learners never count, so adding or removing one is always safe, and
+//!   promoting one is safe when it answers and has caught up.
+
+use std::fmt;
+
+use crate::snapshot::{ClusterSnapshot, MemberSnapshot};
+
+/// The change asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change<'a> {
+    Add { learner: bool },
+    Promote(&'a MemberSnapshot),
+    Remove(&'a MemberSnapshot),
+}
+
+/// Voters before and after, and how many of them answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quorum {
+    pub voters_before: usize,
+    pub voters_after: usize,
+    /// Voters after the change that answer now.
+    pub answering_after: usize,
+    /// A majority of `voters_after`.
+    pub needed: usize,
+}
+
+impl Quorum {
+    pub fn holds(&self) -> bool {
+        self.answering_after >= self.needed
+    }
+}
+
+/// Why a change is refused (overridable with `--force` for quorum only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The change would leave fewer answering voters than a majority.
+    Quorum { change: String, quorum: Quorum },
+    /// Removing the only voter leaves no cluster at all.
+    LastVoter { name: String },
+    /// Only a learner can be promoted.
+    NotALearner { name: String },
+    /// A learner must answer and be caught up before it can vote.
+    LearnerBehind { name: String, why: String },
+}
+
+impl Refusal {
+    /// Whether `--force` may override it (only a quorum shortfall: the
+    /// operator may know a member is about to come back).
+    pub fn forceable(&self) -> bool {
+        matches!(self, Refusal::Quorum { .. })
+    }
+
+    /// Whether the request itself is wrong (exit 2) rather than the
+    /// cluster's state (exit 1).
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            Refusal::LastVoter { .. } | Refusal::NotALearner { .. }
+        )
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Quorum { change, quorum: q } => write!(
+                f,
+                "{change} would leave {} voters, which need {} to reach quorum, and only {} of them answer now; bring the silent members back first (kubectl etcd status), or pass --force if you know why",
+                q.voters_after, q.needed, q.answering_after
+            ),
+            Refusal::LastVoter { name } => write!(
+                f,
+                "{name} is the only voter; removing it would leave no cluster"
+            ),
+            Refusal::NotALearner { name } => {
+                write!(f, "{name} is already a voter; only a learner can be promoted")
+            }
+            Refusal::LearnerBehind { name, why } => write!(
+                f,
+                "{name} cannot be promoted yet: {why}; wait until it has caught up (kubectl etcd status) and try again"
+            ),
+        }
+    }
+}
+
+/// A member counts as answering when it answered Status (its errors are
+/// the gate's business; a member that answers can vote).
+fn answers(m: &MemberSnapshot) -> bool {
+    m.status().is_some()
+}
+
+/// The quorum arithmetic for `change`, then whether it is allowed.
+/// `max_lag`: how far behind the leader's applied index a learner may be
+/// and still be promoted.
+pub fn check(
+    snapshot: &ClusterSnapshot,
+    change: Change<'_>,
+    leader_applied: Option<u64>,
+    max_lag: u64,
+) -> Result<Quorum, Refusal> {
+    let voters: Vec<&MemberSnapshot> = snapshot
+        .members
+        .iter()
+        .filter(|m| !m.is_learner())
+        .collect();
+    let voters_before = voters.len();
+    let answering = voters.iter().filter(|m| answers(m)).count();
+    let (voters_after, answering_after, what) = match change {
+        Change::Add { learner: true } => (voters_before, answering, "adding a learner".to_string()),
+        Change::Add { learner: false } => {
+            (voters_before + 1, answering, "adding a voter".to_string())
+        }
+        Change::Remove(m) if m.is_learner() => (
+            voters_before,
+            answering,
+            format!("removing learner {}", m.name),
+        ),
+        Change::Remove(m) => {
+            if voters_before <= 1 {
+                return Err(Refusal::LastVoter {
+                    name: m.name.clone(),
+                });
+            }
+            let still = answering - usize::from(answers(m));
+            (voters_before - 1, still, format!("removing {}", m.name))
+        }
+        Change::Promote(m) => {
+            if !m.is_learner() {
+                return Err(Refusal::NotALearner {
+                    name: m.name.clone(),
+                });
+            }
+            let Some(status) = m.status() else {
+                return Err(Refusal::LearnerBehind {
+                    name: m.name.clone(),
+                    why: "it does not answer".into(),
+                });
+            };
+            if let Some(leader) = leader_applied {
+                let behind = leader.saturating_sub(status.raft_applied_index);
+                if behind > max_lag {
+                    return Err(Refusal::LearnerBehind {
+                        name: m.name.clone(),
+                        why: format!(
+                            "it has applied {} entries, {behind} behind the leader's {leader} (at most {max_lag} allowed)",
+                            status.raft_applied_index
+                        ),
+                    });
+                }
+            }
+            (
+                voters_before + 1,
+                answering + 1,
+                format!("promoting {}", m.name),
+            )
+        }
+    };
+    let quorum = Quorum {
+        voters_before,
+        voters_after,
+        answering_after,
+        needed: voters_after / 2 + 1,
+    };
+    if quorum.holds() {
+        Ok(quorum)
+    } else {
+        Err(Refusal::Quorum {
+            change: what,
+            quorum,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::{MemberStatus, Probe};
+
+    /// Members (name, learner, answers, applied index).
+    fn cluster(rows: &[(&str, bool, bool, u64)]) -> ClusterSnapshot {
+        ClusterSnapshot {
+            members: rows
+                .iter()
+                .enumerate()
+                .map(|(i, &(name, learner, up, applied))| {
+                    let probe = if up {
+                        Probe::Answered(MemberStatus {
+                            member_id: i as u64 + 1,
+                            raft_applied_index: applied,
+                            is_learner: learner,
+                            ..Default::default()
+                        })
+                    } else {
+                        Probe::refused_for_test()
+                    };
+                    MemberSnapshot::listed_for_test(name, i as u64 + 1, learner, probe)
+                })
+                .collect(),
+            member_list_known: true,
+            alarms: vec![],
+            alarm_list_error: None,
+        }
+    }
+
+    fn named<'a>(s: &'a ClusterSnapshot, name: &str) -> &'a MemberSnapshot {
+        s.members.iter().find(|m| m.name == name).unwrap()
+    }
+
+    /// (voters after, answering after, needed) or the refusal's text.
+    fn outcome(s: &ClusterSnapshot, change: Change<'_>) -> Result<(usize, usize, usize), String> {
+        check(s, change, Some(100), 10)
+            .map(|q| (q.voters_after, q.answering_after, q.needed))
+            .map_err(|r| r.to_string())
+    }
+
+    #[test]
+    fn adding_a_voter_needs_the_new_majority_without_the_new_member() {
+        let all_up = cluster(&[
+            ("a", false, true, 100),
+            ("b", false, true, 100),
+            ("c", false, true, 100),
+        ]);
+        assert_eq!(
+            outcome(&all_up, Change::Add { learner: false }),
+            Ok((4, 3, 3))
+        );
+        let one_down = cluster(&[
+            ("a", false, true, 100),
+            ("b", false, true, 100),
+            ("c", false, false, 0),
+        ]);
+        assert_eq!(
+            outcome(&one_down, Change::Add { learner: false }),
+            Err("adding a voter would leave 4 voters, which need 3 to reach quorum, and only 2 of them answer now; bring the silent members back first (kubectl etcd status), or pass --force if you know why".into())
+        );
+        // The one-member trap: a second voter wedges the first.
+        let solo = cluster(&[("a", false, true, 100)]);
+        assert!(outcome(&solo, Change::Add { learner: false }).is_err());
+        assert_eq!(outcome(&solo, Change::Add { learner: true }), Ok((1, 1, 1)));
+    }
+
+    #[test]
+    fn removing_counts_only_the_voters_that_answer() {
+        let one_down = cluster(&[
+            ("a", false, true, 100),
+            ("b", false, true, 100),
+            ("c", false, false, 0),
+        ]);
+        // Removing the silent member is the remedy: 2 voters, both answer.
+        assert_eq!(
+            outcome(&one_down, Change::Remove(named(&one_down, "c"))),
+            Ok((2, 2, 2))
+        );
+        // Removing an answering one leaves 1 of 2 needed.
+        assert!(outcome(&one_down, Change::Remove(named(&one_down, "a")))
+            .unwrap_err()
+            .starts_with("removing a would leave 2 voters, which need 2 to reach quorum, and only 1 of them answer now"));
+        let five = cluster(&[
+            ("a", false, true, 100),
+            ("b", false, true, 100),
+            ("c", false, true, 100),
+            ("d", false, false, 0),
+            ("e", false, false, 0),
+        ]);
+        assert!(outcome(&five, Change::Remove(named(&five, "a"))).is_err());
+        assert_eq!(
+            outcome(&five, Change::Remove(named(&five, "e"))),
+            Ok((4, 3, 3))
+        );
+    }
+
+    #[test]
+    fn learners_never_change_the_count() {
+        let s = cluster(&[
+            ("a", false, true, 100),
+            ("b", false, false, 0),
+            ("l", true, false, 0),
+        ]);
+        // 2 voters, 1 answers: already below quorum, and a learner changes nothing.
+        let refused = outcome(&s, Change::Remove(named(&s, "l"))).unwrap_err();
+        assert!(refused.starts_with("removing learner l would leave 2 voters, which need 2"));
+        let healthy = cluster(&[("a", false, true, 100), ("l", true, false, 0)]);
+        assert_eq!(
+            outcome(&healthy, Change::Remove(named(&healthy, "l"))),
+            Ok((1, 1, 1))
+        );
+    }
+
+    #[test]
+    fn the_last_voter_is_never_removed_even_with_force() {
+        let solo = cluster(&[("a", false, true, 100), ("l", true, true, 100)]);
+        let refusal = check(&solo, Change::Remove(named(&solo, "a")), None, 10).unwrap_err();
+        assert_eq!(refusal, Refusal::LastVoter { name: "a".into() });
+        assert!(!refusal.forceable());
+    }
+
+    #[test]
+    fn promotion_needs_a_caught_up_answering_learner() {
+        let s = cluster(&[
+            ("a", false, true, 100),
+            ("b", false, true, 100),
+            ("c", false, true, 100),
+            ("l", true, true, 95),
+            ("slow", true, true, 50),
+            ("gone", true, false, 0),
+        ]);
+        assert_eq!(outcome(&s, Change::Promote(named(&s, "l"))), Ok((4, 4, 3)));
+        assert_eq!(
+            outcome(&s, Change::Promote(named(&s, "slow"))),
+            Err("slow cannot be promoted yet: it has applied 50 entries, 50 behind the leader's 100 (at most 10 allowed); wait until it has caught up (kubectl etcd status) and try again".into())
+        );
+        assert!(outcome(&s, Change::Promote(named(&s, "gone")))
+            .unwrap_err()
+            .contains("it does not answer"));
+        let refusal = check(&s, Change::Promote(named(&s, "a")), Some(100), 10).unwrap_err();
+        assert_eq!(refusal, Refusal::NotALearner { name: "a".into() });
+        assert!(!refusal.forceable());
+    }
+}

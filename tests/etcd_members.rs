@@ -1,0 +1,433 @@
+//! `member add|promote|remove|list` and `forfeit-leadership` against real
+//! etcd 3.6 and 3.5: a learner added, started with the settings the tool
+//! prints, promoted once caught up and removed again; the quorum refusals
+//! with their numbers and nothing changed; `--force` and its typed
+//! confirmation; bad input (exit 2); and plugin mode, where the operator
+//! owns membership.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::time::Duration;
+
+use support::k8s::*;
+use support::*;
+
+/// etcd refuses membership changes ("unhealthy cluster") until its members
+/// have been connected for 5 s; a fresh test cluster waits that out.
+async fn settle() {
+    tokio::time::sleep(Duration::from_secs(6)).await;
+}
+
+fn member(cluster: &Cluster, verb: &[&str]) -> Vec<String> {
+    let mut a = one_seed(cluster);
+    a.push("member".into());
+    a.extend(args(verb));
+    a
+}
+
+/// (name, learner) of every member, as etcd lists them, by name.
+async fn listed(cluster: &Cluster) -> Vec<(String, bool)> {
+    let mut c = cluster.client(0).await.unwrap();
+    let mut list: Vec<(String, bool)> = c
+        .member_list()
+        .await
+        .unwrap()
+        .members()
+        .iter()
+        .map(|m| (m.name().to_string(), m.is_learner()))
+        .collect();
+    list.sort();
+    list
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn learner_added_started_promoted_and_removed_v3_6() {
+    learner_lifecycle(EtcdVersion::V3_6).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn learner_added_started_promoted_and_removed_v3_5() {
+    learner_lifecycle(EtcdVersion::V3_5).await;
+}
+
+async fn learner_lifecycle(version: EtcdVersion) {
+    let mut cluster = start(ClusterSpec::new(3, Security::Plain).version(version)).await;
+    settle().await;
+    let new = cluster.plan_member("m3").unwrap();
+    let peer = cluster.members[new].peer_url.clone();
+
+    // Dry run: the arithmetic, nothing added.
+    let run = tool(
+        &member(
+            &cluster,
+            &["add", "m3", "--peer-urls", &peer, "--learner", "--dry-run"],
+        ),
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    assert!(
+        run.stdout.contains("Would add m3 as a learner."),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(listed(&cluster).await.len(), 3);
+
+    let run = tool(
+        &member(
+            &cluster,
+            &[
+                "add",
+                "m3",
+                "--peer-urls",
+                &peer,
+                "--learner",
+                "--yes",
+                "-o",
+                "json",
+            ],
+        ),
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    let doc = run.json();
+    assert_eq!(doc["action"], "add", "{doc}");
+    assert_eq!(doc["learner"], true, "{doc}");
+    assert_eq!(doc["quorum"]["votersAfter"], 3, "{doc}");
+    let settings: Vec<(String, String)> = serde_json::from_value(doc["startWith"].clone()).unwrap();
+    let get = |k: &str| settings.iter().find(|(n, _)| n == k).unwrap().1.clone();
+    assert_eq!(get("ETCD_NAME"), "m3");
+    assert_eq!(get("ETCD_INITIAL_CLUSTER_STATE"), "existing");
+    let initial = get("ETCD_INITIAL_CLUSTER");
+    for m in &cluster.members {
+        assert!(
+            initial.contains(&format!("{}={}", m.name, m.peer_url)),
+            "{initial}"
+        );
+    }
+    let mut c = cluster.client(0).await.unwrap();
+    let list = c.member_list().await.unwrap();
+    let learner = list
+        .members()
+        .iter()
+        .find(|m| m.peer_urls() == [peer.clone()])
+        .unwrap();
+    assert!(learner.is_learner());
+    let id = format!("{:016x}", learner.id());
+    assert_eq!(doc["id"], id.as_str(), "{doc}");
+
+    // An add with a started member's name, or the new member's peer URL
+    // again, is bad input (the learner has no name until it starts).
+    let run = tool(
+        &member(
+            &cluster,
+            &["add", "m0", "--peer-urls", "http://127.0.0.1:1", "--yes"],
+        ),
+        &[],
+    )
+    .await;
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("NAME m0: a member by that name exists already"),
+        "{}",
+        run.stderr
+    );
+    let run = tool(
+        &member(&cluster, &["add", "m9", "--peer-urls", &peer, "--yes"]),
+        &[],
+    )
+    .await;
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("another member has that peer URL already"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(listed(&cluster).await.len(), 4);
+
+    // Started with exactly the settings printed, it joins and catches up;
+    // promotion is refused until then, and then succeeds.
+    cluster.join(new, &initial).unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let promoted = loop {
+        // By id: the learner has no name until it has started.
+        let run = tool(
+            &member(&cluster, &["promote", &id, "--yes", "-o", "json"]),
+            &[],
+        )
+        .await;
+        if run.code == 0 {
+            break run.json();
+        }
+        assert_eq!(
+            run.code, 1,
+            "promotion refused while catching up: {}",
+            run.stderr
+        );
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never promoted: {}",
+            run.stderr
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert_eq!(promoted["quorum"]["votersAfter"], 4, "{promoted}");
+    assert_eq!(
+        listed(&cluster).await,
+        vec![
+            ("m0".into(), false),
+            ("m1".into(), false),
+            ("m2".into(), false),
+            ("m3".into(), false)
+        ]
+    );
+
+    // Promoting a voter is bad input.
+    let run = tool(&member(&cluster, &["promote", "m3", "--yes"]), &[]).await;
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("m3 is already a voter"),
+        "{}",
+        run.stderr
+    );
+
+    // Removed again: 4 voters to 3, all answering.
+    let run = tool(
+        &member(&cluster, &["remove", "m3", "--yes", "-o", "json"]),
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    let doc = run.json();
+    assert_eq!(doc["quorum"]["votersBefore"], 4, "{doc}");
+    assert_eq!(doc["quorum"]["votersAfter"], 3, "{doc}");
+    assert_eq!(doc["quorum"]["needed"], 2, "{doc}");
+    assert_eq!(listed(&cluster).await.len(), 3);
+    cluster.kill(new).unwrap();
+}
+
+/// A follower other than the seed (member 0) and another answering member
+/// than the seed, so the tool always reaches its seed and a leader.
+async fn roles(cluster: &Cluster) -> (usize, usize) {
+    let leader = cluster.leader().await.unwrap();
+    let stopped = if leader == 2 { 1 } else { 2 };
+    let other = 3 - stopped; // the remaining member besides 0
+    (stopped, other)
+}
+
+/// With one of three members stopped: adding a voter and removing a member
+/// that answers are refused with the numbers (exit 1, nothing changed);
+/// `--force` without the typed confirmation is refused (exit 2). And why
+/// our check matters: etcd's own check lets the add through.
+#[tokio::test(flavor = "multi_thread")]
+async fn quorum_refusals_and_force() {
+    let cluster = start(ClusterSpec::new(3, Security::MutualTls)).await;
+    settle().await;
+    let (stopped, other) = roles(&cluster).await;
+    let other_name = cluster.members[other].name.clone();
+    cluster.pause(stopped).unwrap();
+    let before = listed(&cluster).await;
+
+    let run = tool(
+        &member(
+            &cluster,
+            &["add", "x", "--peer-urls", "https://127.0.0.1:1", "--yes"],
+        ),
+        &[],
+    )
+    .await;
+    run.expect_code(1);
+    assert!(
+        run.stderr.contains("adding a voter would leave 4 voters, which need 3 to reach quorum, and only 2 of them answer now"),
+        "{}",
+        run.stderr
+    );
+    let run = tool(&member(&cluster, &["remove", &other_name, "--yes"]), &[]).await;
+    run.expect_code(1);
+    assert!(
+        run.stderr.contains(&format!("removing {other_name} would leave 2 voters, which need 2 to reach quorum, and only 1 of them answer now")),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(listed(&cluster).await, before, "nothing changed");
+
+    // --force needs the typed confirmation; without a terminal, --confirm.
+    let run = tool(&member(&cluster, &["remove", &other_name, "--force"]), &[]).await;
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains(&format!("--confirm {other_name}")),
+        "{}",
+        run.stderr
+    );
+    let run = tool(
+        &member(
+            &cluster,
+            &["remove", &other_name, "--force", "--confirm", "m0"],
+        ),
+        &[],
+    )
+    .await;
+    run.expect_code(2);
+    assert_eq!(listed(&cluster).await, before, "nothing changed");
+
+    // etcd's own strict reconfiguration check counts the hung member as
+    // connected (SIGSTOP keeps its connections open) and commits a fourth
+    // voter while only 2 of 4 answer: quorum lost. Forced past our refusal,
+    // with the typed confirmation, the add goes through and the cluster is
+    // wedged, so this is the test's end.
+    let run = tool(
+        &member(
+            &cluster,
+            &[
+                "add",
+                "x",
+                "--peer-urls",
+                "https://127.0.0.1:1",
+                "--force",
+                "--confirm",
+                "x",
+            ],
+        ),
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    assert!(
+        run.stdout.contains("Forced past: adding a voter would leave 4 voters, which need 3 to reach quorum, and only 2 of them answer now"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(listed(&cluster).await.len(), 4);
+    cluster.resume(stopped).unwrap();
+}
+
+/// Removing the member that is down keeps quorum (2 voters, both answer):
+/// the remedy the refusals point to.
+#[tokio::test(flavor = "multi_thread")]
+async fn removing_the_stopped_member_is_allowed() {
+    let mut cluster = start(ClusterSpec::new(3, Security::Plain)).await;
+    settle().await;
+    let (stopped, _) = roles(&cluster).await;
+    let name = cluster.members[stopped].name.clone();
+    cluster.pause(stopped).unwrap();
+    let before = listed(&cluster).await;
+    let run = tool(
+        &member(&cluster, &["remove", &name, "--dry-run", "-o", "json"]),
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    let doc = run.json();
+    assert_eq!(doc["quorum"]["votersAfter"], 2, "{doc}");
+    assert_eq!(doc["quorum"]["answeringAfter"], 2, "{doc}");
+    assert_eq!(listed(&cluster).await, before, "a dry run changes nothing");
+    let run = tool(&member(&cluster, &["remove", &name, "--yes"]), &[]).await;
+    run.expect_code(0);
+    assert!(
+        run.stdout.contains(&format!("Removed voter {name} (")),
+        "{}",
+        run.stdout
+    );
+    let after = listed(&cluster).await;
+    assert_eq!(after.len(), 2);
+    assert!(!after.iter().any(|(n, _)| *n == name));
+    cluster.kill(stopped).unwrap();
+}
+
+/// Bad input: exit 2, the argument named, nothing changed.
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_is_named() {
+    let cluster = start(ClusterSpec::new(3, Security::Plain)).await;
+    let before = listed(&cluster).await;
+    for (verb, words) in [
+        (
+            vec!["remove", "nope", "--yes"],
+            "MEMBER nope: no such member",
+        ),
+        (vec!["promote", "m1", "--yes"], "m1 is already a voter"),
+        (
+            vec!["add", "n", "--peer-urls", "127.0.0.1:2380", "--yes"],
+            "--peer-urls 127.0.0.1:2380",
+        ),
+        (
+            vec!["add", "n", "--peer-urls", "http://127.0.0.1", "--yes"],
+            "give a host and a port",
+        ),
+        (vec!["add", "n", "--yes"], "--peer-urls"),
+        (vec!["remove", "m1", "--confirm", "m1"], "--force"),
+        (vec!["remove", "m1"], "--yes"),
+    ] {
+        let run = tool(&member(&cluster, &verb), &[]).await;
+        run.expect_code(2);
+        assert!(
+            run.stderr.contains(words),
+            "{verb:?}: {words:?} in {}",
+            run.stderr
+        );
+    }
+    assert_eq!(listed(&cluster).await, before);
+
+    // `member list` is `members`; `forfeit-leadership` is `move-leader`.
+    let run = tool(&member(&cluster, &["list", "-o", "json"]), &[]).await;
+    run.expect_code(0);
+    assert_eq!(run.json()["members"].as_array().unwrap().len(), 3);
+    let leader = cluster.leader().await.unwrap();
+    let mut a = one_seed(&cluster);
+    a.extend(args(&["forfeit-leadership", "--yes", "-o", "json"]));
+    let run = tool(&a, &[]).await;
+    run.expect_code(0);
+    assert_eq!(run.json()["from"], cluster.members[leader].name.as_str());
+    assert_ne!(cluster.leader().await.unwrap(), leader);
+}
+
+/// Plugin mode: the operator owns membership, so the tool refuses and says
+/// how to change the EtcdCluster; nothing changes.
+#[tokio::test(flavor = "multi_thread")]
+async fn plugin_mode_points_at_the_etcdcluster() {
+    let client = admin().await;
+    let fx = fixture(&client, "members", "etcd", Mode::Plain).await;
+    let before = listed(&fx.etcd).await;
+    let kc = kubeconfig("members.yaml", &["members"]);
+    let victim = fx.etcd.members[1].name.clone();
+    let remove = |extra: &[&str]| {
+        let mut a = vec![
+            format!("--kubeconfig={}", kc.display()),
+            "--connect=direct".into(),
+            "member".into(),
+            "remove".into(),
+            victim.clone(),
+            "etcd".into(),
+        ];
+        a.extend(args(extra));
+        a
+    };
+    let run = tool(&remove(&["--yes"]), &[]).await;
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("EtcdCluster members/etcd is managed by etcd-operator")
+            && run.stderr.contains("spec.size"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(listed(&fx.etcd).await, before);
+
+    // --force acts anyway, once the member is typed.
+    let run = tool(&remove(&["--force", "--confirm", "someone-else"]), &[]).await;
+    run.expect_code(2);
+    assert_eq!(listed(&fx.etcd).await, before);
+    settle().await;
+    let run = tool(
+        &remove(&["--force", "--confirm", &victim, "-o", "json"]),
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    assert_eq!(run.json()["forced"], true);
+    assert!(!listed(&fx.etcd).await.iter().any(|(n, _)| *n == victim));
+}
