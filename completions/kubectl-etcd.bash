@@ -28,6 +28,9 @@ _kubectl__etcd() {
             kubectl__etcd,defrag)
                 cmd="kubectl__etcd__subcmd__defrag"
                 ;;
+            kubectl__etcd,doctor)
+                cmd="kubectl__etcd__subcmd__doctor"
+                ;;
             kubectl__etcd,forfeit-leadership)
                 cmd="kubectl__etcd__subcmd__move__subcmd__leader"
                 ;;
@@ -84,6 +87,9 @@ _kubectl__etcd() {
                 ;;
             kubectl__etcd__subcmd__help,defrag)
                 cmd="kubectl__etcd__subcmd__help__subcmd__defrag"
+                ;;
+            kubectl__etcd__subcmd__help,doctor)
+                cmd="kubectl__etcd__subcmd__help__subcmd__doctor"
                 ;;
             kubectl__etcd__subcmd__help,help)
                 cmd="kubectl__etcd__subcmd__help__subcmd__help"
@@ -221,7 +227,7 @@ _kubectl__etcd() {
 
     case "${cmd}" in
         kubectl__etcd)
-            opts="-n -o -v -h -V --endpoints --cacert --cert --key --user --password --no-discover --dial-timeout --command-timeout --quota-backend-bytes --kubeconfig --context --namespace --as --as-group --connect --output --verbose --log-format --help --version status members member defrag alarm move-leader forfeit-leadership compact snapshot traffic completion version help"
+            opts="-n -o -v -h -V --endpoints --cacert --cert --key --user --password --no-discover --dial-timeout --command-timeout --quota-backend-bytes --kubeconfig --context --namespace --as --as-group --connect --output --verbose --log-format --help --version status members doctor member defrag alarm move-leader forfeit-leadership compact snapshot traffic completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -645,7 +651,7 @@ _kubectl__etcd() {
             return 0
             ;;
         kubectl__etcd__subcmd__compact)
-            opts="-y -n -o -v -h --revision --keep --physical --dry-run --yes --allow-quorum-loss --max-raft-lag --endpoints --cacert --cert --key --user --password --no-discover --dial-timeout --command-timeout --quota-backend-bytes --kubeconfig --context --namespace --as --as-group --connect --output --verbose --log-format --help"
+            opts="-y -n -o -v -h --revision --keep --keep-duration --leases-prefix --physical --dry-run --yes --allow-quorum-loss --max-raft-lag --endpoints --cacert --cert --key --user --password --no-discover --dial-timeout --command-timeout --quota-backend-bytes --kubeconfig --context --namespace --as --as-group --connect --output --verbose --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -656,6 +662,14 @@ _kubectl__etcd() {
                     return 0
                     ;;
                 --keep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keep-duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --leases-prefix)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -837,7 +851,7 @@ _kubectl__etcd() {
             return 0
             ;;
         kubectl__etcd__subcmd__defrag)
-            opts="-y -A -n -o -v -h --all --free-space-above --quota-usage-above --min-reclaim --member --move-leader --move-leader-above --dry-run --yes --compact --timeout --wait-healthy --allow-quorum-loss --max-raft-lag --watch --all-namespaces --force-takeover --lease-duration --metrics-address --endpoints --cacert --cert --key --user --password --no-discover --dial-timeout --command-timeout --quota-backend-bytes --kubeconfig --context --namespace --as --as-group --connect --output --verbose --log-format --help"
+            opts="-y -A -l -n -o -v -h --all --free-space-above --quota-usage-above --min-reclaim --member --move-leader --move-leader-above --dry-run --yes --compact --timeout --wait-healthy --allow-quorum-loss --max-raft-lag --watch --all-namespaces --selector --max-concurrent --force-takeover --lease-duration --metrics-address --endpoints --cacert --cert --key --user --password --no-discover --dial-timeout --command-timeout --quota-backend-bytes --kubeconfig --context --namespace --as --as-group --connect --output --verbose --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -876,6 +890,18 @@ _kubectl__etcd() {
                     return 0
                     ;;
                 --max-raft-lag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-concurrent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -970,8 +996,106 @@ _kubectl__etcd() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kubectl__etcd__subcmd__doctor)
+            opts="-A -n -o -v -h --all-namespaces --fail-on --allow-quorum-loss --max-raft-lag --endpoints --cacert --cert --key --user --password --no-discover --dial-timeout --command-timeout --quota-backend-bytes --kubeconfig --context --namespace --as --as-group --connect --output --verbose --log-format --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --fail-on)
+                    COMPREPLY=($(compgen -W "warning critical never" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-raft-lag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoints)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dial-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --command-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quota-backend-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect)
+                    COMPREPLY=($(compgen -W "auto direct port-forward" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kubectl__etcd__subcmd__help)
-            opts="status members member defrag alarm move-leader compact snapshot traffic completion version help"
+            opts="status members doctor member defrag alarm move-leader compact snapshot traffic completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1055,6 +1179,20 @@ _kubectl__etcd() {
             return 0
             ;;
         kubectl__etcd__subcmd__help__subcmd__defrag)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__etcd__subcmd__help__subcmd__doctor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

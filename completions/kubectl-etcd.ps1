@@ -49,6 +49,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'One row per member: size, in use, quota use, leader, raft progress, alarms and a health verdict')
             [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'The member list: ids, names, peer and client URLs, learner flag')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'One report of what needs attention and what to do about it')
             [CompletionResult]::new('member', 'member', [CompletionResultType]::ParameterValue, 'Add a member or a learner, promote a learner, remove a member, with quorum checked first (etcdctl''s `member` verbs)')
             [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Health-gated, follower-first defragmentation, one member at a time')
             [CompletionResult]::new('alarm', 'alarm', [CompletionResultType]::ParameterValue, 'List or disarm alarms (NOSPACE, CORRUPT), with member names')
@@ -119,6 +120,38 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kubectl-etcd;doctor' {
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when any finding is at least this severe')
+            [CompletionResult]::new('--max-raft-lag', '--max-raft-lag', [CompletionResultType]::ParameterName, 'Largest tolerated raft lag, in entries: a member''s committed index minus its applied index, and its distance behind the leader''s index')
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every EtcdCluster in every namespace')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every EtcdCluster in every namespace')
+            [CompletionResult]::new('--allow-quorum-loss', '--allow-quorum-loss', [CompletionResultType]::ParameterName, 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'kubectl-etcd;member' {
@@ -311,6 +344,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for one member''s Defragment. On timeout the member keeps defragmenting; the sweep waits for it to answer again before touching anyone else')
             [CompletionResult]::new('--wait-healthy', '--wait-healthy', [CompletionResultType]::ParameterName, 'When the health gate refuses, wait up to this long (with backoff) for it to pass instead of stopping with exit 1')
             [CompletionResult]::new('--max-raft-lag', '--max-raft-lag', [CompletionResultType]::ParameterName, 'Largest tolerated raft lag, in entries: a member''s committed index minus its applied index, and its distance behind the leader''s index')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'A fleet sweep of the EtcdClusters matching this label selector (in the namespace, or every namespace with -A), e.g. `tier=prod`')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'A fleet sweep of the EtcdClusters matching this label selector (in the namespace, or every namespace with -A), e.g. `tier=prod`')
+            [CompletionResult]::new('--max-concurrent', '--max-concurrent', [CompletionResultType]::ParameterName, 'In a fleet sweep (-A or -l): how many clusters are swept at once, 1 to 64 (members of one cluster are always defragmented one at a time). Default 2')
             [CompletionResult]::new('--lease-duration', '--lease-duration', [CompletionResultType]::ParameterName, 'With --watch: how long the Lease `kubectl-etcd-watch` (which elects the one active watcher) stays ours without a renewal. A watcher that cannot renew for this long stops acting before another takes over')
             [CompletionResult]::new('--metrics-address', '--metrics-address', [CompletionResultType]::ParameterName, 'With --watch: serve Prometheus metrics (/metrics) and probes (/healthz, /readyz) over HTTP on this IP:PORT, e.g. 127.0.0.1:9090 or 0.0.0.0:9090 in a Pod. Default: no server')
             [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
@@ -339,8 +375,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('--compact', '--compact', [CompletionResultType]::ParameterName, 'Compact at the current revision first, and wait until every member''s in-use size has settled')
             [CompletionResult]::new('--allow-quorum-loss', '--allow-quorum-loss', [CompletionResultType]::ParameterName, 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Run as the EtcdDefrag controller: process every EtcdDefrag in the namespace (-n, or all with -A) the way the etcd-operator''s controller does, until Ctrl-C or SIGTERM. Uses --move-leader and --timeout; the rule comes from each object. Run exactly one processor per cluster')
-            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'With --watch: EtcdDefrags in every namespace')
-            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'With --watch: EtcdDefrags in every namespace')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every EtcdCluster in every namespace (a fleet sweep), or with --watch every namespace''s EtcdDefrags')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every EtcdCluster in every namespace (a fleet sweep), or with --watch every namespace''s EtcdDefrags')
             [CompletionResult]::new('--force-takeover', '--force-takeover', [CompletionResultType]::ParameterName, 'With --watch: start even though another processor (e.g. the operator''s defrag controller) wrote EtcdDefrag status in the last 15 minutes. Two processors both defragment: stop the other one first')
             [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
@@ -523,6 +559,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
         'kubectl-etcd;compact' {
             [CompletionResult]::new('--revision', '--revision', [CompletionResultType]::ParameterName, 'Keep revision N and later: compact every revision before it')
             [CompletionResult]::new('--keep', '--keep', [CompletionResultType]::ParameterName, 'Keep the last N revisions: compact at the current revision minus N')
+            [CompletionResult]::new('--keep-duration', '--keep-duration', [CompletionResultType]::ParameterName, 'Keep what was written in the last DURATION (e.g. 6h): compact at the newest revision written before then. etcd records no time per revision; the Lease objects a Kubernetes API server keeps renewing date them (found by a binary search over revisions), so this works for an etcd that backs Kubernetes')
+            [CompletionResult]::new('--leases-prefix', '--leases-prefix', [CompletionResultType]::ParameterName, 'With --keep-duration: where the Lease objects are (kube-apiserver''s --etcd-prefix followed by /leases/)')
             [CompletionResult]::new('--max-raft-lag', '--max-raft-lag', [CompletionResultType]::ParameterName, 'Largest tolerated raft lag, in entries: a member''s committed index minus its applied index, and its distance behind the leader''s index')
             [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
             [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
@@ -850,6 +888,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
         'kubectl-etcd;help' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'One row per member: size, in use, quota use, leader, raft progress, alarms and a health verdict')
             [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'The member list: ids, names, peer and client URLs, learner flag')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'One report of what needs attention and what to do about it')
             [CompletionResult]::new('member', 'member', [CompletionResultType]::ParameterValue, 'Add a member or a learner, promote a learner, remove a member, with quorum checked first (etcdctl''s `member` verbs)')
             [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Health-gated, follower-first defragmentation, one member at a time')
             [CompletionResult]::new('alarm', 'alarm', [CompletionResultType]::ParameterValue, 'List or disarm alarms (NOSPACE, CORRUPT), with member names')
@@ -866,6 +905,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             break
         }
         'kubectl-etcd;help;members' {
+            break
+        }
+        'kubectl-etcd;help;doctor' {
             break
         }
         'kubectl-etcd;help;member' {

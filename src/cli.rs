@@ -184,6 +184,19 @@ pub enum Command {
     /// The member list: ids, names, peer and client URLs, learner flag.
     #[command(after_help = MEMBERS_EXAMPLES)]
     Members(MembersArgs),
+    /// One report of what needs attention and what to do about it.
+    ///
+    /// Checks the health gate, alarms, fragmentation (with the defrag it
+    /// would do), quota use, version skew, learners, history compaction,
+    /// leader changes and WAL fsync latency (members' /metrics), and the
+    /// certificates the members serve and the tool uses; on an EtcdCluster
+    /// also auto-compaction settings, whether a defrag fits each member's
+    /// volume, StopGRPCServiceOnDefrag in the members' Pods, and the
+    /// trafficDistribution's prerequisites. Each finding has a severity (ok,
+    /// warning, critical) and a one-line remedy. Exit 1 when a finding is
+    /// at least --fail-on; what could not be read is listed, never guessed.
+    #[command(after_help = DOCTOR_EXAMPLES)]
+    Doctor(DoctorArgs),
     /// Add a member or a learner, promote a learner, remove a member, with
     /// quorum checked first (etcdctl's `member` verbs).
     ///
@@ -272,7 +285,14 @@ const DEFRAG_EXAMPLES: &str = "Examples:
   kubectl etcd defrag my-etcd                    # asks, then sweeps one member at a time
   kubectl etcd defrag my-etcd --yes -o json      # a CronJob: no prompt, a JSON report
   kubectl etcd defrag my-etcd --all --move-leader always
+  kubectl etcd defrag -A --dry-run               # every EtcdCluster's plan, nothing changed
+  kubectl etcd defrag -A -l tier=prod --yes --max-concurrent 4   # a labelled fleet, 4 clusters at once
   kubectl etcd defrag --watch -n etcd            # the EtcdDefrag controller for namespace etcd";
+const DOCTOR_EXAMPLES: &str = "Examples:
+  kubectl etcd doctor my-etcd                    # what needs attention, worst first
+  kubectl etcd doctor -A --fail-on warning       # every cluster; exit 1 on any warning (CI)
+  kubectl etcd doctor my-etcd -o wide            # the checks that passed too
+  kubectl-etcd doctor --endpoints https://10.0.0.1:2379 --cacert ca.pem --cert c.pem --key k.pem";
 const MEMBER_EXAMPLES: &str = "Examples:
   kubectl-etcd member add m4 --peer-urls https://10.0.0.4:2380 --learner --endpoints https://10.0.0.1:2379 --cacert ca.pem
   kubectl-etcd member promote m4 --endpoints …        # once it has caught up
@@ -289,6 +309,7 @@ const COMPACT_EXAMPLES: &str = "Examples:
   kubectl etcd compact my-etcd --keep 10000 --dry-run   # which revision, and what is compacted now
   kubectl etcd compact my-etcd --keep 10000             # asks, then compacts through the leader
   kubectl etcd compact my-etcd --revision 123456 --physical --yes
+  kubectl etcd compact my-etcd --keep-duration 6h --dry-run   # the revision written 6 hours ago
   kubectl-etcd compact --endpoints https://10.0.0.1:2379 --cacert ca.pem --keep 1000   # standalone";
 const SNAPSHOT_EXAMPLES: &str = "Examples:
   kubectl etcd snapshot save backup.db my-etcd            # from the most caught-up healthy follower
@@ -388,9 +409,21 @@ pub struct DefragArgs {
     )]
     pub watch: bool,
 
-    /// With --watch: EtcdDefrags in every namespace.
-    #[arg(short = 'A', long, requires = "watch", help_heading = WATCH)]
+    /// Every EtcdCluster in every namespace (a fleet sweep), or with --watch
+    /// every namespace's EtcdDefrags.
+    #[arg(short = 'A', long, conflicts_with = "cluster", help_heading = FLEET)]
     pub all_namespaces: bool,
+
+    /// A fleet sweep of the EtcdClusters matching this label selector (in
+    /// the namespace, or every namespace with -A), e.g. `tier=prod`.
+    #[arg(short = 'l', long, value_name = "SELECTOR", conflicts_with_all = ["cluster", "watch"], help_heading = FLEET)]
+    pub selector: Option<String>,
+
+    /// In a fleet sweep (-A or -l): how many clusters are swept at once,
+    /// 1 to 64 (members of one cluster are always defragmented one at a
+    /// time). Default 2.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64), value_name = "N", help_heading = FLEET)]
+    pub max_concurrent: Option<u16>,
 
     /// With --watch: start even though another processor (e.g. the
     /// operator's defrag controller) wrote EtcdDefrag status in the last 15
@@ -457,11 +490,14 @@ pub struct AlarmDisarmArgs {
     pub yes: bool,
 }
 
+/// `defrag --help` heading for sweeping many clusters.
+const FLEET: &str = "Fleet";
+
 /// `compact --help` heading.
 const COMPACTION: &str = "Compaction";
 
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("which").required(true).args(["revision", "keep"])))]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["revision", "keep", "keep_duration"])))]
 pub struct CompactArgs {
     #[command(flatten)]
     pub cluster: ClusterArg,
@@ -473,6 +509,19 @@ pub struct CompactArgs {
     /// Keep the last N revisions: compact at the current revision minus N.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(0..), help_heading = COMPACTION)]
     pub keep: Option<i64>,
+
+    /// Keep what was written in the last DURATION (e.g. 6h): compact at the
+    /// newest revision written before then. etcd records no time per
+    /// revision; the Lease objects a Kubernetes API server keeps renewing
+    /// date them (found by a binary search over revisions), so this works
+    /// for an etcd that backs Kubernetes.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", help_heading = COMPACTION)]
+    pub keep_duration: Option<Duration>,
+
+    /// With --keep-duration: where the Lease objects are (kube-apiserver's
+    /// --etcd-prefix followed by /leases/).
+    #[arg(long, default_value = crate::etcd::clock::LEASES_PREFIX, value_name = "PREFIX", requires = "keep_duration", help_heading = COMPACTION)]
+    pub leases_prefix: String,
 
     /// Answer only once the leader has compacted its backend (etcdctl's
     /// --physical); the sizes reported after are then final.
@@ -739,6 +788,31 @@ pub struct ClusterArg {
 pub struct MembersArgs {
     #[command(flatten)]
     pub cluster: ClusterArg,
+}
+
+/// `doctor --fail-on` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Warning,
+    Critical,
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    /// Every EtcdCluster in every namespace.
+    #[arg(short = 'A', long, conflicts_with = "cluster")]
+    pub all_namespaces: bool,
+
+    /// Exit 1 when any finding is at least this severe.
+    #[arg(long, value_enum, default_value_t = FailOn::Critical)]
+    pub fail_on: FailOn,
+
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 #[derive(Debug, Args)]

@@ -196,6 +196,10 @@ pub struct ClusterStatus {
     pub status: Option<StatusReport>,
 }
 
+/// `defrag -A` / `defrag -l`: a row per cluster around its `DefragReport`.
+pub mod fleet;
+pub use fleet::{FleetCluster, FleetOutcome, FleetReport, FleetTotals};
+
 /// `members`: the member list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -371,6 +375,41 @@ impl DefragReport {
             .iter()
             .filter(|m| m.outcome == Outcome::Defragmented)
             .count()
+    }
+
+    /// Why a finished run did not succeed, one phrase per problem: the stop
+    /// reason alone when it stopped early, else every failed member, every
+    /// alarm left raised and a HashKV disagreement. Empty when it succeeded.
+    pub fn problems(&self) -> Vec<String> {
+        if let Some(reason) = self.stop_reason() {
+            return vec![format!("stopped: {reason}")];
+        }
+        let mut parts: Vec<String> = self
+            .members
+            .iter()
+            .filter(|m| m.outcome == Outcome::Failed)
+            .map(|m| {
+                format!(
+                    "{} failed ({})",
+                    m.name,
+                    m.reason.map(MemberReason::as_str).unwrap_or("")
+                )
+            })
+            .collect();
+        parts.extend(
+            self.alarms
+                .iter()
+                .filter(|a| a.result != AlarmResult::Disarmed)
+                .map(|a| format!("alarm {} on {} {}", a.alarm, a.member, a.result.as_str())),
+        );
+        if self
+            .hash_check
+            .as_ref()
+            .is_some_and(|h| h.verdict == HashVerdict::Disagree)
+        {
+            parts.push("the members' HashKV disagree".into());
+        }
+        parts
     }
 }
 
@@ -741,6 +780,10 @@ pub struct CompactReport {
     /// Compacted up to here before (0: never compacted).
     pub compacted_before: i64,
     pub physical: bool,
+    /// With `--keep-duration`: when `revision` was written (RFC 3339), as
+    /// dated by the Leases; absent when it predates every Lease.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written_at: Option<String>,
     /// The member the compaction went through.
     pub leader: String,
     /// Each answering member's sizes before, and after the compaction
@@ -805,6 +848,28 @@ impl From<crate::plan::membership::Quorum> for QuorumView {
             needed: q.needed,
         }
     }
+}
+
+/// What `doctor` found in one cluster.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DoctorReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterRef>,
+    /// The worst severity among the findings.
+    pub worst: crate::plan::doctor::Severity,
+    /// Worst first; `ok` ones included (tables show them with `-o wide`).
+    pub findings: Vec<crate::plan::doctor::Finding>,
+    /// What could not be read, so its checks are missing (e.g. a member's
+    /// /metrics).
+    pub unread: Vec<String>,
+}
+
+/// `doctor -A`: one report per cluster, or why there is none.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FleetDoctorReport {
+    pub clusters: Vec<DoctorReport>,
 }
 
 /// What is inside a snapshot file, as `etcdutl snapshot status` reports it.

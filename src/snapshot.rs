@@ -44,6 +44,21 @@ pub struct MemberStatus {
     pub errors: Vec<StatusError>,
 }
 
+/// What one member's `/metrics` said.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct MemberMetrics {
+    /// `etcd_server_leader_changes_seen_total`.
+    pub leader_changes: u64,
+    /// Seconds since the member's process started
+    /// (`process_start_time_seconds` against the check's clock).
+    pub uptime_seconds: f64,
+    /// The 99th percentile of `etcd_disk_wal_fsync_duration_seconds`,
+    /// interpolated in its histogram buckets; `None` before any fsync.
+    pub wal_fsync_p99_seconds: Option<f64>,
+    /// How many WAL fsyncs that percentile is over.
+    pub wal_fsyncs: u64,
+}
+
 /// One entry of `Cluster.MemberList`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ListedMember {
@@ -262,6 +277,15 @@ impl ClusterSnapshot {
     /// The member with this id.
     pub fn member_by_id(&self, id: u64) -> Option<&MemberSnapshot> {
         self.members.iter().find(|m| m.id == Some(id))
+    }
+
+    /// The cluster's current revision: the highest any member reports.
+    pub fn revision(&self) -> i64 {
+        self.members
+            .iter()
+            .filter_map(|m| m.status().map(|s| s.revision))
+            .max()
+            .unwrap_or(0)
     }
 
     /// A readable name for a member id (its name, else the hex id).

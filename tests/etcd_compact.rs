@@ -213,3 +213,136 @@ async fn plugin_mode_compacts_an_etcdcluster() {
     assert_eq!(doc["revision"], current - 3, "{doc}");
     assert_eq!(compacted(&fx.etcd).await, current - 3);
 }
+
+/// `--keep-duration` against the etcd behind a real kube-apiserver: Lease
+/// objects written through the API with renewTimes 10 h … 1 h ago date the
+/// revisions, and the compaction lands on exactly the revision of the
+/// update 5 h ago (its resourceVersion). A prefix without Leases, and a
+/// plain etcd, are refused with exit 2.
+#[tokio::test(flavor = "multi_thread")]
+async fn keep_duration_dates_revisions_by_kubernetes_leases() {
+    use k8s_openapi::api::coordination::v1::Lease;
+    use kube::api::{Api, PostParams};
+
+    let server = start_apiserver(kubectl_etcd_testbed::KubeRelease::default(), "").await;
+    let client = server.admin_client(None).await.unwrap();
+    namespace(&client, "clock").await;
+    let leases: Api<Lease> = Api::namespaced(client.clone(), "clock");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let at = |hours_ago: i64| {
+        let t = jiff::Timestamp::from_second(now - hours_ago * 3600).unwrap();
+        serde_json::json!(t.strftime("%Y-%m-%dT%H:%M:%S.000000Z").to_string())
+    };
+    let mut lease: Lease = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "clock"},
+        "spec": {"holderIdentity": "test", "leaseDurationSeconds": 40, "renewTime": at(10)},
+    }))
+    .unwrap();
+    lease = leases.create(&PostParams::default(), &lease).await.unwrap();
+    // revision_of[h]: the etcd revision of the update dated h hours ago.
+    let mut revision_of = std::collections::BTreeMap::new();
+    revision_of.insert(
+        10,
+        lease
+            .metadata
+            .resource_version
+            .clone()
+            .unwrap()
+            .parse::<i64>()
+            .unwrap(),
+    );
+    for hours_ago in (1..10).rev() {
+        lease.spec.as_mut().unwrap().renew_time =
+            Some(serde_json::from_value(at(hours_ago)).unwrap());
+        lease = leases
+            .replace("clock", &PostParams::default(), &lease)
+            .await
+            .unwrap();
+        revision_of.insert(
+            hours_ago,
+            lease
+                .metadata
+                .resource_version
+                .clone()
+                .unwrap()
+                .parse::<i64>()
+                .unwrap(),
+        );
+    }
+    let etcd = server.etcd();
+    let compact_at = |extra: &[&str]| {
+        let mut a = one_seed(etcd);
+        a.extend(args(&[
+            "compact",
+            "--leases-prefix",
+            "/registry/leases/clock/",
+        ]));
+        a.extend(args(extra));
+        a
+    };
+
+    let run = tool(
+        &compact_at(&["--keep-duration", "4h30m", "--dry-run", "-o", "json"]),
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    let doc = run.json();
+    assert_eq!(doc["revision"], revision_of[&5], "{doc}");
+    assert!(doc["writtenAt"].as_str().unwrap().ends_with('Z'), "{doc}");
+    let run = tool(&compact_at(&["--keep-duration", "4h30m", "--yes"]), &[]).await;
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .contains(&format!("Revision {} was written at", revision_of[&5])),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(compacted(etcd).await, revision_of[&5]);
+
+    // Everything kept is younger than 6 h now: nothing to compact.
+    let run = tool(&compact_at(&["--keep-duration", "6h", "--yes"]), &[]).await;
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("--keep-duration 6h: every revision still kept"),
+        "{}",
+        run.stderr
+    );
+    // No Lease under the prefix: nothing dates the revisions.
+    let mut a = one_seed(etcd);
+    a.extend(args(&[
+        "compact",
+        "--keep-duration",
+        "1h",
+        "--leases-prefix",
+        "/nothing/",
+        "--yes",
+    ]));
+    let run = tool(&a, &[]).await;
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("etcd records no time per revision, and no Lease under /nothing/"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        compacted(etcd).await,
+        revision_of[&5],
+        "refusals change nothing"
+    );
+
+    // A plain etcd (no Kubernetes): the default prefix holds nothing.
+    let plain = start(ClusterSpec::new(1, Security::Plain)).await;
+    let run = tool(&compact(&plain, &["--keep-duration", "1h", "--yes"]), &[]).await;
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("no Lease under /registry/leases/"),
+        "{}",
+        run.stderr
+    );
+}

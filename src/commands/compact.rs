@@ -5,7 +5,7 @@
 
 use crate::cli::{CompactArgs, GlobalArgs, OutputFormat};
 use crate::error::{Error, ExitStatus, Result};
-use crate::etcd::EtcdOps;
+use crate::etcd::{clock, EtcdOps};
 use crate::exec::{wait, RunControl};
 use crate::output;
 use crate::plan::compact::{self, Keep};
@@ -14,16 +14,22 @@ use crate::report::{CompactReport, CompactedMember};
 use crate::snapshot::{self, ClusterSnapshot};
 
 pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> {
-    let keep = match (args.revision, args.keep) {
-        (Some(r), _) => Keep::Revision(r),
-        (None, Some(n)) => Keep::Last(n),
-        (None, None) => return Err(Error::usage("pass --revision N or --keep N")),
-    };
+    if args.revision.is_none() && args.keep.is_none() && args.keep_duration.is_none() {
+        return Err(Error::usage(
+            "pass --revision N, --keep N or --keep-duration DURATION",
+        ));
+    }
     output::prompt::require_consent(args.yes, args.dry_run, "compact")?;
     let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let snap = snapshot::take(ops, target).await?;
-    let verdict = gate::evaluate(&snap, &GateOptions::from(&args.gate));
+    // A compaction takes no member out of service, so the gate's quorum
+    // margin (one or two voters) does not apply; everything else does.
+    let options = GateOptions {
+        allow_quorum_loss: true,
+        ..GateOptions::from(&args.gate)
+    };
+    let verdict = gate::evaluate(&snap, &options);
     if let Some(refused) = super::gate_refusal(&verdict) {
         return Ok(refused);
     }
@@ -35,19 +41,28 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
         .dial
         .clone()
         .ok_or_else(|| Error::Refused("the leader has no client URL to dial".into()))?;
-    let current = snap
-        .members
-        .iter()
-        .filter_map(|m| m.status().map(|s| s.revision))
-        .max()
-        .unwrap_or(0);
-    let compacted = ops
-        .hash_kv(&leader_dial, 0)
-        .await
-        .map_err(|e| Error::etcd("read the compacted revision (HashKV)", e))?
-        .compact_revision
-        // etcd says -1 before the first compaction.
-        .max(0);
+    let (current, compacted) = revisions(ops, &snap, &leader_dial).await?;
+    let mut written_at = None;
+    let keep = match (args.revision, args.keep, args.keep_duration) {
+        (Some(r), _, _) => Keep::Revision(r),
+        (None, Some(n), _) => Keep::Last(n),
+        (None, None, Some(age)) => {
+            let (revision, at) = dated(
+                ops,
+                &leader_dial,
+                &args.leases_prefix,
+                (compacted, current),
+                age,
+            )
+            .await?;
+            written_at = at;
+            Keep::Dated {
+                revision,
+                age: humantime::format_duration(age).to_string(),
+            }
+        }
+        (None, None, None) => return Err(Error::usage("pass --revision N or --keep N")),
+    };
     let revision = compact::revision(keep, current, compacted).map_err(Error::usage)?;
 
     let mut report = CompactReport {
@@ -57,6 +72,8 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
         current_revision: current,
         compacted_before: compacted,
         physical: args.physical,
+        written_at: written_at
+            .and_then(|t| jiff::Timestamp::from_second(t).ok().map(|t| t.to_string())),
         leader: leader.name.clone(),
         members: sizes(&snap, None),
     };
@@ -84,6 +101,58 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
     };
     output::emit(&text)?;
     Ok(ExitStatus::Success)
+}
+
+/// For `--keep-duration`: the newest revision written at least `age` ago,
+/// dated by the Leases under `prefix`, and when it was written (`None`
+/// when it predates every Lease). Refused (exit 2) when nothing dates
+/// the revisions.
+async fn dated<O: EtcdOps>(
+    ops: &O,
+    leader: &crate::reach::Dial,
+    prefix: &str,
+    (compacted, current): (i64, i64),
+    age: std::time::Duration,
+) -> Result<(i64, Option<i64>)> {
+    let shown = humantime::format_duration(age);
+    let clock = |e| Error::etcd(format!("date revisions by the Leases under {prefix}"), e);
+    if clock::time_at(ops, leader, prefix, current)
+        .await
+        .map_err(clock)?
+        .is_none()
+    {
+        return Err(Error::usage(format!(
+            "--keep-duration {shown}: etcd records no time per revision, and no Lease under {prefix} dates them (a Kubernetes API server writes them there); use --keep N or --revision N, or point --leases-prefix at them"
+        )));
+    }
+    let now = jiff::Timestamp::now().as_second();
+    let before = now - i64::try_from(age.as_secs()).unwrap_or(i64::MAX / 2);
+    let low = compacted.max(1);
+    match clock::revision_before(ops, leader, prefix, (low, current), before)
+        .await
+        .map_err(clock)?
+    {
+        Some(found) => Ok(found),
+        // Even the oldest revision kept is younger: nothing to compact.
+        None => Ok((compacted, None)),
+    }
+}
+
+/// The cluster's current revision (the highest any member reports) and the
+/// one compacted up to, from `leader`'s HashKV (0: never compacted).
+pub(crate) async fn revisions<O: EtcdOps>(
+    ops: &O,
+    snap: &ClusterSnapshot,
+    leader: &crate::reach::Dial,
+) -> Result<(i64, i64)> {
+    let compacted = ops
+        .hash_kv(leader, 0)
+        .await
+        .map_err(|e| Error::etcd("read the compacted revision (HashKV)", e))?
+        .compact_revision
+        // etcd says -1 before the first compaction.
+        .max(0);
+    Ok((snap.revision(), compacted))
 }
 
 /// Each answering member's sizes in `before`, and its in-use size in

@@ -89,7 +89,7 @@ async fn lookup(kind: Dynamic, scope: &Scope) -> crate::error::Result<Vec<String
 }
 
 async fn cluster_names(kube: &Kube, namespace: &str) -> crate::error::Result<Vec<String>> {
-    Ok(k8s::list_clusters(kube, Some(namespace))
+    Ok(k8s::list_clusters(kube, Some(namespace), None)
         .await?
         .into_iter()
         .filter_map(|c| c.metadata.name)

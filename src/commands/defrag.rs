@@ -45,8 +45,17 @@ pub fn options(args: &DefragArgs) -> Result<SweepOptions> {
 }
 
 pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
+    let fleet = !args.watch && (args.all_namespaces || args.selector.is_some());
+    if args.max_concurrent.is_some() && !fleet {
+        return Err(Error::usage(
+            "--max-concurrent is for fleet sweeps: add -A (every EtcdCluster) or -l SELECTOR, without --watch",
+        ));
+    }
     if args.watch {
         return super::watch::run(global, args).await;
+    }
+    if fleet {
+        return super::fleet::run(global, args).await;
     }
     let options = options(args)?;
     output::prompt::require_consent(args.yes, args.dry_run, "defragment")?;
@@ -88,33 +97,13 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
         }
     }
 
-    // Ctrl-C once: stop after the member in flight has answered again.
-    // Twice: stop waiting for it too; the partial report is printed either
-    // way. Registered before the run, so that an early Ctrl-C is never the
-    // default "kill the process mid-defrag".
     let control = RunControl::default();
-    let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-        .map_err(|e| Error::Local {
-            action: "cannot watch for Ctrl-C".into(),
-            source: e,
-        })?;
-    let watcher = {
-        let control = control.clone();
-        tokio::spawn(async move {
-            if interrupts.recv().await.is_some() {
-                control.stop();
-                crate::logging::message(
-                    "interrupted: stopping after the member being defragmented answers again (Ctrl-C again to stop waiting for it)",
-                );
-                if interrupts.recv().await.is_some() {
-                    control.abandon_now();
-                    crate::logging::message(
-                        "interrupted again: no longer waiting; the member in flight may still be defragmenting",
-                    );
-                }
-            }
-        })
-    };
+    let watcher = on_interrupt(
+        &control,
+        "interrupted: stopping after the member being defragmented answers again (Ctrl-C again to stop waiting for it)",
+        "interrupted again: no longer waiting; the member in flight may still be defragmenting",
+        crate::logging::message,
+    )?;
     let observer = output::progress::observer(global.output);
     let report = exec::run(
         ops,
@@ -131,46 +120,42 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     Ok(exit_status(&report))
 }
 
+/// Ctrl-C once: stop after the member in flight has answered again
+/// (`first` is said). Twice: stop waiting for it too (`second`); the
+/// partial report is printed either way. Register it before the run, so
+/// that an early Ctrl-C is never the default "kill the process mid-defrag";
+/// abort the handle once the run is over.
+pub(crate) fn on_interrupt(
+    control: &RunControl,
+    first: &'static str,
+    second: &'static str,
+    say: impl Fn(&str) + Send + 'static,
+) -> Result<tokio::task::JoinHandle<()>> {
+    let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .map_err(|e| Error::Local {
+            action: "cannot watch for Ctrl-C".into(),
+            source: e,
+        })?;
+    let control = control.clone();
+    Ok(tokio::spawn(async move {
+        if interrupts.recv().await.is_some() {
+            control.stop();
+            say(first);
+            if interrupts.recv().await.is_some() {
+                control.abandon_now();
+                say(second);
+            }
+        }
+    }))
+}
+
 /// 0 when the run did everything; 130 when abandoned by a second Ctrl-C;
 /// else 1, with the reason on stderr whatever the output format.
 fn exit_status(report: &DefragReport) -> ExitStatus {
     if report.succeeded() {
         return ExitStatus::Success;
     }
-    let why = match report.stop_reason() {
-        Some(reason) => format!("stopped: {reason}"),
-        None => {
-            let failed: Vec<String> = report
-                .members
-                .iter()
-                .filter(|m| m.outcome == Outcome::Failed)
-                .map(|m| {
-                    format!(
-                        "{} failed ({})",
-                        m.name,
-                        m.reason.map(|r| r.as_str()).unwrap_or("")
-                    )
-                })
-                .collect();
-            let kept: Vec<String> = report
-                .alarms
-                .iter()
-                .filter(|a| a.result != crate::report::AlarmResult::Disarmed)
-                .map(|a| format!("alarm {} on {} {}", a.alarm, a.member, a.result.as_str()))
-                .collect();
-            let mut parts = failed;
-            parts.extend(kept);
-            if report
-                .hash_check
-                .as_ref()
-                .is_some_and(|h| h.verdict == crate::report::HashVerdict::Disagree)
-            {
-                parts.push("the members' HashKV disagree".into());
-            }
-            parts.join("; ")
-        }
-    };
-    let status = super::failed(why);
+    let status = super::failed(report.problems().join("; "));
     match report.stop_reason() {
         Some(StopReason::Abandoned { .. }) => ExitStatus::Interrupted,
         _ => status,

@@ -6,6 +6,8 @@ pub mod alarm;
 pub mod compact;
 pub mod complete;
 pub mod defrag;
+pub mod doctor;
+pub mod fleet;
 pub mod members;
 pub mod move_leader;
 pub mod snapshot;
@@ -21,6 +23,7 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
     match &cli.command {
         Command::Status(args) => status::run(&cli.global, args).await,
         Command::Members(args) => members::run(&cli.global, args).await,
+        Command::Doctor(args) => doctor::run(&cli.global, args).await,
         Command::Member(crate::cli::MemberCommand::List(args)) => {
             members::run(&cli.global, args).await
         }

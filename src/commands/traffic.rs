@@ -65,7 +65,7 @@ async fn begin(
     load(global, cluster.cluster.as_deref()).await
 }
 
-fn annotation_of(cluster: &EtcdCluster) -> Option<String> {
+pub(crate) fn annotation_of(cluster: &EtcdCluster) -> Option<String> {
     cluster
         .metadata
         .annotations
@@ -73,7 +73,7 @@ fn annotation_of(cluster: &EtcdCluster) -> Option<String> {
         .and_then(|a| a.get(ANNOTATION).cloned())
 }
 
-fn value_of(service: &Service) -> Option<String> {
+pub(crate) fn value_of(service: &Service) -> Option<String> {
     service
         .spec
         .as_ref()

@@ -5,10 +5,15 @@
 //!
 //! Connections are made on first use and cached per (endpoint, TLS name);
 //! a connection that failed is not cached, so a later probe (for example
-//! while waiting for a member to come back) tries again.
+//! while waiting for a member to come back) tries again. A dial in progress
+//! is shared: a caller that gives up on it (MemberList asks every seed and
+//! takes the first answer) leaves it to the next caller instead of throwing
+//! a TLS handshake away and dialing the same member again.
 
 use std::collections::HashMap;
 use std::future::Future;
+
+use futures::future::{BoxFuture, FutureExt, Shared};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -19,7 +24,9 @@ use etcd_client::{
 use tonic::transport::{Certificate, ClientTlsConfig, Identity};
 
 use super::classify::{classify, AttemptContext};
-use super::{EtcdOps, FailureCause, KvHash, RpcError, SettingsFrom, SnapshotChunk, SnapshotStream};
+use super::{
+    EtcdOps, FailureCause, KvHash, RpcError, SettingsFrom, SnapshotChunk, SnapshotStream, StoredKey,
+};
 use crate::error::chain_text;
 use crate::reach::{Credentials, Dial, Scheme, Target, TlsMaterial};
 use crate::snapshot::{Alarm, AlarmKind, ListedMember, MemberStatus, StatusError};
@@ -31,8 +38,12 @@ pub struct EtcdClients {
     credentials: Option<Credentials>,
     dial_timeout: Duration,
     command_timeout: Duration,
-    connections: Mutex<HashMap<String, Client>>,
+    connections: Mutex<HashMap<String, Dialing>>,
 }
+
+/// A connection being made, or made: every caller for the same member
+/// awaits the same one.
+type Dialing = Shared<BoxFuture<'static, Result<Client, RpcError>>>;
 
 impl EtcdClients {
     /// Prepares connections for `target`; nothing is dialed yet.
@@ -73,25 +84,20 @@ impl EtcdClients {
         }
     }
 
-    fn cached(&self, dial: &Dial) -> Option<Client> {
+    fn connections(&self) -> std::sync::MutexGuard<'_, HashMap<String, Dialing>> {
         match self.connections.lock() {
-            Ok(map) => map.get(&Self::key(dial)).cloned(),
-            Err(poisoned) => poisoned.into_inner().get(&Self::key(dial)).cloned(),
+            Ok(map) => map,
+            Err(poisoned) => poisoned.into_inner(),
         }
     }
 
-    fn remember(&self, dial: &Dial, client: Option<Client>) {
-        let mut map = match self.connections.lock() {
-            Ok(map) => map,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        match client {
-            Some(c) => {
-                map.insert(Self::key(dial), c);
-            }
-            None => {
-                map.remove(&Self::key(dial));
-            }
+    /// Drops the cached connection to `dial`, if it is `attempt` (or any,
+    /// without one), so that the next call dials afresh.
+    fn forget(&self, dial: &Dial, attempt: Option<&Dialing>) {
+        let key = Self::key(dial);
+        let mut map = self.connections();
+        if attempt.is_none_or(|a| map.get(&key).is_some_and(|cached| cached.ptr_eq(a))) {
+            map.remove(&key);
         }
     }
 
@@ -155,12 +161,31 @@ impl EtcdClients {
     }
 
     async fn client(&self, dial: &Dial) -> Result<Client, RpcError> {
-        if let Some(c) = self.cached(dial) {
-            return Ok(c);
+        let attempt = self
+            .connections()
+            .entry(Self::key(dial))
+            .or_insert_with(|| {
+                // The dial owns a copy of the settings, so that it can
+                // outlive the call that started it.
+                let settings = EtcdClients {
+                    from: self.from,
+                    tls: self.tls.clone(),
+                    credentials: self.credentials.clone(),
+                    dial_timeout: self.dial_timeout,
+                    command_timeout: self.command_timeout,
+                    connections: Mutex::new(HashMap::new()),
+                };
+                let dial = dial.clone();
+                async move { settings.connect(&dial).await }
+                    .boxed()
+                    .shared()
+            })
+            .clone();
+        let client = attempt.clone().await;
+        if client.is_err() {
+            self.forget(dial, Some(&attempt));
         }
-        let client = self.connect(dial).await?;
-        self.remember(dial, Some(client.clone()));
-        Ok(client)
+        client
     }
 
     /// Runs one RPC on one member within `limit`. A failed or timed-out call
@@ -192,7 +217,7 @@ impl EtcdClients {
             }
             Ok(Err(e)) => classify(&chain_text(&e), &self.context(dial)),
         };
-        self.remember(dial, None);
+        self.forget(dial, None);
         Err(RpcError {
             endpoint: dial.endpoint.to_string(),
             op,
@@ -368,6 +393,35 @@ impl EtcdOps for EtcdClients {
             compact_revision: response.compact_version(),
             revision: response.header().map(|h| h.revision()).unwrap_or(revision),
         })
+    }
+
+    async fn range_prefix(
+        &self,
+        dial: &Dial,
+        prefix: &str,
+        revision: i64,
+        limit: i64,
+    ) -> Result<Vec<StoredKey>, RpcError> {
+        let key = prefix.to_string();
+        let response = self
+            .call(dial, "Range", self.command_timeout, |mut c| async move {
+                let options = etcd_client::GetOptions::new()
+                    .with_prefix()
+                    .with_revision(revision)
+                    .with_limit(limit)
+                    .with_serializable();
+                c.get(key, Some(options)).await
+            })
+            .await?;
+        Ok(response
+            .kvs()
+            .iter()
+            .map(|kv| StoredKey {
+                key: kv.key().to_vec(),
+                value: kv.value().to_vec(),
+                mod_revision: kv.mod_revision(),
+            })
+            .collect())
     }
 
     async fn snapshot(&self, dial: &Dial) -> Result<SnapshotStream, RpcError> {

@@ -730,6 +730,18 @@ impl EtcdOps for FakeCluster {
         .await
     }
 
+    /// The fake keeps no keys.
+    async fn range_prefix(
+        &self,
+        dial: &Dial,
+        _prefix: &str,
+        _revision: i64,
+        _limit: i64,
+    ) -> Result<Vec<super::StoredKey>, RpcError> {
+        self.call(Op::MemberList, dial, PROBE_TIMEOUT, |_, _| Ok(Vec::new()))
+            .await
+    }
+
     /// One chunk naming the member: the fake keeps no backend.
     async fn snapshot(&self, dial: &Dial) -> Result<SnapshotStream, RpcError> {
         let blob = self

@@ -11,8 +11,10 @@
 pub mod bolt;
 pub mod classify;
 pub mod client;
+pub mod clock;
 #[cfg(test)]
 pub mod fake;
+pub mod http;
 
 use std::future::Future;
 
@@ -94,6 +96,16 @@ pub trait EtcdOps: Send + Sync {
         revision: i64,
     ) -> impl Future<Output = Result<KvHash, RpcError>> + Send;
 
+    /// `KV.Range` of every key under `prefix` as of `revision`, at most
+    /// `limit` of them (serializable: this member's own view).
+    fn range_prefix(
+        &self,
+        dial: &Dial,
+        prefix: &str,
+        revision: i64,
+        limit: i64,
+    ) -> impl Future<Output = Result<Vec<StoredKey>, RpcError>> + Send;
+
     /// `Maintenance.Snapshot` from exactly this member: its backend as a
     /// stream of chunks, ending with the SHA-256 etcd appends. The stream
     /// fails when no chunk arrives within the implementation's inactivity
@@ -125,6 +137,14 @@ pub trait EtcdOps: Send + Sync {
         dial: &Dial,
         id: u64,
     ) -> impl Future<Output = Result<Vec<ListedMember>, RpcError>> + Send;
+}
+
+/// A key and its value as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredKey {
+    pub key: Vec<u8>,
+    pub value: Vec<u8>,
+    pub mod_revision: i64,
 }
 
 /// One piece of a Snapshot stream: the bytes, and how many the member says

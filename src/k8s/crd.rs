@@ -37,6 +37,8 @@ pub struct EtcdClusterSpec {
     pub auth: Option<ClusterAuth>,
     #[serde(default)]
     pub options: Option<ClusterOptions>,
+    #[serde(default)]
+    pub storage: Option<ClusterStorage>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -80,6 +82,22 @@ pub struct ClusterAuth {
 pub struct ClusterOptions {
     #[serde(default)]
     pub quota_backend_bytes: Option<i64>,
+    #[serde(default)]
+    pub auto_compaction_mode: Option<String>,
+    #[serde(default)]
+    pub auto_compaction_retention: Option<String>,
+}
+
+/// `spec.storage`: each member's volume.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterStorage {
+    /// A Quantity (`10Gi`).
+    #[serde(default)]
+    pub size: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity>,
+    /// `Memory` for a tmpfs, else a PVC.
+    #[serde(default)]
+    pub medium: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -4,8 +4,9 @@ use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
 use crate::quantity::format_bytes;
 use crate::report::{
-    CompactReport, DefragReport, HashVerdict, MemberChangeReport, MembersReport, MultiStatusReport,
-    Outcome, SnapshotSaveReport, SnapshotStatusReport, StatusReport, TrafficReport,
+    CompactReport, DefragReport, DoctorReport, HashVerdict, MemberChangeReport, MembersReport,
+    MultiStatusReport, Outcome, SnapshotSaveReport, SnapshotStatusReport, StatusReport,
+    TrafficReport,
 };
 
 fn new_table(header: &[&str]) -> Table {
@@ -302,6 +303,91 @@ pub fn defrag(report: &DefragReport) -> String {
     text
 }
 
+/// Renders a fleet sweep (`defrag -A`, `-l`): one row per cluster with its
+/// outcome, members defragmented of those planned, bytes reclaimed (`~`
+/// the prediction on a dry run) and why it is not done, then the totals.
+/// `plans` puts each cluster's own defrag table first (a dry run, `-o
+/// wide`).
+pub fn fleet(report: &crate::report::FleetReport, plans: bool) -> String {
+    use crate::quantity::format_duration;
+    use crate::report::FleetOutcome;
+    let mut text = String::new();
+    if plans {
+        for c in &report.clusters {
+            text.push_str(&format!("{}/{}:\n", c.cluster.namespace, c.cluster.name));
+            match &c.report {
+                Some(r) => text.push_str(&defrag(r)),
+                None => text.push_str(&format!("{}\n", c.why.as_deref().unwrap_or("-"))),
+            }
+            text.push('\n');
+        }
+    }
+    let mut table = new_table(&[
+        "NAMESPACE",
+        "NAME",
+        "OUTCOME",
+        "DEFRAGMENTED",
+        "RECLAIMED",
+        "WHY",
+    ]);
+    for c in &report.clusters {
+        let (done, reclaimed) = match (&c.report, report.dry_run) {
+            (None, _) => ("-".to_string(), "-".to_string()),
+            (Some(_), true) => (
+                format!("{} planned", c.planned()),
+                format!("~{}", format_bytes(c.predicted_reclaim())),
+            ),
+            (Some(_), false) => (
+                format!("{}/{}", c.defragmented(), c.planned()),
+                format_bytes(c.reclaimed()),
+            ),
+        };
+        table.add_row(vec![
+            Cell::new(&c.cluster.namespace),
+            Cell::new(&c.cluster.name),
+            Cell::new(c.outcome.as_str()),
+            right(done),
+            right(reclaimed),
+            Cell::new(c.why.as_deref().unwrap_or("-")),
+        ]);
+    }
+    text.push_str(&trim_lines(&table.to_string()));
+    let t = &report.totals;
+    let counts: Vec<String> = [
+        (t.completed, FleetOutcome::Completed),
+        (t.nothing_to_do, FleetOutcome::NothingToDo),
+        (t.planned, FleetOutcome::Planned),
+        (t.refused, FleetOutcome::Refused),
+        (t.failed, FleetOutcome::Failed),
+        (t.interrupted, FleetOutcome::Interrupted),
+        (t.not_started, FleetOutcome::NotStarted),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, o)| format!("{n} {}", o.as_str()))
+    .collect();
+    let plural = if t.clusters == 1 { "" } else { "s" };
+    if report.dry_run {
+        text.push_str(&format!(
+            "Total: {} cluster{plural} ({}); would reclaim ~{}\n",
+            t.clusters,
+            counts.join(", "),
+            format_bytes(t.predicted_reclaim_bytes)
+        ));
+    } else {
+        text.push_str(&format!(
+            "Total: {} cluster{plural} ({}); {} member(s) defragmented, {} reclaimed in {} (at most {} cluster(s) at once)\n",
+            t.clusters,
+            counts.join(", "),
+            t.members_defragmented,
+            format_bytes(t.reclaimed_bytes),
+            format_duration(std::time::Duration::from_millis(t.wall_ms)),
+            report.max_concurrent
+        ));
+    }
+    text
+}
+
 /// Renders `members`.
 pub fn members(report: &MembersReport) -> String {
     let mut table = new_table(&["ID", "NAME", "PEER URLS", "CLIENT URLS", "LEARNER"]);
@@ -429,6 +515,12 @@ pub fn compact(report: &CompactReport) -> String {
         lines,
     );
     let kept = report.current_revision - report.revision;
+    if let Some(at) = &report.written_at {
+        text.push_str(&format!(
+            "Revision {} was written at {at}.\n",
+            report.revision
+        ));
+    }
     let head = if report.dry_run {
         format!(
             "Would compact every revision before {} through {} (current {}, compacted up to {} so far; the last {kept} revisions stay).",
@@ -442,6 +534,44 @@ pub fn compact(report: &CompactReport) -> String {
     };
     text.push_str(&head);
     text.push('\n');
+    text
+}
+
+/// `doctor`: the findings worst first, each with its remedy; ok findings
+/// only when `wide`; then what could not be read.
+pub fn doctor(report: &DoctorReport, wide: bool) -> String {
+    use crate::plan::doctor::Severity;
+    let mut text = String::new();
+    if let Some(c) = &report.cluster {
+        text.push_str(&format!("{}/{}: {}\n", c.namespace, c.name, report.worst));
+    }
+    let shown: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| wide || f.severity != Severity::Ok)
+        .collect();
+    let width = shown.iter().map(|f| f.check.len()).max().unwrap_or(0);
+    for f in &shown {
+        text.push_str(&format!(
+            "{:<8}  {:<width$}  {}\n",
+            f.severity.to_string().to_uppercase(),
+            f.check,
+            f.message
+        ));
+        if !f.remedy.is_empty() {
+            text.push_str(&format!("{:<8}  {:<width$}  → {}\n", "", "", f.remedy));
+        }
+    }
+    let ok = report.findings.len() - shown.len();
+    if shown.is_empty() {
+        text.push_str("Nothing needs attention.\n");
+    }
+    if ok > 0 {
+        text.push_str(&format!("{ok} check(s) ok (-o wide lists them).\n"));
+    }
+    for u in &report.unread {
+        text.push_str(&format!("Not read: {u}\n"));
+    }
     text
 }
 

@@ -5,12 +5,15 @@
 use std::fmt;
 
 /// What the user asked to keep.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Keep {
     /// `--revision N`: compact everything before revision N.
     Revision(i64),
     /// `--keep N`: keep the last N revisions (compact at current − N).
     Last(i64),
+    /// `--keep-duration D`: the newest revision written before D ago
+    /// (found by the command), and D as the user wrote it.
+    Dated { revision: i64, age: String },
 }
 
 /// Why a compaction is refused (nothing is sent to etcd).
@@ -20,6 +23,8 @@ pub enum Refusal {
     AlreadyCompacted { requested: i64, compacted: i64 },
     /// The revision is past the cluster's current revision.
     Future { requested: i64, current: i64 },
+    /// Every revision still kept is younger than `--keep-duration`.
+    TooYoung { age: String, compacted: i64 },
     /// `--keep N` reaches back past what is already compacted.
     NothingToCompact {
         keep: i64,
@@ -42,6 +47,10 @@ impl fmt::Display for Refusal {
                 f,
                 "--revision {requested}: the current revision is {current}; a compaction cannot reach past it"
             ),
+            Refusal::TooYoung { age, compacted } => write!(
+                f,
+                "--keep-duration {age}: every revision still kept (from {compacted} on) is younger than {age}, so nothing would be compacted"
+            ),
             Refusal::NothingToCompact {
                 keep,
                 current,
@@ -58,6 +67,12 @@ impl fmt::Display for Refusal {
 pub fn revision(keep: Keep, current: i64, compacted: i64) -> Result<i64, Refusal> {
     let requested = match keep {
         Keep::Revision(r) => r,
+        Keep::Dated { revision, age } => {
+            if revision <= compacted {
+                return Err(Refusal::TooYoung { age, compacted });
+            }
+            revision
+        }
         Keep::Last(n) => {
             let r = current.saturating_sub(n);
             if r <= compacted {
@@ -85,6 +100,26 @@ pub fn revision(keep: Keep, current: i64, compacted: i64) -> Result<i64, Refusal
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dated_revision_is_kept_from_unless_already_compacted() {
+        let dated = |revision| Keep::Dated {
+            revision,
+            age: "2h".into(),
+        };
+        assert_eq!(revision(dated(40), 100, 10), Ok(40));
+        assert_eq!(
+            revision(dated(10), 100, 10),
+            Err(Refusal::TooYoung {
+                age: "2h".into(),
+                compacted: 10
+            })
+        );
+        assert_eq!(
+            Refusal::TooYoung { age: "2h".into(), compacted: 10 }.to_string(),
+            "--keep-duration 2h: every revision still kept (from 10 on) is younger than 2h, so nothing would be compacted"
+        );
+    }
 
     #[test]
     fn the_revision_asked_for_or_why_not() {
@@ -148,7 +183,7 @@ mod tests {
         ];
         for (keep, current, compacted, want) in table {
             assert_eq!(
-                revision(keep, current, compacted),
+                revision(keep.clone(), current, compacted),
                 want,
                 "{keep:?} current {current} compacted {compacted}"
             );

@@ -6,6 +6,7 @@ pub mod alarm;
 pub mod backup;
 pub mod compact;
 pub mod defrag;
+pub mod doctor;
 pub mod gate;
 pub mod membership;
 pub mod rule;

@@ -489,6 +489,7 @@ mod tests {
         let mut c = cluster(None, None);
         c.spec.options = Some(ClusterOptions {
             quota_backend_bytes: Some(4 << 30),
+            ..Default::default()
         });
         let r = resolve(&objects(c.clone(), vec![])).unwrap();
         assert_eq!(
@@ -503,6 +504,7 @@ mod tests {
                 replicas: Some(3),
                 options: Some(ClusterOptions {
                     quota_backend_bytes: Some(8 << 30),
+                    ..Default::default()
                 }),
             }),
             ..Default::default()

@@ -120,7 +120,9 @@ pub async fn open_fetched(
     open_objects(kube, connection, objects).await
 }
 
-async fn open_objects(
+/// Resolves the objects read for one cluster and prepares connections to
+/// its members (port-forwards in that mode).
+pub async fn open_objects(
     kube: &Kube,
     connection: &Connection,
     objects: ClusterObjects,

@@ -74,3 +74,105 @@ mod tests {
         assert!(shown.contains("root"), "{shown}");
     }
 }
+
+/// The DER certificates in a PEM bundle (anything else is skipped).
+pub fn pem_certificates(pem: &[u8]) -> Vec<Vec<u8>> {
+    use rustls::pki_types::pem::PemObject;
+    rustls::pki_types::CertificateDer::pem_slice_iter(pem)
+        .filter_map(|c| c.ok())
+        .map(|c| c.as_ref().to_vec())
+        .collect()
+}
+
+/// A certificate's `notAfter`, in Unix seconds, read from its DER: the
+/// second time in the TBSCertificate's validity. `None` when it is not a
+/// certificate this reader understands.
+pub fn not_after(der: &[u8]) -> Option<i64> {
+    let (_, certificate, _) = der_item(der)?;
+    let (_, mut tbs, _) = der_item(certificate)?;
+    // [0] EXPLICIT version, when present.
+    if tbs.first() == Some(&0xa0) {
+        tbs = der_item(tbs)?.2;
+    }
+    // serialNumber, signature, issuer, then validity.
+    for _ in 0..3 {
+        tbs = der_item(tbs)?.2;
+    }
+    let (_, validity, _) = der_item(tbs)?;
+    let (_, _, rest) = der_item(validity)?;
+    let (tag, time, _) = der_item(rest)?;
+    der_time(tag, time)
+}
+
+/// One DER tag-length-value: (tag, content, what follows).
+fn der_item(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let tag = *input.first()?;
+    let first = *input.get(1)?;
+    let (len, header) = if first < 0x80 {
+        (usize::from(first), 2)
+    } else {
+        let n = usize::from(first & 0x7f);
+        if n == 0 || n > 4 {
+            return None;
+        }
+        let mut len = 0usize;
+        for b in input.get(2..2 + n)? {
+            len = (len << 8) | usize::from(*b);
+        }
+        (len, 2 + n)
+    };
+    let end = header.checked_add(len)?;
+    Some((tag, input.get(header..end)?, input.get(end..)?))
+}
+
+/// UTCTime (`YYMMDDHHMMSSZ`, years 1950–2049) or GeneralizedTime
+/// (`YYYYMMDDHHMMSSZ`) as Unix seconds.
+fn der_time(tag: u8, text: &[u8]) -> Option<i64> {
+    let text = std::str::from_utf8(text).ok()?.strip_suffix('Z')?;
+    let (year, rest) = match tag {
+        0x17 => {
+            let yy: i64 = text.get(..2)?.parse().ok()?;
+            (if yy >= 50 { 1900 + yy } else { 2000 + yy }, text.get(2..)?)
+        }
+        0x18 => (text.get(..4)?.parse().ok()?, text.get(4..)?),
+        _ => return None,
+    };
+    let field = |i: usize| -> Option<i64> { rest.get(i..i + 2)?.parse().ok() };
+    let (month, day) = (field(0)?, field(2)?);
+    let (hour, minute, second) = (field(4)?, field(6)?, field(8)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    // Days from 1970-01-01 to the civil date (proleptic Gregorian).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hour * 3600 + minute * 60 + second)
+}
+
+#[cfg(test)]
+mod validity_tests {
+    use super::*;
+
+    #[test]
+    fn der_times_are_unix_seconds() {
+        assert_eq!(der_time(0x17, b"700101000000Z"), Some(0));
+        assert_eq!(der_time(0x17, b"491231235959Z"), Some(2_524_607_999));
+        assert_eq!(der_time(0x18, b"20261201120000Z"), Some(1_796_126_400));
+        assert_eq!(der_time(0x18, b"20240229000000Z"), Some(1_709_164_800));
+        assert_eq!(der_time(0x17, b"701301000000Z"), None);
+        assert_eq!(der_time(0x17, b"7001010000Z"), None);
+        assert_eq!(der_time(0x05, b"700101000000Z"), None);
+    }
+
+    #[test]
+    fn garbage_is_not_a_certificate() {
+        assert_eq!(not_after(b""), None);
+        assert_eq!(not_after(&[0x30, 0x82, 0xff]), None);
+        assert_eq!(not_after(&[0x30, 0x03, 0x30, 0x01, 0x00]), None);
+    }
+}

@@ -301,6 +301,11 @@ impl ApiServer {
         Client::try_from(config).map_err(|e| e.to_string())
     }
 
+    /// The etcd this API server stores its objects in.
+    pub fn etcd(&self) -> &Cluster {
+        &self.etcd
+    }
+
     /// The PEM of the CA that signed the server's certificate (what a Pod
     /// finds in `ca.crt` of its ServiceAccount mount).
     pub fn ca_pem(&self) -> &str {

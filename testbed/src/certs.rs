@@ -136,3 +136,32 @@ pub fn signing_key() -> Result<(String, String)> {
     let key = KeyPair::generate().map_err(err)?;
     Ok((key.serialize_pem(), key.public_key_pem()))
 }
+
+/// A self-signed CA certificate (PEM) that expires `days` from now: for
+/// tests of expiry warnings.
+pub fn expiring_ca_pem(name: &str, days: i64) -> Result<String> {
+    let mut params = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.distinguished_name.push(DnType::CommonName, name);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(err)?
+        .as_secs() as i64;
+    let (y, m, d) = civil_from_days(now / 86_400 + days);
+    params.not_after = rcgen::date_time_ymd(y as i32, m as u8, d as u8);
+    let key = KeyPair::generate().map_err(err)?;
+    Ok(params.self_signed(&key).map_err(err)?.pem())
+}
+
+/// (year, month, day) of a day count since 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}

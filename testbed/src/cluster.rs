@@ -115,6 +115,8 @@ pub struct Member {
     args: Vec<String>,
     log: PathBuf,
     child: Option<Child>,
+    /// Another etcd release than the cluster's (a member joined mid-upgrade).
+    binary: Option<PathBuf>,
 }
 
 impl Member {
@@ -191,6 +193,7 @@ impl Cluster {
                 peer_url,
                 args: vec![],
                 child: None,
+                binary: None,
             });
         }
         let initial: Vec<String> = members
@@ -229,8 +232,8 @@ impl Cluster {
     }
 
     fn spawn(&mut self, i: usize) -> Result<()> {
-        let etcd = self.etcd.clone();
         let m = &mut self.members[i];
+        let etcd = m.binary.clone().unwrap_or_else(|| self.etcd.clone());
         let log = File::options()
             .create(true)
             .append(true)
@@ -264,9 +267,22 @@ impl Cluster {
             log: self.dir.join(format!("{name}.log")),
             args: vec![],
             child: None,
+            binary: None,
         };
         self.members.push(m);
         Ok(self.members.len() - 1)
+    }
+
+    /// [`Cluster::join`] with another etcd release than the cluster's, as
+    /// during a rolling upgrade.
+    pub fn join_version(
+        &mut self,
+        i: usize,
+        initial_cluster: &str,
+        version: EtcdVersion,
+    ) -> Result<()> {
+        self.members[i].binary = Some(bins::etcd(version)?);
+        self.join(i, initial_cluster)
     }
 
     /// Starts planned member `i` with `--initial-cluster-state=existing`

@@ -206,6 +206,20 @@ pub async fn publish(
     etcd: Cluster,
     names: Vec<String>,
 ) -> Fixture {
+    publish_with_spec(client, ns, name, mode, etcd, names, json!({})).await
+}
+
+/// [`publish`] with `extra` merged into the EtcdCluster's spec (e.g.
+/// `{"options": {…}, "storage": {"size": "200Mi"}}`).
+pub async fn publish_with_spec(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    mode: Mode,
+    etcd: Cluster,
+    names: Vec<String>,
+    extra: serde_json::Value,
+) -> Fixture {
     namespace(client, ns).await;
     let members = names.len();
 
@@ -270,6 +284,11 @@ pub async fn publish(
             "operatorClientIssuerRef": {"name": "ca-issuer"}}}}),
     };
     let mut spec = json!({"replicas": members, "version": "3.6.16", "storage": {"size": "1Gi"}});
+    if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
+        for (k, v) in extra {
+            spec.insert(k.clone(), v.clone());
+        }
+    }
     if !tls.is_null() {
         spec["tls"] = tls;
     }

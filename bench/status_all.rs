@@ -1,0 +1,168 @@
+//! `status -A` benchmark: what probing many EtcdClusters costs against
+//! probing one. Run through `bench/status_all.sh` (a release build).
+//!
+//! On the test bed's real kube-apiserver: `--clusters` EtcdClusters (20 by
+//! default) spread over five namespaces, each backed by its own real etcd
+//! 3.6 cluster of `--members` members (3 by default) in mutual TLS, with
+//! the operator's objects (Secrets, EtcdMembers, Pods pointing at the
+//! members). Then, interleaved in the same run (one, all, one, all, …)
+//! after two warm-ups of each, the wall time of the real binary for
+//!
+//! - `kubectl-etcd status <one cluster> -n <its namespace> -o json`
+//! - `kubectl-etcd status -A -o json`
+//!
+//! both with `--connect=direct` (member Pod IPs are loopback addresses).
+//! Every run must exit 0 and, for `-A`, report every cluster with a
+//! status. Prints the medians, p90s and their ratio.
+//!
+//! `--binary PATH` times another build of the tool (an older one, to
+//! compare) instead of this one. `--keep` only sets the clusters up and
+//! keeps them until Ctrl-C, printing the kubeconfig, for a closer look by
+//! hand.
+
+// A benchmark program: its report is what it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_macros)]
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use support::k8s::*;
+use support::*;
+
+const NAMESPACES: usize = 5;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let clusters: usize = flag(&args, "--clusters").unwrap_or(20);
+    let members: usize = flag(&args, "--members").unwrap_or(3);
+    let runs: usize = flag(&args, "--runs").unwrap_or(10);
+    let binary: String =
+        flag(&args, "--binary").unwrap_or_else(|| env!("CARGO_BIN_EXE_kubectl-etcd").to_string());
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(bench(clusters, members, runs, &binary));
+}
+
+fn args_has(name: &str) -> bool {
+    std::env::args().any(|a| a == name)
+}
+
+fn flag<T: std::str::FromStr>(args: &[String], name: &str) -> Option<T> {
+    let at = args.iter().position(|a| a == name)?;
+    args.get(at + 1)?.parse().ok()
+}
+
+async fn bench(clusters: usize, members: usize, runs: usize, binary: &str) {
+    let client = admin().await;
+    eprintln!("bench: {clusters} EtcdClusters of {members} member(s) each, mutual TLS");
+    let started = Instant::now();
+    let mut fixtures = Vec::new();
+    for i in 0..clusters {
+        let ns = format!("bench-{}", i % NAMESPACES);
+        let name = format!("etcd-{i:02}");
+        fixtures
+            .push(fixture_with(&client, &ns, &name, Mode::Mtls, EtcdVersion::V3_6, members).await);
+    }
+    eprintln!(
+        "bench: {clusters} clusters up in {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
+    let namespaces: Vec<String> = (0..NAMESPACES.min(clusters))
+        .map(|i| format!("bench-{i}"))
+        .collect();
+    let refs: Vec<&str> = namespaces.iter().map(String::as_str).collect();
+    let kc = kubeconfig("status-all-bench.yaml", &refs);
+    let base = |rest: &[&str]| {
+        let mut a = vec![
+            format!("--kubeconfig={}", kc.display()),
+            "--connect=direct".to_string(),
+        ];
+        a.extend(rest.iter().map(|s| s.to_string()));
+        a
+    };
+    if args_has("--keep") {
+        // For looking closer by hand: the clusters stay up until Ctrl-C
+        // (SIGINT), then are stopped as the fixtures drop.
+        eprintln!("bench: --keep: kubeconfig {}; Ctrl-C to stop", kc.display());
+        tokio::signal::ctrl_c().await.expect("wait for Ctrl-C");
+        drop(fixtures);
+        return;
+    }
+    let one = base(&["status", "etcd-00", "-n", "bench-0", "-o", "json"]);
+    let all = base(&["status", "-A", "-o", "json"]);
+
+    for _ in 0..2 {
+        measure(binary, &one, None).await;
+        measure(binary, &all, Some(clusters)).await;
+    }
+    let (mut single, mut every) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        single.push(measure(binary, &one, None).await);
+        every.push(measure(binary, &all, Some(clusters)).await);
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let (one_median, all_median) = (quantile(&single, 50), quantile(&every, 50));
+    println!(
+        "| `status <one> -o json` median (p90) | `status -A -o json`, {clusters} clusters, median (p90) | ratio |"
+    );
+    println!("|---|---|---|");
+    println!(
+        "| {:.0} ms ({:.0} ms) | {:.0} ms ({:.0} ms) | **{:.2}** |",
+        ms(one_median),
+        ms(quantile(&single, 90)),
+        ms(all_median),
+        ms(quantile(&every, 90)),
+        ms(all_median) / ms(one_median)
+    );
+    let build = if binary == env!("CARGO_BIN_EXE_kubectl-etcd") {
+        "this build".to_string()
+    } else {
+        binary.to_string()
+    };
+    println!(
+        "{runs} interleaved runs each after 2 warm-ups; {clusters} clusters × {members} member(s), mutual TLS, etcd 3.6; {build}"
+    );
+    drop(fixtures);
+}
+
+/// One run's wall time; it must succeed, and with `-A` report every one of
+/// `clusters` with a status.
+async fn measure(binary: &str, args: &[String], clusters: Option<usize>) -> Duration {
+    let t0 = Instant::now();
+    let out = tokio::process::Command::new(binary)
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .expect("run kubectl-etcd");
+    let took = t0.elapsed();
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    run.expect_code(0);
+    if let Some(n) = clusters {
+        let doc = run.json();
+        let entries = doc["clusters"].as_array().expect("clusters");
+        assert_eq!(entries.len(), n, "{doc}");
+        for e in entries {
+            assert!(e["status"].is_object(), "no status: {e}");
+        }
+    }
+    took
+}
+
+/// The `p`-th percentile (nearest rank).
+fn quantile(values: &[Duration], p: usize) -> Duration {
+    let mut sorted = values.to_vec();
+    sorted.sort();
+    let at = ((sorted.len() * p).div_ceil(100)).clamp(1, sorted.len()) - 1;
+    sorted[at]
+}

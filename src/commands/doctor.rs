@@ -1,0 +1,288 @@
+//! `doctor`: gathers what `plan::doctor` checks — the snapshot and gate,
+//! the revisions, every member's `/metrics` and served certificate, the
+//! tool's own certificates, and on an EtcdCluster its spec, its members'
+//! Pods and nodes and the client Service — then renders the findings.
+//! Whatever cannot be read is listed in the report and its check skipped.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures::future::join_all;
+use futures::stream::{self, StreamExt};
+
+use crate::cli::{DoctorArgs, FailOn, GlobalArgs, OutputFormat};
+use crate::error::{ExitStatus, Result};
+use crate::etcd::http;
+use crate::k8s::{self, Kube};
+use crate::output;
+use crate::plan::doctor::{self, CertFact, ClusterSpecFacts, Facts, Severity, TrafficFacts};
+use crate::plan::gate::{self, GateOptions};
+use crate::reach::session::{self, Session};
+use crate::reach::tls;
+use crate::report::{ClusterRef, DoctorReport, FleetDoctorReport};
+use crate::snapshot::{self, MemberMetrics};
+
+/// How long one member's `/metrics` may take.
+const HTTP_LIMIT: Duration = Duration::from_secs(5);
+
+/// How many clusters `doctor -A` examines at once.
+const CLUSTER_CONCURRENCY: usize = 8;
+
+pub async fn run(global: &GlobalArgs, args: &DoctorArgs) -> Result<ExitStatus> {
+    let gate = GateOptions::from(&args.gate);
+    let reports = if args.all_namespaces {
+        let kube = k8s::connect(&session::kube_settings(global)).await?;
+        let clusters = k8s::list_clusters(&kube, None, None).await?;
+        let refs: Vec<ClusterRef> = clusters
+            .iter()
+            .map(|c| ClusterRef {
+                namespace: c.metadata.namespace.clone().unwrap_or_default(),
+                name: c.metadata.name.clone().unwrap_or_default(),
+            })
+            .collect();
+        let kube = &kube;
+        stream::iter(refs)
+            .map(|cluster| async move {
+                let connection = session::Connection::from(global);
+                match session::open_cluster(kube, &connection, &cluster.namespace, &cluster.name)
+                    .await
+                {
+                    Ok(s) => examine(&s, Some(kube), &gate).await,
+                    Err(e) => unreachable_report(Some(cluster), e.to_string()),
+                }
+            })
+            .buffered(CLUSTER_CONCURRENCY)
+            .collect()
+            .await
+    } else {
+        let s = session::open(global, args.cluster.cluster.as_deref()).await?;
+        let kube = match &s.target.cluster {
+            Some(_) => Some(k8s::connect(&session::kube_settings(global)).await?),
+            None => None,
+        };
+        vec![examine(&s, kube.as_ref(), &gate).await]
+    };
+    let wide = global.output == OutputFormat::Wide;
+    let text = match (global.output, args.all_namespaces) {
+        (OutputFormat::Table | OutputFormat::Wide, _) => reports
+            .iter()
+            .map(|r| output::table::doctor(r, wide))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        (format, true) => output::render_data(
+            &FleetDoctorReport {
+                clusters: reports.clone(),
+            },
+            format,
+        )?,
+        (format, false) => output::render_data(&reports[0], format)?,
+    };
+    output::emit(&text)?;
+    let threshold = match args.fail_on {
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Critical => Some(Severity::Critical),
+        FailOn::Never => None,
+    };
+    let failing: Vec<String> = reports
+        .iter()
+        .filter(|r| threshold.is_some_and(|t| r.worst >= t))
+        .map(|r| match &r.cluster {
+            Some(c) => format!("{}/{} ({})", c.namespace, c.name, r.worst),
+            None => r.worst.to_string(),
+        })
+        .collect();
+    if !failing.is_empty() {
+        return Ok(super::failed(format!(
+            "doctor: findings at or above --fail-on: {}",
+            failing.join(", ")
+        )));
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// A cluster nothing could be read from: one critical finding.
+fn unreachable_report(cluster: Option<ClusterRef>, why: String) -> DoctorReport {
+    DoctorReport {
+        cluster,
+        worst: Severity::Critical,
+        findings: vec![doctor::Finding {
+            severity: Severity::Critical,
+            check: "reachable".into(),
+            member: None,
+            message: why,
+            remedy: "no member could be examined: check the endpoints, TLS settings and that the members run (kubectl etcd status)".into(),
+        }],
+        unread: vec![],
+    }
+}
+
+/// Reads everything for one cluster and runs the checks.
+async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> DoctorReport {
+    let (ops, target) = (&session.clients, &session.target);
+    let cluster = target.cluster.clone();
+    let snap = match snapshot::take(ops, target).await {
+        Ok(s) => s,
+        Err(e) => return unreachable_report(cluster, e.to_string()),
+    };
+    let verdict = gate::evaluate(&snap, gate);
+    let mut unread = Vec::new();
+    let now = now_unix();
+
+    let revisions = match verdict
+        .leader
+        .and_then(|l| snap.member_by_id(l))
+        .and_then(|m| m.dial.clone())
+    {
+        Some(leader) => match super::compact::revisions(ops, &snap, &leader).await {
+            Ok(r) => Some(r),
+            Err(e) => {
+                unread.push(format!("the compacted revision ({e})"));
+                None
+            }
+        },
+        None => None,
+    };
+
+    // Every member's /metrics, and the certificate it served doing it.
+    let answers = join_all(snap.members.iter().filter_map(|m| {
+        let dial = m.dial.clone()?;
+        let tls = target.tls.as_ref();
+        Some(async move {
+            (
+                m.name.clone(),
+                http::get(&dial, tls, "/metrics", HTTP_LIMIT).await,
+            )
+        })
+    }))
+    .await;
+    let mut metrics: BTreeMap<String, MemberMetrics> = BTreeMap::new();
+    let mut served: Vec<(Vec<u8>, Vec<String>)> = Vec::new();
+    for (name, answer) in answers {
+        match answer {
+            Ok(a) => {
+                metrics.insert(name.clone(), http::parse_metrics(&a.body, now as f64));
+                if let Some(own) = a.peer_certificates.into_iter().next() {
+                    match served.iter_mut().find(|(der, _)| *der == own) {
+                        Some((_, names)) => names.push(name),
+                        None => served.push((own, vec![name])),
+                    }
+                }
+            }
+            Err(e) => unread.push(format!("/metrics of {name} ({e})")),
+        }
+    }
+    let mut certs: Vec<CertFact> = served
+        .iter()
+        .filter_map(|(der, names)| {
+            Some(CertFact {
+                what: format!("server certificate served by {}", names.join(", ")),
+                not_after: tls::not_after(der)?,
+            })
+        })
+        .collect();
+    if let Some(material) = &target.tls {
+        for der in tls::pem_certificates(&material.ca_pem) {
+            if let Some(not_after) = tls::not_after(&der) {
+                certs.push(CertFact {
+                    what: format!("CA certificate from {}", material.ca_origin),
+                    not_after,
+                });
+            }
+        }
+        if let Some(id) = &material.identity {
+            if let Some(not_after) = tls::pem_certificates(&id.cert_pem)
+                .first()
+                .and_then(|d| tls::not_after(d))
+            {
+                certs.push(CertFact {
+                    what: "client certificate the tool presents".into(),
+                    not_after,
+                });
+            }
+        }
+    }
+
+    let mut facts = Facts {
+        snapshot: Some(&snap),
+        verdict: Some(&verdict),
+        revisions,
+        metrics,
+        certs,
+        now,
+        cluster_args: cluster
+            .as_ref()
+            .map(|c| format!("{} -n {}", c.name, c.namespace))
+            .unwrap_or_default(),
+        ..Default::default()
+    };
+    if let (Some(kube), Some(c)) = (kube, &cluster) {
+        kubernetes_facts(kube, c, &mut facts, &mut unread).await;
+    }
+    let findings = doctor::examine(&facts);
+    DoctorReport {
+        cluster,
+        worst: doctor::worst(&findings),
+        findings,
+        unread,
+    }
+}
+
+/// The EtcdCluster's spec, its members' Pods and nodes, and the client
+/// Service's trafficDistribution.
+async fn kubernetes_facts(
+    kube: &Kube,
+    c: &ClusterRef,
+    facts: &mut Facts<'_>,
+    unread: &mut Vec<String>,
+) {
+    match k8s::get_cluster(kube, &c.namespace, &c.name).await {
+        Ok(object) => {
+            let options = object.spec.options.clone().unwrap_or_default();
+            let storage = object.spec.storage.clone().unwrap_or_default();
+            facts.spec = Some(ClusterSpecFacts {
+                auto_compaction_mode: options.auto_compaction_mode,
+                auto_compaction_retention: options.auto_compaction_retention,
+                volume_bytes: storage
+                    .size
+                    .and_then(|q| crate::quantity::parse_bytes(&q.0).ok()),
+                memory_medium: storage.medium.as_deref() == Some("Memory"),
+            });
+        }
+        Err(e) => unread.push(format!("the EtcdCluster ({e})")),
+    }
+    let pods = match k8s::placement::member_pods(kube, &c.namespace, &c.name).await {
+        Ok(p) => p,
+        Err(e) => {
+            unread.push(format!("the members' Pods ({e})"));
+            return;
+        }
+    };
+    facts.pod_args = pods
+        .iter()
+        .filter(|p| !p.args.is_empty())
+        .map(|p| (p.member.clone(), p.args.clone()))
+        .collect();
+    let service = crate::contract::client_service_name(&c.name);
+    match k8s::service::get(kube, &c.namespace, &service).await {
+        Ok(Some(svc)) => {
+            if let Some(value) = super::traffic::value_of(&svc) {
+                facts.traffic = Some(TrafficFacts {
+                    value,
+                    placement: pods
+                        .into_iter()
+                        .map(|p| (p.member, p.node, p.zone))
+                        .collect(),
+                });
+            }
+        }
+        Ok(None) => {}
+        Err(e) => unread.push(format!("the client Service ({e})")),
+    }
+}
+
+fn now_unix() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}

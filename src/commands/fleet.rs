@@ -1,0 +1,348 @@
+//! `defrag -A` / `defrag -l SELECTOR`: a fleet sweep.
+//!
+//! Lists the EtcdClusters, gets consent once, then puts each cluster through
+//! the very engine a single-cluster `defrag` uses (`exec::run`): at most
+//! `--max-concurrent` clusters at once, one member at a time within each
+//! (the engine's own invariant). A cluster that cannot be opened, that the
+//! gate refuses or whose run fails becomes a row of the summary; it never
+//! stops the others. One `RunControl` is shared by every run, so Ctrl-C
+//! stops each after its member in flight, and clusters not started yet are
+//! never contacted.
+
+use std::time::{Duration, Instant};
+
+use futures::stream::{self, StreamExt};
+
+use crate::cli::{DefragArgs, GlobalArgs, OutputFormat};
+use crate::error::{Error, ExitStatus, Result};
+use crate::exec::{self, RunControl, RunInput, SweepOptions};
+use crate::k8s::{self, Kube};
+use crate::output::{self, progress::FleetView};
+use crate::plan::gate;
+use crate::quantity::format_bytes;
+use crate::reach::session::{self, Connection};
+use crate::report::{ClusterRef, FleetCluster, FleetOutcome, FleetReport, Outcome};
+use crate::snapshot;
+
+/// `--max-concurrent` when not given.
+const DEFAULT_MAX_CONCURRENT: u16 = 2;
+
+/// How many clusters the first look (dry run, prompt) reads at once: it
+/// only reads, as `status -A` does.
+const LOOK_CONCURRENCY: usize = 8;
+
+pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
+    if !args.members.is_empty() {
+        return Err(Error::usage(
+            "--member names members of one cluster; it cannot be combined with a fleet sweep (-A or -l): name the cluster instead",
+        ));
+    }
+    let options = super::defrag::options(args)?;
+    let selector = args.selector.as_deref().map(str::trim);
+    if selector == Some("") {
+        return Err(Error::usage(
+            "-l needs a label selector (e.g. tier=prod); use -A alone for every EtcdCluster",
+        ));
+    }
+    output::prompt::require_consent(args.yes, args.dry_run, "defragment")?;
+    let max = usize::from(args.max_concurrent.unwrap_or(DEFAULT_MAX_CONCURRENT));
+
+    if global.endpoints.iter().any(|e| !e.trim().is_empty()) {
+        tracing::info!("fleet sweep (plugin mode): --endpoints/ETCDCTL_ENDPOINTS is ignored");
+    }
+    let kube = k8s::connect(&session::kube_settings(global)).await?;
+    let namespace = (!args.all_namespaces).then(|| kube.default_namespace.clone());
+    let clusters = list(&kube, namespace.as_deref(), selector).await?;
+    if clusters.is_empty() {
+        let scope = match &namespace {
+            Some(ns) => format!("in namespace {ns}"),
+            None => "in any namespace".to_string(),
+        };
+        let labels = selector
+            .map(|s| format!(" with labels {s}"))
+            .unwrap_or_default();
+        crate::logging::message(&format!(
+            "no EtcdCluster {scope}{labels}: nothing to defragment"
+        ));
+        let report = FleetReport::build(args.dry_run, max, Vec::new(), Duration::ZERO);
+        if !matches!(global.output, OutputFormat::Table | OutputFormat::Wide) {
+            render(global, &report)?;
+        }
+        return Ok(ExitStatus::Success);
+    }
+    let fleet = Fleet {
+        kube: &kube,
+        connection: Connection::from(global),
+        options: &options,
+    };
+
+    if args.dry_run || !args.yes {
+        let looks: Vec<FleetCluster> = stream::iter(clusters.clone())
+            .map(|c| fleet.look(c))
+            .buffered(LOOK_CONCURRENCY)
+            .collect()
+            .await;
+        if args.dry_run {
+            let report = FleetReport::build(true, max, looks, Duration::ZERO);
+            render(global, &report)?;
+            return Ok(exit_status(&report));
+        }
+        if !confirm(&looks, max).await? {
+            return Ok(super::failed("not confirmed; nothing changed"));
+        }
+    }
+
+    let control = RunControl::default();
+    let view = FleetView::new(global.output, clusters.len());
+    let say = {
+        let view = view.clone();
+        move |text: &str| view.say(text)
+    };
+    let watcher = super::defrag::on_interrupt(
+        &control,
+        "interrupted: stopping every cluster after its member in flight answers again; clusters not started are left alone (Ctrl-C again to stop waiting)",
+        "interrupted again: no longer waiting; members in flight may still be defragmenting",
+        say,
+    )?;
+    let started = Instant::now();
+    let entries: Vec<FleetCluster> = stream::iter(clusters)
+        .map(|c| fleet.sweep(c, &view, &control))
+        .buffer_unordered(max)
+        .collect()
+        .await;
+    watcher.abort();
+    view.finish();
+    let report = FleetReport::build(false, max, entries, started.elapsed());
+    render(global, &report)?;
+    Ok(exit_status(&report))
+}
+
+/// The clusters to sweep, sorted. A selector the API server cannot parse
+/// is a usage error naming `-l`.
+async fn list(
+    kube: &Kube,
+    namespace: Option<&str>,
+    selector: Option<&str>,
+) -> Result<Vec<ClusterRef>> {
+    let clusters = match (
+        k8s::list_clusters(kube, namespace, selector).await,
+        selector,
+    ) {
+        (Ok(c), _) => c,
+        (
+            Err(Error::Kube {
+                action,
+                server,
+                source,
+            }),
+            Some(selector),
+        ) => {
+            return Err(match *source {
+                kube::Error::Api(status) if status.code == 400 => Error::usage(format!(
+                    "-l {selector}: the API server rejected the label selector: {}",
+                    status.message
+                )),
+                other => Error::Kube {
+                    action,
+                    server,
+                    source: Box::new(other),
+                },
+            })
+        }
+        (Err(e), _) => return Err(e),
+    };
+    Ok(clusters
+        .into_iter()
+        .map(|c| ClusterRef {
+            namespace: c.metadata.namespace.unwrap_or_default(),
+            name: c.metadata.name.unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// What every cluster's look and run share.
+struct Fleet<'a> {
+    kube: &'a Kube,
+    connection: Connection,
+    options: &'a SweepOptions,
+}
+
+impl Fleet<'_> {
+    fn input(&self, cluster: &ClusterRef) -> RunInput {
+        RunInput {
+            options: self.options.clone(),
+            finished: Vec::new(),
+            cluster: Some(cluster.clone()),
+        }
+    }
+
+    /// The dry run's view of one cluster: its plan and the gate's verdict
+    /// now, from one snapshot; nothing changes.
+    async fn look(&self, cluster: ClusterRef) -> FleetCluster {
+        let preview = async {
+            let session = session::open_cluster(
+                self.kube,
+                &self.connection,
+                &cluster.namespace,
+                &cluster.name,
+            )
+            .await?;
+            let first = snapshot::take(&session.clients, &session.target).await?;
+            let verdict = gate::evaluate(&first, &self.options.gate);
+            exec::preview(&first, &verdict, &self.input(&cluster))
+        }
+        .await;
+        match preview {
+            Ok(report) => FleetCluster::from_report(cluster, report),
+            Err(e) => FleetCluster::failed(cluster, e.to_string()),
+        }
+    }
+
+    /// One cluster's run, start to finish; never an error, always a row.
+    async fn sweep(
+        &self,
+        cluster: ClusterRef,
+        view: &FleetView,
+        control: &RunControl,
+    ) -> FleetCluster {
+        if control.halted().is_some() {
+            return FleetCluster::not_started(cluster);
+        }
+        let progress = view.cluster(format!("{}/{}", cluster.namespace, cluster.name));
+        let run = async {
+            let session = session::open_cluster(
+                self.kube,
+                &self.connection,
+                &cluster.namespace,
+                &cluster.name,
+            )
+            .await?;
+            exec::run(
+                &session.clients,
+                &session.target,
+                &self.input(&cluster),
+                &progress,
+                control,
+                None,
+            )
+            .await
+        }
+        .await;
+        let entry = match run {
+            Ok(report) => FleetCluster::from_report(cluster, report),
+            Err(e) => FleetCluster::failed(cluster, e.to_string()),
+        };
+        progress.finish(&outcome_line(&entry));
+        entry
+    }
+}
+
+/// A finished cluster's progress line: the outcome and what was done, or
+/// why not.
+fn outcome_line(entry: &FleetCluster) -> String {
+    match &entry.why {
+        Some(why) => format!("{} — {why}", entry.outcome.as_str()),
+        None => format!(
+            "{}: {}/{} defragmented, {} reclaimed",
+            entry.outcome.as_str(),
+            entry.defragmented(),
+            entry.planned(),
+            format_bytes(entry.reclaimed())
+        ),
+    }
+}
+
+/// Shows what each cluster would get and asks once. A cluster the gate
+/// refuses now, or that could not be looked at, is tried again at its turn,
+/// so it is counted (as "up to") and named.
+async fn confirm(looks: &[FleetCluster], max: usize) -> Result<bool> {
+    let (mut members, mut clusters, mut unsure) = (0, 0, false);
+    for c in looks {
+        let label = format!("{}/{}", c.cluster.namespace, c.cluster.name);
+        let order: Vec<&str> = c
+            .report
+            .iter()
+            .flat_map(|r| {
+                r.members
+                    .iter()
+                    .filter(|m| m.outcome == Outcome::Pending)
+                    .map(|m| m.name.as_str())
+            })
+            .collect();
+        members += order.len();
+        clusters += usize::from(!order.is_empty());
+        let plan = format!(
+            "defragment {} member(s): {}",
+            order.len(),
+            order.join(" → ")
+        );
+        let line = match c.outcome {
+            FleetOutcome::Planned => format!("{label}: {plan}"),
+            FleetOutcome::NothingToDo => format!("{label}: nothing to defragment"),
+            FleetOutcome::Refused => {
+                unsure = true;
+                format!(
+                    "{label}: {plan}, but {} (checked again at its turn)",
+                    c.why
+                        .as_deref()
+                        .unwrap_or("the health gate would refuse now")
+                )
+            }
+            _ => {
+                unsure = true;
+                format!(
+                    "{label}: {} (tried again at its turn)",
+                    c.why.as_deref().unwrap_or("cannot be looked at")
+                )
+            }
+        };
+        crate::logging::message(&line);
+    }
+    let question = format!(
+        "Defragment {}{members} member(s) in {clusters} of {} cluster(s), at most {max} cluster(s) at once and one member at a time in each?",
+        if unsure { "up to " } else { "" },
+        looks.len()
+    );
+    output::prompt::confirm_async(question).await
+}
+
+/// 0 when no cluster was refused, failed or left out; else 1 naming them
+/// (130 when a second Ctrl-C abandoned a member in flight).
+fn exit_status(report: &FleetReport) -> ExitStatus {
+    let named: Vec<String> = report
+        .problems()
+        .map(|c| {
+            format!(
+                "{}/{} {}",
+                c.cluster.namespace,
+                c.cluster.name,
+                c.outcome.as_str()
+            )
+        })
+        .collect();
+    if named.is_empty() {
+        return ExitStatus::Success;
+    }
+    let status = super::failed(format!(
+        "{} of {} cluster(s) not done: {}",
+        named.len(),
+        report.clusters.len(),
+        named.join(", ")
+    ));
+    if report.abandoned() {
+        ExitStatus::Interrupted
+    } else {
+        status
+    }
+}
+
+/// The summary on stdout; a dry run and `-o wide` put every cluster's own
+/// table first.
+fn render(global: &GlobalArgs, report: &FleetReport) -> Result<()> {
+    let text = match global.output {
+        OutputFormat::Table => output::table::fleet(report, report.dry_run),
+        OutputFormat::Wide => output::table::fleet(report, true),
+        format => output::render_data(report, format)?,
+    };
+    output::emit(&text)
+}

@@ -1,0 +1,252 @@
+//! A member's HTTP side, on its client port: `/metrics` over one plain or
+//! TLS connection, and the certificate chain the member served in that
+//! handshake (so `doctor` sees the certificate actually in use, even where
+//! it came from a Secret that has since been renewed).
+//!
+//! TLS verification is the same as for gRPC: the target's CA, the member's
+//! expected name, and our client certificate when we have one. HTTP/1.0 is
+//! asked for so the body ends with the connection (no chunking to undo).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+use crate::reach::{Dial, Scheme, TlsMaterial};
+use crate::snapshot::MemberMetrics;
+
+/// The largest `/metrics` body read (etcd's is about 200 KB).
+const MAX_BODY: usize = 8 << 20;
+
+/// What one GET returned.
+#[derive(Debug, Clone, Default)]
+pub struct HttpAnswer {
+    /// DER certificates the member presented, its own first (empty without
+    /// TLS).
+    pub peer_certificates: Vec<Vec<u8>>,
+    pub body: String,
+}
+
+/// GETs `path` from the member behind `dial`, within `limit`.
+pub async fn get(
+    dial: &Dial,
+    tls: Option<&TlsMaterial>,
+    path: &str,
+    limit: Duration,
+) -> Result<HttpAnswer, String> {
+    tokio::time::timeout(limit, get_inner(dial, tls, path))
+        .await
+        .map_err(|_| format!("no answer within {}", humantime::format_duration(limit)))?
+}
+
+async fn get_inner(
+    dial: &Dial,
+    tls: Option<&TlsMaterial>,
+    path: &str,
+) -> Result<HttpAnswer, String> {
+    let address = (dial.endpoint.host.as_str(), dial.endpoint.port);
+    let tcp = tokio::net::TcpStream::connect(address)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let host = dial.endpoint.host_for_tls().to_string();
+    if dial.endpoint.scheme != Scheme::Https {
+        let body = exchange(tcp, &host, path).await?;
+        return Ok(HttpAnswer {
+            peer_certificates: vec![],
+            body,
+        });
+    }
+    let tls = tls.ok_or("the member speaks TLS and no CA was given")?;
+    let config = client_config(tls)?;
+    let name = dial.tls_server_name.clone().unwrap_or(host.clone());
+    let server_name =
+        ServerName::try_from(name.clone()).map_err(|e| format!("server name {name}: {e}"))?;
+    let stream = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(server_name, tcp)
+        .await
+        .map_err(|e| format!("TLS handshake: {e}"))?;
+    let peer_certificates = stream
+        .get_ref()
+        .1
+        .peer_certificates()
+        .map(|chain| chain.iter().map(|c| c.as_ref().to_vec()).collect())
+        .unwrap_or_default();
+    let body = exchange(stream, &host, path).await?;
+    Ok(HttpAnswer {
+        peer_certificates,
+        body,
+    })
+}
+
+/// Sends the request and reads the whole answer; the body of a 200.
+async fn exchange<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
+    host: &str,
+    path: &str,
+) -> Result<String, String> {
+    let request = format!("GET {path} HTTP/1.0\r\nHost: {host}\r\nAccept: text/plain\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .map_err(|e| format!("send: {e}"))?;
+    let mut answer = Vec::new();
+    (&mut stream)
+        .take(MAX_BODY as u64)
+        .read_to_end(&mut answer)
+        .await
+        .map_err(|e| format!("read: {e}"))?;
+    let text = String::from_utf8_lossy(&answer);
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .ok_or("the answer is not HTTP")?;
+    let status = head.lines().next().unwrap_or_default();
+    if status.split_whitespace().nth(1) != Some("200") {
+        return Err(format!("{path} answered {status:?}"));
+    }
+    Ok(body.to_string())
+}
+
+fn client_config(tls: &TlsMaterial) -> Result<rustls::ClientConfig, String> {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(&tls.ca_pem) {
+        let cert = cert.map_err(|e| format!("CA from {}: {e}", tls.ca_origin))?;
+        roots
+            .add(cert)
+            .map_err(|e| format!("CA from {}: {e}", tls.ca_origin))?;
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS: {e}"))?
+        .with_root_certificates(roots);
+    match &tls.identity {
+        None => Ok(builder.with_no_client_auth()),
+        Some(id) => {
+            let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&id.cert_pem)
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("client certificate: {e}"))?;
+            let key = PrivateKeyDer::from_pem_slice(&id.key_pem)
+                .map_err(|_| "client key: not a PEM private key".to_string())?;
+            builder
+                .with_client_auth_cert(chain, key)
+                .map_err(|e| format!("client certificate: {e}"))
+        }
+    }
+}
+
+/// The figures `doctor` uses from a `/metrics` body, `now` in Unix seconds.
+pub fn parse_metrics(text: &str, now: f64) -> MemberMetrics {
+    let mut m = MemberMetrics::default();
+    let mut buckets: Vec<(f64, f64)> = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let Some((name, value)) = line.rsplit_once(' ') else {
+            continue;
+        };
+        let Ok(value) = value.parse::<f64>() else {
+            continue;
+        };
+        if name == "etcd_disk_wal_fsync_duration_seconds_count" {
+            m.wal_fsyncs = value as u64;
+        } else if name == "etcd_server_leader_changes_seen_total" {
+            m.leader_changes = value as u64;
+        } else if name == "process_start_time_seconds" {
+            m.uptime_seconds = (now - value).max(0.0);
+        } else if let Some(labels) =
+            name.strip_prefix("etcd_disk_wal_fsync_duration_seconds_bucket{")
+        {
+            let le = labels
+                .split(',')
+                .find_map(|l| l.trim_end_matches('}').strip_prefix("le=\""))
+                .map(|v| v.trim_end_matches('"'));
+            let bound = match le {
+                Some("+Inf") => f64::INFINITY,
+                Some(v) => match v.parse() {
+                    Ok(b) => b,
+                    Err(_) => continue,
+                },
+                None => continue,
+            };
+            buckets.push((bound, value));
+        }
+    }
+    m.wal_fsync_p99_seconds = percentile(&mut buckets, 0.99);
+    m
+}
+
+/// Quantile `q` of a histogram from its cumulative `(le, count)` buckets,
+/// interpolated linearly inside the bucket that holds it, as Prometheus'
+/// `histogram_quantile` does. In the `+Inf` bucket: the largest finite
+/// bound.
+fn percentile(buckets: &mut [(f64, f64)], q: f64) -> Option<f64> {
+    buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total = buckets.last()?.1;
+    if total <= 0.0 {
+        return None;
+    }
+    let rank = q * total;
+    let (mut lower, mut below) = (0.0, 0.0);
+    for &(le, count) in buckets.iter() {
+        if count >= rank {
+            if !le.is_finite() {
+                return Some(lower);
+            }
+            let share = if count > below {
+                (rank - below) / (count - below)
+            } else {
+                1.0
+            };
+            return Some(lower + (le - lower) * share);
+        }
+        if le.is_finite() {
+            (lower, below) = (le, count);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "# HELP etcd_server_leader_changes_seen_total x
+# TYPE etcd_server_leader_changes_seen_total counter
+etcd_server_leader_changes_seen_total 4
+process_start_time_seconds 1.7e+09
+etcd_disk_wal_fsync_duration_seconds_bucket{le=\"0.001\"} 10
+etcd_disk_wal_fsync_duration_seconds_bucket{le=\"0.002\"} 50
+etcd_disk_wal_fsync_duration_seconds_bucket{le=\"0.004\"} 98
+etcd_disk_wal_fsync_duration_seconds_bucket{le=\"0.008\"} 99
+etcd_disk_wal_fsync_duration_seconds_bucket{le=\"0.016\"} 100
+etcd_disk_wal_fsync_duration_seconds_bucket{le=\"+Inf\"} 100
+etcd_disk_wal_fsync_duration_seconds_sum 0.3
+etcd_disk_wal_fsync_duration_seconds_count 100
+";
+
+    #[test]
+    fn the_figures_come_from_the_exposition_text() {
+        let m = parse_metrics(SAMPLE, 1.7e9 + 3600.0);
+        assert_eq!(m.leader_changes, 4);
+        assert_eq!(m.uptime_seconds, 3600.0);
+        assert_eq!(m.wal_fsyncs, 100);
+        // Rank 99 of 100 is the last of the (0.004, 0.008] bucket's one.
+        assert_eq!(m.wal_fsync_p99_seconds, Some(0.008));
+        let p50 = {
+            let mut b = vec![(0.001, 10.0), (0.002, 50.0), (f64::INFINITY, 100.0)];
+            percentile(&mut b, 0.5)
+        };
+        assert_eq!(p50, Some(0.002));
+        let mut b = vec![(0.001, 0.0), (0.002, 100.0), (f64::INFINITY, 100.0)];
+        assert_eq!(percentile(&mut b, 0.99), Some(0.00199));
+    }
+
+    #[test]
+    fn percentiles_from_cumulative_buckets() {
+        let mut none: Vec<(f64, f64)> = vec![(0.1, 0.0), (f64::INFINITY, 0.0)];
+        assert_eq!(percentile(&mut none, 0.99), None);
+        let mut tail = vec![(0.1, 1.0), (f64::INFINITY, 100.0)];
+        assert_eq!(percentile(&mut tail, 0.99), Some(0.1));
+        assert_eq!(parse_metrics("garbage\n\n", 0.0), MemberMetrics::default());
+    }
+}

@@ -1,0 +1,293 @@
+//! `doctor` against real etcd (standalone): a healthy cluster, then the
+//! same cluster fragmented and with NOSPACE raised; a member down; leader
+//! changes read from the members' own /metrics; a 3.6 learner joining a
+//! 3.5 cluster (version skew, and a learner to promote); certificates that
+//! expire soon. `--fail-on` decides the exit code.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::time::Duration;
+
+use support::*;
+
+fn doctor(cluster: &Cluster, extra: &[&str]) -> Vec<String> {
+    let mut a = one_seed(cluster);
+    a.push("doctor".into());
+    a.extend(args(extra));
+    a
+}
+
+/// (severity, check, member) of every finding.
+fn found(doc: &serde_json::Value) -> Vec<(String, String, String)> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap().to_string(),
+                f["check"].as_str().unwrap().to_string(),
+                f["member"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn has(doc: &serde_json::Value, severity: &str, check: &str, member: &str) -> bool {
+    found(doc)
+        .iter()
+        .any(|(s, c, m)| s == severity && c == check && m == member)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn healthy_then_fragmented_then_nospace() {
+    let cluster = start(ClusterSpec::new(3, Security::MutualTls)).await;
+
+    let run = tool(&doctor(&cluster, &["-o", "json"]), &[]).await;
+    run.expect_code(0);
+    let doc = run.json();
+    // This machine's disk may itself be slow (WAL fsync p99 over 10 ms has
+    // been seen here); that is a true warning, and the only one allowed.
+    assert!(
+        found(&doc)
+            .iter()
+            .all(|(s, c, _)| s == "ok" || c == "disk-latency"),
+        "{doc}"
+    );
+    assert_eq!(
+        doc["unread"],
+        serde_json::json!([]),
+        "every member's /metrics read over mTLS: {doc}"
+    );
+    assert!(
+        has(&doc, "ok", "gate", "") && has(&doc, "ok", "fragmentation", ""),
+        "{doc}"
+    );
+    let run = tool(&doctor(&cluster, &["-o", "wide"]), &[]).await;
+    assert!(run.stdout.contains("OK        gate"), "{}", run.stdout);
+
+    // 300 MB written per member, 90% deleted and compacted.
+    cluster.fragment(300 << 20, 0.1).await.unwrap();
+    let run = tool(&doctor(&cluster, &["-o", "json"]), &[]).await;
+    let doc = run.json();
+    // --fail-on critical (the default): warnings alone exit 0. (The disk
+    // may have turned critical under the writes; then 1, and said so.)
+    run.expect_code(if doc["worst"] == "critical" { 1 } else { 0 });
+    for m in &cluster.members {
+        assert!(
+            has(&doc, "warning", "fragmentation", &m.name),
+            "{}: {doc}",
+            m.name
+        );
+    }
+    let frag = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "fragmentation")
+        .unwrap();
+    assert_eq!(frag["remedy"], "kubectl etcd defrag", "{frag}");
+    // The same findings fail a CI step that fails on warnings.
+    let run = tool(&doctor(&cluster, &["--fail-on", "warning"]), &[]).await;
+    run.expect_code(1);
+    assert!(
+        run.stdout.contains("WARNING   fragmentation"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr
+            .contains("findings at or above --fail-on: warning"),
+        "{}",
+        run.stderr
+    );
+
+    // NOSPACE: critical, with the remedy, and exit 1 by default.
+    raise_alarm(&cluster, 0, 1, etcd_client::AlarmType::Nospace).await;
+    let run = tool(&doctor(&cluster, &["-o", "json"]), &[]).await;
+    run.expect_code(1);
+    let doc = run.json();
+    assert_eq!(doc["worst"], "critical", "{doc}");
+    assert!(
+        has(&doc, "critical", "alarm/NOSPACE", &cluster.members[1].name),
+        "{doc}"
+    );
+    assert_eq!(
+        doc["findings"][0]["severity"], "critical",
+        "worst first: {doc}"
+    );
+    let run = tool(&doctor(&cluster, &["--fail-on", "never"]), &[]).await;
+    run.expect_code(0);
+}
+
+/// A member that does not answer: critical, and its /metrics listed as
+/// not read rather than guessed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_member_down_is_critical_and_named() {
+    let cluster = start(ClusterSpec::new(3, Security::Plain)).await;
+    cluster.pause(2).unwrap();
+    let run = tool(&doctor(&cluster, &["-o", "json"]), &[]).await;
+    cluster.resume(2).unwrap();
+    run.expect_code(1);
+    let doc = run.json();
+    let down = &cluster.members[2].name;
+    assert!(
+        has(&doc, "critical", "gate/MemberUnreachable", down),
+        "{doc}"
+    );
+    assert!(
+        doc["unread"].as_array().unwrap().iter().any(|u| u
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("/metrics of {down}"))),
+        "{doc}"
+    );
+}
+
+/// Elections counted from etcd's own `etcd_server_leader_changes_seen_total`
+/// against its uptime: three transfers in a minute are many per hour.
+#[tokio::test(flavor = "multi_thread")]
+async fn leader_changes_come_from_the_members_metrics() {
+    let cluster = start(ClusterSpec::new(3, Security::Plain)).await;
+    let run = tool(&doctor(&cluster, &["-o", "json"]), &[]).await;
+    assert!(!found(&run.json())
+        .iter()
+        .any(|(_, c, _)| c == "leader-changes"));
+    for _ in 0..3 {
+        let mut a = one_seed(&cluster);
+        a.extend(args(&["forfeit-leadership", "--yes"]));
+        tool(&a, &[]).await.expect_code(0);
+        cluster.wait_ready(Duration::from_secs(20)).await.unwrap();
+    }
+    let run = tool(&doctor(&cluster, &["-o", "json"]), &[]).await;
+    run.expect_code(0);
+    let doc = run.json();
+    for m in &cluster.members {
+        assert!(
+            has(&doc, "warning", "leader-changes", &m.name),
+            "{}: {doc}",
+            m.name
+        );
+    }
+    let message = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "leader-changes")
+        .unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(message.contains("has seen 4 leader changes"), "{message}");
+}
+
+/// A 3.6 learner joining a 3.5 cluster, as in a rolling upgrade: the
+/// minor releases differ, and once caught up the learner should be
+/// promoted.
+#[tokio::test(flavor = "multi_thread")]
+async fn version_skew_and_a_learner_to_promote() {
+    let mut cluster = start(ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_5)).await;
+    tokio::time::sleep(Duration::from_secs(6)).await; // etcd's 5 s reconfiguration guard
+    let new = cluster.plan_member("m3").unwrap();
+    let peer = cluster.members[new].peer_url.clone();
+    let mut a = one_seed(&cluster);
+    a.extend(args(&[
+        "member",
+        "add",
+        "m3",
+        "--peer-urls",
+        &peer,
+        "--learner",
+        "--yes",
+        "-o",
+        "json",
+    ]));
+    let run = tool(&a, &[]).await;
+    run.expect_code(0);
+    let settings: Vec<(String, String)> =
+        serde_json::from_value(run.json()["startWith"].clone()).unwrap();
+    let initial = settings
+        .iter()
+        .find(|(k, _)| k == "ETCD_INITIAL_CLUSTER")
+        .unwrap()
+        .1
+        .clone();
+    cluster
+        .join_version(new, &initial, EtcdVersion::V3_6)
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let doc = loop {
+        let doc = tool(&doctor(&cluster, &["-o", "json"]), &[]).await.json();
+        if has(&doc, "warning", "learner", "m3") {
+            break doc;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never caught up: {doc}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert!(has(&doc, "warning", "version-skew", ""), "{doc}");
+    let learner = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "learner")
+        .unwrap();
+    assert_eq!(learner["remedy"], "kubectl etcd member promote m3");
+    cluster.kill(new).unwrap();
+}
+
+/// Certificates the tool uses are read for their end of validity: a CA
+/// bundle holding, besides the real CA, one that expires in 3 days
+/// (critical) and one in 20 (warning).
+#[tokio::test(flavor = "multi_thread")]
+async fn certificates_that_expire_soon() {
+    let cluster = start(ClusterSpec::new(1, Security::MutualTls)).await;
+    let pki = cluster.pki.as_ref().unwrap();
+    let mut bundle = std::fs::read_to_string(&pki.ca).unwrap();
+    bundle.push_str(&kubectl_etcd_testbed::certs::expiring_ca_pem("soon", 3).unwrap());
+    bundle.push_str(&kubectl_etcd_testbed::certs::expiring_ca_pem("later", 20).unwrap());
+    let path = cluster.dir().join("bundle.pem");
+    std::fs::write(&path, bundle).unwrap();
+    let a = vec![
+        format!("--endpoints={}", cluster.endpoints()[0]),
+        format!("--cacert={}", path.display()),
+        format!("--cert={}", pki.client_cert.display()),
+        format!("--key={}", pki.client_key.display()),
+        "doctor".into(),
+        "-o".into(),
+        "json".into(),
+    ];
+    let run = tool(&a, &[]).await;
+    run.expect_code(1);
+    let doc = run.json();
+    let certs: Vec<(String, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "certificate")
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let from = format!("the CA certificate from {}", path.display());
+    assert_eq!(certs.len(), 2, "only the two short-lived CAs: {certs:?}");
+    assert!(
+        certs.iter().any(|(s, m)| s == "critical"
+            && m.starts_with(&from)
+            && m.contains("expires in 2 day(s)")),
+        "{certs:?}"
+    );
+    assert!(
+        certs.iter().any(|(s, m)| s == "warning"
+            && m.starts_with(&from)
+            && m.contains("expires in 19 days")),
+        "{certs:?}"
+    );
+}

@@ -1,0 +1,220 @@
+//! `doctor` in plugin mode, against a real kube-apiserver and real etcd:
+//! what only the EtcdCluster, its Pods, its Nodes and its client Service
+//! can tell — auto-compaction too lax, a defrag that would not fit the
+//! member's volume, StopGRPCServiceOnDefrag in some Pods' arguments, a
+//! trafficDistribution whose nodes carry no zone — and `doctor -A`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use k8s_openapi::api::core::v1::{Pod, Service};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use serde_json::json;
+
+use support::k8s::*;
+use support::*;
+
+fn has(doc: &serde_json::Value, severity: &str, check: &str, member: &str) -> bool {
+    doc["findings"].as_array().unwrap().iter().any(|f| {
+        f["severity"] == severity
+            && f["check"] == check
+            && f["member"].as_str().unwrap_or("") == member
+    })
+}
+
+fn message<'a>(doc: &'a serde_json::Value, check: &str) -> &'a str {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == check)
+        .unwrap_or_else(|| panic!("no {check} finding: {doc}"))["message"]
+        .as_str()
+        .unwrap()
+}
+
+/// Replaces member `member`'s Pod with one whose etcd container has `args`
+/// (a Pod's arguments cannot be edited in place).
+async fn with_args(pods: &Api<Pod>, cluster: &str, member: &str, ip: &str, args: &[&str]) {
+    pods.delete(
+        member,
+        &DeleteParams {
+            grace_period_seconds: Some(0),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    for _ in 0..50 {
+        if pods.get_opt(member).await.unwrap().is_none() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": {"name": member, "labels": {
+            "etcd-operator.cozystack.io/cluster": cluster,
+            "app.kubernetes.io/component": member}},
+        "spec": {"hostname": member, "subdomain": cluster, "nodeName": NODE,
+                 "containers": [{"name": "etcd", "image": "quay.io/coreos/etcd:v3.6.16",
+                                 "command": ["etcd"], "args": args}]},
+    }))
+    .unwrap();
+    pods.create(&PostParams::default(), &pod).await.unwrap();
+    pods.patch_status(
+        member,
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}]}})),
+    )
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn what_only_kubernetes_can_tell() {
+    let client = admin().await;
+    kubelet().await; // registers the Node the Pods run on (no zone label)
+    let ns = "doctor";
+    let names = member_names("etcd", 3);
+    let etcd =
+        Cluster::start(ClusterSpec::new(3, Security::MutualTls).operator_style("etcd", ns, &names))
+            .await
+            .unwrap();
+    let fx = publish_with_spec(
+        &client,
+        ns,
+        "etcd",
+        Mode::Mtls,
+        etcd,
+        names.clone(),
+        json!({"options": {"autoCompactionMode": "periodic", "autoCompactionRetention": "72h"},
+               "storage": {"size": "256Mi"}}),
+    )
+    .await;
+    // 150 MB per member, half deleted: file + in-use + WAL > 256 MiB.
+    fx.etcd.fragment(150 << 20, 0.5).await.unwrap();
+
+    // One member's Pod sets the feature gate, the others do not.
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let ip = |i: usize| fx.etcd.host(i);
+    with_args(
+        &pods,
+        "etcd",
+        &names[0],
+        &ip(0),
+        &[
+            &format!("--name={}", names[0]),
+            "--feature-gates=StopGRPCServiceOnDefrag=true",
+        ],
+    )
+    .await;
+    with_args(
+        &pods,
+        "etcd",
+        &names[1],
+        &ip(1),
+        &[&format!("--name={}", names[1])],
+    )
+    .await;
+    with_args(
+        &pods,
+        "etcd",
+        &names[2],
+        &ip(2),
+        &[&format!("--name={}", names[2])],
+    )
+    .await;
+
+    // The client Service prefers same-zone endpoints.
+    let services: Api<Service> = Api::namespaced(client.clone(), ns);
+    let svc: Service = serde_json::from_value(json!({
+        "metadata": {"name": "etcd-client"},
+        "spec": {"selector": {"etcd-operator.cozystack.io/cluster": "etcd"},
+                 "ports": [{"name": "client", "port": 2379}],
+                 "trafficDistribution": "PreferSameZone"},
+    }))
+    .unwrap();
+    services.create(&PostParams::default(), &svc).await.unwrap();
+
+    let kc = kubeconfig("doctor.yaml", &[ns]);
+    let run = tool(
+        &[
+            format!("--kubeconfig={}", kc.display()),
+            "--connect=direct".into(),
+            "doctor".into(),
+            "etcd".into(),
+            "-o".into(),
+            "json".into(),
+        ],
+        &[],
+    )
+    .await;
+    run.expect_code(1);
+    let doc = run.json();
+    assert_eq!(doc["cluster"]["name"], "etcd", "{doc}");
+    assert_eq!(doc["unread"], json!([]), "{doc}");
+    // Retention of 72h.
+    assert!(has(&doc, "warning", "auto-compaction", ""), "{doc}");
+    assert!(
+        message(&doc, "auto-compaction").contains("keeps 72h (periodic)"),
+        "{doc}"
+    );
+    // Every member: file + in-use + WAL over its 256 MiB volume.
+    for name in &names {
+        assert!(has(&doc, "critical", "defrag-space", name), "{name}: {doc}");
+    }
+    assert!(
+        message(&doc, "defrag-space").contains("on its 256 MiB volume"),
+        "{doc}"
+    );
+    // The two Pods without the gate are named.
+    let grpc = message(&doc, "stop-grpc-on-defrag");
+    assert!(
+        grpc.starts_with(&format!(
+            "{}, {} do not set StopGRPCServiceOnDefrag",
+            names[1], names[2]
+        )),
+        "{grpc}"
+    );
+    // The Node has no zone label.
+    assert!(has(&doc, "warning", "traffic", ""), "{doc}");
+    assert!(
+        message(&doc, "traffic").contains(&format!("nodes {NODE} (runs {})", names[0])),
+        "{doc}"
+    );
+    // The remedies name the cluster the way kubectl would.
+    let frag = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "fragmentation");
+    if let Some(f) = frag.filter(|f| f["severity"] == "warning") {
+        assert_eq!(f["remedy"], "kubectl etcd defrag etcd -n doctor");
+    }
+
+    // -A: this cluster among every EtcdCluster, each with its own report.
+    let run = tool(
+        &[
+            format!("--kubeconfig={}", kc.display()),
+            "--connect=direct".into(),
+            "doctor".into(),
+            "-A".into(),
+            "-o".into(),
+            "json".into(),
+            "--fail-on".into(),
+            "never".into(),
+        ],
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    let all = run.json();
+    let ours = all["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["cluster"]["namespace"] == ns && c["cluster"]["name"] == "etcd")
+        .unwrap_or_else(|| panic!("{all}"));
+    assert_eq!(ours["worst"], "critical");
+}
