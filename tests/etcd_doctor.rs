@@ -291,3 +291,111 @@ async fn certificates_that_expire_soon() {
         "{certs:?}"
     );
 }
+
+/// Quota use near the limit, and CORRUPT: read from a 3.6 cluster with a
+/// 64 MiB quota (3.6 reports it in Status) filled to about 90%.
+#[tokio::test(flavor = "multi_thread")]
+async fn quota_use_and_corrupt() {
+    let cluster = start(ClusterSpec::new(3, Security::Plain).quota(64 << 20)).await;
+    cluster.fragment(52 << 20, 1.0).await.unwrap();
+    raise_alarm(&cluster, 0, 2, etcd_client::AlarmType::Corrupt).await;
+    let run = tool(&doctor(&cluster, &["-o", "json"]), &[]).await;
+    run.expect_code(1);
+    let doc = run.json();
+    for m in &cluster.members {
+        let quota = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["check"] == "quota" && f["member"] == m.name.as_str())
+            .unwrap_or_else(|| panic!("{}: {doc}", m.name));
+        assert!(
+            quota["message"]
+                .as_str()
+                .unwrap()
+                .contains("of its 64 MiB quota"),
+            "{quota}"
+        );
+        // All of it is data: a defrag would not help.
+        assert!(
+            quota["remedy"]
+                .as_str()
+                .unwrap()
+                .starts_with("the data itself nears the quota"),
+            "{quota}"
+        );
+    }
+    assert!(
+        has(&doc, "critical", "alarm/CORRUPT", &cluster.members[2].name),
+        "{doc}"
+    );
+    let corrupt = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "alarm/CORRUPT")
+        .unwrap();
+    assert!(corrupt["remedy"]
+        .as_str()
+        .unwrap()
+        .contains("never disarm it blind"));
+}
+
+/// Raft lag: with a writer busy and a lag bound of 0 entries, some member
+/// trails the leader when it is looked at; doctor names it as a warning
+/// with its remedy, not as an outage.
+#[tokio::test(flavor = "multi_thread")]
+async fn raft_lag_under_writes() {
+    let cluster = start(ClusterSpec::new(3, Security::Plain)).await;
+    let mut writer = cluster.client(0).await.unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writing = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let mut i = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = writer
+                    .put(format!("lag/{}", i % 100), "x".repeat(200), None)
+                    .await;
+                i += 1;
+            }
+        })
+    };
+    let mut seen = None;
+    for _ in 0..30 {
+        let run = tool(
+            &doctor(
+                &cluster,
+                &["-o", "json", "--max-raft-lag", "0", "--fail-on", "never"],
+            ),
+            &[],
+        )
+        .await;
+        run.expect_code(0);
+        let doc = run.json();
+        if found(&doc)
+            .iter()
+            .any(|(s, c, _)| s == "warning" && (c == "gate/ApplyLag" || c == "gate/BehindLeader"))
+        {
+            seen = Some(doc);
+            break;
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = writing.await;
+    let doc = seen.expect("a lagging member seen under writes with a bound of 0");
+    let lag = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "gate/ApplyLag" || f["check"] == "gate/BehindLeader")
+        .unwrap();
+    assert!(
+        lag["remedy"]
+            .as_str()
+            .unwrap()
+            .starts_with("wait for it to catch up"),
+        "{lag}"
+    );
+    assert!(!lag["member"].as_str().unwrap().is_empty(), "{lag}");
+}

@@ -108,6 +108,30 @@ fn etcdutl_status(version: EtcdVersion, file: &Path) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// `snapshot status FILE [extra…]`.
+async fn status_of(file: &Path, extra: &[&str]) -> Run {
+    let mut a = args(&["snapshot", "status"]);
+    a.push(file.display().to_string());
+    a.extend(args(extra));
+    tool(&a, &[]).await
+}
+
+/// Our figures for a file (`ours`: the report's contents, or a `snapshot
+/// status` document) against etcdutl's of `version`.
+fn assert_as_etcdutl(version: EtcdVersion, ours: &serde_json::Value, theirs: &serde_json::Value) {
+    for (field, key) in [
+        ("hash", "hash"),
+        ("revision", "revision"),
+        (keys_as(version), "totalKey"),
+        ("totalSize", "totalSize"),
+    ] {
+        assert_eq!(
+            ours[field], theirs[key],
+            "{field}: ours {ours}, etcdutl {theirs}"
+        );
+    }
+}
+
 /// Restores `file` with etcdutl into a new data dir and starts a one-member
 /// etcd on it; returns the process and its client URL.
 async fn restore_and_start(
@@ -197,47 +221,13 @@ async fn save_restore_and_status(version: EtcdVersion) {
     // What we read in the file is what etcdutl reads.
     let theirs = etcdutl_status(version, &file);
     let contents = &doc["contents"];
-    for (ours, key) in [
-        ("hash", "hash"),
-        ("revision", "revision"),
-        (keys_as(version), "totalKey"),
-        ("totalSize", "totalSize"),
-    ] {
-        assert_eq!(
-            contents[ours], theirs[key],
-            "{ours}: ours {doc}, etcdutl {theirs}"
-        );
-    }
-    let run = tool(
-        &args(&[
-            "snapshot",
-            "status",
-            &file.display().to_string(),
-            "-o",
-            "json",
-        ]),
-        &[],
-    )
-    .await;
+    assert_as_etcdutl(version, contents, &theirs);
+    let run = status_of(&file, &["-o", "json"]).await;
     run.expect_code(0);
     let status = run.json();
     assert_eq!(status["etcdChecksum"], "verified", "{status}");
-    for (ours, key) in [
-        ("hash", "hash"),
-        ("revision", "revision"),
-        (keys_as(version), "totalKey"),
-        ("totalSize", "totalSize"),
-    ] {
-        assert_eq!(
-            status[ours], theirs[key],
-            "{ours}: ours {status}, etcdutl {theirs}"
-        );
-    }
-    let run = tool(
-        &args(&["snapshot", "status", &file.display().to_string()]),
-        &[],
-    )
-    .await;
+    assert_as_etcdutl(version, &status, &theirs);
+    let run = status_of(&file, &[]).await;
     run.expect_code(0);
     assert!(run.stdout.contains("ETCD CHECKSUM"), "{}", run.stdout);
     assert!(
@@ -341,17 +331,7 @@ async fn status_of_changed_plain_and_foreign_files() {
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0x55;
     std::fs::write(&changed, &bytes).unwrap();
-    let run = tool(
-        &args(&[
-            "snapshot",
-            "status",
-            &changed.display().to_string(),
-            "-o",
-            "json",
-        ]),
-        &[],
-    )
-    .await;
+    let run = status_of(&changed, &["-o", "json"]).await;
     run.expect_code(1);
     assert_eq!(run.json()["etcdChecksum"], "mismatch");
     assert!(run.stderr.contains("do not restore it"), "{}", run.stderr);
@@ -362,47 +342,24 @@ async fn status_of_changed_plain_and_foreign_files() {
         .join(format!("{}.etcd/member/snap/db", cluster.members[0].name));
     let copy = dir.path().join("backend.db");
     std::fs::copy(&backend, &copy).unwrap();
-    let run = tool(
-        &args(&[
-            "snapshot",
-            "status",
-            &copy.display().to_string(),
-            "-o",
-            "json",
-        ]),
-        &[],
-    )
-    .await;
+    let run = status_of(&copy, &["-o", "json"]).await;
     run.expect_code(0);
     let doc = run.json();
     assert_eq!(doc["etcdChecksum"], "absent", "{doc}");
     let theirs = etcdutl_status(version, &copy);
-    assert_eq!(doc["hash"], theirs["hash"], "{doc} {theirs}");
-    assert_eq!(doc["revision"], theirs["revision"], "{doc} {theirs}");
+    assert_as_etcdutl(version, &doc, &theirs);
 
     // Not a database at all, and a missing file: exit 2, naming the file.
     let foreign = dir.path().join("notes.txt");
     std::fs::write(&foreign, "hello ".repeat(2000)).unwrap();
-    let run = tool(
-        &args(&["snapshot", "status", &foreign.display().to_string()]),
-        &[],
-    )
-    .await;
+    let run = status_of(&foreign, &[]).await;
     run.expect_code(2);
     assert!(
         run.stderr.contains("notes.txt is not an etcd snapshot"),
         "{}",
         run.stderr
     );
-    let run = tool(
-        &args(&[
-            "snapshot",
-            "status",
-            &dir.path().join("missing.db").display().to_string(),
-        ]),
-        &[],
-    )
-    .await;
+    let run = status_of(&dir.path().join("missing.db"), &[]).await;
     run.expect_code(2);
     assert!(run.stderr.contains("missing.db"), "{}", run.stderr);
 }

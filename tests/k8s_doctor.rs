@@ -1,4 +1,5 @@
-//! `doctor` in plugin mode, against a real kube-apiserver and real etcd:
+//! `doctor` (and `snapshot save`) in plugin mode, against a real
+//! kube-apiserver and real etcd. Doctor:
 //! what only the EtcdCluster, its Pods, its Nodes and its client Service
 //! can tell — auto-compaction too lax, a defrag that would not fit the
 //! member's volume, StopGRPCServiceOnDefrag in some Pods' arguments, a
@@ -217,4 +218,45 @@ async fn what_only_kubernetes_can_tell() {
         .find(|c| c["cluster"]["namespace"] == ns && c["cluster"]["name"] == "etcd")
         .unwrap_or_else(|| panic!("{all}"));
     assert_eq!(ours["worst"], "critical");
+}
+
+/// `snapshot save` through an EtcdCluster (plugin mode): the same choice of
+/// member and the same checks as standalone, with TLS from the Secrets.
+#[tokio::test(flavor = "multi_thread")]
+async fn snapshot_through_an_etcdcluster() {
+    let client = admin().await;
+    let fx = fixture(&client, "snapshot", "etcd", Mode::Mtls).await;
+    let mut c = fx.etcd.client(0).await.unwrap();
+    for i in 0..200 {
+        c.put(format!("k{i}"), format!("v{i}"), None).await.unwrap();
+    }
+    let leader = fx.etcd.members[fx.etcd.leader().await.unwrap()]
+        .name
+        .clone();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("etcd.db");
+    let kc = kubeconfig("snapshot.yaml", &["snapshot"]);
+    let run = tool(
+        &[
+            format!("--kubeconfig={}", kc.display()),
+            "--connect=direct".into(),
+            "snapshot".into(),
+            "save".into(),
+            file.display().to_string(),
+            "etcd".into(),
+            "-o".into(),
+            "json".into(),
+        ],
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    let doc = run.json();
+    assert_eq!(doc["cluster"]["name"], "etcd", "{doc}");
+    assert_eq!(doc["role"], "follower", "{doc}");
+    assert_ne!(doc["member"], leader.as_str(), "{doc}");
+    assert_eq!(doc["etcdChecksumVerified"], true, "{doc}");
+    assert!(doc["contents"]["keys"].as_u64().unwrap() >= 200, "{doc}");
+    assert_eq!(doc["bytes"], std::fs::metadata(&file).unwrap().len());
+    assert!(dir.path().join("etcd.db.sha256").exists());
 }

@@ -33,13 +33,7 @@ pub async fn run(global: &GlobalArgs, args: &DoctorArgs) -> Result<ExitStatus> {
     let reports = if args.all_namespaces {
         let kube = k8s::connect(&session::kube_settings(global)).await?;
         let clusters = k8s::list_clusters(&kube, None, None).await?;
-        let refs: Vec<ClusterRef> = clusters
-            .iter()
-            .map(|c| ClusterRef {
-                namespace: c.metadata.namespace.clone().unwrap_or_default(),
-                name: c.metadata.name.clone().unwrap_or_default(),
-            })
-            .collect();
+        let refs: Vec<ClusterRef> = clusters.iter().map(ClusterRef::from).collect();
         let kube = &kube;
         stream::iter(refs)
             .map(|cluster| async move {

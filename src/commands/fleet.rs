@@ -151,13 +151,7 @@ async fn list(
         }
         (Err(e), _) => return Err(e),
     };
-    Ok(clusters
-        .into_iter()
-        .map(|c| ClusterRef {
-            namespace: c.metadata.namespace.unwrap_or_default(),
-            name: c.metadata.name.unwrap_or_default(),
-        })
-        .collect())
+    Ok(clusters.iter().map(ClusterRef::from).collect())
 }
 
 /// What every cluster's look and run share.

@@ -95,10 +95,7 @@ async fn run_all(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
     let connection = &connection;
     let entries: Vec<ClusterStatus> = stream::iter(clusters)
         .map(|object| async move {
-            let cluster = ClusterRef {
-                namespace: object.metadata.namespace.clone().unwrap_or_default(),
-                name: object.metadata.name.clone().unwrap_or_default(),
-            };
+            let cluster = ClusterRef::from(&object);
             let objects = match prefetched {
                 Some(p) => k8s::fetch_prefetched(kube, object, p).await,
                 None => k8s::fetch_around(kube, &cluster.namespace, object).await,

@@ -23,6 +23,15 @@ pub struct ClusterRef {
     pub name: String,
 }
 
+impl From<&crate::k8s::crd::EtcdCluster> for ClusterRef {
+    fn from(cluster: &crate::k8s::crd::EtcdCluster) -> Self {
+        ClusterRef {
+            namespace: cluster.metadata.namespace.clone().unwrap_or_default(),
+            name: cluster.metadata.name.clone().unwrap_or_default(),
+        }
+    }
+}
+
 /// Where a member's backend quota figure came from, in order of preference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
