@@ -120,7 +120,7 @@ async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> 
     };
     let verdict = gate::evaluate(&snap, gate);
     let mut unread = Vec::new();
-    let now = now_unix();
+    let now = jiff::Timestamp::now().as_second();
 
     let revisions = match verdict
         .leader
@@ -272,11 +272,4 @@ async fn kubernetes_facts(
         Ok(None) => {}
         Err(e) => unread.push(format!("the client Service ({e})")),
     }
-}
-
-fn now_unix() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
 }

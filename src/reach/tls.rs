@@ -137,21 +137,24 @@ fn der_time(tag: u8, text: &[u8]) -> Option<i64> {
         0x18 => (text.get(..4)?.parse().ok()?, text.get(4..)?),
         _ => return None,
     };
-    let field = |i: usize| -> Option<i64> { rest.get(i..i + 2)?.parse().ok() };
-    let (month, day) = (field(0)?, field(2)?);
-    let (hour, minute, second) = (field(4)?, field(6)?, field(8)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    // Days from 1970-01-01 to the civil date (proleptic Gregorian).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + hour * 3600 + minute * 60 + second)
+    let field = |i: usize| -> Option<i8> { rest.get(i..i + 2)?.parse().ok() };
+    let year = i16::try_from(year).ok()?;
+    let at = jiff::civil::DateTime::new(
+        year,
+        field(0)?,
+        field(2)?,
+        field(4)?,
+        field(6)?,
+        field(8)?,
+        0,
+    )
+    .ok()?;
+    Some(
+        at.to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()?
+            .timestamp()
+            .as_second(),
+    )
 }
 
 #[cfg(test)]
