@@ -507,12 +507,28 @@ impl Cluster {
     /// to reclaim. Writes go in 128-op transactions, 8 at a time. Returns
     /// the compacted revision.
     pub async fn fragment(&self, total_bytes: u64, keep: f64) -> Result<i64> {
-        use etcd_client::{Txn, TxnOp};
-        const VALUE: usize = 3800;
-        const PER_TXN: usize = 128;
-        let value = vec![b'x'; VALUE];
-        let count = (total_bytes / VALUE as u64) as usize;
+        let count = (total_bytes / FRAGMENT_VALUE as u64) as usize;
         let kept = ((count as f64) * keep) as usize;
+        self.write_delete_compact(count, kept).await
+    }
+
+    /// Fragments again after `fragment`, writing only what is deleted:
+    /// `drop_bytes` of values that are deleted and compacted away, while the
+    /// kept keys (and so the in-use size, which a defrag's time follows)
+    /// stay as they are. A fraction of `fragment`'s time for a large
+    /// in-use share.
+    pub async fn refragment(&self, drop_bytes: u64) -> Result<i64> {
+        let count = (drop_bytes / FRAGMENT_VALUE as u64) as usize;
+        self.write_delete_compact(count, 0).await
+    }
+
+    /// Writes `count` values, the first `kept` under `frag/keep/`, the rest
+    /// under `frag/drop/`; deletes `frag/drop/`, compacts physically and
+    /// waits for every member's in-use size to settle.
+    async fn write_delete_compact(&self, count: usize, kept: usize) -> Result<i64> {
+        use etcd_client::{Txn, TxnOp};
+        const PER_TXN: usize = 128;
+        let value = vec![b'x'; FRAGMENT_VALUE];
         // Bulk writes of a large backend can take a while to fsync.
         let client = self
             .client_with_timeout(0, Duration::from_secs(120))
@@ -623,6 +639,47 @@ impl Cluster {
         out
     }
 
+    /// Every change of leadership etcd recorded in the members' own logs
+    /// (needs `log_level = "info"`), in time order: a leader starting a
+    /// transfer (`leadership transfer starting`, logged by MoveLeader on
+    /// 3.5 and 3.6; raft's `starts to transfer leadership` on 3.4) and a
+    /// member becoming leader (raft's `became leader at term`).
+    pub fn logged_leadership(&self) -> Vec<LoggedLeadership> {
+        let mut out = Vec::new();
+        for i in 0..self.members.len() {
+            let mut transfer_logged_at = None;
+            for line in self.log(i).lines() {
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                    continue;
+                };
+                let (Some(at), Some(msg)) = (log_time(&v["ts"]), v["msg"].as_str()) else {
+                    continue;
+                };
+                let kind = if msg == "leadership transfer starting"
+                    || msg.contains("starts to transfer leadership")
+                {
+                    // Both records are written for one transfer on 3.5+.
+                    if transfer_logged_at.is_some_and(|t: f64| at - t < 1.0) {
+                        continue;
+                    }
+                    transfer_logged_at = Some(at);
+                    LeadershipEvent::TransferStarting
+                } else if msg.contains("became leader at term") {
+                    LeadershipEvent::BecameLeader
+                } else {
+                    continue;
+                };
+                out.push(LoggedLeadership {
+                    member: i,
+                    at,
+                    event: kind,
+                });
+            }
+        }
+        out.sort_by(|a, b| a.at.total_cmp(&b.at));
+        out
+    }
+
     /// Whether member `i` has logged the start of a defragmentation (needs
     /// `log_level = "info"`): its Defragment call reached it.
     pub fn defrag_started(&self, i: usize) -> bool {
@@ -645,6 +702,9 @@ impl Cluster {
     }
 }
 
+/// The value size `fragment` writes: 3800 bytes fill one page each.
+const FRAGMENT_VALUE: usize = 3800;
+
 /// A defragmentation as etcd logged it: the member index and when it started
 /// and finished, in seconds since the Unix epoch.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -652,6 +712,24 @@ pub struct LoggedDefrag {
     pub member: usize,
     pub start: f64,
     pub end: f64,
+}
+
+/// A change of leadership as etcd logged it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeadershipEvent {
+    /// The leader began handing leadership over (MoveLeader).
+    TransferStarting,
+    /// The member became leader.
+    BecameLeader,
+}
+
+/// One leadership record: the member index, when (seconds since the Unix
+/// epoch) and what.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoggedLeadership {
+    pub member: usize,
+    pub at: f64,
+    pub event: LeadershipEvent,
 }
 
 /// Parses etcd's log timestamp: epoch seconds, or ISO 8601 in UTC

@@ -14,7 +14,9 @@ pub mod ports;
 
 pub use apiserver::{ApiServer, Context};
 pub use bins::{EtcdVersion, KubeRelease};
-pub use cluster::{Cluster, ClusterSpec, LoggedDefrag, Security};
+pub use cluster::{
+    Cluster, ClusterSpec, LeadershipEvent, LoggedDefrag, LoggedLeadership, Security,
+};
 pub use kubelet::Kubelet;
 
 /// Errors of the test bed are plain strings: they end up in a test failure

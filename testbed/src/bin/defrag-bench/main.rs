@@ -5,8 +5,14 @@
 //!
 //! Load during every sweep: one writer per member, pinned to it, issuing
 //! small puts back to back (10 s client timeout), and one lease keep-alive
-//! stream (every 250 ms). Which member was defragmented when comes from
-//! etcd's own log records, so the same accounting applies to every tool.
+//! stream (every 250 ms). Which member was defragmented when, and when
+//! leadership moved, comes from etcd's own log records, so the same
+//! accounting applies to every tool; each member's committed and applied
+//! index is sampled every 100 ms to see its apply backlog.
+//!
+//! Every failed request, and every one slower than a second, is sorted by
+//! etcd's error (`kinds`) and by the sweep step it met (`steps`); a run of
+//! failures on one client with no success between them is one incident.
 //!
 //!     defrag-bench --kubectl-etcd target/release/kubectl-etcd \
 //!         --write-mb 300 --keep 0.1 [--only-one-fragmented]
@@ -20,11 +26,23 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use clap::Parser;
 use kubectl_etcd_testbed::{bins, Cluster, ClusterSpec, EtcdVersion, Security};
 
+mod kinds;
+mod report;
+mod steps;
+
+use kinds::{classify, Kind};
+use report::{count_spread, kind_table, spread, Breakdown, Sample};
+use steps::{timeline, Progress, Timeline};
+
 #[derive(Parser)]
 struct Args {
     /// The kubectl-etcd binary to measure.
     #[arg(long)]
     kubectl_etcd: String,
+    /// An earlier kubectl-etcd binary, run by contenders named
+    /// `before:<mode>` so a change is measured against it in one run.
+    #[arg(long)]
+    baseline: Option<String>,
     /// MB written per fragmentation round.
     #[arg(long, default_value_t = 300)]
     write_mb: u64,
@@ -44,15 +62,15 @@ struct Args {
     /// Rounds per contender (interleaved); the table shows medians.
     #[arg(long, default_value_t = 1)]
     reps: usize,
-}
-
-/// One request: when it was sent (epoch seconds), how long it took, and
-/// whether it failed.
-#[derive(Clone, Copy)]
-struct Sample {
-    sent: f64,
-    latency: f64,
-    failed: bool,
+    /// After the first round, fragment again by writing and deleting only
+    /// the share that is not kept (the kept keys stay): the same in-use size
+    /// for a fraction of the time.
+    #[arg(long)]
+    refragment: bool,
+    /// Print each round's steps (defrags, transfers, backlogs) and the
+    /// failures in each.
+    #[arg(long)]
+    timelines: bool,
 }
 
 fn now() -> f64 {
@@ -73,6 +91,8 @@ fn logged_defrags(cluster: &Cluster) -> Vec<(usize, f64, f64)> {
 
 struct Load {
     writers: Vec<Arc<Mutex<Vec<Sample>>>>,
+    /// Each member's committed and applied index, every 100 ms.
+    progress: Arc<Mutex<Vec<Progress>>>,
     /// Keep-alive response times, one stream pinned to each member.
     leases: Vec<Arc<Mutex<Vec<f64>>>>,
     stop: Arc<std::sync::atomic::AtomicBool>,
@@ -99,12 +119,20 @@ async fn start_load(cluster: &Cluster) -> Load {
                     client.put(format!("load/{i}/{}", n % 1000), vec![b'l'; 100], None),
                 )
                 .await;
-                let failed = !matches!(r, Ok(Ok(_)));
+                let error = match r {
+                    Ok(Ok(_)) => None,
+                    Ok(Err(etcd_client::Error::GRpcStatus(status))) => {
+                        Some(classify(status.message()))
+                    }
+                    Ok(Err(e)) => Some(classify(&e.to_string())),
+                    Err(_) => Some(Kind::ClientTimeout),
+                };
+                let failed = error.is_some();
                 if let Ok(mut s) = samples.lock() {
                     s.push(Sample {
                         sent,
                         latency: t0.elapsed().as_secs_f64(),
-                        failed,
+                        error,
                     });
                 }
                 n += 1;
@@ -160,15 +188,42 @@ async fn start_load(cluster: &Cluster) -> Load {
             }
         }));
     }
+    // A Status to a member blocks while it defragments: a sample that does
+    // not come back within 300 ms is skipped.
+    let progress = Arc::new(Mutex::new(Vec::new()));
+    for i in 0..cluster.members.len() {
+        let mut client = cluster.client(i).await.expect("client");
+        let progress = progress.clone();
+        let stop = stop.clone();
+        tasks.push(tokio::spawn(async move {
+            while !stop.load(Ordering::SeqCst) {
+                let at = now();
+                if let Ok(Ok(s)) =
+                    tokio::time::timeout(Duration::from_millis(300), client.status()).await
+                {
+                    if let Ok(mut p) = progress.lock() {
+                        p.push(Progress {
+                            member: i,
+                            at,
+                            committed: s.raft_index(),
+                            applied: s.raft_applied_index(),
+                        });
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }));
+    }
     Load {
         writers,
+        progress,
         leases,
         stop,
         tasks,
     }
 }
 
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 struct Figures {
     stall_defragmented: f64,
     stall_others: f64,
@@ -185,21 +240,27 @@ struct Figures {
     defragmented: usize,
 }
 
+/// One contender's round: the figures, the failures by kind and step, and
+/// the steps themselves.
+struct Round {
+    figures: Figures,
+    breakdown: Breakdown,
+    timeline: Timeline,
+    progress: Vec<Progress>,
+    incidents: Vec<report::Incident>,
+}
+
 /// The median of each figure over the rounds; with an even count the upper
-/// of the two middle values (for two rounds: the worse one). Counts: the
-/// largest.
+/// of the two middle values (for two rounds: the worse one).
 fn median(rounds: &[Figures]) -> Figures {
-    let med = |get: &dyn Fn(&Figures) -> f64| {
-        let mut v: Vec<f64> = rounds.iter().map(get).collect();
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(0.0)
-    };
+    let med =
+        |get: &dyn Fn(&Figures) -> f64| spread(&rounds.iter().map(get).collect::<Vec<f64>>()).0;
     Figures {
         stall_defragmented: med(&|f| f.stall_defragmented),
         stall_others: med(&|f| f.stall_others),
         lease_gap: med(&|f| f.lease_gap),
-        failed: rounds.iter().map(|f| f.failed).max().unwrap_or(0),
-        hung: rounds.iter().map(|f| f.hung).max().unwrap_or(0),
+        failed: med(&|f| f.failed as f64) as usize,
+        hung: med(&|f| f.hung as f64) as usize,
         total_stall: med(&|f| f.total_stall),
         wall: med(&|f| f.wall),
         sweep_wall: med(&|f| f.sweep_wall),
@@ -208,15 +269,21 @@ fn median(rounds: &[Figures]) -> Figures {
     }
 }
 
-fn figures(load: &Load, defrags: &[(usize, f64, f64)], from: f64, to: f64, wall: f64) -> Figures {
+fn figures(
+    writers: &[Vec<Sample>],
+    leases: &[Vec<f64>],
+    defrags: &[(usize, f64, f64)],
+    from: f64,
+    to: f64,
+    wall: f64,
+) -> Figures {
     let mut f = Figures {
         wall,
         ..Default::default()
     };
     f.defrag_sum = defrags.iter().map(|(_, s, e)| e - s).sum();
     f.defragmented = defrags.len();
-    for (i, w) in load.writers.iter().enumerate() {
-        let samples = w.lock().map(|s| s.clone()).unwrap_or_default();
+    for (i, samples) in writers.iter().enumerate() {
         for s in samples.iter().filter(|s| s.sent >= from && s.sent <= to) {
             let end = s.sent + s.latency;
             let overlaps_own = defrags
@@ -227,7 +294,7 @@ fn figures(load: &Load, defrags: &[(usize, f64, f64)], from: f64, to: f64, wall:
             } else {
                 f.stall_others = f.stall_others.max(s.latency);
             }
-            if s.failed {
+            if s.failed() {
                 if s.latency >= 9.9 {
                     f.hung += 1
                 } else {
@@ -245,8 +312,7 @@ fn figures(load: &Load, defrags: &[(usize, f64, f64)], from: f64, to: f64, wall:
     // The load runs on for 2 s after the contender exits, so a healthy
     // stream has a beat after `to`; one that never beat again counts as a
     // gap up to then.
-    for (i, l) in load.leases.iter().enumerate() {
-        let beats = l.lock().map(|l| l.clone()).unwrap_or_default();
+    for (i, beats) in leases.iter().enumerate() {
         let mut last = from;
         let ends = beats
             .iter()
@@ -266,42 +332,56 @@ fn figures(load: &Load, defrags: &[(usize, f64, f64)], from: f64, to: f64, wall:
     f
 }
 
-async fn run_contender(cluster: &Cluster, args: &Args, contender: &str) -> Figures {
-    let env: Vec<(String, String)> = cluster.env();
+/// The command a contender runs: `etcdctl`, or kubectl-etcd with a
+/// `--move-leader` mode and extra flags (`auto+--flag=value+…`); with a
+/// `before:` prefix, the `--baseline` binary.
+fn contender_command(cluster: &Cluster, args: &Args, contender: &str) -> tokio::process::Command {
     let seed = cluster.endpoints()[0].clone();
-    let mut command = match contender {
-        "etcdctl" => {
-            let mut c =
-                tokio::process::Command::new(bins::etcdctl(EtcdVersion::V3_6).expect("etcdctl"));
-            c.args([
-                "defrag",
-                "--cluster",
-                "--command-timeout=120s",
-                &format!("--endpoints={seed}"),
-            ]);
-            c
-        }
-        mode => {
-            let mut c = tokio::process::Command::new(&args.kubectl_etcd);
-            c.args([
-                &format!("--endpoints={seed}"),
-                "defrag",
-                "--yes",
-                "-o",
-                "json",
-                &format!("--move-leader={mode}"),
-            ]);
-            c
-        }
+    let mut command = if contender == "etcdctl" {
+        let mut c =
+            tokio::process::Command::new(bins::etcdctl(EtcdVersion::V3_6).expect("etcdctl"));
+        c.args([
+            "defrag",
+            "--cluster",
+            "--command-timeout=120s",
+            &format!("--endpoints={seed}"),
+        ]);
+        c
+    } else {
+        let (binary, spec) = match contender.strip_prefix("before:") {
+            Some(rest) => (
+                args.baseline.as_deref().expect("before: needs --baseline"),
+                rest,
+            ),
+            None => (args.kubectl_etcd.as_str(), contender),
+        };
+        let mut parts = spec.split('+');
+        let mode = parts.next().unwrap_or("auto");
+        let mut c = tokio::process::Command::new(binary);
+        c.args([
+            &format!("--endpoints={seed}"),
+            "defrag",
+            "--yes",
+            "-o",
+            "json",
+            &format!("--move-leader={mode}"),
+        ]);
+        c.args(parts);
+        c
     };
-    for (k, v) in &env {
+    for (k, v) in cluster.env() {
         if k != "ETCDCTL_ENDPOINTS" {
             command.env(k, v);
         }
     }
     command
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null());
+        .stderr(std::process::Stdio::piped());
+    command
+}
+
+async fn run_contender(cluster: &Cluster, args: &Args, contender: &str) -> Round {
+    let mut command = contender_command(cluster, args, contender);
     let logged_before = logged_defrags(cluster).len();
     let load = start_load(cluster).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -321,15 +401,105 @@ async fn run_contender(cluster: &Cluster, args: &Args, contender: &str) -> Figur
         t.abort();
     }
     if !status.success() {
-        eprintln!("{contender} exited with {status}");
+        eprintln!(
+            "{contender} exited with {status}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     let defrags: Vec<_> = logged_defrags(cluster)
         .into_iter()
         .skip(logged_before)
         .collect();
-    let mut f = figures(&load, &defrags, from, to, wall);
-    f.sweep_wall = sweep_wall;
-    f
+    let writers: Vec<Vec<Sample>> = load
+        .writers
+        .iter()
+        .map(|w| w.lock().map(|s| s.clone()).unwrap_or_default())
+        .collect();
+    let leases: Vec<Vec<f64>> = load
+        .leases
+        .iter()
+        .map(|l| l.lock().map(|l| l.clone()).unwrap_or_default())
+        .collect();
+    let progress = load.progress.lock().map(|p| p.clone()).unwrap_or_default();
+    let timeline = timeline(from, to, &defrags, &cluster.logged_leadership(), &progress);
+    let mut figures = figures(&writers, &leases, &defrags, from, to, wall);
+    figures.sweep_wall = sweep_wall;
+    let breakdown = Breakdown::of(&writers, &timeline, from, to);
+    let incidents = (0..writers.len())
+        .flat_map(|m| report::incidents(m, &writers[m], &timeline, from, to))
+        .collect();
+    Round {
+        figures,
+        breakdown,
+        timeline,
+        progress,
+        incidents,
+    }
+}
+
+/// The highest committed index any member reported by `at`.
+fn committed_by(progress: &[Progress], at: f64) -> u64 {
+    progress
+        .iter()
+        .filter(|p| p.at <= at)
+        .map(|p| p.committed)
+        .max()
+        .unwrap_or(0)
+}
+
+/// One round's steps in time order, with the failures that began in each.
+fn print_timeline(contender: &str, n: usize, round: &Round) {
+    let t = &round.timeline;
+    println!("\n#### {contender}, round {n}\n");
+    let rel = |at: f64| at - t.from;
+    let mut lines: Vec<(f64, String)> = Vec::new();
+    for d in &t.defrags {
+        let rate = (committed_by(&round.progress, d.end)
+            .saturating_sub(committed_by(&round.progress, d.start))) as f64
+            / (d.end - d.start).max(0.001);
+        lines.push((
+            d.start,
+            format!(
+                "+{:.2} s m{} defragments as {} for {:.2} s ({:.0} entries/s committed meanwhile); apply backlog after: {}; caught up {:.2} s after",
+                rel(d.start),
+                d.member,
+                if d.as_leader { "leader" } else { "follower" },
+                d.end - d.start,
+                rate,
+                d.backlog_after.map_or("not sampled".into(), |b| b.to_string()),
+                d.caught_up - d.end,
+            ),
+        ));
+    }
+    for (start, end, from, to) in &t.transfers {
+        lines.push((
+            *start,
+            format!(
+                "+{:.2} s leadership m{from} → {} in {:.0} ms",
+                rel(*start),
+                to.map_or("?".into(), |m| format!("m{m}")),
+                (end - start) * 1000.0
+            ),
+        ));
+    }
+    for i in &round.incidents {
+        lines.push((
+            i.start,
+            format!(
+                "    +{:.2} s client of m{}: {} × {} over {:.2} s ({})",
+                rel(i.start),
+                i.member,
+                i.kind,
+                i.requests,
+                i.end - i.start,
+                i.phase
+            ),
+        ));
+    }
+    lines.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (_, line) in lines {
+        println!("- {line}");
+    }
 }
 
 #[tokio::main]
@@ -339,17 +509,24 @@ async fn main() {
     let mut spec = ClusterSpec::new(3, Security::MutualTls).quota(8 << 30);
     spec.log_level = "info";
     let cluster = Cluster::start(spec).await.expect("cluster");
-    let mut all: Vec<(String, Vec<Figures>)> = args
+    let mut all: Vec<(String, Vec<Round>)> = args
         .contenders
         .iter()
         .map(|c| (c.clone(), Vec::new()))
         .collect();
+    let mut fragmented_once = false;
     for _ in 0..args.reps {
         for (contender, results) in all.iter_mut() {
-            cluster
-                .fragment(args.write_mb * 1_000_000, args.keep)
-                .await
-                .expect("fragment");
+            let bytes = args.write_mb * 1_000_000;
+            if args.refragment && fragmented_once {
+                cluster
+                    .refragment((bytes as f64 * (1.0 - args.keep)) as u64)
+                    .await
+                    .expect("refragment");
+            } else {
+                cluster.fragment(bytes, args.keep).await.expect("fragment");
+                fragmented_once = true;
+            }
             if args.only_one_fragmented {
                 // Defragment all but one member, quietly, before measuring.
                 for i in 1..cluster.members.len() {
@@ -358,10 +535,11 @@ async fn main() {
                 }
             }
             results.push(run_contender(&cluster, &args, contender).await);
+            eprintln!("{contender}: round {} done", results.len());
         }
     }
-    println!("| contender | longest stall, member being defragmented | longest stall, other members | longest lease renewal gap (other member's defrag) | failed / hung requests | total client stall | process wall time | sweep wall time | Σ member defrag time | sweep overhead | process overhead | members defragmented |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| contender | longest stall, member being defragmented | longest stall, other members | longest lease renewal gap (other member's defrag) | failed requests | failure incidents | time in failure incidents | hung requests | total client stall | process wall time | sweep wall time | Σ member defrag time | sweep overhead | process overhead | members defragmented |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let over = |t: f64, sum: f64| {
         if sum > 0.0 {
             (t - sum) / sum * 100.0
@@ -369,14 +547,25 @@ async fn main() {
             0.0
         }
     };
-    for (contender, results) in &all {
-        let f = median(results);
+    for (contender, rounds) in &all {
+        let f = median(&rounds.iter().map(|r| r.figures.clone()).collect::<Vec<_>>());
+        let failed: Vec<f64> = rounds.iter().map(|r| r.figures.failed as f64).collect();
+        let incidents: Vec<f64> = rounds
+            .iter()
+            .map(|r| r.breakdown.failed_incidents() as f64)
+            .collect();
+        let failed_secs: Vec<f64> = rounds
+            .iter()
+            .map(|r| r.breakdown.failed_seconds())
+            .collect();
         println!(
-            "| {contender} | {:.2} s | {:.2} s | {:.2} s | {} / {} | {:.2} s | {:.2} s | {:.2} s | {:.2} s | {:+.1}% | {:+.1}% | {} |",
+            "| {contender} | {:.2} s | {:.2} s | {:.2} s | {} | {} | {:.1} s | {} | {:.2} s | {:.2} s | {:.2} s | {:.2} s | {:+.1}% | {:+.1}% | {} |",
             f.stall_defragmented,
             f.stall_others,
             f.lease_gap,
-            f.failed,
+            count_spread(&failed),
+            count_spread(&incidents),
+            spread(&failed_secs).0,
             f.hung,
             f.total_stall,
             f.wall,
@@ -386,6 +575,22 @@ async fn main() {
             over(f.wall, f.defrag_sum),
             f.defragmented
         );
+    }
+    for (contender, rounds) in &all {
+        println!(
+            "\n**{contender}**: failed and slow requests by kind and step ({} rounds; medians, range of requests in brackets)\n",
+            rounds.len()
+        );
+        let breakdowns: Vec<Breakdown> = rounds.iter().map(|r| r.breakdown.clone()).collect();
+        print!("{}", kind_table(&breakdowns));
+    }
+    if args.timelines {
+        println!("\n### Timelines (times from the contender's start)");
+        for (contender, rounds) in &all {
+            for (n, round) in rounds.iter().enumerate() {
+                print_timeline(contender, n + 1, round);
+            }
+        }
     }
     let s = cluster
         .client(0)
