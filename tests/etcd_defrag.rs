@@ -213,6 +213,10 @@ async fn move_leader_always_never_and_auto() {
         logged[2].member, original,
         "the old leader goes last, as a follower: {logged:?}"
     );
+    assert_eq!(
+        logged[0].member, now,
+        "leadership goes to the follower defragmented longest ago: {logged:?}"
+    );
     let row = doc["members"]
         .as_array()
         .unwrap()
@@ -315,6 +319,10 @@ async fn move_leader_always_v3_4() {
     assert_eq!(
         logged[2].member, original,
         "the old leader goes last, as a follower: {logged:?}"
+    );
+    assert_eq!(
+        logged[0].member, now,
+        "leadership goes to the follower defragmented longest ago: {logged:?}"
     );
     for w in logged.windows(2) {
         assert!(w[0].end <= w[1].start, "overlap: {logged:?}");

@@ -72,6 +72,9 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     let first = Fresh::new(snapshot::take(ops, target).await?);
     let verdict = gate::evaluate(&first.snapshot, &input.options.gate);
     let preview = exec::preview(&first.snapshot, &verdict, &input)?;
+    if let Some(notice) = exec::outage_notice(&first.snapshot, &verdict, &input) {
+        crate::logging::message(&format!("note: {notice}"));
+    }
     if args.dry_run {
         render(global, &preview)?;
         if verdict.passed() {

@@ -42,7 +42,7 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
             }
             (m.name.clone(), m.id.unwrap_or(0))
         }
-        None => transfer_target(&snap, leader_id, &Default::default()).ok_or_else(|| {
+        None => transfer_target(&snap, leader_id, &Default::default(), &[]).ok_or_else(|| {
             Error::Refused(
                 "no healthy, caught-up voter to hand leadership to (see kubectl etcd status)"
                     .into(),

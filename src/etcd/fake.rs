@@ -128,6 +128,8 @@ struct Member {
     defrag_time: Duration,
     /// Defragmenting until then.
     busy_until: Option<Instant>,
+    /// Committed entries not yet applied.
+    apply_lag: u64,
 }
 
 /// A failure for the next `remaining` calls of `op` on `member`.
@@ -195,6 +197,7 @@ impl FakeCluster {
                 silent: false,
                 defrag_time: DEFAULT_DEFRAG_TIME,
                 busy_until: None,
+                apply_lag: 0,
             })
             .collect();
         let leader = members.first().map_or(0, |m| m.id);
@@ -301,6 +304,13 @@ impl FakeCluster {
         let mut s = self.lock();
         let i = s.index(name);
         s.members[i].revision = revision;
+    }
+
+    /// Sets how many committed entries `name` has not applied yet.
+    pub fn set_apply_lag(&self, name: &str, lag: u64) {
+        let mut s = self.lock();
+        let i = s.index(name);
+        s.members[i].apply_lag = lag;
     }
 
     /// Sets the KV hash `name` answers.
@@ -564,7 +574,7 @@ impl State {
             leader: self.leader,
             raft_term: self.term,
             raft_index: self.raft_index,
-            raft_applied_index: self.raft_index,
+            raft_applied_index: self.raft_index.saturating_sub(m.apply_lag),
             is_learner: m.learner,
             revision: m.revision,
             errors: self

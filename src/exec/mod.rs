@@ -184,6 +184,19 @@ impl Fresh {
     }
 }
 
+/// The notice for members whose writes will fail while they defragment
+/// (`plan::defrag::outage_notice`), from the same plan as `preview`.
+pub fn outage_notice(
+    snap: &ClusterSnapshot,
+    verdict: &GateVerdict,
+    input: &RunInput,
+) -> Option<String> {
+    let opts = &input.options;
+    let done: BTreeSet<String> = input.finished.iter().map(|m| m.name.clone()).collect();
+    let p = order_sweep(snap, verdict.leader, &opts.rule, &opts.selection, &done);
+    crate::plan::defrag::outage_notice(&p, &Measured::default())
+}
+
 /// Builds the dry-run view from one snapshot: gate, plan and leader choice;
 /// nothing is contacted. Members in `finished` are reported as they were.
 pub fn preview(
@@ -205,8 +218,14 @@ pub fn preview(
         if m.role == Role::Leader && matches!(m.decision, MemberDecision::Defrag(_)) {
             let choice = choose_leader_handling(opts.move_leader, m.in_use, &Measured::default());
             let to = if choice.transfer {
-                let pending: BTreeSet<String> = p.to_defrag().map(|x| x.name.clone()).collect();
-                transfer_target(snap, m.id, &pending).map(|(n, _)| n)
+                // By the leader's turn every follower before it is done, in
+                // plan order.
+                let followers: Vec<String> = p
+                    .to_defrag()
+                    .filter(|x| x.name != m.name)
+                    .map(|x| x.name.clone())
+                    .collect();
+                transfer_target(snap, m.id, &BTreeSet::new(), &followers).map(|(n, _)| n)
             } else {
                 None
             };

@@ -168,10 +168,11 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 return;
             };
             if next.role == Role::Leader && self.leader.is_none() {
-                let moved = self.hand_over_leadership(&snap, &p, &next).await;
-                if moved {
+                match self.hand_over_leadership(&snap, &p, &next).await {
                     // Re-snapshot: the old leader is now a follower.
-                    continue;
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(h) => return self.stop(h.reason(None)).await,
                 }
             }
             if let Err(reason) = self.defragment(&snap, &next).await {
@@ -251,13 +252,15 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
     }
 
     /// The leader's turn: decides once whether to hand leadership over, and
-    /// does it. Returns whether leadership moved.
+    /// does it. Returns whether leadership moved; a stop that comes while
+    /// waiting for the target to be ready ends the run before anything is
+    /// sent.
     async fn hand_over_leadership(
         &mut self,
         snap: &ClusterSnapshot,
         p: &Plan,
         next: &PlannedMember,
-    ) -> bool {
+    ) -> Result<bool, Halt> {
         let choice = choose_leader_handling(self.opts.move_leader, next.in_use, &self.measured);
         self.observer
             .event(RunEvent::LeaderDecision {
@@ -279,10 +282,29 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 .map(|m| m.name.clone())
                 .collect();
             match (
-                transfer_target(snap, next.id, &pending),
+                transfer_target(snap, next.id, &pending, &self.defragmented_in_order()),
                 dial_of(snap, &next.name),
             ) {
                 (Some((to_name, to_id)), Some(leader_dial)) => {
+                    // Hand over only to a target that holds and has applied
+                    // the leader's log: raft drops every proposal until the
+                    // target has caught up, so a lagging one widens the
+                    // window in which writes are lost. Not ready in time:
+                    // hand over anyway (raft catches it up).
+                    if let Some(to_dial) = dial_of(snap, &to_name) {
+                        if let Err(h) = wait::for_transfer_target(
+                            self.ops,
+                            &leader_dial,
+                            &to_dial,
+                            wait::TRANSFER_READY_LIMIT,
+                            self.control,
+                        )
+                        .await
+                        {
+                            self.leader = Some(report);
+                            return Err(h);
+                        }
+                    }
                     let t0 = Instant::now();
                     match self.ops.move_leader(&leader_dial, to_id).await {
                         Ok(()) => {
@@ -310,7 +332,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         }
         let moved = report.transferred_to.is_some();
         self.leader = Some(report);
-        moved
+        Ok(moved)
     }
 
     /// Defragments one member and waits for it to answer again and catch
@@ -427,6 +449,16 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 detail: Some("no longer a member of the cluster".into()),
                 ..MemberResult::planned(m, Outcome::Failed, Some(MemberReason::MemberGone))
             })
+    }
+
+    /// The members this sweep has defragmented, in the order they were
+    /// done (a resumed run's earlier members first).
+    fn defragmented_in_order(&self) -> Vec<String> {
+        self.results
+            .iter()
+            .filter(|m| m.outcome == Outcome::Defragmented)
+            .map(|m| m.name.clone())
+            .collect()
     }
 
     /// Records a member's final line and tells the observer, which may

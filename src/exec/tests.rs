@@ -12,7 +12,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use tokio::time::Instant;
 
-use super::{preview, run, Fresh, RunControl, RunEvent, RunInput, SweepOptions};
+use super::{preview, run, wait, Fresh, RunControl, RunEvent, RunInput, SweepOptions};
 use crate::etcd::fake::{Change, FakeCluster, Op, MI};
 use crate::etcd::FailureCause;
 use crate::exec::Observer;
@@ -205,13 +205,15 @@ async fn followers_most_reclaimable_first_and_the_leader_last() {
             leader_after: "a",
         },
         Case {
-            name: "leadership handed to a done follower, old leader last",
+            // e, below the threshold, was never touched: it beats the
+            // followers this sweep has just defragmented.
+            name: "leadership handed to the untouched voter, old leader last",
             move_leader: MoveLeader::Always,
             script: None,
             order: ["c", "d", "b", "a"],
             leader_turn: "a",
-            transferred_to: Some("b"),
-            leader_after: "b",
+            transferred_to: Some("e"),
+            leader_after: "e",
         },
         Case {
             name: "leadership moves to a pending follower: it goes last",
@@ -420,6 +422,68 @@ async fn failed_leader_transfer_defragments_the_leader_in_place() {
     assert_eq!((a.outcome, a.role), (Outcome::Defragmented, Role::Leader));
     assert_eq!(fake.leader(), "a");
     assert_eq!(report.stop_reason(), None);
+}
+
+#[tokio::test(start_paused = true)]
+async fn leadership_goes_only_to_a_target_that_has_applied_the_leaders_log() {
+    // b and c lag 500 entries behind their commit index: within the gate's
+    // bound, above what a transfer target may have.
+    let cases: [(&str, u64, Option<Duration>, std::ops::Range<Duration>); 3] = [
+        ("caught up: handed over at once", 0, None, secs(0)..secs(1)),
+        (
+            "catches up 2 s after the leader's turn",
+            500,
+            Some(secs(2)),
+            secs(2)..secs(3),
+        ),
+        (
+            "never catches up: handed over after the limit",
+            500,
+            None,
+            wait::TRANSFER_READY_LIMIT..wait::TRANSFER_READY_LIMIT + secs(1),
+        ),
+    ];
+    for (name, lag, caught_up_after, expected) in cases {
+        let fake = three();
+        fake.set_apply_lag("b", lag);
+        fake.set_apply_lag("c", lag);
+        let input = input(SweepOptions {
+            move_leader: MoveLeader::Always,
+            ..options()
+        });
+        let followers_done = || {
+            let d = fake.calls_of(Op::Defragment);
+            d.len() == 2 && d.iter().all(|c| c.ended.is_some())
+        };
+        let catch_up = async {
+            let Some(after) = caught_up_after else { return };
+            while !followers_done() {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            tokio::time::sleep(after).await;
+            fake.set_apply_lag("b", 0);
+            fake.set_apply_lag("c", 0);
+        };
+        let (recorder, control) = (Recorder::default(), RunControl::default());
+        let (report, ()) = tokio::join!(sweep(&fake, &input, &recorder, &control), catch_up);
+
+        let last_follower_back = fake
+            .calls_of(Op::Defragment)
+            .iter()
+            .take(2)
+            .filter_map(|c| c.ended)
+            .max()
+            .unwrap();
+        let moves = fake.calls_of(Op::MoveLeader);
+        assert_eq!(moves.len(), 1, "{name}");
+        let waited = moves[0].started - last_follower_back;
+        assert!(expected.contains(&waited), "{name}: waited {waited:?}");
+        // b was defragmented first: it has settled longest.
+        let leader = report.leader.as_ref().unwrap();
+        assert_eq!(leader.transferred_to.as_deref(), Some("b"), "{name}");
+        assert_eq!(fake.defrag_order(), ["b", "c", "a"], "{name}");
+        assert_eq!(report.stop_reason(), None, "{name}");
+    }
 }
 
 #[tokio::test(start_paused = true)]
@@ -995,6 +1059,15 @@ async fn hash_check_compares_only_when_revisions_agree() {
             succeeded: true,
         },
         Case {
+            name: "same revision, explicit refused (etcd 3.4 after --compact, no writes)",
+            revisions: [100, 100, 100],
+            hashes: [7, 7, 7],
+            compacted: 100,
+            verdict: HashVerdict::Agree,
+            revision: 100,
+            succeeded: true,
+        },
+        Case {
             name: "a member disagrees",
             revisions: [100, 100, 100],
             hashes: [7, 8, 7],
@@ -1009,6 +1082,8 @@ async fn hash_check_compares_only_when_revisions_agree() {
         for ((name, rev), hash) in ["a", "b", "c"].iter().zip(case.revisions).zip(case.hashes) {
             fake.set_revision(name, rev);
             fake.set_hash(name, hash);
+            // A hash takes time: concurrent ones would overlap.
+            fake.delay(name, Op::HashKv, Duration::from_millis(300));
         }
         fake.set_compacted(case.compacted);
         let report = sweep(
@@ -1033,13 +1108,27 @@ async fn hash_check_compares_only_when_revisions_agree() {
                 .as_deref()
                 .is_some_and(|e| e.contains("revision not available"))));
         }
-        // Five tries at the current revision, then (if needed) one explicit.
-        let rounds = if case.revisions[0] == case.revisions[1] {
+        // One explicit round; when refused, the current revision until the
+        // answers line up (at most five rounds).
+        let lowest = case.revisions.iter().copied().min().unwrap_or(0);
+        let rounds = if lowest > case.compacted {
             1
+        } else if case.revisions.iter().all(|r| *r == lowest) {
+            2
         } else {
             6
         };
-        assert_eq!(fake.calls_of(Op::HashKv).len(), 3 * rounds, "{}", case.name);
+        let calls = fake.calls_of(Op::HashKv);
+        assert_eq!(calls.len(), 3 * rounds, "{}", case.name);
+        // The explicit round hashes one member at a time: a hash stalls
+        // the writes of the member that computes it.
+        for pair in calls[..3].windows(2) {
+            assert!(
+                pair[0].ended.is_some_and(|end| end <= pair[1].started),
+                "{}: {pair:?}",
+                case.name
+            );
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use tokio::time::Instant;
 use super::events::{Observer, RunEvent};
 use super::{Halt, RunControl};
 use crate::etcd::{EtcdOps, FailureCause};
+use crate::plan::defrag::ready_for_transfer;
 use crate::plan::gate::{self, GateOptions, GateReason};
 use crate::reach::{Dial, Target};
 use crate::snapshot::{self, ClusterSnapshot};
@@ -89,6 +90,33 @@ pub async fn for_member<O: EtcdOps>(
             .sleep(Duration::from_millis(200))
             .await
             .map_err(NotBack::Halted)?;
+    }
+}
+
+/// How long a leadership transfer waits for its target to be ready.
+pub const TRANSFER_READY_LIMIT: Duration = Duration::from_secs(5);
+
+/// Waits, at most `limit`, until `target` holds and has applied the
+/// leader's log (`ready_for_transfer`), asking both every 50 ms. Returns
+/// whether it became ready; a member that does not answer is not ready.
+pub async fn for_transfer_target<O: EtcdOps>(
+    ops: &O,
+    leader: &Dial,
+    target: &Dial,
+    limit: Duration,
+    control: &RunControl,
+) -> Result<bool, Halt> {
+    let t0 = Instant::now();
+    loop {
+        if let (Ok(l), Ok(t)) = (ops.status(leader).await, ops.status(target).await) {
+            if ready_for_transfer(&l, &t) {
+                return Ok(true);
+            }
+        }
+        if t0.elapsed() >= limit {
+            return Ok(false);
+        }
+        control.sleep(Duration::from_millis(50)).await?;
     }
 }
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::rule::{DefragRule, RuleOutcome, Trigger};
-use crate::snapshot::{ClusterSnapshot, MemberSnapshot, StatusError};
+use crate::snapshot::{ClusterSnapshot, MemberSnapshot, MemberStatus, StatusError};
 
 /// A member's role when it was planned (lower-case in output, as in
 /// EtcdDefrag status).
@@ -300,14 +300,79 @@ pub fn choose_leader_handling(
     }
 }
 
+/// etcd's request timeout with its default election timeout: 5 s plus two
+/// election timeouts of 1 s (`ReqTimeout`). A write waiting longer on a
+/// member fails with `request timed out`.
+pub const ETCD_REQUEST_TIMEOUT_SECONDS: f64 = 7.0;
+/// etcd refuses new proposals at once (`too many requests`) on a member
+/// whose committed index is more than this ahead of its applied index
+/// (`maxGapBetweenApplyAndCommitIndex`); a member that defragments applies
+/// nothing, so under steady writes it crosses this bound.
+pub const ETCD_MAX_APPLY_GAP: u64 = 5000;
+
+/// What a member's clients go through while it defragments: `Some(seconds)`
+/// when its predicted defrag is longer than etcd's request timeout, so
+/// writes sent to it fail instead of waiting (measured in
+/// docs/benchmarks.md: one `request timed out` after 7 s, then
+/// `too many requests` at once on every retry until it is back). No tool
+/// can serve them: the member applies nothing while its backend is locked.
+/// Pure.
+pub fn predicted_outage(in_use: u64, measured: &Measured) -> Option<f64> {
+    let (seconds, _) = predict(in_use, measured);
+    (seconds > ETCD_REQUEST_TIMEOUT_SECONDS).then_some(seconds)
+}
+
+/// The one-line notice for members whose writes will fail while they
+/// defragment (see `predicted_outage`); empty when none. Pure.
+pub fn outage_notice(p: &Plan, measured: &Measured) -> Option<String> {
+    let long: Vec<String> = p
+        .to_defrag()
+        .filter_map(|m| {
+            predicted_outage(m.in_use, measured).map(|s| format!("{} (~{s:.0}s)", m.name))
+        })
+        .collect();
+    if long.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "writes sent to {} will fail while that member defragments: the predicted defrag exceeds etcd's {ETCD_REQUEST_TIMEOUT_SECONDS:.0}s request timeout (clients see `request timed out`, then `too many requests` until it is back); clients that use every member, or health-check with StopGRPCServiceOnDefrag, ride it out",
+        long.join(", ")
+    ))
+}
+
+/// A transfer target is ready when it has applied what it committed and
+/// holds the leader's log, both within this many entries.
+pub const TRANSFER_READY_ENTRIES: u64 = 100;
+
+/// Whether `target` is ready to take leadership from `leader` now. Raft
+/// hands over at once only to a follower whose log matches the leader's;
+/// until then the leader drops every proposal (forwarded ones silently,
+/// so their clients wait out etcd's request timeout). A target with an
+/// apply backlog would also make its first moments as leader slow: lease
+/// renewals and linearizable reads wait for its apply. Pure.
+pub fn ready_for_transfer(leader: &MemberStatus, target: &MemberStatus) -> bool {
+    let backlog = target.raft_index.saturating_sub(target.raft_applied_index);
+    let behind = leader.raft_index.saturating_sub(target.raft_index);
+    backlog <= TRANSFER_READY_ENTRIES && behind <= TRANSFER_READY_ENTRIES
+}
+
 /// Where to move leadership: a voter (never a learner) that answered, is
-/// not the leader, and is not waiting to be defragmented; the most caught-up
-/// one (highest applied index), ties by name. Pure.
+/// not the leader, and is not waiting to be defragmented. Preferred: a
+/// member this sweep has not defragmented, then the one whose defrag ended
+/// longest ago (`defragmented` lists them in the order they were done);
+/// within each, the most caught-up one (highest applied index), ties by
+/// name. The old leader drops every proposal until the target has taken
+/// over, and the target must first persist its vote: a member that has just
+/// written out a defragmented file is the one most likely to keep that
+/// window open longer (docs/benchmarks.md has what was measured). Pure.
 pub fn transfer_target(
     snapshot: &ClusterSnapshot,
     leader: u64,
     pending: &BTreeSet<String>,
+    defragmented: &[String],
 ) -> Option<(String, u64)> {
+    // Untouched members first (no position), then by when they were done.
+    let settled_rank = |name: &str| defragmented.iter().position(|d| d == name);
     snapshot
         .members
         .iter()
@@ -318,10 +383,11 @@ pub fn transfer_target(
         .filter(|(_, s, _)| {
             s.leader == leader && s.errors.iter().all(|e| matches!(e, StatusError::Alarm(_)))
         })
-        .max_by(|(a, sa, _), (b, sb, _)| {
-            sa.raft_applied_index
-                .cmp(&sb.raft_applied_index)
-                .then_with(|| b.name.cmp(&a.name))
+        .min_by(|(a, sa, _), (b, sb, _)| {
+            settled_rank(&a.name)
+                .cmp(&settled_rank(&b.name))
+                .then_with(|| sb.raft_applied_index.cmp(&sa.raft_applied_index))
+                .then_with(|| a.name.cmp(&b.name))
         })
         .map(|(m, _, id)| (m.name.clone(), id))
 }
@@ -470,12 +536,95 @@ mod tests {
         ]);
         // z has the highest applied index but is a learner; c beats a.
         assert_eq!(
-            transfer_target(&s, 2, &BTreeSet::new()),
+            transfer_target(&s, 2, &BTreeSet::new(), &[]),
             Some(("c".into(), 3))
         );
         let pending: BTreeSet<String> = ["c".to_string()].into();
-        assert_eq!(transfer_target(&s, 2, &pending), Some(("a".into(), 1)));
+        assert_eq!(transfer_target(&s, 2, &pending, &[]), Some(("a".into(), 1)));
         let s1 = snapshot(&[("b", 2, 1, 1, false)]);
-        assert_eq!(transfer_target(&s1, 2, &BTreeSet::new()), None);
+        assert_eq!(transfer_target(&s1, 2, &BTreeSet::new(), &[]), None);
+    }
+
+    #[test]
+    fn transfer_prefers_the_member_that_has_settled_longest() {
+        let s = snapshot(&[
+            ("a", 1, 1, 1, false),
+            ("b", 2, 1, 1, false),
+            ("c", 3, 1, 1, false),
+            ("d", 4, 1, 1, false),
+        ]);
+        let none = BTreeSet::new();
+        let names = |v: &[&str]| v.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        // a was defragmented first, c just now: a, though c and d are
+        // further along.
+        assert_eq!(
+            transfer_target(&s, 2, &none, &names(&["a", "c", "d"])),
+            Some(("a".into(), 1))
+        );
+        // A member the sweep did not touch beats every defragmented one.
+        assert_eq!(
+            transfer_target(&s, 2, &none, &names(&["d", "a"])),
+            Some(("c".into(), 3))
+        );
+        // Among untouched members, the most caught-up.
+        assert_eq!(transfer_target(&s, 2, &none, &[]), Some(("d".into(), 4)));
+    }
+
+    #[test]
+    fn a_transfer_waits_for_a_target_that_holds_and_applied_the_leaders_log() {
+        let status = |index: u64, applied: u64| MemberStatus {
+            raft_index: index,
+            raft_applied_index: applied,
+            ..Default::default()
+        };
+        let leader = status(10_000, 10_000);
+        let cases = [
+            ("caught up", status(10_000, 10_000), true),
+            ("at the bounds", status(9_900, 9_800), true),
+            ("apply backlog", status(10_000, 9_899), false),
+            ("behind the leader", status(9_899, 9_899), false),
+            // Status answers arrive at different moments: a target seen a
+            // little ahead of the leader is caught up.
+            ("ahead of the leader's answer", status(10_050, 10_040), true),
+        ];
+        for (name, target, want) in cases {
+            assert_eq!(ready_for_transfer(&leader, &target), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn long_defrags_are_named_with_their_predicted_outage() {
+        let nothing = Measured::default();
+        // The model: 0.25 s + 12 s per GB in use.
+        assert_eq!(predicted_outage(100 * MI, &nothing), None);
+        let big = predicted_outage(1200 * MI, &nothing).unwrap_or(0.0);
+        assert!((big - 15.35).abs() < 0.1, "{big}");
+        // Measured on this sweep's followers: 3 s per GB is short enough.
+        let mut fast = Measured::default();
+        fast.add(1000 * MI, Duration::from_secs(3));
+        assert_eq!(predicted_outage(1200 * MI, &fast), None);
+        let s = snapshot(&[
+            ("a", 1, 2000, 1200, false),
+            ("b", 2, 2000, 1200, false),
+            ("c", 3, 300, 100, false),
+        ]);
+        let p = order_sweep(&s, Some(2), &DefragRule::default(), &[], &BTreeSet::new());
+        let notice = outage_notice(&p, &nothing).unwrap_or_default();
+        assert!(
+            notice.starts_with(
+                "writes sent to a (~15s), b (~15s) will fail while that member defragments"
+            ),
+            "{notice}"
+        );
+        assert!(notice.contains("7s request timeout"), "{notice}");
+        let small = snapshot(&[("a", 1, 300, 100, false), ("b", 2, 300, 100, false)]);
+        let p = order_sweep(
+            &small,
+            Some(2),
+            &DefragRule::default(),
+            &[],
+            &BTreeSet::new(),
+        );
+        assert_eq!(outage_notice(&p, &nothing), None);
     }
 }

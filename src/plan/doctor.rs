@@ -12,6 +12,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::plan::defrag::{predicted_outage, Measured, ETCD_REQUEST_TIMEOUT_SECONDS};
 use crate::plan::gate::{GateReason, GateVerdict};
 use crate::plan::rule::{DefragRule, RuleOutcome};
 use crate::quantity::format_bytes;
@@ -257,6 +258,20 @@ pub fn fragmentation(snap: &ClusterSnapshot, rule: &DefragRule, cluster: &str) -
                 ),
                 format!("kubectl etcd defrag {cluster}").trim().to_string(),
             ));
+            if let Some(seconds) = predicted_outage(s.db_size_in_use, &Measured::default()) {
+                out.push(finding(
+                    Severity::Warning,
+                    "defrag-outage",
+                    Some(&m.name),
+                    format!(
+                        "{}: defragmenting {} in use takes about {seconds:.0}s, longer than etcd's {ETCD_REQUEST_TIMEOUT_SECONDS:.0}s request timeout: writes sent to {} fail meanwhile (`request timed out`, then `too many requests`)",
+                        m.name,
+                        format_bytes(s.db_size_in_use),
+                        m.name
+                    ),
+                    "defragment when writes are light, shrink what is in use (compact history, delete unused keys), and let clients use every member (StopGRPCServiceOnDefrag moves health-checking clients away)",
+                ));
+            }
         }
     }
     if out.is_empty() {
@@ -802,6 +817,32 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(fragmentation(&s, &all, "").len(), 2);
+    }
+
+    #[test]
+    fn a_defrag_longer_than_etcds_request_timeout_is_named() {
+        // 1.2 GiB in use: about 15 s by the model, so writes to it fail.
+        let s = cluster(&[
+            ("a", 1, 2000, 1200, false, "3.6.16", 1),
+            ("b", 2, 2000, 100, false, "3.6.16", 1),
+        ]);
+        let found = fragmentation(&s, &DefragRule::default(), "");
+        assert_eq!(
+            checks(&found),
+            [
+                (Severity::Warning, "fragmentation".into(), Some("a".into())),
+                (Severity::Warning, "defrag-outage".into(), Some("a".into())),
+                (Severity::Warning, "fragmentation".into(), Some("b".into())),
+            ]
+        );
+        assert!(
+            found[1]
+                .message
+                .starts_with("a: defragmenting 1.2 GiB in use takes about 15s, longer than etcd's 7s request timeout"),
+            "{}",
+            found[1].message
+        );
+        assert!(found[1].remedy.contains("StopGRPCServiceOnDefrag"));
     }
 
     #[test]
