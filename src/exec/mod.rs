@@ -38,7 +38,7 @@ use crate::error::{Error, Result};
 use crate::etcd::EtcdOps;
 use crate::plan::defrag::{
     check_selection, choose_leader_handling, order_sweep, transfer_target, Measured,
-    MemberDecision, MoveLeader, Role,
+    MemberDecision, MoveLeader, Plan, Role,
 };
 use crate::plan::gate::{GateOptions, GateVerdict, ReasonView};
 use crate::plan::rule::DefragRule;
@@ -191,10 +191,14 @@ pub fn outage_notice(
     verdict: &GateVerdict,
     input: &RunInput,
 ) -> Option<String> {
+    crate::plan::defrag::outage_notice(&first_plan(snap, verdict, input), &Measured::default())
+}
+
+/// The plan from the first look, leaving out members already finished.
+fn first_plan(snap: &ClusterSnapshot, verdict: &GateVerdict, input: &RunInput) -> Plan {
     let opts = &input.options;
     let done: BTreeSet<String> = input.finished.iter().map(|m| m.name.clone()).collect();
-    let p = order_sweep(snap, verdict.leader, &opts.rule, &opts.selection, &done);
-    crate::plan::defrag::outage_notice(&p, &Measured::default())
+    order_sweep(snap, verdict.leader, &opts.rule, &opts.selection, &done)
 }
 
 /// Builds the dry-run view from one snapshot: gate, plan and leader choice;
@@ -206,8 +210,7 @@ pub fn preview(
 ) -> Result<DefragReport> {
     let opts = &input.options;
     check_selection(snap, &opts.selection).map_err(Error::Usage)?;
-    let done: BTreeSet<String> = input.finished.iter().map(|m| m.name.clone()).collect();
-    let p = order_sweep(snap, verdict.leader, &opts.rule, &opts.selection, &done);
+    let p = first_plan(snap, verdict, input);
     let mut members = input.finished.clone();
     let mut leader = None;
     for m in &p.members {

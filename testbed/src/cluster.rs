@@ -615,19 +615,15 @@ impl Cluster {
         let mut out = Vec::new();
         for i in 0..self.members.len() {
             let mut start = None;
-            for line in self.log(i).lines() {
-                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-                    continue;
-                };
-                let t = log_time(&v["ts"]);
-                match v["msg"].as_str() {
-                    Some("defragmenting") => start = t,
-                    Some("finished defragmenting directory" | "defragmented") => {
-                        if let (Some(s), Some(e)) = (start.take(), t) {
+            for (t, msg) in self.log_records(i) {
+                match msg.as_str() {
+                    "defragmenting" => start = Some(t),
+                    "finished defragmenting directory" | "defragmented" => {
+                        if let Some(s) = start.take() {
                             out.push(LoggedDefrag {
                                 member: i,
                                 start: s,
-                                end: e,
+                                end: t,
                             });
                         }
                     }
@@ -648,13 +644,7 @@ impl Cluster {
         let mut out = Vec::new();
         for i in 0..self.members.len() {
             let mut transfer_logged_at = None;
-            for line in self.log(i).lines() {
-                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-                    continue;
-                };
-                let (Some(at), Some(msg)) = (log_time(&v["ts"]), v["msg"].as_str()) else {
-                    continue;
-                };
+            for (at, msg) in self.log_records(i) {
                 let kind = if msg == "leadership transfer starting"
                     || msg.contains("starts to transfer leadership")
                 {
@@ -678,6 +668,16 @@ impl Cluster {
         }
         out.sort_by(|a, b| a.at.total_cmp(&b.at));
         out
+    }
+
+    /// Member `i`'s log records as (time, message), skipping lines that
+    /// are not JSON or carry no time or message.
+    fn log_records(&self, i: usize) -> Vec<(f64, String)> {
+        self.log(i)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter_map(|v| Some((log_time(&v["ts"])?, v["msg"].as_str()?.to_string())))
+            .collect()
     }
 
     /// Whether member `i` has logged the start of a defragmentation (needs
