@@ -4,6 +4,7 @@
 use crate::cli::{GlobalArgs, MoveLeaderArgs, OutputFormat};
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::EtcdOps;
+use crate::exec::{wait, RunControl};
 use crate::output;
 use crate::plan::defrag::transfer_target;
 use crate::plan::gate::{self, GateOptions};
@@ -70,6 +71,26 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
             .dial
             .clone()
             .ok_or_else(|| Error::Refused("the leader has no client URL to dial".into()))?;
+        // As in a sweep: hand over once the target holds and has applied
+        // the leader's log (up to 5 s, then anyway), since the leader drops
+        // every proposal until the target takes over.
+        if let Some(to_dial) = snap
+            .members
+            .iter()
+            .find(|m| m.name == to_name)
+            .and_then(|m| m.dial.clone())
+        {
+            let control = RunControl::default();
+            // A fresh control is never stopped: the wait only times out.
+            let _ = wait::for_transfer_target(
+                ops,
+                &dial,
+                &to_dial,
+                wait::TRANSFER_READY_LIMIT,
+                &control,
+            )
+            .await;
+        }
         ops.move_leader(&dial, to_id)
             .await
             .map_err(|e| Error::etcd(format!("move leadership to {to_name}"), e))?;
