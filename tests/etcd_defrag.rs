@@ -834,6 +834,17 @@ async fn interrupt_stops_after_the_in_flight_member() {
         l.contains("defragmenting ")
     })
     .await;
+    // The progress line comes just before the Defragment call is sent, and
+    // a stop seen in between sends nothing: wait for etcd's own record that
+    // the call reached a member.
+    let reached = tokio::time::Instant::now();
+    while !(0..cluster.members.len()).any(|i| cluster.defrag_started(i)) {
+        assert!(
+            reached.elapsed() < Duration::from_secs(10),
+            "no member logged the start of its defragmentation"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     run.interrupt();
     let done = run.finish().await;
     assert_eq!(done.code, 1, "{done:?}");
