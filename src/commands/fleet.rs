@@ -170,17 +170,22 @@ impl Fleet<'_> {
         }
     }
 
+    /// Connects to one cluster's members as its EtcdCluster says.
+    async fn open(&self, cluster: &ClusterRef) -> Result<session::Session> {
+        session::open_cluster(
+            self.kube,
+            &self.connection,
+            &cluster.namespace,
+            &cluster.name,
+        )
+        .await
+    }
+
     /// The dry run's view of one cluster: its plan and the gate's verdict
     /// now, from one snapshot; nothing changes.
     async fn look(&self, cluster: ClusterRef) -> FleetCluster {
         let preview = async {
-            let session = session::open_cluster(
-                self.kube,
-                &self.connection,
-                &cluster.namespace,
-                &cluster.name,
-            )
-            .await?;
+            let session = self.open(&cluster).await?;
             let first = snapshot::take(&session.clients, &session.target).await?;
             let verdict = gate::evaluate(&first, &self.options.gate);
             exec::preview(&first, &verdict, &self.input(&cluster))
@@ -204,13 +209,7 @@ impl Fleet<'_> {
         }
         let progress = view.cluster(format!("{}/{}", cluster.namespace, cluster.name));
         let run = async {
-            let session = session::open_cluster(
-                self.kube,
-                &self.connection,
-                &cluster.namespace,
-                &cluster.name,
-            )
-            .await?;
+            let session = self.open(&cluster).await?;
             exec::run(
                 &session.clients,
                 &session.target,

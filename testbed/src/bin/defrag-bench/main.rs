@@ -247,7 +247,6 @@ struct Round {
     breakdown: Breakdown,
     timeline: Timeline,
     progress: Vec<Progress>,
-    incidents: Vec<report::Incident>,
 }
 
 /// The median of each figure over the rounds; with an even count the upper
@@ -425,15 +424,11 @@ async fn run_contender(cluster: &Cluster, args: &Args, contender: &str) -> Round
     let mut figures = figures(&writers, &leases, &defrags, from, to, wall);
     figures.sweep_wall = sweep_wall;
     let breakdown = Breakdown::of(&writers, &timeline, from, to);
-    let incidents = (0..writers.len())
-        .flat_map(|m| report::incidents(m, &writers[m], &timeline, from, to))
-        .collect();
     Round {
         figures,
         breakdown,
         timeline,
         progress,
-        incidents,
     }
 }
 
@@ -482,7 +477,7 @@ fn print_timeline(contender: &str, n: usize, round: &Round) {
             ),
         ));
     }
-    for i in &round.incidents {
+    for i in &round.breakdown.incidents {
         lines.push((
             i.start,
             format!(

@@ -99,12 +99,15 @@ pub struct Cell {
 pub struct Breakdown {
     pub cells: BTreeMap<(Kind, Phase), Cell>,
     pub step_seconds: Vec<(&'static str, f64)>,
+    /// Every client's incidents, in client order.
+    pub incidents: Vec<Incident>,
 }
 
 impl Breakdown {
     /// Sorts every failed or slow request of every client. Pure.
     pub fn of(writers: &[Vec<Sample>], timeline: &Timeline, from: f64, to: f64) -> Breakdown {
         let mut cells: BTreeMap<(Kind, Phase), Cell> = BTreeMap::new();
+        let mut all = Vec::new();
         for (member, samples) in writers.iter().enumerate() {
             for s in samples.iter().filter(|s| s.sent >= from && s.sent <= to) {
                 let kind = match &s.error {
@@ -118,14 +121,16 @@ impl Breakdown {
                     .requests += 1;
             }
             for i in incidents(member, samples, timeline, from, to) {
-                let cell = cells.entry((i.kind, i.phase)).or_default();
+                let cell = cells.entry((i.kind.clone(), i.phase)).or_default();
                 cell.incidents += 1;
                 cell.seconds += i.end - i.start;
+                all.push(i);
             }
         }
         Breakdown {
             cells,
             step_seconds: timeline.step_seconds(),
+            incidents: all,
         }
     }
 
