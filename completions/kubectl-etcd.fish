@@ -28,7 +28,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l endpoints -d 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -70,7 +70,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l end
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -99,7 +99,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l en
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -129,7 +129,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l end
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -157,7 +157,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and no
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -188,7 +188,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -216,7 +216,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -247,7 +247,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -277,7 +277,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -326,7 +326,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l end
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -360,7 +360,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -389,7 +389,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -417,7 +417,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -451,7 +451,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -482,7 +482,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leader
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -516,7 +516,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l en
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -546,7 +546,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status help" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -576,7 +576,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -603,7 +603,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -632,7 +632,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and n
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -662,7 +662,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -688,7 +688,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -716,7 +716,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -748,7 +748,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r
@@ -774,7 +774,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l en
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l key -d 'Client private key (PEM) for mutual TLS; needs --cert' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l user -d 'etcd user name, or `name:password`' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l user -d 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l password -d 'Password for --user' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l dial-timeout -d 'Time allowed to connect (TCP, TLS and authentication) to one member' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l command-timeout -d 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable' -r

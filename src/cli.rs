@@ -72,9 +72,10 @@ pub struct GlobalArgs {
     #[arg(long, global = true, help_heading = TLS, env = "ETCDCTL_KEY", value_name = "FILE")]
     pub key: Option<String>,
 
-    /// etcd user name, or `name:password`.
-    #[arg(long, global = true, help_heading = TLS, env = "ETCDCTL_USER", value_name = "NAME")]
-    pub user: Option<String>,
+    /// etcd user name, or `name:password`. Without a password (here, in
+    /// --password or in ETCDCTL_PASSWORD) it is asked for on a terminal.
+    #[arg(long, global = true, help_heading = TLS, env = "ETCDCTL_USER", value_name = "NAME", value_parser = parse_user, hide_env_values = true)]
+    pub user: Option<crate::reach::tls::UserSpec>,
 
     /// Password for --user.
     #[arg(
@@ -82,21 +83,22 @@ pub struct GlobalArgs {
         global = true, help_heading = TLS,
         env = "ETCDCTL_PASSWORD",
         value_name = "PASSWORD",
-        hide_env_values = true
+        hide_env_values = true,
+        value_parser = parse_secret
     )]
-    pub password: Option<String>,
+    pub password: Option<crate::reach::tls::Secret>,
 
     /// Use only the given endpoints; do not add members found in MemberList.
     #[arg(long, global = true, help_heading = CONN)]
     pub no_discover: bool,
 
     /// Time allowed to connect (TCP, TLS and authentication) to one member.
-    #[arg(long, global = true, help_heading = CONN, env = "ETCDCTL_DIAL_TIMEOUT", default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, global = true, help_heading = CONN, env = "ETCDCTL_DIAL_TIMEOUT", default_value = "2s", value_parser = parse_timeout, value_name = "DURATION")]
     pub dial_timeout: Duration,
 
     /// Time allowed for one probe RPC (Status, MemberList, AlarmList) on one
     /// member; a member that does not answer in time is reported unreachable.
-    #[arg(long, global = true, help_heading = CONN, env = "ETCDCTL_COMMAND_TIMEOUT", default_value = "5s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, global = true, help_heading = CONN, env = "ETCDCTL_COMMAND_TIMEOUT", default_value = "5s", value_parser = parse_timeout, value_name = "DURATION")]
     pub command_timeout: Duration,
 
     /// Backend quota to assume for members that do not report one (etcd
@@ -149,6 +151,44 @@ pub struct GlobalArgs {
     /// the event's fields; messages and errors too).
     #[arg(long, global = true, help_heading = OUT, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    /// Which of these flags took their value from an `ETCDCTL_*` variable
+    /// (filled by [`parse`]), so that an error names the variable.
+    #[arg(skip)]
+    pub from_env: FromEnv,
+}
+
+/// The ids of the global flags whose value came from their variable.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FromEnv(pub Vec<String>);
+
+impl FromEnv {
+    pub fn has(&self, id: &str) -> bool {
+        self.0.iter().any(|i| i == id)
+    }
+}
+
+/// Parses a command line (the first item is the program) and records which
+/// global flags were filled from their `ETCDCTL_*` variable.
+pub fn parse<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().try_get_matches_from(args)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    let command = Cli::command();
+    cli.global.from_env = FromEnv(
+        command
+            .get_arguments()
+            .filter(|a| a.get_env().is_some())
+            .map(|a| a.get_id().as_str())
+            .filter(|id| matches.value_source(id) == Some(clap::parser::ValueSource::EnvVariable))
+            .map(str::to_string)
+            .collect(),
+    );
+    Ok(cli)
 }
 
 /// `--log-format` values.
@@ -689,14 +729,14 @@ pub struct MoveLeaderArgs {
 pub enum TrafficCommand {
     /// The Service's value, the managers that own it, the EtcdCluster
     /// annotation, and which values this API server release keeps.
-    #[command(after_help = TRAFFIC_EXAMPLES)]
+    #[command(after_help = TRAFFIC_EXAMPLES, help_template = with_examples(TRAFFIC_EXAMPLES))]
     Show(TrafficShowArgs),
     /// Annotate the EtcdCluster and apply VALUE to the client Service, then
     /// read it back. The server is asked first with a dry run: a value it
     /// rejects (422) or accepts and drops (servers before 1.31) is an error
     /// (exit 1) that writes nothing. If the real apply fails, the annotation
     /// is put back and nothing is left owned by the field manager.
-    #[command(after_help = TRAFFIC_EXAMPLES)]
+    #[command(after_help = TRAFFIC_EXAMPLES, help_template = with_examples(TRAFFIC_EXAMPLES))]
     Set(TrafficSetArgs),
     /// Remove the annotation and release the field manager's ownership. The
     /// value stays if another manager also owns it; a value set by hand is

@@ -26,5 +26,6 @@ pub mod quantity;
 pub mod reach;
 pub mod report;
 pub mod snapshot;
+pub mod usage;
 
 pub use error::{Error, ExitStatus, Result};

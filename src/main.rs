@@ -3,15 +3,13 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use kubectl_etcd::cli::Cli;
-use kubectl_etcd::{logging, ExitStatus};
+use kubectl_etcd::{logging, usage, ExitStatus};
 
 fn main() -> ExitCode {
     if let Some(words) = completion_words() {
         return complete(&words);
     }
-    let cli = match Cli::try_parse() {
+    let cli = match kubectl_etcd::cli::parse(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => return clap_error(e),
     };
@@ -77,7 +75,8 @@ fn complete(words: &[String]) -> ExitCode {
 }
 
 /// Help and version go to stdout with exit 0; a usage error is one line on
-/// stderr that names the problem, then a pointer to `--help`, exit 2.
+/// stderr that names the problem (and where a bad value came from), then a
+/// pointer to `--help`, exit 2.
 fn clap_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     match e.kind() {
@@ -90,21 +89,14 @@ fn clap_error(e: clap::Error) -> ExitCode {
             ExitCode::from(ExitStatus::Usage.code())
         }
         _ => {
-            // clap spreads one error over several lines (the problem, the
-            // possible values, a tip) before its usage block: keep them all,
-            // on one line.
-            let rendered = e.render().to_string();
-            let parts: Vec<&str> = rendered
-                .lines()
-                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
+            let argv: Vec<String> = std::env::args_os()
+                .skip(1)
+                .map(|a| a.to_string_lossy().into_owned())
                 .collect();
-            let text = match parts.join(" ") {
-                t if t.is_empty() => "invalid arguments".to_string(),
-                t => t.trim_start_matches("error: ").to_string(),
-            };
-            logging::message(&format!("error: {text} (see 'kubectl etcd --help')"));
+            let line = usage::explain(&usage::ClapFailure::of(&e), &argv, &|var| {
+                std::env::var(var).ok()
+            });
+            logging::message(&format!("error: {line}"));
             ExitCode::from(ExitStatus::Usage.code())
         }
     }

@@ -584,6 +584,14 @@ pub enum StopReason {
     },
     /// No member of the cluster answered any more.
     ClusterUnreachable { detail: String },
+    /// etcd refused a call for lack of permission (the user lacks the root
+    /// role); the same user is refused on every member, so the run stopped
+    /// at the first refusal.
+    PermissionDenied {
+        member: String,
+        op: String,
+        user: Option<String>,
+    },
 }
 
 impl StopReason {
@@ -598,6 +606,7 @@ impl StopReason {
             StopReason::DeadlineExceeded => "DeadlineExceeded",
             StopReason::MemberDidNotReturn { .. } => "MemberDidNotReturn",
             StopReason::ClusterUnreachable { .. } => "ClusterUnreachable",
+            StopReason::PermissionDenied { .. } => "PermissionDenied",
         }
     }
 }
@@ -641,6 +650,20 @@ impl fmt::Display for StopReason {
                 f,
                 "no member answers any more, so members not reached were left alone; last seen: {detail}"
             ),
+            StopReason::PermissionDenied { member, op, user } => {
+                let who = match user {
+                    Some(u) => format!("user {u:?}"),
+                    None => "the client certificate's user (its common name)".to_string(),
+                };
+                write!(
+                    f,
+                    "etcd refused {op} on {member} for lack of permission, and refuses the same user on every member, so the run stopped there: {op} needs the root role, which {who} lacks; run as a user with the root role (e.g. --user root)"
+                )?;
+                if let Some(u) = user {
+                    write!(f, ", or grant it: etcdctl user grant-role {u} root")?;
+                }
+                Ok(())
+            }
         }
     }
 }

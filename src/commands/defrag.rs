@@ -153,7 +153,8 @@ pub(crate) fn on_interrupt(
 }
 
 /// 0 when the run did everything; 130 when abandoned by a second Ctrl-C;
-/// else 1, with the reason on stderr whatever the output format.
+/// 2 when etcd refused the user permission (nothing changed); else 1,
+/// with the reason on stderr whatever the output format.
 fn exit_status(report: &DefragReport) -> ExitStatus {
     if report.succeeded() {
         return ExitStatus::Success;
@@ -161,6 +162,8 @@ fn exit_status(report: &DefragReport) -> ExitStatus {
     let status = super::failed(report.problems().join("; "));
     match report.stop_reason() {
         Some(StopReason::Abandoned { .. }) => ExitStatus::Interrupted,
+        // Nothing was changed, and only other credentials can change that.
+        Some(StopReason::PermissionDenied { .. }) => ExitStatus::Usage,
         _ => status,
     }
 }

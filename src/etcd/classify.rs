@@ -34,6 +34,11 @@ pub enum FailureCause {
     AuthRequired { from: SettingsFrom },
     /// The user is known but may not do this.
     PermissionDenied,
+    /// Credentials were sent to a cluster without authentication.
+    AuthNotEnabled,
+    /// A member that had answered on this connection dropped it: it was
+    /// stopped, killed or restarted.
+    ConnectionLost,
     /// We spoke TLS to a plaintext listener.
     PlaintextServer { from: SettingsFrom },
     /// We spoke plaintext to a TLS listener.
@@ -110,9 +115,18 @@ impl fmt::Display for FailureCause {
                 f,
                 "the member requires authentication, but the EtcdCluster does not report auth as enabled (status.authEnabled), so no credentials were sent"
             ),
-            FailureCause::PermissionDenied => {
-                write!(f, "permission denied: the user lacks the role this needs (root)")
-            }
+            FailureCause::PermissionDenied => write!(
+                f,
+                "permission denied: the user lacks the role this needs (maintenance calls such as Defragment, MoveLeader, HashKV and Snapshot need the root role)"
+            ),
+            FailureCause::AuthNotEnabled => write!(
+                f,
+                "authentication is not enabled on this cluster, so no user name or password is needed"
+            ),
+            FailureCause::ConnectionLost => write!(
+                f,
+                "the connection was reset: the member stopped or restarted"
+            ),
             FailureCause::PlaintextServer {
                 from: SettingsFrom::Flags,
             } => write!(
@@ -175,6 +189,10 @@ pub struct AttemptContext {
     pub tls: bool,
     /// Whether we presented a client certificate.
     pub client_identity: bool,
+    /// Whether this member has answered this process before, with these
+    /// same settings: a dropped connection then means the member went
+    /// away, not a TLS mismatch.
+    pub answered_before: bool,
 }
 
 /// Classifies a failure from the text of its whole error chain (joined with
@@ -196,6 +214,9 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
     }
     if has("permission denied") && !has("os error 13") {
         return FailureCause::PermissionDenied;
+    }
+    if has("authentication is not enabled") {
+        return FailureCause::AuthNotEnabled;
     }
     if has("unknownissuer") || has("unknown issuer") || has("badsignature") {
         return FailureCause::UntrustedServer {
@@ -229,6 +250,22 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
         // A TLS 1.2 server that wants a client certificate and got none
         // answers with a bad-certificate alert too.
         return FailureCause::ClientCertRejected;
+    }
+    // The settings worked with this member before: a reset or closed
+    // connection is the member going away (killed, stopped, restarting),
+    // not one of the mismatches guessed below.
+    if ctx.answered_before
+        && !has("tcp connect error")
+        && !has("connection refused")
+        && !has("dns error")
+        && (has("connection reset")
+            || has("broken pipe")
+            || has("connection closed")
+            || has("unexpected eof")
+            || has("connection was not ready")
+            || has("transport error"))
+    {
+        return FailureCause::ConnectionLost;
     }
     // Under TLS 1.3 a server that requires a client certificate sends its
     // alert after the handshake; depending on timing the client sees the
@@ -282,6 +319,7 @@ mod tests {
             tls_host: "127.0.0.1".into(),
             tls: true,
             client_identity: true,
+            answered_before: false,
         }
     }
 
@@ -343,7 +381,42 @@ mod tests {
                 AttemptContext { client_identity: false, ..tls_ctx() },
                 FailureCause::ClientCertRequired { from: SettingsFrom::Flags },
             ),
-            ("something new", plain, FailureCause::Other("something new".into())),
+            ("something new", plain.clone(), FailureCause::Other("something new".into())),
+            (
+                "grpc request error: status: FailedPrecondition, message: \"etcdserver: authentication is not enabled\"",
+                tls_ctx(),
+                FailureCause::AuthNotEnabled,
+            ),
+            (
+                "grpc request error: status: PermissionDenied, message: \"etcdserver: permission denied\"",
+                tls_ctx(),
+                FailureCause::PermissionDenied,
+            ),
+            // A member killed mid-RPC, after it had answered: the same text
+            // as a plaintext client meeting a TLS listener, told apart by
+            // the member having answered before.
+            (
+                "grpc request error: code: 'Unknown error', message: \"transport error\", source: tonic::transport::Error(Transport, hyper::Error(Io, Kind(ConnectionReset)))",
+                AttemptContext { answered_before: true, ..plain.clone() },
+                FailureCause::ConnectionLost,
+            ),
+            (
+                "grpc request error: code: 'Unknown error', message: \"transport error\", source: tonic::transport::Error(Transport, hyper::Error(Io, Kind(ConnectionReset)))",
+                AttemptContext { answered_before: true, ..tls_ctx() },
+                FailureCause::ConnectionLost,
+            ),
+            // etcd 3.6 over mutual TLS, SIGKILLed during its Defragment
+            // (tests/etcd_errors.rs).
+            (
+                "grpc request error: code: 'Unknown error', message: \"transport error\", source: tonic::transport::Error(Transport, hyper::Error(Io, Custom { kind: UnexpectedEof, error: \"peer closed connection without sending TLS close_notify: https://docs.rs/rustls/latest/rustls/manual/_03_howto/index.html#unexpected-eof\" }))",
+                AttemptContext { answered_before: true, ..tls_ctx() },
+                FailureCause::ConnectionLost,
+            ),
+            (
+                "transport error: error trying to connect: tcp connect error: Connection refused (os error 111)",
+                AttemptContext { answered_before: true, ..plain },
+                FailureCause::Refused,
+            ),
         ];
         for (chain, ctx, want) in cases {
             assert_eq!(classify(chain, &ctx), want, "{chain}");

@@ -10,8 +10,10 @@
 //! takes the first answer) leaves it to the next caller instead of throwing
 //! a TLS handshake away and dialing the same member again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use futures::future::{BoxFuture, FutureExt, Shared};
 use std::sync::Mutex;
@@ -39,6 +41,28 @@ pub struct EtcdClients {
     dial_timeout: Duration,
     command_timeout: Duration,
     connections: Mutex<HashMap<String, Dialing>>,
+    /// What the dials have learned, shared by every one of them.
+    learned: Arc<Learned>,
+}
+
+/// What connections learn about the cluster as they go.
+#[derive(Default)]
+struct Learned {
+    /// Members (by connection key) that have answered a call: a dropped
+    /// connection to one of them means it went away.
+    answered: Mutex<HashSet<String>>,
+    /// A member answered that authentication is not enabled: credentials
+    /// are not sent any more (and the warning was given once).
+    auth_off: AtomicBool,
+}
+
+impl Learned {
+    fn answered(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        match self.answered.lock() {
+            Ok(set) => set,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
 }
 
 /// A connection being made, or made: every caller for the same member
@@ -59,6 +83,7 @@ impl EtcdClients {
             dial_timeout,
             command_timeout,
             connections: Mutex::new(HashMap::new()),
+            learned: Arc::default(),
         }
     }
 
@@ -81,6 +106,7 @@ impl EtcdClients {
                 .unwrap_or_else(|| dial.endpoint.host_for_tls().to_string()),
             tls: dial.endpoint.scheme == Scheme::Https,
             client_identity: self.tls.as_ref().is_some_and(|t| t.identity.is_some()),
+            answered_before: self.learned.answered().contains(&Self::key(dial)),
         }
     }
 
@@ -142,20 +168,37 @@ impl EtcdClients {
             Ok(Err(e)) => return Err(fail(classify(&chain_text(&e), &ctx))),
             Ok(Ok(channel)) => channel,
         };
-        let mut options = ConnectOptions::new();
-        if let Some(c) = &self.credentials {
-            options = options.with_user(c.user.clone(), c.password.clone());
-        }
+        let credentials = self
+            .credentials
+            .as_ref()
+            .filter(|_| !self.learned.auth_off.load(Ordering::SeqCst));
+        let options = credentials
+            .map(|c| ConnectOptions::new().with_user(c.user.clone(), c.password.clone()));
         let connected = tokio::time::timeout(
             self.command_timeout,
-            Client::from_channel(etcd_client::Channel::Tonic(channel), Some(options)),
+            Client::from_channel(etcd_client::Channel::Tonic(channel.clone()), options),
         )
         .await;
         match connected {
             Err(_) => Err(fail(FailureCause::Timeout {
                 after: self.command_timeout,
             })),
-            Ok(Err(e)) => Err(fail(classify(&chain_text(&e), &ctx))),
+            Ok(Err(e)) => match classify(&chain_text(&e), &ctx) {
+                // etcdctl works on such a cluster: so do we, without the
+                // credentials, saying so once.
+                FailureCause::AuthNotEnabled => {
+                    if !self.learned.auth_off.swap(true, Ordering::SeqCst) {
+                        crate::logging::message(&format!(
+                            "warning: authentication is not enabled on this cluster ({}), so the user name and password given are not used",
+                            dial.endpoint
+                        ));
+                    }
+                    Client::from_channel(etcd_client::Channel::Tonic(channel), None)
+                        .await
+                        .map_err(|e| fail(classify(&chain_text(&e), &ctx)))
+                }
+                cause => Err(fail(cause)),
+            },
             Ok(Ok(client)) => Ok(client),
         }
     }
@@ -174,6 +217,7 @@ impl EtcdClients {
                     dial_timeout: self.dial_timeout,
                     command_timeout: self.command_timeout,
                     connections: Mutex::new(HashMap::new()),
+                    learned: self.learned.clone(),
                 };
                 let dial = dial.clone();
                 async move { settings.connect(&dial).await }
@@ -204,7 +248,10 @@ impl EtcdClients {
         let client = self.client(dial).await?;
         let outcome = tokio::time::timeout(limit, rpc(client)).await;
         let cause = match outcome {
-            Ok(Ok(value)) => return Ok(value),
+            Ok(Ok(value)) => {
+                self.learned.answered().insert(Self::key(dial));
+                return Ok(value);
+            }
             Err(_) => FailureCause::Timeout { after: limit },
             // etcd answers OutOfRange for a revision compacted away or
             // not yet written: typed here, from the gRPC code.

@@ -287,11 +287,13 @@ pub async fn run<O: EtcdOps>(
     let outcome = sweep.finish();
 
     // After the sweep: NOSPACE on members back under quota, and agreement,
-    // from the sweep's last snapshot while it is fresh. Skipped only when the
-    // caller abandoned the run.
+    // from the sweep's last snapshot while it is fresh. Skipped when the
+    // caller abandoned the run, and when etcd refused the user permission
+    // (HashKV is as privileged as Defragment).
     let mut alarms = Vec::new();
     let mut hash_check = None;
-    if control.halted() != Some(Halt::Abandoned) {
+    let denied = matches!(outcome.stopped, Some(StopReason::PermissionDenied { .. }));
+    if control.halted() != Some(Halt::Abandoned) && !denied {
         let after = match outcome.final_view {
             Some(f) if f.taken.elapsed() < FRESH_FOR => Ok(f.snapshot),
             _ => snapshot::take(ops, &outcome.target).await,

@@ -378,6 +378,21 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             self.finish_member(result).await;
             return Err(Halt::Abandoned.reason(Some(&next.name)));
         };
+        // Refused for lack of permission: this member was not touched, and
+        // every other one would refuse the same user.
+        if let Err(e) = &rpc {
+            if e.cause == crate::etcd::FailureCause::PermissionDenied {
+                result.outcome = Outcome::Failed;
+                result.reason = Some(MemberReason::RpcError);
+                result.detail = Some(e.to_string());
+                self.finish_member(result).await;
+                return Err(StopReason::PermissionDenied {
+                    member: next.name.clone(),
+                    op: e.op.to_string(),
+                    user: self.target.credentials.as_ref().map(|c| c.user.clone()),
+                });
+            }
+        }
         // Whatever the RPC said, nobody else is touched until this member
         // answers again and has caught up.
         let back = self.wait_for_return(&next.name, &dial).await;

@@ -60,3 +60,23 @@ pub fn typed_confirmation(expected: &str, question: &str) -> Result<bool> {
         .map_err(|e| Error::usage(format!("cannot ask for confirmation: {e}")))?;
     Ok(typed.trim() == expected)
 }
+
+/// The password for a user given without one: asked on the terminal
+/// without echo, as etcdctl does. Without a terminal, a refusal that says
+/// where a password can be given.
+pub fn password(wanted: &crate::reach::flags::PasswordWanted) -> Result<crate::reach::tls::Secret> {
+    let given = match wanted.named_by {
+        "ETCDCTL_USER" => format!("ETCDCTL_USER={}", wanted.user),
+        flag => format!("{flag} {}", wanted.user),
+    };
+    if !interactive() {
+        return Err(Error::usage(format!(
+            "{given} gives no password and there is no terminal to ask for it: pass --password, or set ETCDCTL_PASSWORD"
+        )));
+    }
+    dialoguer::Password::new()
+        .with_prompt(format!("Password for etcd user {}", wanted.user))
+        .interact()
+        .map(crate::reach::tls::Secret::new)
+        .map_err(|e| Error::usage(format!("cannot read the password for {given}: {e}")))
+}

@@ -5,7 +5,10 @@
 //!
 //! Which mode: a CLUSTER argument, `-A`, `-n`, `--context` or `--kubeconfig`
 //! selects plugin mode; otherwise `--endpoints` (or `ETCDCTL_ENDPOINTS`)
-//! selects standalone mode; with neither, plugin mode is the default.
+//! selects standalone mode; with neither, plugin mode is the default. When
+//! plugin mode fails although endpoints were given (or given empty), the
+//! error names the argument that chose it and how to run the same command
+//! in standalone mode (`move-leader ID` is etcdctl's `move-leader --to ID`).
 
 use std::time::Duration;
 
@@ -46,14 +49,208 @@ pub struct Session {
     _forwards: Vec<Forward>,
 }
 
+/// What chose plugin mode (see the module docs), to name it when plugin
+/// mode fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PluginChoice {
+    /// The CLUSTER argument.
+    Cluster(String),
+    AllNamespaces,
+    Namespace(String),
+    Context(String),
+    Kubeconfig(String),
+    /// `--endpoints=` (or `ETCDCTL_ENDPOINTS=`): given, but empty.
+    EmptyEndpoints,
+    /// No endpoints at all: plugin mode is the default.
+    NoEndpoints,
+}
+
+/// Which mode the flags ask for: `Some` (and why) for plugin mode, `None`
+/// for standalone mode.
+pub fn plugin_choice(
+    global: &GlobalArgs,
+    cluster: Option<&str>,
+    all: bool,
+) -> Option<PluginChoice> {
+    if let Some(c) = cluster {
+        return Some(PluginChoice::Cluster(c.to_string()));
+    }
+    if all {
+        return Some(PluginChoice::AllNamespaces);
+    }
+    if let Some(ns) = &global.namespace {
+        return Some(PluginChoice::Namespace(ns.clone()));
+    }
+    if let Some(c) = &global.context {
+        return Some(PluginChoice::Context(c.clone()));
+    }
+    if let Some(k) = &global.kubeconfig {
+        return Some(PluginChoice::Kubeconfig(k.clone()));
+    }
+    if global.endpoints.is_empty() {
+        return Some(PluginChoice::NoEndpoints);
+    }
+    if global.endpoints.iter().all(|e| e.trim().is_empty()) {
+        return Some(PluginChoice::EmptyEndpoints);
+    }
+    None
+}
+
 /// Whether the flags ask for plugin mode (see the module docs).
 pub fn plugin_mode(global: &GlobalArgs, cluster: Option<&str>, all: bool) -> bool {
-    cluster.is_some()
-        || all
-        || global.namespace.is_some()
-        || global.context.is_some()
-        || global.kubeconfig.is_some()
-        || global.endpoints.iter().all(|e| e.trim().is_empty())
+    plugin_choice(global, cluster, all).is_some()
+}
+
+/// When plugin mode was chosen although endpoints were given (or given
+/// empty), what chose it and how to run the same command on the endpoints:
+/// (why, what to run). `None` when there were no endpoints to use.
+///
+/// `argv` is the command line without the program, `env_endpoints` the
+/// value of `ETCDCTL_ENDPOINTS`.
+pub fn explain_plugin_choice(
+    choice: &PluginChoice,
+    global: &GlobalArgs,
+    argv: &[String],
+    env_endpoints: Option<&str>,
+) -> Option<(String, String)> {
+    use crate::usage::{respell, subcommand_path, Respell};
+    let endpoints = crate::reach::flags::named(global, "endpoints");
+    let given = global.endpoints.iter().any(|e| !e.trim().is_empty());
+    let unused = format!("so {endpoints} was not used");
+    let run_it = |line: Option<String>, otherwise: String| match line {
+        Some(line) => format!("to use {endpoints}, run: {line}"),
+        None => otherwise,
+    };
+    let path = subcommand_path(argv);
+    let command = path.join(" ");
+    let (why, fix) = match choice {
+        PluginChoice::Cluster(name) if given => {
+            let why = format!(
+                "{name:?} was read as the CLUSTER argument (an EtcdCluster's name), which selects plugin mode, {unused}"
+            );
+            let as_flag = match path.first().map(String::as_str) {
+                Some("move-leader") => Some("--to"),
+                _ => None,
+            };
+            let line = respell(
+                argv,
+                &Respell::Positional {
+                    value: name.clone(),
+                    into_flag: as_flag,
+                },
+            );
+            let fix = match (as_flag, line) {
+                (Some(_), Some(line)) => {
+                    format!("for etcdctl's `{command} {name}` on {endpoints}, run: {line}")
+                }
+                (Some(flag), None) => format!(
+                    "for etcdctl's `{command} {name}` on {endpoints}, pass it as {flag} {name}"
+                ),
+                (None, line) => run_it(line, format!("to use {endpoints}, leave out {name:?}")),
+            };
+            (why, fix)
+        }
+        PluginChoice::Namespace(ns) if given => {
+            let line = respell(
+                argv,
+                &Respell::Flag {
+                    short: Some('n'),
+                    long: "namespace",
+                },
+            );
+            (
+                format!("-n {ns} selects plugin mode (the namespace of an EtcdCluster), {unused}"),
+                run_it(line, format!("to use {endpoints}, leave out -n {ns}")),
+            )
+        }
+        PluginChoice::Context(c) if given => {
+            let line = respell(
+                argv,
+                &Respell::Flag {
+                    short: None,
+                    long: "context",
+                },
+            );
+            (
+                format!("--context {c} selects plugin mode, {unused}"),
+                run_it(line, format!("to use {endpoints}, leave out --context")),
+            )
+        }
+        PluginChoice::Kubeconfig(k) if given => {
+            let line = respell(
+                argv,
+                &Respell::Flag {
+                    short: None,
+                    long: "kubeconfig",
+                },
+            );
+            (
+                format!("--kubeconfig {k} selects plugin mode, {unused}"),
+                run_it(line, format!("to use {endpoints}, leave out --kubeconfig")),
+            )
+        }
+        PluginChoice::AllNamespaces if given => {
+            let line = respell(
+                argv,
+                &Respell::Flag {
+                    short: Some('A'),
+                    long: "all-namespaces",
+                },
+            );
+            (
+                format!("-A selects plugin mode (every namespace's EtcdClusters), {unused}"),
+                run_it(line, format!("to use {endpoints}, leave out -A")),
+            )
+        }
+        PluginChoice::EmptyEndpoints if endpoints == "ETCDCTL_ENDPOINTS" => (
+            "ETCDCTL_ENDPOINTS is set but empty, and without endpoints plugin mode is used"
+                .to_string(),
+            "set ETCDCTL_ENDPOINTS to the members' client URLs, or pass --endpoints URL[,URL…]"
+                .to_string(),
+        ),
+        PluginChoice::EmptyEndpoints => {
+            let why = "--endpoints is empty, and without endpoints plugin mode is used".to_string();
+            let from_env = env_endpoints.is_some_and(|e| !e.trim().is_empty());
+            let line = respell(
+                argv,
+                &Respell::Flag {
+                    short: None,
+                    long: "endpoints",
+                },
+            )
+            .filter(|_| from_env);
+            let fix = match line {
+                Some(line) => format!(
+                    "pass --endpoints URL[,URL…], or leave it out to use ETCDCTL_ENDPOINTS: {line}"
+                ),
+                None => "pass --endpoints URL[,URL…] (the members' client URLs)".to_string(),
+            };
+            (why, fix)
+        }
+        _ => return None,
+    };
+    Some((why, fix))
+}
+
+/// Wraps an error from plugin mode with what chose plugin mode and the
+/// standalone spelling; the exit code stays that of a usage error.
+fn with_choice(error: Error, explained: &Option<(String, String)>) -> Error {
+    let Some((why, fix)) = explained else {
+        return error;
+    };
+    let mut chars = fix.chars();
+    let fix: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    let text = |inner: &dyn std::fmt::Display| format!("{why}; plugin mode failed: {inner}. {fix}");
+    match error {
+        Error::Usage(m) => Error::Usage(text(&m)),
+        other if other.exit_status() == crate::error::ExitStatus::Usage => {
+            Error::Resolve(text(&other))
+        }
+        other => other,
+    }
 }
 
 pub fn kube_settings(global: &GlobalArgs) -> KubeSettings {
@@ -69,7 +266,12 @@ pub fn kube_settings(global: &GlobalArgs) -> KubeSettings {
 /// Opens the one cluster the command line names, in either mode.
 pub async fn open(global: &GlobalArgs, cluster: Option<&str>) -> Result<Session> {
     if !plugin_mode(global, cluster, false) {
-        let target = target_from_flags(global, |path| std::fs::read(path))?;
+        let target = target_from_flags(
+            global,
+            |path| std::fs::read(path),
+            |var| std::env::var(var).ok(),
+            crate::output::prompt::password,
+        )?;
         let clients = EtcdClients::new(&target, global.dial_timeout, global.command_timeout);
         return Ok(Session {
             target,
@@ -77,8 +279,39 @@ pub async fn open(global: &GlobalArgs, cluster: Option<&str>) -> Result<Session>
             _forwards: Vec::new(),
         });
     }
-    let (kube, namespace, name) = connect_cluster(global, cluster).await?;
-    open_cluster(&kube, &Connection::from(global), &namespace, &name).await
+    let explained = plugin_choice(global, cluster, false).and_then(|choice| {
+        let argv: Vec<String> = std::env::args_os()
+            .skip(1)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let env_endpoints = std::env::var("ETCDCTL_ENDPOINTS").ok();
+        explain_plugin_choice(&choice, global, &argv, env_endpoints.as_deref())
+    });
+    let opened = async {
+        let (kube, namespace, name) = connect_cluster(global, cluster).await?;
+        open_cluster(&kube, &Connection::from(global), &namespace, &name).await
+    };
+    let session = opened.await.map_err(|e| with_choice(e, &explained))?;
+    if global.endpoints.iter().any(|e| !e.trim().is_empty()) {
+        note_plugin_choice(global, cluster);
+    }
+    Ok(session)
+}
+
+/// Says, once plugin mode worked, that it was chosen over the endpoints
+/// that were set.
+fn note_plugin_choice(global: &GlobalArgs, cluster: Option<&str>) {
+    let what = match plugin_choice(global, cluster, false) {
+        Some(PluginChoice::Cluster(name)) => format!("the CLUSTER argument {name:?}"),
+        Some(PluginChoice::Namespace(ns)) => format!("-n {ns}"),
+        Some(PluginChoice::Context(c)) => format!("--context {c}"),
+        Some(PluginChoice::Kubeconfig(k)) => format!("--kubeconfig {k}"),
+        _ => return,
+    };
+    crate::logging::message(&format!(
+        "note: {what} selects plugin mode; {} is not used",
+        crate::reach::flags::named(global, "endpoints")
+    ));
 }
 
 /// Plugin mode's first steps for one cluster: connect to the API server and
@@ -224,4 +457,95 @@ async fn dials_for(
         dials.push(dial);
     }
     Ok((dials, forwards))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command, FromEnv};
+    use clap::Parser;
+
+    /// Parses `line`; `env_endpoints` stands for ETCDCTL_ENDPOINTS, merged
+    /// as clap would when no --endpoints flag is on the line.
+    fn explain(line: &str, env_endpoints: Option<&str>) -> Option<(String, String)> {
+        let argv: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        let mut full = vec!["kubectl-etcd".to_string()];
+        full.extend(argv.clone());
+        let mut cli = Cli::try_parse_from(full).unwrap_or_else(|e| panic!("{line}: {e}"));
+        if let (Some(e), true) = (env_endpoints, cli.global.endpoints.is_empty()) {
+            cli.global.endpoints = e.split(',').map(str::to_string).collect();
+            cli.global.from_env = FromEnv(vec!["endpoints".into()]);
+        }
+        let cluster = match &cli.command {
+            Command::Status(a) => a.cluster.cluster.clone(),
+            Command::MoveLeader(a) => a.cluster.cluster.clone(),
+            _ => None,
+        };
+        let choice = plugin_choice(&cli.global, cluster.as_deref(), false)?;
+        explain_plugin_choice(&choice, &cli.global, &argv, env_endpoints)
+    }
+
+    #[test]
+    fn plugin_mode_names_what_chose_it_and_the_standalone_spelling() {
+        let env = Some("https://10.0.0.1:2379");
+        let cases: &[(&str, Option<&str>, &str, &str)] = &[
+            (
+                "move-leader d3f98000ede0eca8",
+                env,
+                "\"d3f98000ede0eca8\" was read as the CLUSTER argument (an EtcdCluster's name), which selects plugin mode, so ETCDCTL_ENDPOINTS was not used",
+                "for etcdctl's `move-leader d3f98000ede0eca8` on ETCDCTL_ENDPOINTS, run: kubectl-etcd move-leader --to d3f98000ede0eca8",
+            ),
+            (
+                "status my-etcd",
+                env,
+                "\"my-etcd\" was read as the CLUSTER argument",
+                "to use ETCDCTL_ENDPOINTS, run: kubectl-etcd status",
+            ),
+            (
+                "status -n default",
+                env,
+                "-n default selects plugin mode (the namespace of an EtcdCluster), so ETCDCTL_ENDPOINTS was not used",
+                "to use ETCDCTL_ENDPOINTS, run: kubectl-etcd status",
+            ),
+            (
+                "status -n default --endpoints https://10.0.0.1:2379",
+                None,
+                "-n default selects plugin mode (the namespace of an EtcdCluster), so --endpoints was not used",
+                "to use --endpoints, run: kubectl-etcd status --endpoints https://10.0.0.1:2379",
+            ),
+            (
+                "status --endpoints=",
+                env,
+                "--endpoints is empty, and without endpoints plugin mode is used",
+                "pass --endpoints URL[,URL…], or leave it out to use ETCDCTL_ENDPOINTS: kubectl-etcd status",
+            ),
+            (
+                "status --endpoints=",
+                None,
+                "--endpoints is empty",
+                "pass --endpoints URL[,URL…] (the members' client URLs)",
+            ),
+            (
+                "status",
+                Some(""),
+                "ETCDCTL_ENDPOINTS is set but empty",
+                "set ETCDCTL_ENDPOINTS to the members' client URLs",
+            ),
+        ];
+        for (line, env_endpoints, why, fix) in cases {
+            let Some((got_why, got_fix)) = explain(line, *env_endpoints) else {
+                panic!("{line}: nothing explained");
+            };
+            assert!(got_why.contains(why), "{line}: {got_why:?} lacks {why:?}");
+            assert!(got_fix.contains(fix), "{line}: {got_fix:?} lacks {fix:?}");
+        }
+        // Plugin mode as the default, or asked for with nothing else given:
+        // nothing to explain.
+        assert_eq!(explain("status", None), None);
+        assert_eq!(explain("status -n default", None), None);
+        assert_eq!(
+            explain("status --endpoints https://10.0.0.1:2379", None),
+            None
+        );
+    }
 }

@@ -1,0 +1,250 @@
+//! Usage errors that name their real source (issue 20, items 6 and 7):
+//! the argument that chose plugin mode and the standalone spelling, the
+//! `ETCDCTL_*` variable a bad value came from, certificate files that hold
+//! the wrong thing, etcdctl habits, and the `--help` to read. No cluster is
+//! needed: each is refused before anything is dialed.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+
+/// Runs the tool with `env` on top of an environment without any
+/// Kubernetes or etcdctl settings.
+fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"));
+    for var in [
+        "KUBECONFIG",
+        "KUBERNETES_SERVICE_HOST",
+        "ETCDCTL_ENDPOINTS",
+        "ETCDCTL_CACERT",
+        "ETCDCTL_CERT",
+        "ETCDCTL_KEY",
+        "ETCDCTL_USER",
+        "ETCDCTL_PASSWORD",
+        "ETCDCTL_DIAL_TIMEOUT",
+        "ETCDCTL_COMMAND_TIMEOUT",
+    ] {
+        command.env_remove(var);
+    }
+    let out = command
+        .args(args)
+        .envs(env.iter().copied())
+        .env("HOME", std::env::temp_dir().join("kubectl-etcd-no-home"))
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run kubectl-etcd");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Exit 2, nothing on stdout, one line on stderr holding every `want`.
+fn refused(args: &[&str], env: &[(&str, &str)], want: &[&str]) {
+    let (code, stdout, stderr) = run(args, env);
+    assert_eq!(code, 2, "{args:?} {env:?}: {stderr}");
+    assert!(stdout.is_empty(), "{args:?}: stdout {stdout:?}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?} {env:?}: {stderr}");
+    for w in want {
+        assert!(
+            stderr.contains(w),
+            "{args:?} {env:?}: {stderr:?} lacks {w:?}"
+        );
+    }
+}
+
+const ENDPOINTS: (&str, &str) = ("ETCDCTL_ENDPOINTS", "http://127.0.0.1:1");
+
+/// With `ETCDCTL_ENDPOINTS` set, an argument that selects plugin mode is
+/// named, with the command that uses the endpoints instead (etcdctl's
+/// `move-leader ID` is `move-leader --to ID` here).
+#[test]
+fn plugin_mode_names_the_argument_that_chose_it() {
+    refused(
+        &["move-leader", "d3f98000ede0eca8", "--dry-run"],
+        &[ENDPOINTS],
+        &[
+            "\"d3f98000ede0eca8\" was read as the CLUSTER argument (an EtcdCluster's name), which selects plugin mode, so ETCDCTL_ENDPOINTS was not used",
+            "no Kubernetes configuration",
+            "run: kubectl-etcd move-leader --to d3f98000ede0eca8 --dry-run",
+        ],
+    );
+    refused(
+        &["status", "-n", "default"],
+        &[ENDPOINTS],
+        &[
+            "-n default selects plugin mode",
+            "so ETCDCTL_ENDPOINTS was not used",
+            "no Kubernetes configuration",
+            "To use ETCDCTL_ENDPOINTS, run: kubectl-etcd status",
+        ],
+    );
+    refused(
+        &["status", "--endpoints="],
+        &[ENDPOINTS],
+        &[
+            "--endpoints is empty",
+            "no Kubernetes configuration",
+            "leave it out to use ETCDCTL_ENDPOINTS: kubectl-etcd status",
+        ],
+    );
+    // Plugin mode as the default (no endpoints anywhere) is not explained.
+    let (code, _, stderr) = run(&["status"], &[]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("no Kubernetes configuration") && !stderr.contains("selects plugin mode"),
+        "{stderr}"
+    );
+
+    // The printed command works as printed: it reaches the endpoints
+    // (nothing listens there, so it fails to connect, not to find a
+    // kubeconfig).
+    let (code, _, stderr) = run(
+        &["move-leader", "--to", "d3f98000ede0eca8", "--dry-run"],
+        &[ENDPOINTS],
+    );
+    assert_eq!(code, 2);
+    assert!(stderr.contains("127.0.0.1:1"), "{stderr}");
+    assert!(!stderr.contains("Kubernetes"), "{stderr}");
+}
+
+/// A bad value from an `ETCDCTL_*` variable is named by the variable; a
+/// flag's by the flag.
+#[test]
+fn a_bad_value_names_the_variable_it_came_from() {
+    refused(
+        &["status", "--endpoints", "http://127.0.0.1:1"],
+        &[("ETCDCTL_DIAL_TIMEOUT", "abc")],
+        &[
+            "in ETCDCTL_DIAL_TIMEOUT (the variable for --dial-timeout)",
+            "see 'kubectl-etcd status --help'",
+        ],
+    );
+    refused(
+        &["status"],
+        &[ENDPOINTS, ("ETCDCTL_CACERT", "/missing/ca.pem")],
+        &["cannot read ETCDCTL_CACERT file /missing/ca.pem"],
+    );
+    refused(
+        &["status"],
+        &[("ETCDCTL_ENDPOINTS", "127.0.0.1")],
+        &["ETCDCTL_ENDPOINTS: invalid endpoint \"127.0.0.1\""],
+    );
+    refused(
+        &[
+            "status",
+            "--endpoints",
+            "http://127.0.0.1:1",
+            "--cacert",
+            "/missing/ca.pem",
+        ],
+        &[],
+        &["cannot read --cacert file /missing/ca.pem"],
+    );
+}
+
+/// Flags whose values are wrong name the flag; zero timeouts are refused.
+#[test]
+fn bad_flag_values_name_the_flag() {
+    refused(
+        &[
+            "status",
+            "--endpoints",
+            "http://127.0.0.1:1",
+            "--max-raft-lag",
+            "abc",
+        ],
+        &[],
+        &["--max-raft-lag", "abc", "a whole number of raft entries"],
+    );
+    for flag in ["--dial-timeout", "--command-timeout"] {
+        refused(
+            &["status", "--endpoints", "http://127.0.0.1:1", flag, "0s"],
+            &[],
+            &[flag, "must be greater than 0"],
+        );
+    }
+    refused(
+        &["status"],
+        &[ENDPOINTS, ("ETCDCTL_DIAL_TIMEOUT", "0s")],
+        &["ETCDCTL_DIAL_TIMEOUT", "must be greater than 0"],
+    );
+}
+
+fn write(dir: &Path, name: &str, label: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        format!("-----BEGIN {label}-----\nMIIBAAAA\n-----END {label}-----\n"),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+/// A CA file that holds no certificate, and a certificate and key given
+/// the wrong way round, are said in words.
+#[test]
+fn certificate_files_that_hold_the_wrong_thing() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = write(dir.path(), "ca.pem", "CERTIFICATE");
+    let cert = write(dir.path(), "client.pem", "CERTIFICATE");
+    let key = write(dir.path(), "client-key.pem", "PRIVATE KEY");
+    let endpoint = "--endpoints=https://127.0.0.1:1";
+    refused(
+        &[endpoint, "--cacert", &key, "status"],
+        &[],
+        &[&format!(
+            "--cacert {key} holds no certificate (it holds a private key)"
+        )],
+    );
+    refused(
+        &[endpoint, "--cacert", &ca, "--cert", &key, "--key", &cert, "status"],
+        &[],
+        &[&format!(
+            "--cert {key} holds a private key and --key {cert} holds a certificate: the two are swapped; pass --cert {cert} --key {key}"
+        )],
+    );
+    refused(
+        &["status"],
+        &[
+            ("ETCDCTL_ENDPOINTS", "https://127.0.0.1:1"),
+            ("ETCDCTL_CACERT", &ca),
+            ("ETCDCTL_CERT", &key),
+            ("ETCDCTL_KEY", &cert),
+        ],
+        &["ETCDCTL_CERT", "ETCDCTL_KEY", "the two are swapped"],
+    );
+}
+
+/// etcdctl habits get a pointer, and every usage error points at the help
+/// of the command that was run, spelled so that it works whether the tool
+/// was run by kubectl or on its own.
+#[test]
+fn etcdctl_habits_get_a_pointer() {
+    refused(
+        &["status", "-w", "json"],
+        &[ENDPOINTS],
+        &["-w/--write-out is etcdctl's output flag: use -o json"],
+    );
+    refused(
+        &["status", "--write-out=table"],
+        &[ENDPOINTS],
+        &["use -o table"],
+    );
+    refused(
+        &["defrag", "--cluster", "--yes"],
+        &[ENDPOINTS],
+        &[
+            "--cluster is not needed: every member is always covered",
+            "add --all",
+            "see 'kubectl-etcd defrag --help'",
+        ],
+    );
+    refused(
+        &["member", "remove", "--frobnicate", "m1"],
+        &[],
+        &["see 'kubectl-etcd member remove --help'"],
+    );
+}
