@@ -16,7 +16,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 ///
 /// Exit codes: 0 done; 1 ran but refused or partly failed (for example the
 /// health gate refused), with the reason on stderr; 2 usage, configuration or
-/// connection error, nothing changed; 130 `defrag` interrupted twice.
+/// connection error, nothing changed; 130 interrupted (Ctrl-C; `defrag`:
+/// twice); 143 SIGTERM, 129 SIGHUP: stopped as on Ctrl-C, after the request
+/// in flight, with what was done printed.
 #[derive(Debug, Parser)]
 #[command(
     name = "kubectl-etcd",
@@ -259,7 +261,8 @@ pub enum Command {
     ///
     /// Ctrl-C stops once the member being defragmented has answered again and
     /// prints what was done (exit 1); a second Ctrl-C stops waiting for that
-    /// member too (it may still be defragmenting) and exits 130.
+    /// member too (it may still be defragmenting) and exits 130. SIGTERM and
+    /// SIGHUP stop the same way and exit 143 and 129.
     #[command(after_help = DEFRAG_EXAMPLES)]
     Defrag(DefragArgs),
     /// List or disarm alarms (NOSPACE, CORRUPT), with member names.
@@ -591,7 +594,7 @@ pub enum SnapshotCommand {
     /// checksum etcd appends is verified, the file is read back as a bolt
     /// database, synced and only then renamed to FILE, with its SHA-256 in
     /// FILE.sha256 (sha256sum's format). An interrupted or failed transfer
-    /// (Ctrl-C, a full disk, a member that stops answering) leaves no file
+    /// (Ctrl-C, SIGTERM, a full disk, a member that stops answering) leaves no file
     /// behind. No health gate: a backup is most needed when the cluster is
     /// unwell, and a Snapshot needs no quorum.
     #[command(after_help = SNAPSHOT_EXAMPLES)]

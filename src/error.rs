@@ -22,8 +22,15 @@ pub enum ExitStatus {
     Failed,
     /// 2: usage, configuration or resolution error; nothing was changed.
     Usage,
-    /// 130: interrupted twice (Ctrl-C); what was done is reported.
+    /// 130: interrupted (Ctrl-C; for `defrag`, twice); what was done is
+    /// reported.
     Interrupted,
+    /// 129 (128 + SIGHUP): the terminal hung up; the command stopped as on
+    /// Ctrl-C and reported what was done.
+    HungUp,
+    /// 143 (128 + SIGTERM): told to terminate (`kill`, Kubernetes stopping
+    /// the Pod); the command stopped as on Ctrl-C and reported what was done.
+    Terminated,
 }
 
 impl ExitStatus {
@@ -34,6 +41,8 @@ impl ExitStatus {
             ExitStatus::Failed => 1,
             ExitStatus::Usage => 2,
             ExitStatus::Interrupted => 130,
+            ExitStatus::HungUp => 129,
+            ExitStatus::Terminated => 143,
         }
     }
 }

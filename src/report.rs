@@ -442,6 +442,9 @@ pub enum MemberReason {
     MemberGone,
     /// Failed: the member has no client URL to dial.
     NoEndpoint,
+    /// Skipped: it did not answer Status (the detail has its probe error);
+    /// its sizes are not known.
+    Unreachable,
 }
 
 impl MemberReason {
@@ -455,6 +458,7 @@ impl MemberReason {
             MemberReason::AfterSizeUnavailable => "AfterSizeUnavailable",
             MemberReason::MemberGone => "MemberGone",
             MemberReason::NoEndpoint => "NoEndpoint",
+            MemberReason::Unreachable => "Unreachable",
         }
     }
 }
@@ -465,6 +469,7 @@ impl From<SkipReason> for MemberReason {
             SkipReason::BelowThreshold => MemberReason::BelowThreshold,
             SkipReason::Learner => MemberReason::Learner,
             SkipReason::NotSelected => MemberReason::NotSelected,
+            SkipReason::Unreachable => MemberReason::Unreachable,
         }
     }
 }
@@ -523,7 +528,12 @@ impl MemberResult {
             role: m.role,
             outcome,
             reason,
-            detail: None,
+            // A silent member: its probe error, and its id (the table has
+            // no id column).
+            detail: m
+                .silent
+                .as_ref()
+                .map(|why| format!("{why} (member id {})", member_id(m.id))),
             db_size_before: m.db_size,
             db_size_in_use: m.in_use,
             db_size_after: None,

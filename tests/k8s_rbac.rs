@@ -153,7 +153,16 @@ async fn deploy_manifests_are_valid_objects_and_arguments() {
                 "CronJob" => {
                     let c: CronJob = serde_json::from_value(doc.clone()).unwrap();
                     let pod = c.spec.as_ref().unwrap().job_template.spec.as_ref().unwrap();
+                    assert!(
+                        pod.active_deadline_seconds.is_some_and(|d| d < 24 * 3600),
+                        "{path}: a stuck run ends before the next one is due"
+                    );
                     let pod = pod.template.spec.as_ref().unwrap();
+                    // Issue 20: SIGTERM waits for the Defragment in flight.
+                    assert!(
+                        pod.termination_grace_period_seconds.unwrap() > 300,
+                        "{path}: the grace period must outlast a 5m Defragment"
+                    );
                     container_args.push(pod.containers[0].args.clone().unwrap());
                     Api::<CronJob>::namespaced(client.clone(), ns)
                         .create(&dry, &c)

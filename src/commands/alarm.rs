@@ -4,7 +4,8 @@
 
 use crate::cli::{AlarmDisarmArgs, AlarmListArgs, GlobalArgs, OutputFormat};
 use crate::error::{Error, ExitStatus, Result};
-use crate::exec::after;
+use crate::exec::signals::{self, Notices, SignalWatch};
+use crate::exec::{after, RunControl};
 use crate::output;
 use crate::plan::alarm::disarm_decisions;
 use crate::report::{AlarmAction, AlarmDisarmReport, AlarmListReport, AlarmResult, AlarmRow};
@@ -70,6 +71,7 @@ pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitS
             }
         }
     }
+    let mut signal = None;
     let actions = if args.dry_run {
         decisions
             .iter()
@@ -92,7 +94,34 @@ pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitS
                 return Ok(super::failed("not confirmed; nothing changed"));
             }
         }
-        after::disarm(&session.clients, &snap, &args.members, args.force).await
+        // A signal never cuts a disarm short: the disarms are made and
+        // reported; a second signal stops waiting for them.
+        let control = RunControl::default();
+        let watch = SignalWatch::start(
+            &control,
+            Notices {
+                first: "reporting once the alarms in flight are disarmed".into(),
+                hint: Some("to stop waiting for them".into()),
+                second: "no longer waiting; alarms may or may not have been disarmed: list the alarms to see".into(),
+            },
+            crate::logging::message,
+        )?;
+        let disarmed = signals::unless_abandoned(
+            &control,
+            after::disarm(&session.clients, &snap, &args.members, args.force),
+        )
+        .await;
+        signal = watch.finish();
+        match disarmed {
+            Some(actions) => actions,
+            None => {
+                return Ok(signals::exit_status(
+                    signal,
+                    ExitStatus::Failed,
+                    ExitStatus::Interrupted,
+                ))
+            }
+        }
     };
     let report = AlarmDisarmReport {
         cluster: session.target.cluster.clone(),
@@ -120,14 +149,20 @@ pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitS
         .filter(|a| matches!(a.result, AlarmResult::Kept | AlarmResult::Failed))
         .map(|a| format!("{} on {}: {}", a.alarm, a.member, a.why))
         .collect();
-    if !remaining.is_empty() {
-        return Ok(super::failed(format!(
+    let status = if remaining.is_empty() {
+        ExitStatus::Success
+    } else {
+        super::failed(format!(
             "{} alarm(s) remain: {}",
             remaining.len(),
             remaining.join("; ")
-        )));
-    }
-    Ok(ExitStatus::Success)
+        ))
+    };
+    Ok(signals::exit_status(
+        signal,
+        status,
+        ExitStatus::Interrupted,
+    ))
 }
 
 /// An alarm table, or "No alarms." when there are none.

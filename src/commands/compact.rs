@@ -6,6 +6,7 @@
 use crate::cli::{CompactArgs, GlobalArgs, OutputFormat};
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::{clock, EtcdOps};
+use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{wait, RunControl};
 use crate::output;
 use crate::plan::compact::{self, Keep};
@@ -77,6 +78,7 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
         leader: leader.name.clone(),
         members: sizes(&snap, None),
     };
+    let mut signal = None;
     if !args.dry_run {
         if !args.yes
             && !output::prompt::confirm_async(format!(
@@ -86,12 +88,42 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
         {
             return Ok(super::failed("not confirmed; nothing changed"));
         }
-        ops.compact(&leader_dial, revision, args.physical)
-            .await
-            .map_err(|e| Error::etcd(format!("compact at revision {revision}"), e))?;
+        // From here a signal never kills the process mid-compaction: the
+        // compaction in flight is finished and reported; only the wait for
+        // sizes to settle is cut short.
+        let control = RunControl::default();
+        let watch = SignalWatch::start(
+            &control,
+            Notices {
+                first: "reporting once the compaction in flight is done, without waiting for sizes to settle".into(),
+                hint: Some("to stop waiting for the compaction".into()),
+                second: "no longer waiting; the compaction may or may not have been applied".into(),
+            },
+            crate::logging::message,
+        )?;
+        if control.halted().is_some() {
+            crate::logging::message("nothing was compacted");
+            return Ok(signals::exit_status(
+                watch.finish(),
+                ExitStatus::Failed,
+                ExitStatus::Interrupted,
+            ));
+        }
+        let compacted =
+            signals::unless_abandoned(&control, ops.compact(&leader_dial, revision, args.physical))
+                .await;
+        let Some(compacted) = compacted else {
+            return Ok(signals::exit_status(
+                watch.finish(),
+                ExitStatus::Failed,
+                ExitStatus::Interrupted,
+            ));
+        };
+        compacted.map_err(|e| Error::etcd(format!("compact at revision {revision}"), e))?;
         let dials: Vec<_> = snap.members.iter().filter_map(|m| m.dial.clone()).collect();
-        // Interrupting only cuts the wait short; the compaction is done.
-        let _ = wait::settle(ops, &dials, &RunControl::default()).await;
+        // A signal only cuts the wait short; the compaction is done.
+        let _ = wait::settle(ops, &dials, &control).await;
+        signal = watch.finish();
         let after = snapshot::take(ops, target).await?;
         report.members = sizes(&snap, Some(&after));
     }
@@ -100,7 +132,11 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
         format => output::render_data(&report, format)?,
     };
     output::emit(&text)?;
-    Ok(ExitStatus::Success)
+    Ok(signals::exit_status(
+        signal,
+        ExitStatus::Success,
+        ExitStatus::Interrupted,
+    ))
 }
 
 /// For `--keep-duration`: the newest revision written at least `age` ago,

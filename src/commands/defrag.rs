@@ -1,8 +1,9 @@
-//! `defrag`: consent, signals and rendering around the engine
+//! `defrag`: consent, signals (`exec::signals`) and rendering around the engine
 //! (`exec::run`), which does the whole run.
 
 use crate::cli::{DefragArgs, GlobalArgs, MoveLeaderArg, OutputFormat};
 use crate::error::{Error, ExitStatus, Result};
+use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{self, Fresh, RunControl, RunInput, SweepOptions};
 use crate::output;
 use crate::plan::defrag::MoveLeader;
@@ -101,10 +102,13 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     }
 
     let control = RunControl::default();
-    let watcher = on_interrupt(
+    let watch = SignalWatch::start(
         &control,
-        "interrupted: stopping after the member being defragmented answers again (Ctrl-C again to stop waiting for it)",
-        "interrupted again: no longer waiting; the member in flight may still be defragmenting",
+        Notices {
+            first: "stopping after the member being defragmented answers again".into(),
+            hint: Some("to stop waiting for it".into()),
+            second: "no longer waiting; the member in flight may still be defragmenting".into(),
+        },
         crate::logging::message,
     )?;
     let observer = output::progress::observer(global.output);
@@ -117,44 +121,18 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
         Some(first),
     )
     .await;
-    watcher.abort();
+    let signal = watch.finish();
     let report = report?;
     render(global, &report)?;
-    Ok(exit_status(&report))
-}
-
-/// Ctrl-C once: stop after the member in flight has answered again
-/// (`first` is said). Twice: stop waiting for it too (`second`); the
-/// partial report is printed either way. Register it before the run, so
-/// that an early Ctrl-C is never the default "kill the process mid-defrag";
-/// abort the handle once the run is over.
-pub(crate) fn on_interrupt(
-    control: &RunControl,
-    first: &'static str,
-    second: &'static str,
-    say: impl Fn(&str) + Send + 'static,
-) -> Result<tokio::task::JoinHandle<()>> {
-    let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-        .map_err(|e| Error::Local {
-            action: "cannot watch for Ctrl-C".into(),
-            source: e,
-        })?;
-    let control = control.clone();
-    Ok(tokio::spawn(async move {
-        if interrupts.recv().await.is_some() {
-            control.stop();
-            say(first);
-            if interrupts.recv().await.is_some() {
-                control.abandon_now();
-                say(second);
-            }
-        }
-    }))
+    let status = exit_status(&report);
+    Ok(signals::exit_status(signal, status, status))
 }
 
 /// 0 when the run did everything; 130 when abandoned by a second Ctrl-C;
 /// 2 when etcd refused the user permission (nothing changed); else 1,
-/// with the reason on stderr whatever the output format.
+/// with the reason on stderr whatever the output format. (A run
+/// stopped by SIGTERM or SIGHUP ends with 143 or 129 instead:
+/// `signals::exit_status`.)
 fn exit_status(report: &DefragReport) -> ExitStatus {
     if report.succeeded() {
         return ExitStatus::Success;

@@ -6,8 +6,8 @@
 //! (the engine's own invariant). A cluster that cannot be opened, that the
 //! gate refuses or whose run fails becomes a row of the summary; it never
 //! stops the others. One `RunControl` is shared by every run, so Ctrl-C
-//! stops each after its member in flight, and clusters not started yet are
-//! never contacted.
+//! (or SIGTERM, SIGHUP) stops each after its member in flight, and clusters
+//! not started yet are never contacted.
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +15,7 @@ use futures::stream::{self, StreamExt};
 
 use crate::cli::{DefragArgs, GlobalArgs, OutputFormat};
 use crate::error::{Error, ExitStatus, Result};
+use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{self, RunControl, RunInput, SweepOptions};
 use crate::k8s::{self, Kube};
 use crate::output::{self, progress::FleetView};
@@ -98,10 +99,13 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
         let view = view.clone();
         move |text: &str| view.say(text)
     };
-    let watcher = super::defrag::on_interrupt(
+    let watch = SignalWatch::start(
         &control,
-        "interrupted: stopping every cluster after its member in flight answers again; clusters not started are left alone (Ctrl-C again to stop waiting)",
-        "interrupted again: no longer waiting; members in flight may still be defragmenting",
+        Notices {
+            first: "stopping every cluster after its member in flight answers again; clusters not started are left alone".into(),
+            hint: Some("to stop waiting".into()),
+            second: "no longer waiting; members in flight may still be defragmenting".into(),
+        },
         say,
     )?;
     let started = Instant::now();
@@ -110,11 +114,12 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
         .buffer_unordered(max)
         .collect()
         .await;
-    watcher.abort();
+    let signal = watch.finish();
     view.finish();
     let report = FleetReport::build(false, max, entries, started.elapsed());
     render(global, &report)?;
-    Ok(exit_status(&report))
+    let status = exit_status(&report);
+    Ok(signals::exit_status(signal, status, status))
 }
 
 /// The clusters to sweep, sorted. A selector the API server cannot parse
@@ -300,7 +305,8 @@ async fn confirm(looks: &[FleetCluster], max: usize) -> Result<bool> {
 }
 
 /// 0 when no cluster was refused, failed or left out; else 1 naming them
-/// (130 when a second Ctrl-C abandoned a member in flight).
+/// (130 when a second Ctrl-C abandoned a member in flight; SIGTERM and
+/// SIGHUP end with 143 and 129: `signals::exit_status`).
 fn exit_status(report: &FleetReport) -> ExitStatus {
     let named: Vec<String> = report
         .problems()

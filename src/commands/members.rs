@@ -5,6 +5,8 @@ use crate::cli::{
 };
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::EtcdOps;
+use crate::exec::signals::{self, Notices, SignalWatch, StopSignal};
+use crate::exec::RunControl;
 use crate::output;
 use crate::plan::membership;
 use crate::reach::Dial;
@@ -72,17 +74,29 @@ pub async fn add(global: &GlobalArgs, args: &MemberAddArgs) -> Result<ExitStatus
     else {
         return Ok(ExitStatus::Failed);
     };
+    let mut signal = None;
     if !args.change.dry_run {
-        let (id, after) = open
-            .ops()
-            .member_add(&open.via, &args.peer_urls, args.learner)
-            .await
-            .map_err(|e| refused_by_etcd(format!("add member {}", args.name), e))?;
+        let (control, watch) = watch_change()?;
+        if control.halted().is_some() {
+            return Ok(stopped_before(watch));
+        }
+        let added = signals::unless_abandoned(
+            &control,
+            open.ops()
+                .member_add(&open.via, &args.peer_urls, args.learner),
+        )
+        .await;
+        let Some(added) = added else {
+            return Ok(abandoned(watch));
+        };
+        signal = watch.finish();
+        let (id, after) =
+            added.map_err(|e| refused_by_etcd(format!("add member {}", args.name), e))?;
         report.id = Some(member_id(id));
         report.start_with = start_settings(&args.name, id, &args.peer_urls, &after);
         report.members_after = MembersReport::build(None, &after).members;
     }
-    open.finish(global, &report)
+    open.finish(global, &report, signal)
 }
 
 /// `member promote`.
@@ -142,6 +156,7 @@ async fn change_one(
         return Ok(ExitStatus::Failed);
     };
     report.id = Some(member_id(id));
+    let mut signal = None;
     if !args.change.dry_run {
         if action == "remove" && open.via_id == Some(id) {
             // Never ask the member being removed: it stops serving as soon
@@ -152,15 +167,54 @@ async fn change_one(
                 ))
             })?;
         }
-        let after = if action == "promote" {
-            open.ops().member_promote(&open.via, id).await
-        } else {
-            open.ops().member_remove(&open.via, id).await
+        let (control, watch) = watch_change()?;
+        if control.halted().is_some() {
+            return Ok(stopped_before(watch));
         }
-        .map_err(|e| refused_by_etcd(format!("{action} {shown}"), e))?;
+        let changed = signals::unless_abandoned(&control, async {
+            if action == "promote" {
+                open.ops().member_promote(&open.via, id).await
+            } else {
+                open.ops().member_remove(&open.via, id).await
+            }
+        })
+        .await;
+        let Some(changed) = changed else {
+            return Ok(abandoned(watch));
+        };
+        signal = watch.finish();
+        let after = changed.map_err(|e| refused_by_etcd(format!("{action} {shown}"), e))?;
         report.members_after = MembersReport::build(None, &after).members;
     }
-    open.finish(global, &report)
+    open.finish(global, &report, signal)
+}
+
+/// Watches for signals from just before a membership change is sent: the
+/// change in flight is never cut short by the first signal (it is made or
+/// refused, and reported); a second stops waiting for it.
+fn watch_change() -> Result<(RunControl, SignalWatch)> {
+    let control = RunControl::default();
+    let watch = SignalWatch::start(
+        &control,
+        Notices {
+            first: "reporting once the membership change in flight is done".into(),
+            hint: Some("to stop waiting for it".into()),
+            second: "no longer waiting; the membership change may or may not have been made: list the members to see".into(),
+        },
+        crate::logging::message,
+    )?;
+    Ok((control, watch))
+}
+
+/// A signal came before the change was sent.
+fn stopped_before(watch: SignalWatch) -> ExitStatus {
+    crate::logging::message("nothing changed");
+    signals::exit_status(watch.finish(), ExitStatus::Failed, ExitStatus::Interrupted)
+}
+
+/// A second signal: the change in flight was given up.
+fn abandoned(watch: SignalWatch) -> ExitStatus {
+    signals::exit_status(watch.finish(), ExitStatus::Failed, ExitStatus::Interrupted)
 }
 
 /// How MEMBER is to be found in the snapshot.
@@ -320,13 +374,24 @@ impl Opened {
         Ok(Some(report))
     }
 
-    fn finish(&self, global: &GlobalArgs, report: &MemberChangeReport) -> Result<ExitStatus> {
+    /// Prints the report; the exit code says whether a signal came while
+    /// the change was made (`exec::signals::exit_status`).
+    fn finish(
+        &self,
+        global: &GlobalArgs,
+        report: &MemberChangeReport,
+        signal: Option<StopSignal>,
+    ) -> Result<ExitStatus> {
         let text = match global.output {
             OutputFormat::Table | OutputFormat::Wide => output::table::member_change(report),
             format => output::render_data(report, format)?,
         };
         output::emit(&text)?;
-        Ok(ExitStatus::Success)
+        Ok(signals::exit_status(
+            signal,
+            ExitStatus::Success,
+            ExitStatus::Interrupted,
+        ))
     }
 }
 

@@ -4,6 +4,7 @@
 use crate::cli::{GlobalArgs, MoveLeaderArgs, OutputFormat};
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::EtcdOps;
+use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{wait, RunControl};
 use crate::output;
 use crate::plan::defrag::transfer_target;
@@ -57,6 +58,7 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
         to: to_name.clone(),
         leader_after: None,
     };
+    let mut signal = None;
     if !args.dry_run {
         if !args.yes
             && !output::prompt::confirm_async(format!(
@@ -71,6 +73,21 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
             .dial
             .clone()
             .ok_or_else(|| Error::Refused("the leader has no client URL to dial".into()))?;
+        // From here a signal never kills the process mid-transfer: during
+        // the wait for the target it moves nothing; once the transfer is
+        // sent, it is finished and reported.
+        let control = RunControl::default();
+        let watch = SignalWatch::start(
+            &control,
+            Notices {
+                first:
+                    "stopping before leadership is moved, or once a transfer already sent is done"
+                        .into(),
+                hint: Some("to stop waiting for the transfer".into()),
+                second: "no longer waiting; leadership may or may not have moved".into(),
+            },
+            crate::logging::message,
+        )?;
         // As in a sweep: hand over once the target holds and has applied
         // the leader's log (up to 5 s, then anyway), since the leader drops
         // every proposal until the target takes over.
@@ -80,8 +97,7 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
             .find(|m| m.name == to_name)
             .and_then(|m| m.dial.clone())
         {
-            let control = RunControl::default();
-            // A fresh control is never stopped: the wait only times out.
+            // Not ready in time: hand over anyway; stopped: checked below.
             let _ = wait::for_transfer_target(
                 ops,
                 &dial,
@@ -91,9 +107,27 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
             )
             .await;
         }
-        ops.move_leader(&dial, to_id)
-            .await
-            .map_err(|e| Error::etcd(format!("move leadership to {to_name}"), e))?;
+        if control.halted().is_some() {
+            crate::logging::message(&format!(
+                "leadership stays with {}; nothing changed",
+                leader.name
+            ));
+            return Ok(signals::exit_status(
+                watch.finish(),
+                ExitStatus::Failed,
+                ExitStatus::Interrupted,
+            ));
+        }
+        let moved = signals::unless_abandoned(&control, ops.move_leader(&dial, to_id)).await;
+        let Some(moved) = moved else {
+            return Ok(signals::exit_status(
+                watch.finish(),
+                ExitStatus::Failed,
+                ExitStatus::Interrupted,
+            ));
+        };
+        signal = watch.finish();
+        moved.map_err(|e| Error::etcd(format!("move leadership to {to_name}"), e))?;
         let after = snapshot::take(ops, target).await?;
         let v = gate::evaluate(&after, &GateOptions::from(&args.gate));
         report.leader_after = v.leader.map(|id| after.name_of(id));
@@ -113,5 +147,9 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
         format => output::render_data(&report, format)?,
     };
     output::emit(&text)?;
-    Ok(ExitStatus::Success)
+    Ok(signals::exit_status(
+        signal,
+        ExitStatus::Success,
+        ExitStatus::Interrupted,
+    ))
 }

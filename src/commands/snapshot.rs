@@ -4,9 +4,9 @@
 //! into a temporary file beside the target, owner-only, hashing as it goes.
 //! Only a transfer that is complete (as many bytes as the member announced),
 //! whose appended SHA-256 matches, that reads back as a bolt database and is
-//! synced to disk is renamed into place; anything else (Ctrl-C, a full disk,
-//! a member that stops sending) removes the temporary file, so FILE is
-//! either the previous file or a whole, checked snapshot.
+//! synced to disk is renamed into place; anything else (Ctrl-C, SIGTERM or
+//! SIGHUP, a full disk, a member that stops sending) removes the temporary
+//! file, so FILE is either the previous file or a whole, checked snapshot.
 //!
 //! `status` reads a file with `etcd::bolt`, without etcdutl.
 
@@ -21,6 +21,8 @@ use crate::cli::{GlobalArgs, OutputFormat, SnapshotSaveArgs, SnapshotStatusArgs}
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::bolt::{self, DbStatus, Integrity};
 use crate::etcd::EtcdOps;
+use crate::exec::signals::{self, Notices, SignalWatch};
+use crate::exec::RunControl;
 use crate::output;
 use crate::plan::backup;
 use crate::plan::gate::{self, GateOptions};
@@ -48,6 +50,19 @@ pub async fn save(global: &GlobalArgs, args: &SnapshotSaveArgs) -> Result<ExitSt
         .and_then(|m| m.dial.clone())
         .ok_or_else(|| Error::Refused(format!("{} has no client URL to dial", source.name)))?;
 
+    // Watched before the partial file exists, so no signal can kill the
+    // process and leave it behind. The transfer only reads: the first
+    // signal ends it at once.
+    let control = RunControl::default();
+    let watch = SignalWatch::start(
+        &control,
+        Notices {
+            first: "removing the partial snapshot; nothing was saved".into(),
+            hint: None,
+            second: "removing the partial snapshot; nothing was saved".into(),
+        },
+        crate::logging::message,
+    )?;
     let temp = Partial::create(&target_file)?;
     let progress =
         output::progress::Transfer::new(global.output, &format!("saving from {}", source.name));
@@ -88,11 +103,10 @@ pub async fn save(global: &GlobalArgs, args: &SnapshotSaveArgs) -> Result<ExitSt
     };
     let outcome = tokio::select! {
         outcome = transfer => outcome,
-        _ = tokio::signal::ctrl_c() => {
+        _ = control.cancel.cancelled() => {
             progress.finish();
             drop(temp);
-            crate::logging::message("interrupted: the partial snapshot was removed; nothing was saved");
-            return Ok(ExitStatus::Interrupted);
+            return Ok(stopped(watch));
         }
     };
     progress.finish();
@@ -122,6 +136,13 @@ pub async fn save(global: &GlobalArgs, args: &SnapshotSaveArgs) -> Result<ExitSt
         }
     };
     let sha256 = digests.whole_hex();
+    // A signal during the checks still wins: nothing is saved. From here
+    // on one is ignored until the file is in place (a rename and a sync).
+    if watch.received().is_some() {
+        drop(temp);
+        return Ok(stopped(watch));
+    }
+    drop(watch);
     temp.commit(&sha256)?;
 
     let report = SnapshotSaveReport {
@@ -142,6 +163,12 @@ pub async fn save(global: &GlobalArgs, args: &SnapshotSaveArgs) -> Result<ExitSt
     };
     output::emit(&text)?;
     Ok(ExitStatus::Success)
+}
+
+/// After a signal stopped `save` (the partial file already removed): 130
+/// for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP.
+fn stopped(watch: SignalWatch) -> ExitStatus {
+    signals::exit_status(watch.finish(), ExitStatus::Failed, ExitStatus::Interrupted)
 }
 
 pub async fn status(global: &GlobalArgs, args: &SnapshotStatusArgs) -> Result<ExitStatus> {

@@ -847,6 +847,7 @@ fn reason_of(text: &str) -> Option<MemberReason> {
         MemberReason::AfterSizeUnavailable,
         MemberReason::MemberGone,
         MemberReason::NoEndpoint,
+        MemberReason::Unreachable,
     ]
     .into_iter()
     .find(|r| r.as_str() == text)

@@ -23,6 +23,7 @@
 
 pub mod after;
 pub mod events;
+pub mod signals;
 mod sweep;
 pub mod wait;
 

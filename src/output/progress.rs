@@ -277,6 +277,7 @@ mod tests {
                 decision: MemberDecision::Skip(SkipReason::NotSelected),
                 db_size: 100,
                 in_use: 10,
+                silent: None,
             },
         }
     }

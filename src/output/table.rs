@@ -207,8 +207,12 @@ pub fn defrag(report: &DefragReport) -> String {
                 format!("{:?}", m.outcome)
             }),
             Cell::new(m.reason.map_or("-", |r| r.as_str())),
-            right(format_bytes(m.db_size_before)),
-            right(format_bytes(m.db_size_in_use)),
+            // 0: not known (a member that did not answer; no etcd file is
+            // ever empty).
+            right(opt_bytes(Some(m.db_size_before).filter(|&b| b > 0))),
+            right(opt_bytes(
+                Some(m.db_size_in_use).filter(|_| m.db_size_before > 0),
+            )),
             right(opt_bytes(m.db_size_after)),
             right(reclaimed),
             right(

@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::rule::{DefragRule, RuleOutcome, Trigger};
-use crate::snapshot::{ClusterSnapshot, MemberSnapshot, MemberStatus, StatusError};
+use crate::snapshot::{ClusterSnapshot, MemberSnapshot, MemberStatus, Probe, StatusError};
 
 /// A member's role when it was planned (lower-case in output, as in
 /// EtcdDefrag status).
@@ -36,6 +36,9 @@ pub enum SkipReason {
     Learner,
     /// Not named by `--member`.
     NotSelected,
+    /// It did not answer Status, so neither its sizes nor the rule's
+    /// verdict are known (the gate refuses while a voter is silent).
+    Unreachable,
 }
 
 impl SkipReason {
@@ -44,6 +47,7 @@ impl SkipReason {
             SkipReason::BelowThreshold => "BelowThreshold",
             SkipReason::Learner => "Learner",
             SkipReason::NotSelected => "NotSelected",
+            SkipReason::Unreachable => "Unreachable",
         }
     }
 }
@@ -70,6 +74,9 @@ pub struct PlannedMember {
     pub decision: MemberDecision,
     pub db_size: u64,
     pub in_use: u64,
+    /// Why it did not answer Status (its probe error), when it did not: its
+    /// sizes are then 0, not known.
+    pub silent: Option<String>,
 }
 
 impl PlannedMember {
@@ -104,9 +111,11 @@ impl Plan {
 
 /// Builds the plan from a snapshot. `leader` is the gate's agreed leader;
 /// `selection` narrows the sweep (empty: every member); members in `done`
-/// were already handled in this sweep and are left out. Members that did
-/// not answer Status are left out too (the gate refuses before a step can
-/// touch a voter that did not answer).
+/// were already handled in this sweep and are left out. Every other member
+/// is in the plan: one that did not answer Status is skipped (`Learner`,
+/// `NotSelected`, else `Unreachable`) with its probe error and no sizes, so
+/// a report lists every member (the gate refuses before a step can touch a
+/// voter that did not answer).
 pub fn order_sweep(
     snapshot: &ClusterSnapshot,
     leader: Option<u64>,
@@ -118,9 +127,27 @@ pub fn order_sweep(
     let mut skipped: Vec<PlannedMember> = Vec::new();
     let mut leader_entry: Option<PlannedMember> = None;
     for m in snapshot.members.iter().filter(|m| !done.contains(&m.name)) {
-        let Some(status) = m.status() else { continue };
-        let id = m.id.unwrap_or(status.member_id);
         let role = role_of(m, leader);
+        let Some(status) = m.status() else {
+            let reason = if role == Role::Learner {
+                SkipReason::Learner
+            } else if !selection.is_empty() && !selection.contains(&m.name) {
+                SkipReason::NotSelected
+            } else {
+                SkipReason::Unreachable
+            };
+            skipped.push(PlannedMember {
+                name: m.name.clone(),
+                id: m.id.unwrap_or(0),
+                role,
+                decision: MemberDecision::Skip(reason),
+                db_size: 0,
+                in_use: 0,
+                silent: Some(silence(m)),
+            });
+            continue;
+        };
+        let id = m.id.unwrap_or(status.member_id);
         let decision = if role == Role::Learner {
             MemberDecision::Skip(SkipReason::Learner)
         } else if !selection.is_empty() && !selection.contains(&m.name) {
@@ -138,6 +165,7 @@ pub fn order_sweep(
             decision,
             db_size: status.db_size,
             in_use: status.db_size_in_use,
+            silent: None,
         };
         match (role, decision) {
             (Role::Leader, MemberDecision::Defrag(_)) => leader_entry = Some(entry),
@@ -171,6 +199,15 @@ pub fn check_selection(snapshot: &ClusterSnapshot, selection: &[String]) -> Resu
         }
     }
     Ok(())
+}
+
+/// Why a member that did not answer Status is silent, in words.
+fn silence(m: &MemberSnapshot) -> String {
+    match &m.probe {
+        Probe::Failed(e) => format!("did not answer Status: {}", e.cause),
+        Probe::NotProbed(why) => format!("not probed: {why}"),
+        Probe::Answered(_) => String::new(),
+    }
 }
 
 fn role_of(m: &MemberSnapshot, leader: Option<u64>) -> Role {
@@ -461,6 +498,67 @@ mod tests {
             ]
         );
         assert_eq!(p.next().map(|m| m.name.as_str()), Some("c"));
+    }
+
+    /// Issue 20 item 5: a member that did not answer is still a row, with
+    /// its name, id, a reason and its probe error; no sizes are made up.
+    #[test]
+    fn every_member_is_in_the_plan_even_a_silent_one() {
+        let mut s = snapshot(&[
+            ("a", 1, 400, 100, false),
+            ("b", 2, 900, 100, false),
+            ("c", 3, 700, 100, false),
+            ("z", 9, 900, 100, true),
+        ]);
+        s.members[2].probe = Probe::timed_out_for_test();
+        s.members[3].probe = Probe::refused_for_test();
+        let all = DefragRule {
+            all: true,
+            ..Default::default()
+        };
+        // (--member, then each member's role and decision, in plan order)
+        let cases = [
+            (
+                vec![],
+                [
+                    ("a", Role::Follower, "defrag"),
+                    ("b", Role::Leader, "defrag"),
+                    ("c", Role::Follower, "Unreachable"),
+                    ("z", Role::Learner, "Learner"),
+                ],
+            ),
+            (
+                vec!["a".to_string()],
+                [
+                    ("a", Role::Follower, "defrag"),
+                    ("b", Role::Leader, "NotSelected"),
+                    ("c", Role::Follower, "NotSelected"),
+                    ("z", Role::Learner, "Learner"),
+                ],
+            ),
+        ];
+        for (selection, want) in cases {
+            let p = order_sweep(&s, Some(2), &all, &selection, &BTreeSet::new());
+            let got = order(&p);
+            let want: Vec<(&str, Role, String)> = want
+                .into_iter()
+                .map(|(n, r, d)| (n, r, d.to_string()))
+                .collect();
+            assert_eq!(got, want, "--member {selection:?}");
+            let c = p.members.iter().find(|m| m.name == "c").unwrap();
+            assert_eq!((c.id, c.db_size, c.in_use), (3, 0, 0));
+            let why = c.silent.as_deref().unwrap_or_default();
+            assert!(why.starts_with("did not answer Status: "), "{why}");
+            assert!(p
+                .members
+                .iter()
+                .filter(|m| m.name != "c" && m.name != "z")
+                .all(|m| m.silent.is_none()));
+        }
+        // Members already done stay out, silent or not.
+        let done: BTreeSet<String> = ["c".to_string()].into();
+        let p = order_sweep(&s, Some(2), &all, &[], &done);
+        assert!(p.members.iter().all(|m| m.name != "c"));
     }
 
     #[test]
