@@ -445,7 +445,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every raised alarm, with the member\'s name and id'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from help" -f -a "disarm" -d 'Disarm NOSPACE on members back under their quota. CORRUPT and members still over quota need --force (CORRUPT also a typed confirmation)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l to -d 'The member to hand leadership to (a voter, never a learner)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l to -d 'The member to hand leadership to (a voter, never a learner): its name, its hex id as `status` shows it, or its decimal id' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l max-raft-lag -d 'Largest tolerated raft lag, in entries: a member\'s committed index minus its applied index, and its distance behind the leader\'s index' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
@@ -476,7 +476,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s h -l help -d 'Print help'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l to -d 'The member to hand leadership to (a voter, never a learner)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l to -d 'The member to hand leadership to (a voter, never a learner): its name, its hex id as `status` shows it, or its decimal id' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l max-raft-lag -d 'Largest tolerated raft lag, in entries: a member\'s committed index minus its applied index, and its distance behind the leader\'s index' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
@@ -508,7 +508,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leader
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s h -l help -d 'Print help'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l revision -d 'Keep revision N and later: compact every revision before it' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l keep -d 'Keep the last N revisions: compact at the current revision minus N' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l keep -d 'Keep the N revisions before the current one: compact at the current revision minus N (0 keeps only the current revision: each key\'s latest value, no history)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l keep-duration -d 'Keep what was written in the last DURATION (e.g. 6h): compact at the newest revision written before then. etcd records no time per revision; the Lease objects a Kubernetes API server keeps renewing date them (found by a binary search over revisions), so this works for an etcd that backs Kubernetes' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l leases-prefix -d 'With --keep-duration: where the Lease objects are (kube-apiserver\'s --etcd-prefix followed by /leases/)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l max-raft-lag -d 'Largest tolerated raft lag, in entries: a member\'s committed index minus its applied index, and its distance behind the leader\'s index' -r

@@ -491,7 +491,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             break
         }
         'kubectl-etcd;move-leader' {
-            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The member to hand leadership to (a voter, never a learner)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The member to hand leadership to (a voter, never a learner): its name, its hex id as `status` shows it, or its decimal id')
             [CompletionResult]::new('--max-raft-lag', '--max-raft-lag', [CompletionResultType]::ParameterName, 'Largest tolerated raft lag, in entries: a member''s committed index minus its applied index, and its distance behind the leader''s index')
             [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
             [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
@@ -524,7 +524,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             break
         }
         'kubectl-etcd;forfeit-leadership' {
-            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The member to hand leadership to (a voter, never a learner)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The member to hand leadership to (a voter, never a learner): its name, its hex id as `status` shows it, or its decimal id')
             [CompletionResult]::new('--max-raft-lag', '--max-raft-lag', [CompletionResultType]::ParameterName, 'Largest tolerated raft lag, in entries: a member''s committed index minus its applied index, and its distance behind the leader''s index')
             [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
             [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
@@ -558,7 +558,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
         }
         'kubectl-etcd;compact' {
             [CompletionResult]::new('--revision', '--revision', [CompletionResultType]::ParameterName, 'Keep revision N and later: compact every revision before it')
-            [CompletionResult]::new('--keep', '--keep', [CompletionResultType]::ParameterName, 'Keep the last N revisions: compact at the current revision minus N')
+            [CompletionResult]::new('--keep', '--keep', [CompletionResultType]::ParameterName, 'Keep the N revisions before the current one: compact at the current revision minus N (0 keeps only the current revision: each key''s latest value, no history)')
             [CompletionResult]::new('--keep-duration', '--keep-duration', [CompletionResultType]::ParameterName, 'Keep what was written in the last DURATION (e.g. 6h): compact at the newest revision written before then. etcd records no time per revision; the Lease objects a Kubernetes API server keeps renewing date them (found by a binary search over revisions), so this works for an etcd that backs Kubernetes')
             [CompletionResult]::new('--leases-prefix', '--leases-prefix', [CompletionResultType]::ParameterName, 'With --keep-duration: where the Lease objects are (kube-apiserver''s --etcd-prefix followed by /leases/)')
             [CompletionResult]::new('--max-raft-lag', '--max-raft-lag', [CompletionResultType]::ParameterName, 'Largest tolerated raft lag, in entries: a member''s committed index minus its applied index, and its distance behind the leader''s index')

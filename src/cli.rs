@@ -221,10 +221,10 @@ pub enum OutputFormat {
 pub enum Command {
     /// One row per member: size, in use, quota use, leader, raft progress,
     /// alarms and a health verdict.
-    #[command(after_help = STATUS_EXAMPLES)]
+    #[command(after_help = STATUS_EXAMPLES, help_template = with_examples(STATUS_EXAMPLES))]
     Status(StatusArgs),
     /// The member list: ids, names, peer and client URLs, learner flag.
-    #[command(after_help = MEMBERS_EXAMPLES)]
+    #[command(after_help = MEMBERS_EXAMPLES, help_template = with_examples(MEMBERS_EXAMPLES))]
     Members(MembersArgs),
     /// One report of what needs attention and what to do about it.
     ///
@@ -237,7 +237,7 @@ pub enum Command {
     /// trafficDistribution's prerequisites. Each finding has a severity (ok,
     /// warning, critical) and a one-line remedy. Exit 1 when a finding is
     /// at least --fail-on; what could not be read is listed, never guessed.
-    #[command(after_help = DOCTOR_EXAMPLES)]
+    #[command(after_help = DOCTOR_EXAMPLES, help_template = with_examples(DOCTOR_EXAMPLES))]
     Doctor(DoctorArgs),
     /// Add a member or a learner, promote a learner, remove a member, with
     /// quorum checked first (etcdctl's `member` verbs).
@@ -248,7 +248,7 @@ pub enum Command {
     /// numbers; --force overrides it with a typed confirmation. On an
     /// EtcdCluster the operator owns membership: the command refuses and
     /// says to change the EtcdCluster instead, unless --force.
-    #[command(subcommand, after_help = MEMBER_EXAMPLES)]
+    #[command(subcommand, after_help = MEMBER_EXAMPLES, help_template = with_examples(MEMBER_EXAMPLES))]
     Member(MemberCommand),
     /// Health-gated, follower-first defragmentation, one member at a time.
     ///
@@ -263,28 +263,30 @@ pub enum Command {
     /// prints what was done (exit 1); a second Ctrl-C stops waiting for that
     /// member too (it may still be defragmenting) and exits 130. SIGTERM and
     /// SIGHUP stop the same way and exit 143 and 129.
-    #[command(after_help = DEFRAG_EXAMPLES)]
+    #[command(after_help = DEFRAG_EXAMPLES, help_template = with_examples(DEFRAG_EXAMPLES))]
     Defrag(DefragArgs),
     /// List or disarm alarms (NOSPACE, CORRUPT), with member names.
-    #[command(subcommand, after_help = ALARM_EXAMPLES)]
+    #[command(subcommand, after_help = ALARM_EXAMPLES, help_template = with_examples(ALARM_EXAMPLES))]
     Alarm(AlarmCommand),
     /// Transfer leadership to another voter (the most caught-up healthy one
     /// unless --to names it).
-    #[command(after_help = MOVE_LEADER_EXAMPLES, visible_alias = "forfeit-leadership")]
+    #[command(after_help = MOVE_LEADER_EXAMPLES, help_template = with_examples(MOVE_LEADER_EXAMPLES), visible_alias = "forfeit-leadership")]
     MoveLeader(MoveLeaderArgs),
     /// Compact the key-value history: drop every revision before the one
     /// kept, through the leader, after the health gate passes.
     ///
-    /// `--revision N` keeps revisions N and later; `--keep N` keeps the last
-    /// N. A revision already compacted or past the current one is refused,
-    /// with the numbers. The space comes back only with a defrag afterwards
+    /// `--revision N` keeps revisions N and later; `--keep N` keeps the N
+    /// before the current one. When what was asked to go is gone already,
+    /// there is nothing to compact: said so, exit 0. A revision past the
+    /// current one is refused, with the numbers. The space comes back only
+    /// with a defrag afterwards
     /// (`kubectl etcd defrag`); the report shows each member's in-use size
     /// after, once it has settled.
-    #[command(after_help = COMPACT_EXAMPLES)]
+    #[command(after_help = COMPACT_EXAMPLES, help_template = with_examples(COMPACT_EXAMPLES))]
     Compact(CompactArgs),
     /// Save a member's backend to a file (a backup etcdutl can restore), or
     /// describe a saved one.
-    #[command(subcommand, after_help = SNAPSHOT_EXAMPLES)]
+    #[command(subcommand, after_help = SNAPSHOT_EXAMPLES, help_template = with_examples(SNAPSHOT_EXAMPLES))]
     Snapshot(SnapshotCommand),
     /// The client Service's spec.trafficDistribution, kept in step with the
     /// EtcdCluster annotation the operator reads.
@@ -300,7 +302,7 @@ pub enum Command {
     /// clients run on nodes that host members), and the service proxy must
     /// honour EndpointSlice hints (kube-proxy does). With no ready endpoint in
     /// the preferred topology, traffic falls back to the whole cluster.
-    #[command(subcommand, after_help = TRAFFIC_EXAMPLES)]
+    #[command(subcommand, after_help = TRAFFIC_EXAMPLES, help_template = with_examples(TRAFFIC_EXAMPLES))]
     Traffic(TrafficCommand),
     /// Print a shell completion script.
     Completion {
@@ -338,8 +340,9 @@ const DOCTOR_EXAMPLES: &str = "Examples:
   kubectl-etcd doctor --endpoints https://10.0.0.1:2379 --cacert ca.pem --cert c.pem --key k.pem";
 const MEMBER_EXAMPLES: &str = "Examples:
   kubectl-etcd member add m4 --peer-urls https://10.0.0.4:2380 --learner --endpoints https://10.0.0.1:2379 --cacert ca.pem
-  kubectl-etcd member promote m4 --endpoints …        # once it has caught up
-  kubectl-etcd member remove m2 --dry-run --endpoints …   # the quorum arithmetic, nothing changed
+  kubectl-etcd member promote m4 --endpoints https://10.0.0.1:2379 --cacert ca.pem   # once it has caught up
+  kubectl-etcd member remove m2 --dry-run --endpoints https://10.0.0.1:2379 --cacert ca.pem   # the quorum arithmetic, nothing changed
+  kubectl-etcd member remove 2f3f2a9b0c1d4e5f --endpoints https://10.0.0.1:2379 --cacert ca.pem   # one added but never started: by its id
   kubectl etcd member remove 8e9e05c52164694d my-etcd --force   # an operator-managed cluster: type the id to confirm";
 const ALARM_EXAMPLES: &str = "Examples:
   kubectl etcd alarm list my-etcd
@@ -347,7 +350,8 @@ const ALARM_EXAMPLES: &str = "Examples:
   kubectl etcd alarm disarm my-etcd              # NOSPACE only, on members back under quota";
 const MOVE_LEADER_EXAMPLES: &str = "Examples:
   kubectl etcd move-leader my-etcd               # to the most caught-up healthy voter
-  kubectl etcd move-leader my-etcd --to my-etcd-k9w4m --dry-run";
+  kubectl etcd move-leader my-etcd --to my-etcd-k9w4m --dry-run
+  kubectl etcd move-leader my-etcd --to 8e9e05c52164694d   # by id, as status and members show it";
 const COMPACT_EXAMPLES: &str = "Examples:
   kubectl etcd compact my-etcd --keep 10000 --dry-run   # which revision, and what is compacted now
   kubectl etcd compact my-etcd --keep 10000             # asks, then compacts through the leader
@@ -364,6 +368,21 @@ const TRAFFIC_EXAMPLES: &str = "Examples:
   kubectl etcd traffic set PreferSameZone my-etcd --dry-run   # would this API server keep it?
   kubectl etcd traffic set PreferSameZone my-etcd
   kubectl etcd traffic clear my-etcd";
+
+/// The help layout of clap's default template, with `examples` appended
+/// as the template's own text. clap re-wraps `after_help` to the
+/// terminal's width (the `wrap_help` feature, capped at
+/// `max_term_width`), which would break a long example command across
+/// lines; a template's literal text is printed exactly as written, so each
+/// example stays one line that can be copied whatever the width (the
+/// terminal may fold it on screen, but copies it whole). `after_help`
+/// keeps the same examples for the man pages. The examples must not
+/// contain `{`, which a template reads as a tag.
+fn with_examples(examples: &str) -> String {
+    format!(
+        "{{before-help}}{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{{all-args}}\n\n{examples}"
+    )
+}
 
 /// `--move-leader` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -490,12 +509,12 @@ pub struct DefragArgs {
 #[derive(Debug, Subcommand)]
 pub enum AlarmCommand {
     /// Every raised alarm, with the member's name and id.
-    #[command(after_help = ALARM_EXAMPLES)]
+    #[command(after_help = ALARM_EXAMPLES, help_template = with_examples(ALARM_EXAMPLES))]
     List(AlarmListArgs),
     /// Disarm NOSPACE on members back under their quota. CORRUPT and
     /// members still over quota need --force (CORRUPT also a typed
     /// confirmation).
-    #[command(after_help = ALARM_EXAMPLES)]
+    #[command(after_help = ALARM_EXAMPLES, help_template = with_examples(ALARM_EXAMPLES))]
     Disarm(AlarmDisarmArgs),
 }
 
@@ -549,7 +568,9 @@ pub struct CompactArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..), help_heading = COMPACTION)]
     pub revision: Option<i64>,
 
-    /// Keep the last N revisions: compact at the current revision minus N.
+    /// Keep the N revisions before the current one: compact at the current
+    /// revision minus N (0 keeps only the current revision: each key's
+    /// latest value, no history).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(0..), help_heading = COMPACTION)]
     pub keep: Option<i64>,
 
@@ -597,12 +618,12 @@ pub enum SnapshotCommand {
     /// (Ctrl-C, SIGTERM, a full disk, a member that stops answering) leaves no file
     /// behind. No health gate: a backup is most needed when the cluster is
     /// unwell, and a Snapshot needs no quorum.
-    #[command(after_help = SNAPSHOT_EXAMPLES)]
+    #[command(after_help = SNAPSHOT_EXAMPLES, help_template = with_examples(SNAPSHOT_EXAMPLES))]
     Save(SnapshotSaveArgs),
     /// The hash, revision, key count and size of a saved snapshot (the
     /// figures `etcdutl snapshot status` prints), read here without
     /// etcdutl, and whether the checksum etcd appended still matches.
-    #[command(after_help = SNAPSHOT_EXAMPLES)]
+    #[command(after_help = SNAPSHOT_EXAMPLES, help_template = with_examples(SNAPSHOT_EXAMPLES))]
     Status(SnapshotStatusArgs),
 }
 
@@ -636,17 +657,17 @@ pub struct SnapshotStatusArgs {
 #[derive(Debug, Subcommand)]
 pub enum MemberCommand {
     /// The member list (the same as `members`).
-    #[command(after_help = MEMBERS_EXAMPLES)]
+    #[command(after_help = MEMBERS_EXAMPLES, help_template = with_examples(MEMBERS_EXAMPLES))]
     List(MembersArgs),
     /// Add a member (a voter, or a learner with --learner) and print the
     /// settings to start it with.
-    #[command(after_help = MEMBER_EXAMPLES)]
+    #[command(after_help = MEMBER_EXAMPLES, help_template = with_examples(MEMBER_EXAMPLES))]
     Add(MemberAddArgs),
     /// Make a learner a voter, once it has caught up with the leader.
-    #[command(after_help = MEMBER_EXAMPLES)]
+    #[command(after_help = MEMBER_EXAMPLES, help_template = with_examples(MEMBER_EXAMPLES))]
     Promote(MemberChangeArgs),
     /// Remove a member (by name, or by hex id for one that never started).
-    #[command(after_help = MEMBER_EXAMPLES)]
+    #[command(after_help = MEMBER_EXAMPLES, help_template = with_examples(MEMBER_EXAMPLES))]
     Remove(MemberChangeArgs),
 }
 
@@ -696,7 +717,9 @@ pub struct MemberAddArgs {
 
 #[derive(Debug, Args)]
 pub struct MemberChangeArgs {
-    /// The member: its name, or its id in hex as `members` shows it.
+    /// The member: its name, its id in hex as `members` shows it, or in
+    /// decimal. A member added but never started has no name yet: use its
+    /// id.
     #[arg(value_name = "MEMBER")]
     pub member: String,
 
@@ -712,7 +735,8 @@ pub struct MoveLeaderArgs {
     #[command(flatten)]
     pub cluster: ClusterArg,
 
-    /// The member to hand leadership to (a voter, never a learner).
+    /// The member to hand leadership to (a voter, never a learner): its
+    /// name, its hex id as `status` shows it, or its decimal id.
     #[arg(long, value_name = "MEMBER")]
     pub to: Option<String>,
 
@@ -744,7 +768,7 @@ pub enum TrafficCommand {
     /// Remove the annotation and release the field manager's ownership. The
     /// value stays if another manager also owns it; a value set by hand is
     /// left alone.
-    #[command(after_help = TRAFFIC_EXAMPLES)]
+    #[command(after_help = TRAFFIC_EXAMPLES, help_template = with_examples(TRAFFIC_EXAMPLES))]
     Clear(TrafficClearArgs),
 }
 
@@ -814,7 +838,7 @@ pub struct GateArgs {
 
     /// Largest tolerated raft lag, in entries: a member's committed index
     /// minus its applied index, and its distance behind the leader's index.
-    #[arg(long, default_value_t = crate::plan::gate::DEFAULT_MAX_RAFT_LAG, value_name = "ENTRIES", help_heading = GATE)]
+    #[arg(long, default_value_t = crate::plan::gate::DEFAULT_MAX_RAFT_LAG, value_parser = parse_entries, value_name = "ENTRIES", help_heading = GATE)]
     pub max_raft_lag: u64,
 }
 
@@ -878,6 +902,30 @@ pub struct StatusArgs {
 
 fn parse_duration(text: &str) -> Result<Duration, String> {
     crate::quantity::parse_duration(text).map_err(|e| e.to_string())
+}
+
+/// A connection or command timeout: a duration greater than zero (zero
+/// would fail every dial before it starts).
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    match crate::quantity::parse_duration(text) {
+        Ok(d) if d.is_zero() => Err("must be greater than 0 (e.g. 2s)".into()),
+        Ok(d) => Ok(d),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn parse_entries(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| "expected a whole number of raft entries, e.g. 5000".to_string())
+}
+
+fn parse_user(text: &str) -> Result<crate::reach::tls::UserSpec, String> {
+    Ok(crate::reach::tls::UserSpec::parse(text))
+}
+
+fn parse_secret(text: &str) -> Result<crate::reach::tls::Secret, String> {
+    Ok(crate::reach::tls::Secret::new(text))
 }
 
 fn parse_metrics_address(text: &str) -> Result<std::net::SocketAddr, String> {

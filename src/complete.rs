@@ -73,6 +73,9 @@ pub struct Scope {
     pub kube: KubeSettings,
     /// The CLUSTER positional.
     pub cluster: Option<String>,
+    /// Every global flag typed (with its value), as typed: what a
+    /// standalone lookup (`--endpoints`, TLS, credentials) parses.
+    pub global: Vec<String>,
 }
 
 /// Which lookup an argument's values need, by the argument's id in `cli.rs`
@@ -111,6 +114,9 @@ pub fn offer(root: &Command, words: &[String]) -> (Offer, Scope) {
     for word in before {
         if let Some(arg) = pending.take() {
             record(&mut scope, arg.get_id().as_str(), word);
+            if arg.is_global_set() {
+                scope.global.push(word.clone());
+            }
             continue;
         }
         if !only_positionals && word == "--" {
@@ -120,6 +126,9 @@ pub fn offer(root: &Command, words: &[String]) -> (Offer, Scope) {
         if !only_positionals && word.starts_with('-') && word.len() > 1 {
             let (arg, glued) = find_flag(command, word);
             if let Some(arg) = arg {
+                if arg.is_global_set() {
+                    scope.global.push(word.clone());
+                }
                 match glued {
                     Some(value) => record(&mut scope, arg.get_id().as_str(), value),
                     None if takes_value(&arg) => pending = Some(arg),
@@ -332,6 +341,77 @@ fn flags_of(command: &Command, prefix: &str) -> Offer {
     }
 }
 
+/// `completion bash`: a thin bash function that asks `__complete` (this
+/// module's engine, the one kubectl's plugin completion runs) for every
+/// answer, so the standalone binary completes exactly as `kubectl etcd`
+/// does: flags and fixed values from the definition, EtcdCluster and member
+/// names from the cluster (etcd's MemberList with `--endpoints`), and file
+/// names where a file is wanted (`snapshot save FILE`, `--cacert`). The
+/// words are read from the line up to the cursor, split at blanks only
+/// (bash also splits its own at `=` and `:`, which would cut
+/// `--member=m0` and URLs apart); the part of the word bash replaces is
+/// cut from each candidate. Cobra's directives: 1 error (nothing), 2 no
+/// space after, 4 no file names; with none, no candidates means file names.
+pub const BASH_SCRIPT: &str = r#"# bash completion for kubectl-etcd (from `kubectl-etcd completion bash`).
+# Every answer comes from `kubectl-etcd __complete WORDS...`, which kubectl's
+# plugin completion also runs for `kubectl etcd <TAB>`: flags and their values,
+# EtcdCluster and member names, and file names where a file is wanted.
+
+_kubectl_etcd() {
+    local cur="${COMP_WORDS[COMP_CWORD]}"
+    local line last out entry strip directive=0
+    local -a words=() found=()
+    COMPREPLY=()
+    if [[ -n "${COMP_LINE+set}" ]]; then
+        line="${COMP_LINE:0:COMP_POINT}"
+        read -r -a words <<<"$line"
+        words=("${words[@]:1}")
+        if [[ -z "$line" || "$line" =~ [[:space:]]$ ]]; then
+            words+=("")
+        fi
+    else
+        words=("${COMP_WORDS[@]:1:COMP_CWORD}")
+    fi
+    if [[ ${#words[@]} -eq 0 ]]; then
+        words=("")
+    fi
+    last="${words[${#words[@]}-1]}"
+    out="$("$1" __complete "${words[@]}" 2>/dev/null)" || return 0
+    while IFS= read -r entry; do
+        case "$entry" in
+            :*) directive="${entry#:}" ;;
+            "") ;;
+            *) found+=("${entry%%$'\t'*}") ;;
+        esac
+    done <<<"$out"
+    if (( directive & 1 )); then
+        return 0
+    fi
+    # bash replaces only its own last word, which may be the tail of ours
+    # (after `=` or `:`): offer the candidates from there.
+    strip="${last%"$cur"}"
+    for entry in "${found[@]}"; do
+        if [[ "$entry" == "$strip"* ]]; then
+            COMPREPLY+=("${entry#"$strip"}")
+        fi
+    done
+    if (( directive & 2 )); then
+        compopt -o nospace 2>/dev/null
+    fi
+    if [[ ${#found[@]} -eq 0 ]] && (( (directive & 4) == 0 )); then
+        compopt -o filenames 2>/dev/null
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+    fi
+    return 0
+}
+
+if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
+    complete -o nosort -F _kubectl_etcd kubectl-etcd
+else
+    complete -F _kubectl_etcd kubectl-etcd
+fi
+"#;
+
 /// Cobra's answer: candidates, then the directive line.
 pub fn render(candidates: &[(String, String)], directive: u8) -> String {
     let mut out = String::new();
@@ -422,6 +502,9 @@ mod tests {
                 dynamic(Dynamic::Cluster, "", ""),
             ),
             (&["status", "--kubeconfig", ""], Offer::Files),
+            (&["snapshot", "save", ""], Offer::Files),
+            (&["snapshot", "save", "back"], Offer::Files),
+            (&["snapshot", "status", ""], Offer::Files),
             (&["status", "--cacert="], Offer::Files),
             (&["defrag", "--timeout", ""], Offer::Nothing),
             (&["status", "etcd", ""], nothing()),
@@ -430,6 +513,39 @@ mod tests {
         for (line, want) in table {
             assert_eq!(ask(line).0, want, "{line:?}");
         }
+    }
+
+    #[test]
+    fn a_standalone_lookup_gets_the_global_flags_as_typed() {
+        let (offer, scope) = ask(&[
+            "defrag",
+            "--endpoints",
+            "http://127.0.0.1:2379",
+            "--cacert=ca.pem",
+            "--dry-run",
+            "-o",
+            "json",
+            "--member",
+            "",
+        ]);
+        assert_eq!(
+            offer,
+            Offer::Dynamic {
+                kind: Dynamic::Member,
+                prefix: String::new(),
+                lead: String::new()
+            }
+        );
+        assert_eq!(
+            scope.global,
+            [
+                "--endpoints",
+                "http://127.0.0.1:2379",
+                "--cacert=ca.pem",
+                "-o",
+                "json"
+            ]
+        );
     }
 
     #[test]

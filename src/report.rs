@@ -822,6 +822,11 @@ pub struct CompactReport {
     /// Each answering member's sizes before, and after the compaction
     /// settled (`None` on a dry run).
     pub members: Vec<CompactedMember>,
+    /// Set when there was nothing to compact (what was asked to go is gone
+    /// already; exit 0): why, e.g. `nothing to compact: already compacted
+    /// at revision N, the current revision`. Nothing was sent to etcd.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nothing_to_compact: Option<String>,
 }
 
 /// One member's sizes around a compaction.

@@ -57,6 +57,11 @@ pub struct MemberMetrics {
     pub wal_fsync_p99_seconds: Option<f64>,
     /// How many WAL fsyncs that percentile is over.
     pub wal_fsyncs: u64,
+    /// Leadership transfers this member carried out on request: the
+    /// MoveLeader calls it answered with OK (`grpc_server_handled_total`;
+    /// only the leader can carry one out, so the sum over the members
+    /// counts each requested transfer once).
+    pub move_leader_requests: u64,
 }
 
 /// One entry of `Cluster.MemberList`.

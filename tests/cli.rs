@@ -238,6 +238,73 @@ fn every_help_has_examples_and_grouped_options() {
     }
 }
 
+/// Help examples are never hard-wrapped: rendered at 60 columns, every
+/// example line of every command (and subcommand) appears whole, on one
+/// line, exactly as written, so it can be copied and run as printed.
+#[test]
+fn help_examples_stay_whole_at_any_width() {
+    let root = Cli::command();
+    let mut paths: Vec<(Vec<String>, String)> = Vec::new();
+    for sub in root.get_subcommands() {
+        let name = sub.get_name().to_string();
+        if let Some(examples) = sub.get_after_help() {
+            paths.push((vec![name.clone()], examples.to_string()));
+        }
+        for leaf in sub.get_subcommands() {
+            if let Some(examples) = leaf.get_after_help() {
+                paths.push((
+                    vec![name.clone(), leaf.get_name().to_string()],
+                    examples.to_string(),
+                ));
+            }
+        }
+    }
+    assert!(paths.len() >= 15, "{paths:?}");
+    let mut longest = 0;
+    for (path, examples) in paths {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        for columns in ["60", "100", "250"] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
+                .args(&args)
+                .env("COLUMNS", columns)
+                .env_remove("ETCDCTL_ENDPOINTS")
+                .output()
+                .expect("run kubectl-etcd");
+            assert_eq!(out.status.code(), Some(0), "{path:?}");
+            let text = String::from_utf8_lossy(&out.stdout).to_string();
+            let lines: Vec<&str> = text.lines().collect();
+            for example in examples
+                .lines()
+                .filter(|l| l.trim_start().starts_with("kubectl"))
+            {
+                longest = longest.max(example.len());
+                assert!(
+                    lines.contains(&example),
+                    "{path:?} at {columns} columns: {example:?} is not one whole line in:\n{text}"
+                );
+            }
+            // Nothing else in the help starts like a command that was cut.
+            let commands = lines
+                .iter()
+                .filter(|l| {
+                    let t = l.trim_start();
+                    t.starts_with("kubectl etcd ") || t.starts_with("kubectl-etcd ")
+                })
+                .count();
+            assert_eq!(
+                commands,
+                examples
+                    .lines()
+                    .filter(|l| l.trim_start().starts_with("kubectl"))
+                    .count(),
+                "{path:?} at {columns}:\n{text}"
+            );
+        }
+    }
+    assert!(longest > 100, "some example is longer than the widest help");
+}
+
 /// The bash script completes past the first word (`kubectl-etcd defrag
 /// --dry<TAB>`, a subcommand's values), driven through bash itself.
 #[test]
@@ -254,6 +321,17 @@ fn bash_completion_completes_subcommand_options_and_values() {
         .find_map(|l| l.split_whitespace().skip_while(|w| *w != "-F").nth(1))
         .expect("a complete -F line for kubectl-etcd")
         .to_string();
+    // The script asks the binary (`kubectl-etcd __complete`), found on PATH.
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_kubectl-etcd"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let files = std::env::temp_dir().join(format!("kubectl-etcd-files-{}", std::process::id()));
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("backup.db"), b"").unwrap();
+    std::fs::write(files.join("notes.txt"), b"").unwrap();
     let complete = |words: &[&str]| -> Vec<String> {
         let cword = words.len() - 1;
         let prev = if cword > 0 { words[cword - 1] } else { "" };
@@ -266,10 +344,15 @@ fn bash_completion_completes_subcommand_options_and_values() {
         let out = std::process::Command::new("bash")
             .arg("-c")
             .arg(program)
+            .current_dir(&files)
+            .env("PATH", &path)
+            .env_remove("ETCDCTL_ENDPOINTS")
+            .env("KUBECONFIG", files.join("no-kubeconfig"))
             .output()
             .expect("bash");
         String::from_utf8_lossy(&out.stdout)
             .lines()
+            .filter(|l| !l.is_empty())
             .map(str::to_string)
             .collect()
     };
@@ -286,7 +369,25 @@ fn bash_completion_completes_subcommand_options_and_values() {
         ["PreferClose", "PreferSameZone", "PreferSameNode"]
     );
     assert!(complete(&["kubectl-etcd", "st"]).contains(&"status".to_string()));
+    // Where a file is wanted, files: `snapshot save FILE` and --cacert.
+    assert_eq!(
+        complete(&["kubectl-etcd", "snapshot", "save", ""]),
+        ["backup.db", "notes.txt"]
+    );
+    assert_eq!(
+        complete(&["kubectl-etcd", "snapshot", "save", "ba"]),
+        ["backup.db"]
+    );
+    assert_eq!(
+        complete(&["kubectl-etcd", "status", "--cacert", "n"]),
+        ["notes.txt"]
+    );
+    // A free value, and a member name nobody can look up (no cluster
+    // configured): nothing, never file names.
+    assert!(complete(&["kubectl-etcd", "defrag", "--timeout", ""]).is_empty());
+    assert!(complete(&["kubectl-etcd", "defrag", "--member", ""]).is_empty());
     let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_dir_all(&files);
 }
 
 /// The scripts committed in completions/ are what `completion <shell>`

@@ -387,8 +387,8 @@ fn defrag_done() -> DefragReport {
         410 * MIB,
     );
     let mut measured = Measured::default();
-    measured.add(610 * MIB, Duration::from_millis(6100));
-    measured.add(420 * MIB, Duration::from_millis(4300));
+    measured.add("etcd-1", 610 * MIB, Duration::from_millis(6100));
+    measured.add("etcd-2", 420 * MIB, Duration::from_millis(4300));
     let choice = choose_leader_handling(
         MoveLeader::Auto {
             above: Duration::from_secs(2),

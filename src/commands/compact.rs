@@ -9,7 +9,7 @@ use crate::etcd::{clock, EtcdOps};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{wait, RunControl};
 use crate::output;
-use crate::plan::compact::{self, Keep};
+use crate::plan::compact::{self, Decision, Keep};
 use crate::plan::gate::{self, GateOptions};
 use crate::report::{CompactReport, CompactedMember};
 use crate::snapshot::{self, ClusterSnapshot};
@@ -64,7 +64,11 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
         }
         (None, None, None) => return Err(Error::usage("pass --revision N or --keep N")),
     };
-    let revision = compact::revision(keep, current, compacted).map_err(Error::usage)?;
+    let (revision, nothing) =
+        match compact::decide(keep, current, compacted).map_err(Error::usage)? {
+            Decision::At(r) => (r, None),
+            Decision::Nothing(why) => (compacted, Some(why)),
+        };
 
     let mut report = CompactReport {
         cluster: target.cluster.clone(),
@@ -77,7 +81,18 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
             .and_then(|t| jiff::Timestamp::from_second(t).ok().map(|t| t.to_string())),
         leader: leader.name.clone(),
         members: sizes(&snap, None),
+        nothing_to_compact: nothing,
     };
+    if report.nothing_to_compact.is_some() {
+        // What was asked to go is gone already: nothing is sent, exit 0.
+        report.members = Vec::new();
+        let text = match global.output {
+            OutputFormat::Table | OutputFormat::Wide => output::table::compact(&report),
+            format => output::render_data(&report, format)?,
+        };
+        output::emit(&text)?;
+        return Ok(ExitStatus::Success);
+    }
     let mut signal = None;
     if !args.dry_run {
         if !args.yes

@@ -2,16 +2,22 @@
 //! kubectl's plugin completion. `complete::offer` decides what the word
 //! under the cursor is; this fetches the names only the cluster knows.
 //!
-//! Completion runs on every TAB, so it never prompts, never dials etcd, and
-//! gives up after a short deadline: a slow or unreachable API server means
-//! no candidates (Cobra's error directive), not a hung shell.
+//! Completion runs on every TAB, so it never prompts and gives up after a
+//! short deadline: a slow or unreachable API server or etcd means no
+//! candidates (Cobra's error directive), not a hung shell. Member names
+//! come from the EtcdMembers in plugin mode, and from etcd's MemberList
+//! when the words typed (or `ETCDCTL_ENDPOINTS`) select standalone mode,
+//! with the same flags the command would use; a user given without a
+//! password gets no names rather than a prompt.
 
 use std::time::Duration;
 
-use clap::CommandFactory;
+use clap::{CommandFactory, Parser};
 
 use crate::complete::{directive, offer, render, Dynamic, Offer, Scope};
 use crate::k8s::{self, Kube};
+use crate::reach::session;
+use crate::snapshot;
 
 /// How long a lookup may take before the shell gets nothing.
 const DEADLINE: Duration = Duration::from_secs(3);
@@ -69,6 +75,11 @@ async fn lookup(kind: Dynamic, scope: &Scope) -> crate::error::Result<Vec<String
     if kind == Dynamic::Context {
         return contexts(scope);
     }
+    if kind == Dynamic::Member {
+        if let Some(names) = standalone_members(scope).await? {
+            return Ok(names);
+        }
+    }
     let kube = k8s::connect(&scope.kube).await?;
     let namespace = kube.default_namespace.clone();
     let mut names = match kind {
@@ -88,6 +99,61 @@ async fn lookup(kind: Dynamic, scope: &Scope) -> crate::error::Result<Vec<String
     Ok(names)
 }
 
+/// Member names from etcd's MemberList when the global flags typed (or
+/// their `ETCDCTL_*` variables) select standalone mode; `None` in plugin
+/// mode. Members added but never started have no name and are left out.
+async fn standalone_members(scope: &Scope) -> crate::error::Result<Option<Vec<String>>> {
+    let mut argv = vec!["kubectl-etcd".to_string()];
+    argv.extend(scope.global.iter().cloned());
+    argv.push("members".into());
+    argv.extend(scope.cluster.iter().cloned());
+    let cli = crate::cli::Cli::try_parse_from(argv)
+        .map_err(|e| crate::error::Error::usage(e.to_string()))?;
+    if session::plugin_mode(&cli.global, scope.cluster.as_deref(), false) {
+        return Ok(None);
+    }
+    if password_missing(&scope.global, |var| std::env::var(var).ok()) {
+        return Err(crate::error::Error::usage(
+            "a user without a password: completion never asks for one",
+        ));
+    }
+    let session = session::open(&cli.global, None).await?;
+    let (clients, target) = (&session.clients, &session.target);
+    let (_, list) = snapshot::member_list(clients, target).await?;
+    let mut names: Vec<String> = list
+        .into_iter()
+        .map(|m| m.name)
+        .filter(|n| !n.is_empty())
+        .collect();
+    names.sort();
+    Ok(Some(names))
+}
+
+/// Whether the words typed (or the `ETCDCTL_*` variables, read through
+/// `env`) name an etcd user without a password: opening the cluster would
+/// then ask for one, which completion must never do. Pure.
+fn password_missing(global: &[String], env: impl Fn(&str) -> Option<String>) -> bool {
+    let mut user: Option<&str> = None;
+    let mut password = false;
+    let mut words = global.iter().map(String::as_str);
+    while let Some(word) = words.next() {
+        let (flag, glued) = match word.split_once('=') {
+            Some((f, v)) => (f, Some(v)),
+            None => (word, None),
+        };
+        match flag {
+            "--user" => user = glued.or_else(|| words.next()),
+            "--password" => password = true,
+            _ => {}
+        }
+    }
+    let password = password || env("ETCDCTL_PASSWORD").is_some();
+    match user.map(str::to_string).or_else(|| env("ETCDCTL_USER")) {
+        Some(u) => !u.contains(':') && !password,
+        None => false,
+    }
+}
+
 async fn cluster_names(kube: &Kube, namespace: &str) -> crate::error::Result<Vec<String>> {
     Ok(k8s::list_clusters(kube, Some(namespace), None)
         .await?
@@ -104,4 +170,45 @@ fn contexts(scope: &Scope) -> crate::error::Result<Vec<String>> {
         .unwrap_or_default();
     names.sort();
     Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_without_a_password_is_never_asked_for_one() {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |v: &str| {
+                vars.iter()
+                    .find(|(k, _)| *k == v)
+                    .map(|(_, value)| value.to_string())
+            }
+        };
+        type Vars = &'static [(&'static str, &'static str)];
+        let cases: Vec<(Vec<String>, Vars, bool)> = vec![
+            (words(&[]), &[], false),
+            (words(&["--user", "root"]), &[], true),
+            (words(&["--user=root"]), &[], true),
+            (words(&["--user", "root:secret"]), &[], false),
+            (words(&["--user", "root", "--password", "x"]), &[], false),
+            (words(&["--user", "root", "--password=x"]), &[], false),
+            (
+                words(&["--user", "root"]),
+                &[("ETCDCTL_PASSWORD", "x")],
+                false,
+            ),
+            (words(&[]), &[("ETCDCTL_USER", "root")], true),
+            (words(&[]), &[("ETCDCTL_USER", "root:x")], false),
+            (
+                words(&["--password", "x"]),
+                &[("ETCDCTL_USER", "root")],
+                false,
+            ),
+        ];
+        for (w, vars, want) in cases {
+            assert_eq!(password_missing(&w, env(vars)), want, "{w:?} {vars:?}");
+        }
+    }
 }

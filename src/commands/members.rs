@@ -8,7 +8,7 @@ use crate::etcd::EtcdOps;
 use crate::exec::signals::{self, Notices, SignalWatch, StopSignal};
 use crate::exec::RunControl;
 use crate::output;
-use crate::plan::membership;
+use crate::plan::membership::{self, Named};
 use crate::reach::Dial;
 use crate::report::{member_id, MemberChangeReport, MembersReport};
 use crate::snapshot::{self, ClusterSnapshot, ListedMember, MemberSnapshot};
@@ -121,11 +121,28 @@ async fn change_one(
         typed: args.member.clone(),
     };
     let mut open = change.open(Lookup::Member(&args.member)).await?;
-    let Some(index) = open.member else {
-        return Err(Error::usage(format!(
-            "MEMBER {}: no such member",
-            args.member
-        )));
+    let index = match open.member.clone() {
+        Some(Named::One(i)) => i,
+        Some(Named::Ambiguous(found)) => {
+            let both: Vec<String> = found
+                .iter()
+                .map(|&i| open.snap.members[i].name.clone())
+                .collect();
+            return Err(Error::usage(format!(
+                "MEMBER {}: reads as the id of more than one member ({}); give the name",
+                args.member,
+                both.join(", ")
+            )));
+        }
+        Some(Named::None) | None => {
+            return Err(Error::usage(not_found(
+                &open.snap,
+                action,
+                &args.member,
+                &open.session.target,
+                args.change.force,
+            )))
+        }
     };
     let member = open.snap.members[index].clone();
     let id = member.id.unwrap_or(0);
@@ -144,7 +161,7 @@ async fn change_one(
         leader_applied,
         crate::plan::gate::DEFAULT_MAX_RAFT_LAG,
     );
-    let shown = if member.name.is_empty() {
+    let shown = if member.name.is_empty() || membership::never_started(&member) {
         member_id(id)
     } else {
         member.name.clone()
@@ -238,7 +255,7 @@ struct Opened {
     session: crate::reach::session::Session,
     snap: ClusterSnapshot,
     leader: Option<u64>,
-    member: Option<usize>,
+    member: Option<Named>,
     via: Dial,
     via_id: Option<u64>,
 }
@@ -268,7 +285,7 @@ impl Proposed<'_> {
         let leader = crate::plan::gate::evaluate(&snap, &Default::default()).leader;
         let member = match lookup {
             Lookup::None => None,
-            Lookup::Member(text) => find_member(&snap, text),
+            Lookup::Member(text) => Some(membership::find_member(&snap, text)),
         };
         // Through the leader when it answers (etcd forwards anyway), else
         // any member that answers.
@@ -395,20 +412,40 @@ impl Opened {
     }
 }
 
-/// The member MEMBER names: by name first, else by hex id (with or without
-/// `0x`, leading zeros optional), which is how one that never started (and
-/// so has no name) is named.
-fn find_member(snap: &ClusterSnapshot, text: &str) -> Option<usize> {
-    if let Some(i) = snap
+/// Why MEMBER names no member, with the members listed. A member added
+/// but never started has no name in MemberList (the name given to
+/// `member add` is not stored until it starts): the message says so and
+/// gives the command that names it by id.
+fn not_found(
+    snap: &ClusterSnapshot,
+    action: &str,
+    typed: &str,
+    target: &crate::reach::Target,
+    force: bool,
+) -> String {
+    let mut text = format!(
+        "MEMBER {typed}: no such member (members: {})",
+        membership::describe_members(snap)
+    );
+    let unstarted: Vec<u64> = snap
         .members
         .iter()
-        .position(|m| !m.name.is_empty() && m.name == text)
-    {
-        return Some(i);
+        .filter(|m| membership::never_started(m))
+        .filter_map(|m| m.id)
+        .collect();
+    if let [id] = unstarted.as_slice() {
+        text.push_str(&format!(
+            "; a member that was added but never started has no name until it starts: name it by its id (kubectl etcd member {action} {}{}{})",
+            member_id(*id),
+            crate::reach::ClusterRef::command_args(target.cluster.as_ref()),
+            if force { " --force" } else { "" }
+        ));
+    } else if !unstarted.is_empty() {
+        text.push_str(
+            "; members that were added but never started have no name until they start: name one by its id, as listed",
+        );
     }
-    let hex = text.trim_start_matches("0x");
-    let id = u64::from_str_radix(hex, 16).ok()?;
-    snap.members.iter().position(|m| m.id == Some(id))
+    text
 }
 
 /// A peer URL etcd will accept: http or https, a host and a port.

@@ -61,13 +61,17 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
             traffic::clear(&cli.global, args).await
         }
         Command::Completion { shell } => {
-            let mut command = <Cli as clap::CommandFactory>::command();
-            let mut out = Vec::new();
-            clap_complete::generate(*shell, &mut command, "kubectl-etcd", &mut out);
-            let mut script = String::from_utf8_lossy(&out).into_owned();
-            if *shell == clap_complete::Shell::Bash {
-                script = mend_bash_labels(&script);
-            }
+            // bash asks the completion engine itself (`__complete`), which
+            // knows member names and where a file is wanted; the others are
+            // clap's static scripts.
+            let script = if *shell == clap_complete::Shell::Bash {
+                crate::complete::BASH_SCRIPT.to_string()
+            } else {
+                let mut command = <Cli as clap::CommandFactory>::command();
+                let mut out = Vec::new();
+                clap_complete::generate(*shell, &mut command, "kubectl-etcd", &mut out);
+                String::from_utf8_lossy(&out).into_owned()
+            };
             crate::output::emit(&script)?;
             Ok(ExitStatus::Success)
         }
@@ -96,13 +100,4 @@ pub(crate) fn gate_refusal(verdict: &crate::plan::gate::GateVerdict) -> Option<E
         "health gate refused: {}",
         reasons.join("; ")
     )))
-}
-
-/// clap_complete's bash script spells a subcommand's state two ways when
-/// the program name has a hyphen (clap-rs/clap#6421): the loop sets
-/// `kubectl__etcd__subcmd__defrag`, the case arm reads
-/// `kubectl__subcmd__etcd__subcmd__defrag`, so nothing after the first word
-/// ever completed. Spell the arms as the loop does.
-fn mend_bash_labels(script: &str) -> String {
-    script.replace("kubectl__subcmd__etcd__subcmd__", "kubectl__etcd__subcmd__")
 }

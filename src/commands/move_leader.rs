@@ -9,6 +9,7 @@ use crate::exec::{wait, RunControl};
 use crate::output;
 use crate::plan::defrag::transfer_target;
 use crate::plan::gate::{self, GateOptions};
+use crate::plan::membership::{self, Named};
 use crate::report::MoveLeaderReport;
 use crate::snapshot;
 
@@ -29,11 +30,25 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
         .ok_or_else(|| Error::Refused("the leader is not in the member list".into()))?;
     let (to_name, to_id) = match &args.to {
         Some(name) => {
-            let m = snap
-                .members
-                .iter()
-                .find(|m| &m.name == name)
-                .ok_or_else(|| Error::usage(format!("--to {name}: no such member")))?;
+            let m = match membership::find_member(&snap, name) {
+                Named::One(i) => &snap.members[i],
+                Named::Ambiguous(found) => {
+                    let both: Vec<String> = found
+                        .iter()
+                        .map(|&i| snap.members[i].name.clone())
+                        .collect();
+                    return Err(Error::usage(format!(
+                        "--to {name}: reads as the id of more than one member ({}); give the name",
+                        both.join(", ")
+                    )));
+                }
+                Named::None => {
+                    return Err(Error::usage(format!(
+                        "--to {name}: no such member (members: {})",
+                        membership::describe_members(&snap)
+                    )))
+                }
+            };
             if m.is_learner() {
                 return Err(Error::usage(format!(
                     "--to {name}: a learner cannot become leader; pick a voter"
@@ -44,7 +59,14 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
             }
             (m.name.clone(), m.id.unwrap_or(0))
         }
-        None => transfer_target(&snap, leader_id, &Default::default(), &[]).ok_or_else(|| {
+        None => transfer_target(
+            &snap,
+            leader_id,
+            &Default::default(),
+            &[],
+            &Default::default(),
+        )
+        .ok_or_else(|| {
             Error::Refused(
                 "no healthy, caught-up voter to hand leadership to (see kubectl etcd status)"
                     .into(),

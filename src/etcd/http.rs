@@ -151,6 +151,11 @@ pub fn parse_metrics(text: &str, now: f64) -> MemberMetrics {
             m.wal_fsyncs = value as u64;
         } else if name == "etcd_server_leader_changes_seen_total" {
             m.leader_changes = value as u64;
+        } else if let Some(labels) = name.strip_prefix("grpc_server_handled_total{") {
+            if labels.contains("grpc_method=\"MoveLeader\"") && labels.contains("grpc_code=\"OK\"")
+            {
+                m.move_leader_requests += value as u64;
+            }
         } else if name == "process_start_time_seconds" {
             m.uptime_seconds = (now - value).max(0.0);
         } else if let Some(labels) =
@@ -222,6 +227,10 @@ etcd_disk_wal_fsync_duration_seconds_bucket{le=\"0.016\"} 100
 etcd_disk_wal_fsync_duration_seconds_bucket{le=\"+Inf\"} 100
 etcd_disk_wal_fsync_duration_seconds_sum 0.3
 etcd_disk_wal_fsync_duration_seconds_count 100
+# TYPE grpc_server_handled_total counter
+grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"MoveLeader\",grpc_service=\"etcdserverpb.Maintenance\",grpc_type=\"unary\"} 3
+grpc_server_handled_total{grpc_code=\"FailedPrecondition\",grpc_method=\"MoveLeader\",grpc_service=\"etcdserverpb.Maintenance\",grpc_type=\"unary\"} 2
+grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"Status\",grpc_service=\"etcdserverpb.Maintenance\",grpc_type=\"unary\"} 40
 ";
 
     #[test]
@@ -230,6 +239,8 @@ etcd_disk_wal_fsync_duration_seconds_count 100
         assert_eq!(m.leader_changes, 4);
         assert_eq!(m.uptime_seconds, 3600.0);
         assert_eq!(m.wal_fsyncs, 100);
+        // Only the transfers carried out count, not the refused ones.
+        assert_eq!(m.move_leader_requests, 3);
         // Rank 99 of 100 is the last of the (0.004, 0.008] bucket's one.
         assert_eq!(m.wal_fsync_p99_seconds, Some(0.008));
         let p50 = {

@@ -229,7 +229,8 @@ pub fn preview(
                     .filter(|x| x.name != m.name)
                     .map(|x| x.name.clone())
                     .collect();
-                transfer_target(snap, m.id, &BTreeSet::new(), &followers).map(|(n, _)| n)
+                transfer_target(snap, m.id, &BTreeSet::new(), &followers, &BTreeSet::new())
+                    .map(|(n, _)| n)
             } else {
                 None
             };

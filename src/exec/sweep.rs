@@ -82,7 +82,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             if let (Outcome::Defragmented, Role::Follower, Some(ms)) =
                 (m.outcome, m.role, m.duration_ms)
             {
-                measured.add(m.db_size_in_use, Duration::from_millis(ms));
+                measured.add(&m.name, m.db_size_in_use, Duration::from_millis(ms));
             }
         }
         Sweep {
@@ -282,7 +282,13 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 .map(|m| m.name.clone())
                 .collect();
             match (
-                transfer_target(snap, next.id, &pending, &self.defragmented_in_order()),
+                transfer_target(
+                    snap,
+                    next.id,
+                    &pending,
+                    &self.defragmented_in_order(),
+                    &self.measured.outliers(),
+                ),
                 dial_of(snap, &next.name),
             ) {
                 (Some((to_name, to_id)), Some(leader_dial)) => {
@@ -410,7 +416,9 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 result.reason = Some(MemberReason::RpcError);
                 result.detail = Some(describe_rpc_failure(e, &back));
             }
-            Ok(()) if next.role == Role::Follower => self.measured.add(next.in_use, took),
+            Ok(()) if next.role == Role::Follower => {
+                self.measured.add(&next.name, next.in_use, took)
+            }
             Ok(()) => {}
         }
         self.finish_member(result).await;

@@ -51,6 +51,12 @@ pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
                 for row in status_rows(status, wide) {
                     table.add_row(lead.iter().cloned().chain(row).collect::<Vec<_>>());
                 }
+                if let Some(notice) = nospace_notice(status) {
+                    footer.push_str(&format!(
+                        "\n{}/{}: {}",
+                        entry.cluster.namespace, entry.cluster.name, notice
+                    ));
+                }
                 if !status.gate.passed {
                     footer.push_str(&format!(
                         "\n{}/{}: maintenance would be refused:\n",
@@ -84,6 +90,29 @@ pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
     text
 }
 
+/// The line under a status table while NOSPACE is raised: the verdicts
+/// stay `healthy` (the gate tolerates NOSPACE, since a defrag is its
+/// cure), but the cluster takes no write that adds data until the alarm
+/// is disarmed. `None` without NOSPACE. Pure.
+pub fn nospace_notice(report: &StatusReport) -> Option<String> {
+    let mut on: Vec<&str> = report
+        .alarms
+        .iter()
+        .filter(|a| a.alarm == "NOSPACE")
+        .map(|a| a.member.as_str())
+        .collect();
+    if on.is_empty() {
+        return None;
+    }
+    on.sort();
+    on.dedup();
+    Some(format!(
+        "NOSPACE is raised (on {}): the cluster refuses writes (puts) until the alarm is disarmed; run `kubectl etcd doctor{}` for the remedy\n",
+        on.join(", "),
+        crate::report::ClusterRef::command_args(report.cluster.as_ref())
+    ))
+}
+
 fn status_columns(wide: bool) -> Vec<&'static str> {
     let mut header = vec![
         "NAME",
@@ -113,6 +142,10 @@ pub fn status(report: &StatusReport, wide: bool) -> String {
         table.add_row(row);
     }
     let mut text = trim_lines(&table.to_string());
+    if let Some(notice) = nospace_notice(report) {
+        text.push('\n');
+        text.push_str(&notice);
+    }
     if !report.gate.passed {
         text.push_str("\nHealth gate: maintenance would be refused:\n");
         for r in &report.gate.reasons {
@@ -504,6 +537,11 @@ fn trim_lines(text: &str) -> String {
 
 /// `compact`: each member's sizes, then one sentence on what was done.
 pub fn compact(report: &CompactReport) -> String {
+    if let Some(why) = &report.nothing_to_compact {
+        let mut chars = why.chars();
+        let first = chars.next().map(|c| c.to_uppercase().to_string());
+        return format!("{}{}.\n", first.unwrap_or_default(), chars.as_str());
+    }
     let lines = report.members.iter().map(|m| {
         vec![
             m.name.clone(),
@@ -518,7 +556,19 @@ pub fn compact(report: &CompactReport) -> String {
         &["MEMBER", "DB SIZE", "IN USE BEFORE", "IN USE AFTER"],
         lines,
     );
-    let kept = report.current_revision - report.revision;
+    // Compacting at R keeps R itself (each key's value as of R) and every
+    // revision after it.
+    let stays = if report.revision >= report.current_revision {
+        format!(
+            "only revision {}, the current one, stays: each key's latest value, no history",
+            report.current_revision
+        )
+    } else {
+        format!(
+            "revisions {} to {} stay",
+            report.revision, report.current_revision
+        )
+    };
     if let Some(at) = &report.written_at {
         text.push_str(&format!(
             "Revision {} was written at {at}.\n",
@@ -527,13 +577,13 @@ pub fn compact(report: &CompactReport) -> String {
     }
     let head = if report.dry_run {
         format!(
-            "Would compact every revision before {} through {} (current {}, compacted up to {} so far; the last {kept} revisions stay).",
+            "Would compact every revision before {} through {} (current {}, compacted up to {} so far); {stays}.",
             report.revision, report.leader, report.current_revision, report.compacted_before
         )
     } else {
         format!(
-            "Compacted every revision before {} through {} (current {}; the last {kept} revisions stay). Run `kubectl etcd defrag` to give the space back to the filesystem.",
-            report.revision, report.leader, report.current_revision
+            "Compacted every revision before {} through {}; {stays}. Run `kubectl etcd defrag` to give the space back to the filesystem.",
+            report.revision, report.leader
         )
     };
     text.push_str(&head);
@@ -541,21 +591,27 @@ pub fn compact(report: &CompactReport) -> String {
     text
 }
 
-/// `doctor`: the findings worst first, each with its remedy; ok findings
-/// only when `wide`; then what could not be read.
+/// `doctor`: the findings worst first, each with its remedy; with `wide`,
+/// a column header and then every check that passed, under its own
+/// heading; then what could not be read.
 pub fn doctor(report: &DoctorReport, wide: bool) -> String {
     use crate::plan::doctor::Severity;
     let mut text = String::new();
     if let Some(c) = &report.cluster {
         text.push_str(&format!("{}/{}: {}\n", c.namespace, c.name, report.worst));
     }
-    let shown: Vec<_> = report
+    let (passed, problems): (Vec<_>, Vec<_>) = report
         .findings
         .iter()
-        .filter(|f| wide || f.severity != Severity::Ok)
-        .collect();
-    let width = shown.iter().map(|f| f.check.len()).max().unwrap_or(0);
-    for f in &shown {
+        .partition(|f| f.severity == Severity::Ok);
+    let width = problems
+        .iter()
+        .chain(passed.iter().filter(|_| wide))
+        .map(|f| f.check.len())
+        .max()
+        .unwrap_or(0)
+        .max("CHECK".len());
+    let line = |text: &mut String, f: &crate::plan::doctor::Finding| {
         text.push_str(&format!(
             "{:<8}  {:<width$}  {}\n",
             f.severity.to_string().to_uppercase(),
@@ -565,13 +621,33 @@ pub fn doctor(report: &DoctorReport, wide: bool) -> String {
         if !f.remedy.is_empty() {
             text.push_str(&format!("{:<8}  {:<width$}  → {}\n", "", "", f.remedy));
         }
+    };
+    // With -o wide, the column header goes above the first finding listed.
+    let header = format!("{:<8}  {:<width$}  {}\n", "SEVERITY", "CHECK", "FINDING");
+    if wide && !problems.is_empty() {
+        text.push_str(&header);
     }
-    let ok = report.findings.len() - shown.len();
-    if shown.is_empty() {
+    for f in &problems {
+        line(&mut text, f);
+    }
+    if problems.is_empty() {
         text.push_str("Nothing needs attention.\n");
     }
-    if ok > 0 {
-        text.push_str(&format!("{ok} check(s) ok (-o wide lists them).\n"));
+    if wide {
+        if !passed.is_empty() {
+            text.push_str(&format!("Passed ({} checks):\n", passed.len()));
+            if problems.is_empty() {
+                text.push_str(&header);
+            }
+        }
+        for f in &passed {
+            line(&mut text, f);
+        }
+    } else if !passed.is_empty() {
+        text.push_str(&format!(
+            "{} check(s) ok (-o wide lists them).\n",
+            passed.len()
+        ));
     }
     for u in &report.unread {
         text.push_str(&format!("Not read: {u}\n"));
@@ -754,8 +830,96 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("[MemberUnreachable]"), "{text}");
+        // NOSPACE: the verdict stays healthy, and a line says writes fail.
+        assert!(
+            text.contains("\nNOSPACE is raised (on etcd-3): the cluster refuses writes (puts) until the alarm is disarmed; run `kubectl etcd doctor` for the remedy\n"),
+            "{text}"
+        );
         assert!(!text.lines().any(|l| l.ends_with(' ')), "trailing blanks");
         assert_eq!(text.matches('★').count(), 1);
+    }
+
+    #[test]
+    fn no_nospace_line_without_nospace_and_the_cluster_named_in_plugin_mode() {
+        let mut r = report();
+        r.cluster = Some(crate::report::ClusterRef {
+            namespace: "prod".into(),
+            name: "db".into(),
+        });
+        assert_eq!(
+            nospace_notice(&r).unwrap_or_default(),
+            "NOSPACE is raised (on etcd-3): the cluster refuses writes (puts) until the alarm is disarmed; run `kubectl etcd doctor db -n prod` for the remedy\n"
+        );
+        r.alarms.iter_mut().for_each(|a| a.alarm = "CORRUPT".into());
+        assert_eq!(nospace_notice(&r), None);
+        assert!(!status(&r, false).contains("NOSPACE is raised"));
+    }
+
+    #[test]
+    fn doctor_wide_lists_the_checks_that_passed_under_a_header() {
+        use crate::plan::doctor::{Finding, Severity};
+        let f = |severity, check: &str, message: &str, remedy: &str| Finding {
+            severity,
+            check: check.into(),
+            member: None,
+            message: message.into(),
+            remedy: remedy.into(),
+        };
+        let report = DoctorReport {
+            cluster: None,
+            worst: Severity::Warning,
+            findings: vec![
+                f(
+                    Severity::Warning,
+                    "fragmentation",
+                    "m1: 200 MiB free",
+                    "kubectl etcd defrag",
+                ),
+                f(Severity::Ok, "gate", "the health gate passes", ""),
+                f(
+                    Severity::Ok,
+                    "quota",
+                    "every member's backend is under 80% of its quota",
+                    "",
+                ),
+            ],
+            unread: vec![],
+        };
+        let lines = |l: &[&str]| l.iter().map(|l| format!("{l}\n")).collect::<String>();
+        assert_eq!(
+            doctor(&report, false),
+            lines(&[
+                "WARNING   fragmentation  m1: 200 MiB free",
+                "                         → kubectl etcd defrag",
+                "2 check(s) ok (-o wide lists them).",
+            ])
+        );
+        assert_eq!(
+            doctor(&report, true),
+            lines(&[
+                "SEVERITY  CHECK          FINDING",
+                "WARNING   fragmentation  m1: 200 MiB free",
+                "                         → kubectl etcd defrag",
+                "Passed (2 checks):",
+                "OK        gate           the health gate passes",
+                "OK        quota          every member's backend is under 80% of its quota",
+            ])
+        );
+        let healthy = DoctorReport {
+            worst: Severity::Ok,
+            findings: report.findings[1..].to_vec(),
+            ..report
+        };
+        assert_eq!(
+            doctor(&healthy, true),
+            lines(&[
+                "Nothing needs attention.",
+                "Passed (2 checks):",
+                "SEVERITY  CHECK  FINDING",
+                "OK        gate   the health gate passes",
+                "OK        quota  every member's backend is under 80% of its quota",
+            ])
+        );
     }
 
     #[test]

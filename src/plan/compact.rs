@@ -9,7 +9,8 @@ use std::fmt;
 pub enum Keep {
     /// `--revision N`: compact everything before revision N.
     Revision(i64),
-    /// `--keep N`: keep the last N revisions (compact at current − N).
+    /// `--keep N`: keep the N revisions before the current one (compact at
+    /// current − N; 0 keeps only the current revision).
     Last(i64),
     /// `--keep-duration D`: the newest revision written before D ago
     /// (found by the command), and D as the user wrote it.
@@ -60,6 +61,57 @@ impl fmt::Display for Refusal {
                 "--keep {keep}: the current revision is {current} and revisions up to {compacted} are already compacted, so nothing would be compacted"
             ),
         }
+    }
+}
+
+impl Refusal {
+    /// Whether what was asked to go is gone already: the history is as
+    /// short as asked (or shorter), so there is nothing to compact. That is
+    /// no error: the command says so and exits 0, so a scheduled
+    /// `compact --keep N` on an idle cluster succeeds.
+    pub fn nothing_to_compact(&self) -> bool {
+        !matches!(self, Refusal::Future { .. })
+    }
+}
+
+/// What a compaction request comes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Compact at this revision.
+    At(i64),
+    /// Nothing to compact; the text says why (`nothing to compact: already
+    /// compacted at revision N…`).
+    Nothing(String),
+}
+
+/// What to do for `keep`, given the cluster's current revision and the
+/// one compacted up to: compact at a revision, nothing (already done), or
+/// a refusal (a revision past the current one). Pure.
+pub fn decide(keep: Keep, current: i64, compacted: i64) -> Result<Decision, Refusal> {
+    match revision(keep, current, compacted) {
+        Ok(r) => Ok(Decision::At(r)),
+        Err(refusal) if refusal.nothing_to_compact() => {
+            let mut why = format!("nothing to compact: already compacted at revision {compacted}");
+            if compacted >= current {
+                why.push_str(", the current revision");
+            } else {
+                why.push_str(&match refusal {
+                    Refusal::AlreadyCompacted { requested, .. } => format!(
+                        "; every revision before --revision {requested} is gone already (current revision {current})"
+                    ),
+                    Refusal::TooYoung { age, .. } => format!(
+                        "; every revision kept since is younger than --keep-duration {age} (current revision {current})"
+                    ),
+                    Refusal::NothingToCompact { keep, .. } => format!(
+                        "; only the {} revisions before the current one ({current}) are kept, within --keep {keep}",
+                        current - compacted
+                    ),
+                    Refusal::Future { .. } => String::new(),
+                });
+            }
+            Ok(Decision::Nothing(why))
+        }
+        Err(refusal) => Err(refusal),
     }
 }
 
@@ -184,6 +236,80 @@ mod tests {
         for (keep, current, compacted, want) in table {
             assert_eq!(
                 revision(keep.clone(), current, compacted),
+                want,
+                "{keep:?} current {current} compacted {compacted}"
+            );
+        }
+    }
+
+    #[test]
+    fn nothing_to_compact_is_no_error_and_says_so() {
+        use Keep::*;
+        let dated = |revision| Dated {
+            revision,
+            age: "2h".into(),
+        };
+        let nothing = |text: &str| Ok(Decision::Nothing(text.to_string()));
+        let table: Vec<(Keep, i64, i64, Result<Decision, Refusal>)> = vec![
+            (Last(10), 100, 10, Ok(Decision::At(90))),
+            // Compacted up to the current revision: nothing, whatever asked.
+            (
+                Last(0),
+                100,
+                100,
+                nothing("nothing to compact: already compacted at revision 100, the current revision"),
+            ),
+            (
+                Last(10),
+                100,
+                100,
+                nothing("nothing to compact: already compacted at revision 100, the current revision"),
+            ),
+            (
+                Revision(100),
+                100,
+                100,
+                nothing("nothing to compact: already compacted at revision 100, the current revision"),
+            ),
+            (
+                dated(100),
+                100,
+                100,
+                nothing("nothing to compact: already compacted at revision 100, the current revision"),
+            ),
+            // Less kept than asked for: nothing, with the numbers.
+            (
+                Last(10),
+                100,
+                95,
+                nothing("nothing to compact: already compacted at revision 95; only the 5 revisions before the current one (100) are kept, within --keep 10"),
+            ),
+            (
+                Revision(90),
+                100,
+                95,
+                nothing("nothing to compact: already compacted at revision 95; every revision before --revision 90 is gone already (current revision 100)"),
+            ),
+            (
+                dated(95),
+                100,
+                95,
+                nothing("nothing to compact: already compacted at revision 95; every revision kept since is younger than --keep-duration 2h (current revision 100)"),
+            ),
+            // Past the current revision stays a usage error.
+            (
+                Revision(101),
+                100,
+                100,
+                Err(Refusal::Future {
+                    requested: 101,
+                    current: 100,
+                }),
+            ),
+        ];
+        for (keep, current, compacted, want) in table {
+            assert_eq!(
+                decide(keep.clone(), current, compacted),
                 want,
                 "{keep:?} current {current} compacted {compacted}"
             );

@@ -240,21 +240,76 @@ pub const MODEL_SECONDS_PER_BYTE: f64 = 12.0 / 1e9;
 /// mostly fixed cost and the model is used instead.
 pub const MIN_MEASURED_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Defragmentations measured earlier in the same sweep.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Measured {
-    /// Sum of the in-use sizes of the defragmented followers.
+/// A measurement this far slower than the reference (the fastest other
+/// follower's per-byte cost, else the model) is an outlier: a member
+/// frozen or starved during its defrag says nothing about how long the
+/// next one takes.
+pub const OUTLIER_FACTOR: f64 = 4.0;
+/// ...and at least this many seconds slower, so that the jitter of short
+/// defrags (fractions of a second) never counts as an outlier.
+pub const OUTLIER_SLACK_SECONDS: f64 = 2.0;
+
+/// One follower's defragmentation, measured in this sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub member: String,
     pub in_use_bytes: u64,
-    /// Sum of their Defragment durations.
     pub seconds: f64,
-    pub count: usize,
+}
+
+/// Defragmentations measured earlier in the same sweep.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Measured {
+    pub samples: Vec<Sample>,
 }
 
 impl Measured {
-    pub fn add(&mut self, in_use: u64, took: Duration) {
-        self.in_use_bytes += in_use;
-        self.seconds += took.as_secs_f64();
-        self.count += 1;
+    pub fn add(&mut self, member: &str, in_use: u64, took: Duration) {
+        self.samples.push(Sample {
+            member: member.to_string(),
+            in_use_bytes: in_use,
+            seconds: took.as_secs_f64(),
+        });
+    }
+
+    /// The members whose defrag took far longer than the others' (or, when
+    /// it is the only one, than the model) predict for their size:
+    /// `OUTLIER_FACTOR` times the prediction plus `OUTLIER_SLACK_SECONDS`.
+    /// The reference is the fastest per-byte cost among the other samples
+    /// big enough to measure one (`MIN_MEASURED_BYTES`), else the model's,
+    /// so a uniformly slow disk is no outlier as long as two followers
+    /// agree. Pure.
+    pub fn outliers(&self) -> BTreeSet<String> {
+        let rate =
+            |s: &Sample| (s.seconds - DEFRAG_FIXED_SECONDS).max(0.0) / s.in_use_bytes.max(1) as f64;
+        self.samples
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| {
+                let reference = self
+                    .samples
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, o)| j != i && o.in_use_bytes >= MIN_MEASURED_BYTES)
+                    .map(|(_, o)| rate(o))
+                    .min_by(f64::total_cmp)
+                    .unwrap_or(MODEL_SECONDS_PER_BYTE);
+                let expected = DEFRAG_FIXED_SECONDS + reference * s.in_use_bytes as f64;
+                s.seconds > expected * OUTLIER_FACTOR + OUTLIER_SLACK_SECONDS
+            })
+            .map(|(_, s)| s.member.clone())
+            .collect()
+    }
+
+    /// The samples a prediction is made from: every one but the outliers.
+    fn kept(&self) -> (u64, f64, usize) {
+        let outliers = self.outliers();
+        self.samples
+            .iter()
+            .filter(|s| !outliers.contains(&s.member))
+            .fold((0, 0.0, 0), |(bytes, seconds, n), s| {
+                (bytes + s.in_use_bytes, seconds + s.seconds, n + 1)
+            })
     }
 }
 
@@ -271,12 +326,14 @@ pub struct LeaderChoice {
 }
 
 /// Predicts how long defragmenting `in_use` bytes takes: the fixed cost
-/// plus the per-byte cost measured on this sweep's followers, or the model
-/// when too little was measured. Pure.
+/// plus the per-byte cost measured on this sweep's followers (leaving out
+/// outliers, see `Measured::outliers`), or the model when too little was
+/// measured. Pure.
 pub fn predict(in_use: u64, measured: &Measured) -> (f64, &'static str) {
-    if measured.count > 0 && measured.in_use_bytes >= MIN_MEASURED_BYTES {
-        let variable = (measured.seconds - DEFRAG_FIXED_SECONDS * measured.count as f64).max(0.0);
-        let per_byte = variable / measured.in_use_bytes as f64;
+    let (bytes, seconds, count) = measured.kept();
+    if count > 0 && bytes >= MIN_MEASURED_BYTES {
+        let variable = (seconds - DEFRAG_FIXED_SECONDS * count as f64).max(0.0);
+        let per_byte = variable / bytes as f64;
         (DEFRAG_FIXED_SECONDS + per_byte * in_use as f64, "measured")
     } else {
         (
@@ -398,18 +455,28 @@ pub fn ready_for_transfer(leader: &MemberStatus, target: &MemberStatus) -> bool 
 /// member this sweep has not defragmented, then the one whose defrag ended
 /// longest ago (`defragmented` lists them in the order they were done);
 /// within each, the most caught-up one (highest applied index), ties by
-/// name. The old leader drops every proposal until the target has taken
-/// over, and the target must first persist its vote: a member that has just
-/// written out a defragmented file is the one most likely to keep that
-/// window open longer (docs/benchmarks.md has what was measured). Pure.
+/// name. A member in `slow` (its defrag took far longer than the others',
+/// `Measured::outliers`: frozen or starved meanwhile) comes after every
+/// other candidate, whatever its rank. The old leader drops every proposal
+/// until the target has taken over, and the target must first persist its
+/// vote: a member that has just written out a defragmented file is the one
+/// most likely to keep that window open longer (docs/benchmarks.md has what
+/// was measured). Pure.
 pub fn transfer_target(
     snapshot: &ClusterSnapshot,
     leader: u64,
     pending: &BTreeSet<String>,
     defragmented: &[String],
+    slow: &BTreeSet<String>,
 ) -> Option<(String, u64)> {
-    // Untouched members first (no position), then by when they were done.
-    let settled_rank = |name: &str| defragmented.iter().position(|d| d == name);
+    // Untouched members first (no position), then by when they were done;
+    // a member that was slow to defragment last of all.
+    let settled_rank = |name: &str| {
+        (
+            slow.contains(name),
+            defragmented.iter().position(|d| d == name),
+        )
+    };
     snapshot
         .members
         .iter()
@@ -607,8 +674,8 @@ mod tests {
         assert!((model - 12.25).abs() < 1e-9);
 
         let mut measured = Measured::default();
-        measured.add(500 * MI, Duration::from_millis(250 + 5000));
-        measured.add(500 * MI, Duration::from_millis(250 + 5000));
+        measured.add("a", 500 * MI, Duration::from_millis(250 + 5000));
+        measured.add("c", 500 * MI, Duration::from_millis(250 + 5000));
         let (p, basis) = predict(1000 * MI, &measured);
         assert_eq!(basis, "measured");
         assert!((p - 10.25).abs() < 1e-6, "{p}");
@@ -624,6 +691,104 @@ mod tests {
         assert!(!choose_leader_handling(MoveLeader::Never, 10 << 30, &nothing).transfer);
     }
 
+    /// Samples (member, in use MiB, seconds).
+    fn measured(samples: &[(&str, u64, f64)]) -> Measured {
+        let mut m = Measured::default();
+        for &(name, mib, secs) in samples {
+            m.add(name, mib * MI, Duration::from_secs_f64(secs));
+        }
+        m
+    }
+
+    #[test]
+    fn a_defrag_far_slower_than_the_others_is_an_outlier() {
+        let none: &[&str] = &[];
+        type Case<'a> = (&'a str, Vec<(&'a str, u64, f64)>, &'a [&'a str]);
+        let cases: Vec<Case> = vec![
+            ("two alike", vec![("a", 100, 1.5), ("c", 100, 1.6)], none),
+            // The case: c was frozen for 12 s during its defrag.
+            (
+                "one frozen",
+                vec![("a", 100, 1.5), ("c", 100, 12.0)],
+                &["c"],
+            ),
+            (
+                "one frozen of three",
+                vec![("a", 100, 1.5), ("c", 100, 12.0), ("d", 120, 1.9)],
+                &["c"],
+            ),
+            // A bigger member takes longer in proportion: no outlier.
+            (
+                "bigger, slower",
+                vec![("a", 100, 1.5), ("c", 800, 10.0)],
+                none,
+            ),
+            // A slow disk everywhere: the followers agree, nobody is odd.
+            (
+                "slow everywhere",
+                vec![("a", 100, 10.0), ("c", 100, 11.0)],
+                none,
+            ),
+            // Alone, a sample is judged against the model (12 s per GB).
+            ("alone, like the model", vec![("a", 100, 1.5)], none),
+            ("alone, frozen", vec![("a", 100, 12.0)], &["a"]),
+            // Short defrags jitter by fractions of a second: the slack.
+            ("tiny", vec![("a", 1, 0.3), ("c", 1, 1.9)], none),
+        ];
+        for (name, samples, want) in cases {
+            let got = measured(&samples).outliers();
+            let want: BTreeSet<String> = want.iter().map(|s| s.to_string()).collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn an_outlier_neither_drives_the_prediction_nor_takes_leadership() {
+        let normal = measured(&[("a", 100, 1.5)]);
+        let frozen = measured(&[("c", 100, 12.0), ("a", 100, 1.5)]);
+        // The leader's prediction comes from a alone, as if c was not there.
+        let (with_outlier, basis) = predict(100 * MI, &frozen);
+        assert_eq!(basis, "measured");
+        assert!(
+            (with_outlier - predict(100 * MI, &normal).0).abs() < 1e-9,
+            "{with_outlier}"
+        );
+        assert!(with_outlier < 2.0, "{with_outlier}");
+        // So `auto` with a 5 s bound still defragments the leader in place.
+        let auto = MoveLeader::Auto {
+            above: Duration::from_secs(5),
+        };
+        assert!(!choose_leader_handling(auto, 100 * MI, &frozen).transfer);
+        // A lone frozen sample: the model, not the freeze.
+        let (alone, basis) = predict(100 * MI, &measured(&[("c", 100, 12.0)]));
+        assert_eq!(basis, "model");
+        assert!((alone - predict(100 * MI, &Measured::default()).0).abs() < 1e-9);
+
+        // c was defragmented first, so it has settled longest; frozen, it
+        // still comes after a.
+        let s = snapshot(&[
+            ("a", 1, 1, 1, false),
+            ("b", 2, 1, 1, false),
+            ("c", 3, 1, 1, false),
+        ]);
+        let order = vec!["c".to_string(), "a".to_string()];
+        let none = BTreeSet::new();
+        assert_eq!(
+            transfer_target(&s, 2, &none, &order, &none),
+            Some(("c".into(), 3))
+        );
+        assert_eq!(
+            transfer_target(&s, 2, &none, &order, &frozen.outliers()),
+            Some(("a".into(), 1))
+        );
+        // When it is the only candidate, it still takes over.
+        let pending: BTreeSet<String> = ["a".to_string()].into();
+        assert_eq!(
+            transfer_target(&s, 2, &pending, &order, &frozen.outliers()),
+            Some(("c".into(), 3))
+        );
+    }
+
     #[test]
     fn transfer_goes_to_a_caught_up_voter_never_a_learner() {
         let s = snapshot(&[
@@ -634,13 +799,19 @@ mod tests {
         ]);
         // z has the highest applied index but is a learner; c beats a.
         assert_eq!(
-            transfer_target(&s, 2, &BTreeSet::new(), &[]),
+            transfer_target(&s, 2, &BTreeSet::new(), &[], &BTreeSet::new()),
             Some(("c".into(), 3))
         );
         let pending: BTreeSet<String> = ["c".to_string()].into();
-        assert_eq!(transfer_target(&s, 2, &pending, &[]), Some(("a".into(), 1)));
+        assert_eq!(
+            transfer_target(&s, 2, &pending, &[], &BTreeSet::new()),
+            Some(("a".into(), 1))
+        );
         let s1 = snapshot(&[("b", 2, 1, 1, false)]);
-        assert_eq!(transfer_target(&s1, 2, &BTreeSet::new(), &[]), None);
+        assert_eq!(
+            transfer_target(&s1, 2, &BTreeSet::new(), &[], &BTreeSet::new()),
+            None
+        );
     }
 
     #[test]
@@ -656,16 +827,19 @@ mod tests {
         // a was defragmented first, c just now: a, though c and d are
         // further along.
         assert_eq!(
-            transfer_target(&s, 2, &none, &names(&["a", "c", "d"])),
+            transfer_target(&s, 2, &none, &names(&["a", "c", "d"]), &none),
             Some(("a".into(), 1))
         );
         // A member the sweep did not touch beats every defragmented one.
         assert_eq!(
-            transfer_target(&s, 2, &none, &names(&["d", "a"])),
+            transfer_target(&s, 2, &none, &names(&["d", "a"]), &none),
             Some(("c".into(), 3))
         );
         // Among untouched members, the most caught-up.
-        assert_eq!(transfer_target(&s, 2, &none, &[]), Some(("d".into(), 4)));
+        assert_eq!(
+            transfer_target(&s, 2, &none, &[], &none),
+            Some(("d".into(), 4))
+        );
     }
 
     #[test]
@@ -699,7 +873,7 @@ mod tests {
         assert!((big - 15.35).abs() < 0.1, "{big}");
         // Measured on this sweep's followers: 3 s per GB is short enough.
         let mut fast = Measured::default();
-        fast.add(1000 * MI, Duration::from_secs(3));
+        fast.add("a", 1000 * MI, Duration::from_secs(3));
         assert_eq!(predicted_outage(1200 * MI, &fast), None);
         let s = snapshot(&[
             ("a", 1, 2000, 1200, false),

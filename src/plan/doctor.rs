@@ -120,30 +120,144 @@ pub struct Facts<'a> {
     pub cluster_args: String,
 }
 
-/// Every check, in the order the report lists them.
+/// Every check, in the order the report lists them. A check that ran and
+/// found nothing adds an `ok` finding saying what it looked at, so that
+/// `-o wide` (and JSON) list every check that passed; a check whose facts
+/// could not be read adds nothing (the command lists what it could not
+/// read).
 pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     if let (Some(snap), Some(verdict)) = (facts.snapshot, facts.verdict) {
         out.extend(gate(verdict, &facts.cluster_args));
-        out.extend(alarms(snap));
+        if snap.alarm_list_error.is_none() {
+            out.extend(or_passed(alarms(snap), "alarm", "no alarm is raised"));
+        } else {
+            out.extend(alarms(snap));
+        }
         out.extend(fragmentation(snap, &facts.rule, &facts.cluster_args));
-        out.extend(quota(snap));
-        out.extend(versions(snap));
-        out.extend(learners(snap, verdict));
+        out.extend(or_passed(
+            quota(snap),
+            "quota",
+            "every member's backend is under 80% of its quota",
+        ));
+        let minors: std::collections::BTreeSet<String> = snap
+            .members
+            .iter()
+            .filter_map(|m| m.status())
+            .map(|s| s.version.split('.').take(2).collect::<Vec<_>>().join("."))
+            .collect();
+        if let Some(minor) = minors.first() {
+            out.extend(or_passed(
+                versions(snap),
+                "version-skew",
+                format!("every member runs etcd {minor}"),
+            ));
+        }
+        out.extend(or_passed(
+            learners(snap, verdict),
+            "learner",
+            "no learner is waiting to be promoted",
+        ));
         if let Some(spec) = &facts.spec {
-            out.extend(defrag_space(snap, spec));
+            if let Some(volume) = spec.volume_bytes {
+                out.extend(or_passed(
+                    defrag_space(snap, spec),
+                    "defrag-space",
+                    format!(
+                        "a defrag fits on every member's {} volume",
+                        format_bytes(volume)
+                    ),
+                ));
+            }
         }
     }
-    out.extend(leader_changes(&facts.metrics));
-    out.extend(disk_latency(&facts.metrics));
-    out.extend(compaction(facts.revisions, facts.spec.as_ref()));
-    out.extend(certificates(&facts.certs, facts.now));
+    if !facts.metrics.is_empty() {
+        let requested: u64 = facts.metrics.values().map(|m| m.move_leader_requests).sum();
+        let mut passed =
+            "no member sees frequent elections (3 or more, over 2 per hour)".to_string();
+        if requested > 0 {
+            passed.push_str(&format!(
+                "; {requested} transfer(s) requested through MoveLeader not counted"
+            ));
+        }
+        out.extend(or_passed(
+            leader_changes(&facts.metrics),
+            "leader-changes",
+            passed,
+        ));
+        let judged = facts
+            .metrics
+            .values()
+            .filter(|m| m.wal_fsyncs >= MIN_FSYNCS && m.wal_fsync_p99_seconds.is_some())
+            .count();
+        if judged > 0 {
+            out.extend(or_passed(
+                disk_latency(&facts.metrics),
+                "disk-latency",
+                format!("99% of WAL fsyncs finish within 10 ms on each of the {judged} member(s) with at least {MIN_FSYNCS} fsyncs"),
+            ));
+        }
+    }
+    let compacted = compaction(facts.revisions, facts.spec.as_ref());
+    let has = |check: &str| compacted.iter().any(|f| f.check == check);
+    let mut passed = Vec::new();
+    if let (Some((current, compacted_at)), false) = (facts.revisions, has("compaction")) {
+        passed.push(finding(
+            Severity::Ok,
+            "compaction",
+            None,
+            format!(
+                "{} revisions are kept (current {current}, compacted up to {compacted_at})",
+                current - compacted_at
+            ),
+            "",
+        ));
+    }
+    if let (Some(spec), false) = (&facts.spec, has("auto-compaction")) {
+        passed.push(finding(
+            Severity::Ok,
+            "auto-compaction",
+            None,
+            format!(
+                "auto-compaction keeps {} ({})",
+                spec.auto_compaction_retention.as_deref().unwrap_or("0"),
+                spec.auto_compaction_mode.as_deref().unwrap_or("periodic")
+            ),
+            "",
+        ));
+    }
+    out.extend(compacted);
+    out.extend(passed);
+    if let Some(first) = facts.certs.iter().min_by_key(|c| c.not_after) {
+        out.extend(or_passed(
+            certificates(&facts.certs, facts.now),
+            "certificate",
+            format!(
+                "every certificate is valid for 30 days or more (the first to expire: the {}, in {} days)",
+                first.what,
+                (first.not_after - facts.now) / 86_400
+            ),
+        ));
+    }
     out.extend(stop_grpc_on_defrag(&facts.pod_args, facts.snapshot));
     if let Some(t) = &facts.traffic {
-        out.extend(traffic(t));
+        out.extend(or_passed(
+            traffic(t),
+            "traffic",
+            format!("trafficDistribution {}: its prerequisites hold", t.value),
+        ));
     }
     out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     out
+}
+
+/// `found`, or one `ok` finding for `check` saying what passed.
+fn or_passed(found: Vec<Finding>, check: &str, passed: impl Into<String>) -> Vec<Finding> {
+    if found.is_empty() {
+        vec![finding(Severity::Ok, check, None, passed.into(), "")]
+    } else {
+        found
+    }
 }
 
 /// The worst severity among `findings` (Ok when none).
@@ -428,27 +542,46 @@ pub fn defrag_space(snap: &ClusterSnapshot, spec: &ClusterSpecFacts) -> Vec<Find
     out
 }
 
-/// Elections: each one stalls writes for an election timeout.
+/// Elections: each one stalls writes for an election timeout. A transfer
+/// someone asked for (MoveLeader: `kubectl etcd move-leader`, the leader
+/// handling of `kubectl etcd defrag`, `etcdctl move-leader`) is a leader
+/// change too, but says nothing about the disk or the network: the
+/// transfers every member carried out (`MemberMetrics::move_leader_requests`)
+/// are taken off each member's count. Counters restart with each member's
+/// process, so when members restarted at different times the split is
+/// approximate; a leader that stops gracefully also hands over, uncounted.
 pub fn leader_changes(metrics: &BTreeMap<String, MemberMetrics>) -> Vec<Finding> {
+    let requested: u64 = metrics.values().map(|m| m.move_leader_requests).sum();
     let mut out = Vec::new();
     for (name, m) in metrics {
         if m.uptime_seconds <= 0.0 {
             continue;
         }
         let hours = m.uptime_seconds / 3600.0;
-        let per_hour = m.leader_changes as f64 / hours.max(1.0 / 60.0);
+        let elections = m.leader_changes.saturating_sub(requested);
+        let per_hour = elections as f64 / hours.max(1.0 / 60.0);
         // Startup elects once; more than a few per hour is instability.
-        if m.leader_changes >= 3 && per_hour > 2.0 {
+        if elections >= 3 && per_hour > 2.0 {
+            let up =
+                humantime::format_duration(std::time::Duration::from_secs(m.uptime_seconds as u64));
+            let message = if requested == 0 {
+                format!(
+                    "{name} has seen {} leader changes in {up} up ({per_hour:.1} per hour)",
+                    m.leader_changes
+                )
+            } else {
+                format!(
+                    "{name} has seen {} leader changes in {up} up: {} requested through MoveLeader, {elections} elections ({per_hour:.1} per hour)",
+                    m.leader_changes,
+                    m.leader_changes - elections
+                )
+            };
             out.push(finding(
                 Severity::Warning,
                 "leader-changes",
                 Some(name),
-                format!(
-                    "{name} has seen {} leader changes in {} up ({per_hour:.1} per hour)",
-                    m.leader_changes,
-                    humantime::format_duration(std::time::Duration::from_secs(m.uptime_seconds as u64))
-                ),
-                "elections mean missed heartbeats: look at disk latency (WAL fsync), CPU starvation and the network between members",
+                message,
+                "elections mean missed heartbeats: look at disk latency (WAL fsync), CPU starvation and the network between members. Transfers requested through MoveLeader (kubectl etcd move-leader, kubectl etcd defrag's leader handling) are not counted; a leader that restarts hands over too",
             ));
         }
     }
@@ -738,13 +871,107 @@ mod tests {
         };
         let found = examine(&facts);
         assert_eq!(worst(&found), Severity::Ok);
+        // Every check that ran says it passed; those whose facts were not
+        // read (metrics, certificates, the EtcdCluster) say nothing.
+        let ok = |c: &str| (Severity::Ok, c.to_string(), None);
         assert_eq!(
             checks(&found),
             [
-                (Severity::Ok, "gate".into(), None),
-                (Severity::Ok, "fragmentation".into(), None)
+                ok("gate"),
+                ok("alarm"),
+                ok("fragmentation"),
+                ok("quota"),
+                ok("version-skew"),
+                ok("learner"),
             ]
         );
+        assert_eq!(found[4].message, "every member runs etcd 3.6");
+    }
+
+    #[test]
+    fn every_check_that_ran_and_passed_is_listed() {
+        let s = healthy();
+        let v = evaluate(&s, &GateOptions::default());
+        let settled = MemberMetrics {
+            leader_changes: 4,
+            uptime_seconds: 600.0,
+            wal_fsync_p99_seconds: Some(0.002),
+            wal_fsyncs: 500,
+            ..Default::default()
+        };
+        let calm = MemberMetrics {
+            move_leader_requests: 3,
+            ..settled
+        };
+        let facts = Facts {
+            snapshot: Some(&s),
+            verdict: Some(&v),
+            revisions: Some((5_000, 4_000)),
+            metrics: [("a".to_string(), calm)].into_iter().collect(),
+            certs: vec![CertFact {
+                what: "client certificate (--cert)".into(),
+                not_after: 100 * 86_400,
+            }],
+            now: 0,
+            spec: Some(ClusterSpecFacts {
+                auto_compaction_retention: Some("1h".into()),
+                volume_bytes: Some(8 << 30),
+                ..Default::default()
+            }),
+            pod_args: [(
+                "a".to_string(),
+                vec!["--feature-gates=StopGRPCServiceOnDefrag=true".to_string()],
+            )]
+            .into_iter()
+            .collect(),
+            traffic: Some(TrafficFacts {
+                value: "PreferSameNode".into(),
+                placement: vec![("a".into(), Some("n1".into()), None)],
+            }),
+            ..Default::default()
+        };
+        let found = examine(&facts);
+        assert_eq!(worst(&found), Severity::Ok, "{found:#?}");
+        let names: Vec<&str> = found.iter().map(|f| f.check.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "gate",
+                "alarm",
+                "fragmentation",
+                "quota",
+                "version-skew",
+                "learner",
+                "defrag-space",
+                "leader-changes",
+                "disk-latency",
+                "compaction",
+                "auto-compaction",
+                "certificate",
+                "stop-grpc-on-defrag",
+                "traffic"
+            ]
+        );
+        let message = |check: &str| {
+            found
+                .iter()
+                .find(|f| f.check == check)
+                .map(|f| f.message.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            message("leader-changes"),
+            "no member sees frequent elections (3 or more, over 2 per hour); 3 transfer(s) requested through MoveLeader not counted"
+        );
+        assert_eq!(
+            message("compaction"),
+            "1000 revisions are kept (current 5000, compacted up to 4000)"
+        );
+        assert_eq!(
+            message("certificate"),
+            "every certificate is valid for 30 days or more (the first to expire: the client certificate (--cert), in 100 days)"
+        );
+        assert!(found.iter().all(|f| f.remedy.is_empty()));
     }
 
     #[test]
@@ -947,6 +1174,7 @@ mod tests {
                     uptime_seconds: 60.0,
                     wal_fsync_p99_seconds: Some(0.002),
                     wal_fsyncs: 500,
+                    ..Default::default()
                 },
             ),
             (
@@ -956,6 +1184,7 @@ mod tests {
                     uptime_seconds: 1800.0,
                     wal_fsync_p99_seconds: Some(0.05),
                     wal_fsyncs: 500,
+                    ..Default::default()
                 },
             ),
             (
@@ -965,6 +1194,7 @@ mod tests {
                     uptime_seconds: 30.0 * 86400.0,
                     wal_fsync_p99_seconds: Some(0.4),
                     wal_fsyncs: 500,
+                    ..Default::default()
                 },
             ),
             (
@@ -974,6 +1204,7 @@ mod tests {
                     uptime_seconds: 5.0,
                     wal_fsync_p99_seconds: Some(0.4),
                     wal_fsyncs: 20,
+                    ..Default::default()
                 },
             ),
         ]
@@ -992,6 +1223,27 @@ mod tests {
             elections[0].message,
             "restless has seen 6 leader changes in 30m up (12.0 per hour)"
         );
+        // Transfers someone asked for are no elections: with 4 of restless's
+        // 6 changes carried out through MoveLeader (by any member), only 2
+        // elections remain, too few to warn about.
+        let mut asked = metrics.clone();
+        if let Some(m) = asked.get_mut("calm") {
+            m.move_leader_requests = 3;
+        }
+        if let Some(m) = asked.get_mut("old") {
+            m.move_leader_requests = 1;
+        }
+        assert!(leader_changes(&asked).is_empty());
+        // With 2 transfers asked for, 4 elections still warn, and say so.
+        if let Some(m) = asked.get_mut("calm") {
+            m.move_leader_requests = 1;
+        }
+        let split = leader_changes(&asked);
+        assert_eq!(
+            split[0].message,
+            "restless has seen 6 leader changes in 30m up: 2 requested through MoveLeader, 4 elections (8.0 per hour)"
+        );
+        assert!(split[0].remedy.contains("Transfers requested through MoveLeader (kubectl etcd move-leader, kubectl etcd defrag's leader handling) are not counted"));
         let disks = disk_latency(&metrics);
         assert_eq!(
             checks(&disks),

@@ -185,6 +185,73 @@ pub fn check(
     }
 }
 
+/// Which member a typed MEMBER (or `--to`) names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Named {
+    /// This member (an index into the snapshot's members).
+    One(usize),
+    /// The text reads as the id of more than one member (hex for one,
+    /// decimal for another); the name is the way out.
+    Ambiguous(Vec<usize>),
+    /// No member has that name or id.
+    None,
+}
+
+/// The member `text` names: its name (as MemberList gives it), else its id
+/// in hex as `status` and `members` show it (`0x` and leading zeros
+/// optional), else its id in decimal as `etcdctl -w json` prints it. A
+/// member that was added but never started has no name in MemberList, so
+/// its id is the only way to name it. Pure.
+pub fn find_member(snapshot: &ClusterSnapshot, text: &str) -> Named {
+    let text = text.trim();
+    if text.is_empty() {
+        return Named::None;
+    }
+    if let Some(i) = snapshot.members.iter().position(|m| m.name == text) {
+        return Named::One(i);
+    }
+    let hex = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))
+        .unwrap_or(text);
+    let ids = [u64::from_str_radix(hex, 16).ok(), text.parse::<u64>().ok()];
+    let mut found: Vec<usize> = Vec::new();
+    for id in ids.into_iter().flatten() {
+        if let Some(i) = snapshot.members.iter().position(|m| m.id == Some(id)) {
+            if !found.contains(&i) {
+                found.push(i);
+            }
+        }
+    }
+    match found.as_slice() {
+        [] => Named::None,
+        [one] => Named::One(*one),
+        _ => Named::Ambiguous(found),
+    }
+}
+
+/// Whether a member was added but has not started yet: MemberList gives
+/// it no name until it has joined.
+pub fn never_started(m: &MemberSnapshot) -> bool {
+    m.listed.as_ref().is_some_and(|l| l.name.is_empty())
+}
+
+/// The members as an error message lists them: `name (hex id)`, and a
+/// member that never started by its id alone. Pure.
+pub fn describe_members(snapshot: &ClusterSnapshot) -> String {
+    let mut shown: Vec<String> = snapshot
+        .members
+        .iter()
+        .map(|m| match m.id {
+            Some(id) if never_started(m) => format!("{id:016x} (added, never started)"),
+            Some(id) => format!("{} ({id:016x})", m.name),
+            None => m.name.clone(),
+        })
+        .collect();
+    shown.sort();
+    shown.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,6 +365,52 @@ mod tests {
             outcome(&healthy, Change::Remove(named(&healthy, "l"))),
             Ok((1, 1, 1))
         );
+    }
+
+    #[test]
+    fn a_member_is_named_by_name_hex_id_or_decimal_id() {
+        let mut s = cluster(&[("m0", false, true, 100), ("m1", false, true, 100)]);
+        // Real ids, as etcd hands them out, and one added but never started.
+        s.members[0].id = Some(0x8e9e_05c5_2164_694d);
+        s.members[1].id = Some(0x0000_0000_0000_0abc);
+        let mut unstarted = MemberSnapshot::listed_for_test(
+            "",
+            0xdead_beef_0000_0001,
+            false,
+            Probe::refused_for_test(),
+        );
+        unstarted.name = "(unstarted deadbeef00000001)".into();
+        s.members.push(unstarted);
+        let cases: Vec<(&str, Named)> = vec![
+            ("m0", Named::One(0)),
+            ("m1", Named::One(1)),
+            ("8e9e05c52164694d", Named::One(0)),
+            ("0x8e9e05c52164694d", Named::One(0)),
+            ("8E9E05C52164694D", Named::One(0)),
+            // etcdctl -w json prints ids in decimal.
+            ("10276657743932975437", Named::One(0)),
+            ("0000000000000abc", Named::One(1)),
+            ("abc", Named::One(1)),
+            ("2748", Named::One(1)),
+            ("deadbeef00000001", Named::One(2)),
+            ("(unstarted deadbeef00000001)", Named::One(2)),
+            ("m3", Named::None),
+            ("", Named::None),
+            ("12345", Named::None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(find_member(&s, text), want, "{text}");
+        }
+        assert_eq!(
+            describe_members(&s),
+            "deadbeef00000001 (added, never started), m0 (8e9e05c52164694d), m1 (0000000000000abc)"
+        );
+        assert!(never_started(&s.members[2]) && !never_started(&s.members[0]));
+        // One member's id in hex reads as another's in decimal: the name
+        // is the way out.
+        s.members[1].id = Some(0x10);
+        s.members[0].id = Some(10);
+        assert_eq!(find_member(&s, "10"), Named::Ambiguous(vec![1, 0]));
     }
 
     #[test]

@@ -23,6 +23,15 @@ pub struct ClusterRef {
     pub name: String,
 }
 
+impl ClusterRef {
+    /// How a printed command names the cluster: ` NAME -n NAMESPACE` in
+    /// plugin mode, nothing standalone (the user's `ETCDCTL_*` settings or
+    /// flags carry it), so that advice runs as printed.
+    pub fn command_args(cluster: Option<&ClusterRef>) -> String {
+        cluster.map_or_else(String::new, |c| format!(" {} -n {}", c.name, c.namespace))
+    }
+}
+
 impl From<&crate::k8s::crd::EtcdCluster> for ClusterRef {
     fn from(cluster: &crate::k8s::crd::EtcdCluster) -> Self {
         ClusterRef {

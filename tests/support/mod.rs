@@ -223,3 +223,71 @@ impl Running {
         }
     }
 }
+
+/// Runs the tool on a terminal (`script` gives it one for stdin and
+/// stderr), with exactly `args` and `env`, answering each prompt in
+/// `answers` (text to wait for, then the reply, sent with a carriage
+/// return) in order. Returns the exit code and everything the terminal
+/// showed. Fails the test when a prompt does not come or the run does
+/// not end within 60 s.
+pub async fn tool_on_terminal(
+    args: &[String],
+    env: &[(String, String)],
+    answers: &[(&str, &str)],
+) -> (i32, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut line = vec![env!("CARGO_BIN_EXE_kubectl-etcd").to_string()];
+    line.extend(args.iter().cloned());
+    let quoted: Vec<String> = line.iter().map(|w| format!("'{w}'")).collect();
+    let mut command = tokio::process::Command::new("script");
+    for var in ENV_VARS {
+        command.env_remove(var);
+    }
+    let mut child = command
+        .args(["-qefc", &quoted.join(" "), "/dev/null"])
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("script");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut seen = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    for (prompt, reply) in answers {
+        while !String::from_utf8_lossy(&seen).contains(prompt) {
+            let mut buf = [0u8; 512];
+            let n = tokio::time::timeout_at(deadline, stdout.read(&mut buf))
+                .await
+                .unwrap_or_else(|_| {
+                    panic!("no prompt {prompt:?}: {}", String::from_utf8_lossy(&seen))
+                })
+                .expect("read the terminal");
+            assert!(
+                n > 0,
+                "ended before asking {prompt:?}: {}",
+                String::from_utf8_lossy(&seen)
+            );
+            seen.extend_from_slice(&buf[..n]);
+        }
+        stdin
+            .write_all(format!("{reply}\r").as_bytes())
+            .await
+            .expect("answer");
+        stdin.flush().await.expect("answer");
+    }
+    let mut rest = Vec::new();
+    tokio::time::timeout_at(deadline, stdout.read_to_end(&mut rest))
+        .await
+        .unwrap_or_else(|_| panic!("did not end: {}", String::from_utf8_lossy(&seen)))
+        .expect("read the terminal");
+    seen.extend_from_slice(&rest);
+    let status = child.wait().await.expect("wait for script");
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&seen).into_owned(),
+    )
+}
