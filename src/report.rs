@@ -339,12 +339,28 @@ pub struct DefragReport {
     pub refusal: Vec<ReasonView>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compacted_at: Option<i64>,
+    /// Members whose in-use size etcd had not recomputed since the
+    /// compaction, so their figures are not known (see `NotRefreshed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_use_not_refreshed: Option<NotRefreshed>,
     /// Wall time of the whole sweep, and the sum of Defragment durations.
     pub wall_ms: u64,
     pub defrag_ms: u64,
     pub alarms: Vec<AlarmAction>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hash_check: Option<HashCheck>,
+}
+
+/// In-use figures that are not known: etcd recomputes a member's in-use
+/// size when it commits its backend, and after a compaction the tool's
+/// refresh (a Lease granted and revoked) was refused, so members whose
+/// figure did not move still show the size from before the compaction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotRefreshed {
+    pub members: Vec<String>,
+    /// Why the refresh was refused (etcd's words).
+    pub why: String,
 }
 
 impl DefragReport {
@@ -354,6 +370,7 @@ impl DefragReport {
     pub fn succeeded(&self) -> bool {
         self.stopped.is_none()
             && self.members.iter().all(|m| m.outcome != Outcome::Failed)
+            && self.skipped_unknown().next().is_none()
             && self
                 .alarms
                 .iter()
@@ -362,6 +379,21 @@ impl DefragReport {
                 .hash_check
                 .as_ref()
                 .is_none_or(|h| h.verdict != HashVerdict::Disagree)
+    }
+
+    /// Members the rule skipped on an in-use figure that is not known
+    /// (`in_use_not_refreshed`): they may still hold the space.
+    pub fn skipped_unknown(&self) -> impl Iterator<Item = &MemberResult> {
+        let stale = self
+            .in_use_not_refreshed
+            .as_ref()
+            .map(|n| n.members.as_slice())
+            .unwrap_or_default();
+        self.members.iter().filter(move |m| {
+            m.outcome == Outcome::Skipped
+                && m.reason == Some(MemberReason::BelowThreshold)
+                && stale.contains(&m.name)
+        })
     }
 
     /// The stop reason, if the run stopped early.
@@ -396,6 +428,14 @@ impl DefragReport {
                 )
             })
             .collect();
+        // A member skipped on a figure etcd had not refreshed may still
+        // hold the space the run was for: that is no success.
+        parts.extend(self.skipped_unknown().map(|m| {
+            format!(
+                "{} skipped on an in-use figure etcd had not refreshed since the compaction; what it holds is not known",
+                m.name
+            )
+        }));
         parts.extend(
             self.alarms
                 .iter()
@@ -533,7 +573,16 @@ impl MemberResult {
             detail: m
                 .silent
                 .as_ref()
-                .map(|why| format!("{why} (member id {})", member_id(m.id))),
+                .map(|why| format!("{why} (member id {})", member_id(m.id)))
+                .or_else(|| {
+                    (m.decision
+                        == crate::plan::defrag::MemberDecision::Defrag(
+                            crate::plan::rule::Trigger::Nospace,
+                        ))
+                    .then(|| {
+                        "NOSPACE recovery: below the rule, but its defrag helps bring the cluster back under its quota".to_string()
+                    })
+                }),
             db_size_before: m.db_size,
             db_size_in_use: m.in_use,
             db_size_after: None,
@@ -820,8 +869,11 @@ pub struct CompactReport {
     /// The member the compaction went through.
     pub leader: String,
     /// Each answering member's sizes before, and after the compaction
-    /// settled (`None` on a dry run).
+    /// settled (`None` on a dry run, and for a member whose figure etcd
+    /// had not recomputed: see `inUseNotRefreshed`).
     pub members: Vec<CompactedMember>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_use_not_refreshed: Option<NotRefreshed>,
     /// Set when there was nothing to compact (what was asked to go is gone
     /// already; exit 0): why, e.g. `nothing to compact: already compacted
     /// at revision N, the current revision`. Nothing was sent to etcd.

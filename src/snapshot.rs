@@ -57,6 +57,10 @@ pub struct MemberMetrics {
     pub wal_fsync_p99_seconds: Option<f64>,
     /// How many WAL fsyncs that percentile is over.
     pub wal_fsyncs: u64,
+    /// `etcd_server_quota_backend_bytes`: the member's own backend quota,
+    /// reported by every release (3.4 included), unlike Status, which
+    /// carries it from 3.6 on. `None` when absent or not positive.
+    pub quota_bytes: Option<u64>,
     /// Leadership transfers this member carried out on request: the
     /// MoveLeader calls it answered with OK (`grpc_server_handled_total`;
     /// only the leader can carry one out, so the sum over the members
@@ -377,9 +381,24 @@ pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapsho
         }
     }));
     let (statuses, alarm_answer) = futures::join!(statuses, ops.alarm_list(&list_dial));
+    // Members whose Status carries no quota (before 3.6): their /metrics
+    // has it, so no quota is assumed where the member can say.
+    let metrics_quotas = join_all(rows.iter().zip(&statuses).map(|(row, status)| async move {
+        match (&row.dial, status) {
+            (
+                Some(d),
+                Some(Ok(MemberStatus {
+                    db_size_quota: None,
+                    ..
+                })),
+            ) => ops.backend_quota(d).await,
+            _ => None,
+        }
+    }))
+    .await;
 
     let mut members: Vec<MemberSnapshot> = Vec::new();
-    for (row, status) in rows.into_iter().zip(statuses) {
+    for ((row, status), metrics_quota) in rows.into_iter().zip(statuses).zip(metrics_quotas) {
         let probe = match (status, row.not_probed) {
             (Some(Ok(s)), _) => Probe::Answered(s),
             (Some(Err(e)), _) => Probe::Failed(e),
@@ -391,7 +410,14 @@ pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapsho
             Probe::Answered(s) => list.iter().find(|m| m.id == s.member_id).cloned(),
             _ => None,
         });
-        let mut member = member_row(listed_member, row.dial, probe, target.quota);
+        let fallback = match metrics_quota {
+            Some(bytes) => QuotaFallback {
+                bytes,
+                source: QuotaSource::Metrics,
+            },
+            None => target.quota,
+        };
+        let mut member = member_row(listed_member, row.dial, probe, fallback);
         if let Some(known) = row.known {
             if member.listed.is_none() {
                 member.name = known.name;

@@ -418,6 +418,7 @@ fn defrag_done() -> DefragReport {
         stopped: None,
         refusal: vec![],
         compacted_at: None,
+        in_use_not_refreshed: None,
         wall_ms: 19_400,
         defrag_ms: 14_600,
         alarms: vec![AlarmAction {
@@ -508,6 +509,7 @@ fn defrag_stopped() -> DefragReport {
         })),
         refusal: vec![],
         compacted_at: None,
+        in_use_not_refreshed: None,
         wall_ms: 365_200,
         defrag_ms: 64_300,
         alarms: vec![],
@@ -575,6 +577,7 @@ fn defrag_dry_run() -> DefragReport {
             wait_healthy: None,
             gate: GateOptions::default(),
             compact: false,
+            recover_nospace: true,
         },
         finished: vec![],
         cluster: None,
@@ -718,7 +721,7 @@ fn alarm_list_none() {
 
 #[test]
 fn alarm_disarm_disarmed_and_kept() {
-    let actions: Vec<AlarmAction> = disarm_decisions(&alarmed_snapshot(), &[], false)
+    let actions: Vec<AlarmAction> = disarm_decisions(&alarmed_snapshot(), &[], false, None)
         .into_iter()
         .map(|d| AlarmAction {
             member: d.member,
@@ -737,7 +740,7 @@ fn alarm_disarm_disarmed_and_kept() {
 
 #[test]
 fn alarm_disarm_dry_run() {
-    let actions: Vec<AlarmAction> = disarm_decisions(&alarmed_snapshot(), &[], false)
+    let actions: Vec<AlarmAction> = disarm_decisions(&alarmed_snapshot(), &[], false, None)
         .into_iter()
         .map(|d| AlarmAction {
             member: d.member,

@@ -41,7 +41,12 @@ pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitS
             return Err(Error::usage(format!("--member {name}: no such member")));
         }
     }
-    let decisions = disarm_decisions(&snap, &args.members, args.force);
+    let decisions = disarm_decisions(
+        &snap,
+        &args.members,
+        args.force,
+        session.target.cluster.as_ref(),
+    );
     // CORRUPT (or unknown) alarms are cleared only with a typed confirmation.
     let dangerous: Vec<_> = decisions
         .iter()
@@ -108,7 +113,13 @@ pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitS
         )?;
         let disarmed = signals::unless_abandoned(
             &control,
-            after::disarm(&session.clients, &snap, &args.members, args.force),
+            after::disarm(
+                &session.clients,
+                &snap,
+                &args.members,
+                args.force,
+                session.target.cluster.as_ref(),
+            ),
         )
         .await;
         signal = watch.finish();

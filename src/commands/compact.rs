@@ -11,7 +11,7 @@ use crate::exec::{wait, RunControl};
 use crate::output;
 use crate::plan::compact::{self, Decision, Keep};
 use crate::plan::gate::{self, GateOptions};
-use crate::report::{CompactReport, CompactedMember};
+use crate::report::{CompactReport, CompactedMember, NotRefreshed};
 use crate::snapshot::{self, ClusterSnapshot};
 
 pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> {
@@ -81,6 +81,7 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
             .and_then(|t| jiff::Timestamp::from_second(t).ok().map(|t| t.to_string())),
         leader: leader.name.clone(),
         members: sizes(&snap, None),
+        in_use_not_refreshed: None,
         nothing_to_compact: nothing,
     };
     if report.nothing_to_compact.is_some() {
@@ -137,10 +138,25 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
         compacted.map_err(|e| Error::etcd(format!("compact at revision {revision}"), e))?;
         let dials: Vec<_> = snap.members.iter().filter_map(|m| m.dial.clone()).collect();
         // A signal only cuts the wait short; the compaction is done.
-        let _ = wait::settle(ops, &dials, &control).await;
+        let refused = wait::refresh_and_settle(ops, &leader_dial, &dials, &control)
+            .await
+            .unwrap_or(None);
         signal = watch.finish();
         let after = snapshot::take(ops, target).await?;
         report.members = sizes(&snap, Some(&after));
+        if let Some(why) = refused {
+            let members = crate::plan::compact::not_refreshed(&snap, &after);
+            for m in report
+                .members
+                .iter_mut()
+                .filter(|m| members.contains(&m.name))
+            {
+                m.in_use_after = None;
+            }
+            if !members.is_empty() {
+                report.in_use_not_refreshed = Some(NotRefreshed { members, why });
+            }
+        }
     }
     let text = match global.output {
         OutputFormat::Table | OutputFormat::Wide => output::table::compact(&report),

@@ -42,6 +42,7 @@ pub fn options(args: &DefragArgs) -> Result<SweepOptions> {
         wait_healthy: args.wait_healthy,
         gate: GateOptions::from(&args.gate),
         compact: args.compact,
+        recover_nospace: true,
     })
 }
 

@@ -603,6 +603,7 @@ mod tests {
             stopped: None,
             refusal: Vec::new(),
             compacted_at: None,
+            in_use_not_refreshed: None,
             wall_ms: 12_500,
             defrag_ms: 0,
             alarms: Vec::new(),

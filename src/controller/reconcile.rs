@@ -465,6 +465,7 @@ async fn drive(
             wait_healthy: None,
             gate: gate_options(),
             compact: false,
+            recover_nospace: false,
         },
         finished,
         cluster: session.target.cluster.clone(),
@@ -590,12 +591,18 @@ async fn disarm_nospace(ctx: &Context, run: &EtcdDefrag, probed: Option<&(Sessio
         Ok(s) => s,
         Err(_) => first.snapshot.clone(),
     };
-    let failures: Vec<String> = after::disarm(&session.clients, &snap, &[], false)
-        .await
-        .into_iter()
-        .filter(|a| a.alarm == "NOSPACE" && a.result == AlarmResult::Failed)
-        .map(|a| format!("member {}: {}", a.member_id, a.why))
-        .collect();
+    let failures: Vec<String> = after::disarm(
+        &session.clients,
+        &snap,
+        &[],
+        false,
+        session.target.cluster.as_ref(),
+    )
+    .await
+    .into_iter()
+    .filter(|a| a.alarm == "NOSPACE" && a.result == AlarmResult::Failed)
+    .map(|a| format!("member {}: {}", a.member_id, a.why))
+    .collect();
     if !failures.is_empty() {
         record(ctx, run, &Event::alarm_disarm_failed(&failures.join("; "))).await;
     }

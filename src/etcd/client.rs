@@ -41,6 +41,9 @@ pub struct EtcdClients {
     dial_timeout: Duration,
     command_timeout: Duration,
     connections: Mutex<HashMap<String, Dialing>>,
+    /// Backend quotas read from members' `/metrics`, per endpoint: a
+    /// member's quota changes only with a restart, so it is read once.
+    quotas: Mutex<HashMap<String, u64>>,
     /// What the dials have learned, shared by every one of them.
     learned: Arc<Learned>,
 }
@@ -83,6 +86,7 @@ impl EtcdClients {
             dial_timeout,
             command_timeout,
             connections: Mutex::new(HashMap::new()),
+            quotas: Mutex::new(HashMap::new()),
             learned: Arc::default(),
         }
     }
@@ -112,6 +116,13 @@ impl EtcdClients {
 
     fn connections(&self) -> std::sync::MutexGuard<'_, HashMap<String, Dialing>> {
         match self.connections.lock() {
+            Ok(map) => map,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    fn quotas(&self) -> std::sync::MutexGuard<'_, HashMap<String, u64>> {
+        match self.quotas.lock() {
             Ok(map) => map,
             Err(poisoned) => poisoned.into_inner(),
         }
@@ -217,6 +228,7 @@ impl EtcdClients {
                     dial_timeout: self.dial_timeout,
                     command_timeout: self.command_timeout,
                     connections: Mutex::new(HashMap::new()),
+                    quotas: Mutex::new(HashMap::new()),
                     learned: self.learned.clone(),
                 };
                 let dial = dial.clone();
@@ -290,6 +302,10 @@ fn listed(members: &[EtcdMember]) -> Vec<ListedMember> {
 /// as stalled: a member busy writing a large backend still sends steadily,
 /// so silence this long means a dead connection.
 const SNAPSHOT_IDLE: Duration = Duration::from_secs(15);
+
+/// The TTL of the Lease `refresh_sizes` grants: it is revoked at once, and
+/// expires by itself should the revoke be lost.
+const REFRESH_LEASE_TTL: i64 = 30;
 
 fn non_negative(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
@@ -549,5 +565,39 @@ impl EtcdOps for EtcdClients {
             )
             .await?;
         Ok(listed(response.members()))
+    }
+
+    async fn backend_quota(&self, dial: &Dial) -> Option<u64> {
+        let key = Self::key(dial);
+        if let Some(quota) = self.quotas().get(&key) {
+            return Some(*quota);
+        }
+        let answer = super::http::get(dial, self.tls.as_ref(), "/metrics", self.command_timeout)
+            .await
+            .map_err(|e| tracing::debug!("no /metrics from {}: {e}", dial.endpoint))
+            .ok()?;
+        let quota = super::http::parse_metrics(&answer.body, 0.0).quota_bytes?;
+        self.quotas().insert(key, quota);
+        Some(quota)
+    }
+
+    async fn refresh_sizes(&self, dial: &Dial) -> Result<(), RpcError> {
+        let granted = self
+            .call(
+                dial,
+                "LeaseGrant",
+                self.command_timeout,
+                |mut c| async move { c.lease_grant(REFRESH_LEASE_TTL, None).await },
+            )
+            .await?;
+        let id = granted.id();
+        self.call(
+            dial,
+            "LeaseRevoke",
+            self.command_timeout,
+            |mut c| async move { c.lease_revoke(id).await },
+        )
+        .await
+        .map(|_| ())
     }
 }

@@ -65,6 +65,7 @@ pub enum Op {
     MemberAdd,
     MemberPromote,
     MemberRemove,
+    RefreshSizes,
 }
 
 impl Op {
@@ -82,6 +83,7 @@ impl Op {
             Op::MemberAdd => "MemberAdd",
             Op::MemberPromote => "MemberPromote",
             Op::MemberRemove => "MemberRemove",
+            Op::RefreshSizes => "LeaseGrant+LeaseRevoke",
         }
     }
 }
@@ -130,6 +132,10 @@ struct Member {
     busy_until: Option<Instant>,
     /// Committed entries not yet applied.
     apply_lag: u64,
+    /// The in-use size Status shows instead of `in_use` until the member
+    /// next commits its backend (a refresh or its own defrag), as etcd
+    /// does after a compaction on an idle member.
+    shown_in_use: Option<u64>,
 }
 
 /// A failure for the next `remaining` calls of `op` on `member`.
@@ -149,6 +155,9 @@ struct State {
     alarms: Vec<Alarm>,
     silent: bool,
     in_use_churn: bool,
+    /// What every member's `/metrics` says its quota is (`None`: no
+    /// metrics to read).
+    metrics_quota: Option<u64>,
     failures: Vec<Scripted>,
     delays: Vec<(String, Op, Duration)>,
     script: Vec<(usize, Change)>,
@@ -198,6 +207,7 @@ impl FakeCluster {
                 defrag_time: DEFAULT_DEFRAG_TIME,
                 busy_until: None,
                 apply_lag: 0,
+                shown_in_use: None,
             })
             .collect();
         let leader = members.first().map_or(0, |m| m.id);
@@ -211,6 +221,7 @@ impl FakeCluster {
                 alarms: Vec::new(),
                 silent: false,
                 in_use_churn: false,
+                metrics_quota: None,
                 failures: Vec::new(),
                 delays: Vec::new(),
                 script: Vec::new(),
@@ -336,6 +347,21 @@ impl FakeCluster {
     /// byte smaller than the last: sizes never settle.
     pub fn churn_in_use(&self, on: bool) {
         self.lock().in_use_churn = on;
+    }
+
+    /// Every member's `/metrics` reports this quota (`None`: unreadable).
+    pub fn metrics_quota(&self, quota: Option<u64>) {
+        self.lock().metrics_quota = quota;
+    }
+
+    /// A compaction that left `name` holding `in_use_mib` while its Status
+    /// still shows the old figure, until a refresh or its defrag.
+    pub fn stale_in_use(&self, name: &str, in_use_mib: u64) {
+        let mut s = self.lock();
+        let i = s.index(name);
+        let m = &mut s.members[i];
+        m.shown_in_use = Some(m.in_use);
+        m.in_use = in_use_mib * MI;
     }
 
     // ----- inspection -----
@@ -523,6 +549,7 @@ impl State {
             let m = &mut self.members[i];
             m.busy_until = None;
             m.db_size = m.in_use;
+            m.shown_in_use = None;
             self.defrags_done += 1;
             let changes: Vec<Change> = self
                 .script
@@ -569,7 +596,7 @@ impl State {
             member_id: m.id,
             version: "3.5.17".into(),
             db_size: m.db_size,
-            db_size_in_use: m.in_use,
+            db_size_in_use: m.shown_in_use.unwrap_or(m.in_use),
             db_size_quota: None,
             leader: self.leader,
             raft_term: self.term,
@@ -697,6 +724,26 @@ impl EtcdOps for FakeCluster {
             };
             let name = s.members[t].name.clone();
             s.apply(Change::LeaderTo(name));
+            Ok(())
+        })
+        .await
+    }
+
+    async fn backend_quota(&self, _dial: &Dial) -> Option<u64> {
+        self.lock().metrics_quota
+    }
+
+    async fn refresh_sizes(&self, dial: &Dial) -> Result<(), RpcError> {
+        self.call(Op::RefreshSizes, dial, PROBE_TIMEOUT, |s, _| {
+            // etcd refuses a new Lease while NOSPACE is raised.
+            if s.alarms.iter().any(|a| a.kind == AlarmKind::Nospace) {
+                return Err(FailureCause::Other(
+                    "etcdserver: mvcc: database space exceeded".into(),
+                ));
+            }
+            for m in &mut s.members {
+                m.shown_in_use = None;
+            }
             Ok(())
         })
         .await

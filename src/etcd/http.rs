@@ -151,6 +151,8 @@ pub fn parse_metrics(text: &str, now: f64) -> MemberMetrics {
             m.wal_fsyncs = value as u64;
         } else if name == "etcd_server_leader_changes_seen_total" {
             m.leader_changes = value as u64;
+        } else if name == "etcd_server_quota_backend_bytes" {
+            m.quota_bytes = (value >= 1.0).then_some(value as u64);
         } else if let Some(labels) = name.strip_prefix("grpc_server_handled_total{") {
             if labels.contains("grpc_method=\"MoveLeader\"") && labels.contains("grpc_code=\"OK\"")
             {
@@ -231,6 +233,8 @@ etcd_disk_wal_fsync_duration_seconds_count 100
 grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"MoveLeader\",grpc_service=\"etcdserverpb.Maintenance\",grpc_type=\"unary\"} 3
 grpc_server_handled_total{grpc_code=\"FailedPrecondition\",grpc_method=\"MoveLeader\",grpc_service=\"etcdserverpb.Maintenance\",grpc_type=\"unary\"} 2
 grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"Status\",grpc_service=\"etcdserverpb.Maintenance\",grpc_type=\"unary\"} 40
+# TYPE etcd_server_quota_backend_bytes gauge
+etcd_server_quota_backend_bytes 9.5e+07
 ";
 
     #[test]
@@ -241,6 +245,8 @@ grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"Status\",grpc_service=\
         assert_eq!(m.wal_fsyncs, 100);
         // Only the transfers carried out count, not the refused ones.
         assert_eq!(m.move_leader_requests, 3);
+        // etcd 3.4 prints the gauge in exponent form.
+        assert_eq!(m.quota_bytes, Some(95_000_000));
         // Rank 99 of 100 is the last of the (0.004, 0.008] bucket's one.
         assert_eq!(m.wal_fsync_p99_seconds, Some(0.008));
         let p50 = {
@@ -259,5 +265,8 @@ grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"Status\",grpc_service=\
         let mut tail = vec![(0.1, 1.0), (f64::INFINITY, 100.0)];
         assert_eq!(percentile(&mut tail, 0.99), Some(0.1));
         assert_eq!(parse_metrics("garbage\n\n", 0.0), MemberMetrics::default());
+        // A quota of 0 or below is no figure to plan on.
+        let zero = parse_metrics("etcd_server_quota_backend_bytes 0\n", 0.0);
+        assert_eq!(zero.quota_bytes, None);
     }
 }

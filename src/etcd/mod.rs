@@ -137,6 +137,22 @@ pub trait EtcdOps: Send + Sync {
         dial: &Dial,
         id: u64,
     ) -> impl Future<Output = Result<Vec<ListedMember>, RpcError>> + Send;
+
+    /// The member's backend quota as its `/metrics` report it
+    /// (`etcd_server_quota_backend_bytes`, present from etcd 3.4 on), for
+    /// members whose Status does not carry it. `None` when the metrics
+    /// cannot be read (another metrics port, a proxy in the way): the
+    /// caller then has no figure of the member's own.
+    fn backend_quota(&self, dial: &Dial) -> impl Future<Output = Option<u64>> + Send;
+
+    /// Makes every member recompute its in-use size without writing a key:
+    /// a Lease is granted and revoked through this member. etcd computes
+    /// `dbSizeInUse` only when a member commits its backend, so after a
+    /// compaction an idle member keeps showing the size from before it;
+    /// the grant and the revoke are backend commits on every member. The
+    /// revision does not move. Refused while NOSPACE is raised (etcd
+    /// refuses new Leases then), which is when the figures stay stale.
+    fn refresh_sizes(&self, dial: &Dial) -> impl Future<Output = Result<(), RpcError>> + Send;
 }
 
 /// A key and its value as stored.

@@ -16,6 +16,7 @@ pub async fn disarm<O: EtcdOps>(
     snap: &ClusterSnapshot,
     members: &[String],
     force: bool,
+    cluster: Option<&crate::reach::ClusterRef>,
 ) -> Vec<AlarmAction> {
     let via = snap
         .members
@@ -23,7 +24,7 @@ pub async fn disarm<O: EtcdOps>(
         .find(|m| m.status().is_some())
         .and_then(|m| m.dial.clone());
     let mut out = Vec::new();
-    for d in disarm_decisions(snap, members, force) {
+    for d in disarm_decisions(snap, members, force, cluster) {
         let (result, why) = match (&via, d.disarm) {
             (_, false) => (AlarmResult::Kept, d.why.clone()),
             (None, true) => (AlarmResult::Failed, "no member answered".to_string()),

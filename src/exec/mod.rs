@@ -38,8 +38,8 @@ pub use events::{LogObserver, Observer, RunEvent};
 use crate::error::{Error, Result};
 use crate::etcd::EtcdOps;
 use crate::plan::defrag::{
-    check_selection, choose_leader_handling, order_sweep, transfer_target, Measured,
-    MemberDecision, MoveLeader, Plan, Role,
+    check_selection, choose_leader_handling, order_sweep, recover_nospace, transfer_target,
+    Measured, MemberDecision, MoveLeader, Plan, Role,
 };
 use crate::plan::gate::{GateOptions, GateVerdict, ReasonView};
 use crate::plan::rule::DefragRule;
@@ -66,6 +66,10 @@ pub struct SweepOptions {
     pub gate: GateOptions,
     /// `--compact`: compact and let in-use sizes settle first.
     pub compact: bool,
+    /// With NOSPACE raised, defragment what brings the cluster back under
+    /// its quota whatever the rule (`plan::defrag::recover_nospace`): the
+    /// one-shot command does; `--watch` keeps the operator's rule.
+    pub recover_nospace: bool,
 }
 
 /// One run's inputs.
@@ -197,9 +201,24 @@ pub fn outage_notice(
 
 /// The plan from the first look, leaving out members already finished.
 fn first_plan(snap: &ClusterSnapshot, verdict: &GateVerdict, input: &RunInput) -> Plan {
-    let opts = &input.options;
     let done: BTreeSet<String> = input.finished.iter().map(|m| m.name.clone()).collect();
-    order_sweep(snap, verdict.leader, &opts.rule, &opts.selection, &done)
+    plan_for(snap, verdict.leader, &input.options, &done)
+}
+
+/// The sweep's plan from one snapshot: the rule's, plus a NOSPACE
+/// recovery when the options ask for it.
+pub(crate) fn plan_for(
+    snap: &ClusterSnapshot,
+    leader: Option<u64>,
+    opts: &SweepOptions,
+    done: &BTreeSet<String>,
+) -> Plan {
+    let plan = order_sweep(snap, leader, &opts.rule, &opts.selection, done);
+    if opts.recover_nospace {
+        recover_nospace(plan, snap)
+    } else {
+        plan
+    }
 }
 
 /// Builds the dry-run view from one snapshot: gate, plan and leader choice;
@@ -252,7 +271,9 @@ pub fn preview(
         leader,
         stopped: None,
         refusal: verdict.reasons.iter().map(ReasonView::from).collect(),
-        compacted_at: None,
+        // `--compact`: the revision it would compact at, as things stand.
+        compacted_at: opts.compact.then(|| snap.revision()),
+        in_use_not_refreshed: None,
         wall_ms: 0,
         defrag_ms: 0,
         alarms: Vec::new(),
@@ -302,7 +323,7 @@ pub async fn run<O: EtcdOps>(
         };
         match after {
             Ok(after) => {
-                alarms = after::disarm(ops, &after, &[], false).await;
+                alarms = after::disarm(ops, &after, &[], false, input.cluster.as_ref()).await;
                 hash_check = after::hash_check(ops, &after).await;
             }
             Err(e) => tracing::warn!("could not check alarms and hashes after the sweep: {e}"),
@@ -317,6 +338,7 @@ pub async fn run<O: EtcdOps>(
         stopped: outcome.stopped.map(Stopped),
         refusal: outcome.refusal,
         compacted_at: outcome.compacted_at,
+        in_use_not_refreshed: outcome.in_use_not_refreshed,
         wall_ms: millis(outcome.wall),
         defrag_ms: millis(outcome.defrag_total),
         alarms,

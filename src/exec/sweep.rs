@@ -12,12 +12,11 @@ use super::wait::{self, Compaction, NotBack};
 use super::{Fresh, Halt, RunControl, RunInput, SweepOptions, MEMBER_RETURN_LIMIT};
 use crate::etcd::{EtcdOps, RpcError};
 use crate::plan::defrag::{
-    choose_leader_handling, order_sweep, transfer_target, Measured, MemberDecision, Plan,
-    PlannedMember, Role,
+    choose_leader_handling, transfer_target, Measured, MemberDecision, Plan, PlannedMember, Role,
 };
 use crate::plan::gate::{self, GateVerdict, ReasonView};
 use crate::reach::{Dial, Target};
-use crate::report::{LeaderReport, MemberReason, MemberResult, Outcome, StopReason};
+use crate::report::{LeaderReport, MemberReason, MemberResult, NotRefreshed, Outcome, StopReason};
 use crate::snapshot::{self, ClusterSnapshot};
 
 /// What the sweep leaves for the checks after it and the report.
@@ -27,6 +26,7 @@ pub(super) struct SweepOutcome {
     pub stopped: Option<StopReason>,
     pub refusal: Vec<ReasonView>,
     pub compacted_at: Option<i64>,
+    pub in_use_not_refreshed: Option<NotRefreshed>,
     pub wall: Duration,
     pub defrag_total: Duration,
     /// The snapshot the sweep ended on, and the target with every member
@@ -61,6 +61,7 @@ pub(super) struct Sweep<'a, O> {
     stopped: Option<StopReason>,
     refusal: Vec<ReasonView>,
     compacted_at: Option<i64>,
+    in_use_not_refreshed: Option<NotRefreshed>,
     defrag_total: Duration,
     final_view: Option<Fresh>,
     /// The caller's first look: the members to report if no gate ever
@@ -102,6 +103,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             stopped: None,
             refusal: Vec::new(),
             compacted_at: None,
+            in_use_not_refreshed: None,
             defrag_total: Duration::ZERO,
             final_view: None,
             first_view: first.snapshot.clone(),
@@ -130,13 +132,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             if let Some(h) = self.control.halted() {
                 return self.stop(h.reason(None)).await;
             }
-            let p = order_sweep(
-                &snap,
-                verdict.leader,
-                &self.opts.rule,
-                &self.opts.selection,
-                &self.done,
-            );
+            let p = super::plan_for(&snap, verdict.leader, self.opts, &self.done);
             if !self.announced {
                 self.announced = true;
                 self.first_planned = p.to_defrag().cloned().collect();
@@ -191,8 +187,25 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             Gated::Stop(other) => return Err(other),
         };
         match wait::compact_and_settle(self.ops, &snap, self.observer, self.control).await {
-            Compaction::Done(revision) => {
+            Compaction::Done {
+                revision,
+                not_refreshed,
+            } => {
                 self.compacted_at = Some(revision);
+                if let Some(why) = not_refreshed {
+                    // Which figures did not move: those are not known.
+                    // The look is kept for the first step's gate.
+                    let after = snapshot::take(self.ops, &self.target).await.map_err(|e| {
+                        StopReason::CompactionFailed {
+                            detail: format!("no look at the members after the compaction: {e}"),
+                        }
+                    })?;
+                    let members = crate::plan::compact::not_refreshed(&snap, &after);
+                    if !members.is_empty() {
+                        self.in_use_not_refreshed = Some(NotRefreshed { members, why });
+                    }
+                    self.carried = Some(Fresh::new(after));
+                }
                 Ok(())
             }
             Compaction::NothingToCompact => Ok(()),
@@ -512,13 +525,8 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
     pub(super) fn finish(mut self) -> SweepOutcome {
         if !self.announced {
             let verdict = gate::evaluate(&self.first_view, &self.opts.gate);
-            self.last_plan = order_sweep(
-                &self.first_view,
-                verdict.leader,
-                &self.opts.rule,
-                &self.opts.selection,
-                &self.done,
-            );
+            self.last_plan =
+                super::plan_for(&self.first_view, verdict.leader, self.opts, &self.done);
         }
         for m in &self.last_plan.members {
             if self.done.contains(&m.name) {
@@ -546,6 +554,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             stopped: self.stopped,
             refusal: self.refusal,
             compacted_at: self.compacted_at,
+            in_use_not_refreshed: self.in_use_not_refreshed,
             wall: self.started.elapsed(),
             defrag_total: self.defrag_total,
             final_view: self.final_view,

@@ -123,8 +123,13 @@ pub async fn for_transfer_target<O: EtcdOps>(
 /// How a compaction went.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Compaction {
-    /// Compacted (or already compacted) at this revision; sizes settled.
-    Done(i64),
+    /// Compacted (or already compacted) at `revision`; sizes settled.
+    /// `not_refreshed`: why etcd could not be made to refresh its in-use
+    /// figures (see [`refresh_and_settle`]); `None` when it was.
+    Done {
+        revision: i64,
+        not_refreshed: Option<String>,
+    },
     /// No member answered with a revision to compact at.
     NothingToCompact,
     Failed(String),
@@ -157,6 +162,40 @@ pub async fn settle<O: EtcdOps>(
         previous = Some(sizes);
         control.sleep(Duration::from_millis(500)).await?;
     }
+}
+
+/// After a compaction: waits until every member's in-use figure stops
+/// changing (the compaction has run everywhere), has every member
+/// recompute it (`EtcdOps::refresh_sizes` through `via`: a Lease granted
+/// and revoked, no key written), then waits for the figures to settle
+/// again.
+///
+/// etcd computes `dbSizeInUse` when a member commits its backend, so an
+/// idle member (or any member while NOSPACE is raised, when no write
+/// lands) shows the size from before the compaction until its next write:
+/// "stopped changing" alone is not "fresh". Returns why the refresh was
+/// refused, when it was (NOSPACE refuses new Leases): then a figure that
+/// did not move is not known (`plan::compact::not_refreshed`).
+pub async fn refresh_and_settle<O: EtcdOps>(
+    ops: &O,
+    via: &Dial,
+    members: &[Dial],
+    control: &RunControl,
+) -> Result<Option<String>, Halt> {
+    // First the compaction itself: each member compacts on its own, in
+    // the background, and a refresh before it ends goes stale again.
+    settle(ops, members, control).await?;
+    let refused = match ops.refresh_sizes(via).await {
+        Ok(()) => {
+            // Followers apply the grant and the revoke a moment later, and
+            // commit within etcd's 100 ms batch interval.
+            control.sleep(Duration::from_millis(300)).await?;
+            None
+        }
+        Err(e) => Some(e.cause.to_string()),
+    };
+    settle(ops, members, control).await?;
+    Ok(refused)
 }
 
 /// Compacts at the current revision (physically, through the leader) and
@@ -193,14 +232,18 @@ pub async fn compact_and_settle<O: EtcdOps>(
         Err(e) => return Compaction::Failed(e.to_string()),
     }
     let members: Vec<Dial> = answering.into_iter().map(|(d, _)| d).collect();
-    if let Err(h) = settle(ops, &members, control).await {
-        return Compaction::Halted(h);
-    }
+    let not_refreshed = match refresh_and_settle(ops, &leader, &members, control).await {
+        Ok(n) => n,
+        Err(h) => return Compaction::Halted(h),
+    };
     observer
         .event(RunEvent::Compacted {
             revision,
             settled_in: t0.elapsed(),
         })
         .await;
-    Compaction::Done(revision)
+    Compaction::Done {
+        revision,
+        not_refreshed,
+    }
 }

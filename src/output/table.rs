@@ -263,6 +263,35 @@ pub fn defrag(report: &DefragReport) -> String {
             m.detail.as_deref().unwrap_or("")
         ));
     }
+    let below: Vec<&str> = report
+        .members
+        .iter()
+        .filter(|m| m.reason == Some(crate::report::MemberReason::BelowThreshold))
+        .map(|m| m.name.as_str())
+        .collect();
+    if !below.is_empty() {
+        text.push_str(&format!(
+            "Below the rule ({}): {}; --all defragments every member whatever it holds\n",
+            report.rule,
+            below.join(", ")
+        ));
+    }
+    match (report.compacted_at, report.dry_run) {
+        (Some(revision), true) => text.push_str(&format!(
+            "Would first compact every revision before {revision} (the current one), then plan from the sizes after it: the sizes above are from before\n"
+        )),
+        (Some(revision), false) => text.push_str(&format!(
+            "Compacted every revision before {revision} first\n"
+        )),
+        (None, _) => {}
+    }
+    if let Some(stale) = &report.in_use_not_refreshed {
+        text.push_str(&format!(
+            "In use not yet known on {}: etcd recomputes it when a member next writes, and the refresh after the compaction (a Lease granted and revoked) was refused: {}\n",
+            stale.members.join(", "),
+            stale.why
+        ));
+    }
     if let Some(l) = &report.leader {
         let action = match (&l.transferred_to, report.dry_run, l.choice.transfer) {
             (Some(to), true, _) => format!("would move leadership to {to} first"),
@@ -547,15 +576,24 @@ pub fn compact(report: &CompactReport) -> String {
             m.name.clone(),
             format_bytes(m.db_size),
             format_bytes(m.in_use_before),
-            m.in_use_after
-                .map(format_bytes)
-                .unwrap_or_else(|| "-".into()),
+            match (m.in_use_after, report.dry_run) {
+                (Some(after), _) => format_bytes(after),
+                (None, true) => "-".into(),
+                (None, false) => "not yet known".into(),
+            },
         ]
     });
     let mut text = rows(
         &["MEMBER", "DB SIZE", "IN USE BEFORE", "IN USE AFTER"],
         lines,
     );
+    if let Some(stale) = &report.in_use_not_refreshed {
+        text.push_str(&format!(
+            "In use after not yet known on {}: etcd recomputes it when a member next writes, and the refresh (a Lease granted and revoked) was refused: {}\n",
+            stale.members.join(", "),
+            stale.why
+        ));
+    }
     // Compacting at R keeps R itself (each key's value as of R) and every
     // revision after it.
     let stays = if report.revision >= report.current_revision {

@@ -9,6 +9,7 @@
 
 use serde::Serialize;
 
+use crate::reach::{ClusterRef, QuotaSource};
 use crate::snapshot::{Alarm, AlarmKind, ClusterSnapshot};
 
 /// The verdict for one raised alarm.
@@ -27,22 +28,31 @@ pub struct DisarmDecision {
 
 /// Decides for every alarm in the snapshot. `members` narrows to these
 /// member names (empty: all). `force` allows CORRUPT/unknown alarms and
-/// NOSPACE on a member still over quota.
+/// NOSPACE on a member still over quota. `cluster` names the cluster in
+/// the advice, so that it runs as printed.
 pub fn disarm_decisions(
     snapshot: &ClusterSnapshot,
     members: &[String],
     force: bool,
+    cluster: Option<&ClusterRef>,
 ) -> Vec<DisarmDecision> {
+    let cluster_args = ClusterRef::command_args(cluster);
     snapshot
         .alarms
         .iter()
         .filter(|a| members.is_empty() || members.contains(&snapshot.name_of(a.member_id)))
         .map(|a| {
             let name = snapshot.name_of(a.member_id);
-            let sizes = snapshot
-                .member_by_id(a.member_id)
-                .and_then(|m| m.status().map(|s| (s.db_size, m.quota_bytes)));
+            let member = snapshot.member_by_id(a.member_id);
+            let sizes = member.and_then(|m| m.status().map(|s| (s.db_size, m.quota_bytes)));
+            let assumed = member.is_some_and(|m| m.quota_source == QuotaSource::Default);
             let (disarm, why) = match (&a.kind, sizes) {
+                (AlarmKind::Nospace, _) if assumed && !force => (
+                    false,
+                    format!(
+                        "its quota is not known: {name} does not report it (Status before etcd 3.6) and its /metrics could not be read, so etcd's 2 GiB default would be a guess; pass --quota-backend-bytes with the value {name} runs with, or --force"
+                    ),
+                ),
                 (AlarmKind::Nospace, Some((size, quota))) if back_under_quota(size, quota) => (
                     true,
                     format!(
@@ -55,9 +65,10 @@ pub fn disarm_decisions(
                 (AlarmKind::Nospace, Some((size, quota))) => (
                     false,
                     format!(
-                        "still over its quota for a disarm: {} of {} used, and a disarm needs 90% or less so the next write fits; defragment it first (kubectl etcd defrag --member {name}), or pass --force",
+                        "still over its quota for a disarm: {} of {} used, and a disarm needs 90% or less so the next write fits; {}",
                         used_percent(size, quota),
-                        crate::quantity::format_bytes(quota)
+                        crate::quantity::format_bytes(quota),
+                        nospace_remedy(member.and_then(|m| m.status()).map(|s| s.db_size_in_use), quota, &name, &cluster_args)
                     ),
                 ),
                 (AlarmKind::Nospace, None) => (
@@ -85,6 +96,20 @@ pub fn disarm_decisions(
         .collect()
 }
 
+/// What brings a member with NOSPACE back under its quota: a defrag when
+/// what it holds in use fits, else less history or a larger quota (a
+/// defrag cannot shrink the file below what is in use).
+fn nospace_remedy(in_use: Option<u64>, quota: u64, name: &str, cluster_args: &str) -> String {
+    match in_use {
+        Some(used) if back_under_quota(used, quota) => format!(
+            "defragment it first (kubectl etcd defrag{cluster_args} --member {name}; it disarms the alarm when done), or pass --force"
+        ),
+        _ => format!(
+            "what it holds in use fills the quota: compact the history and defragment (kubectl etcd defrag{cluster_args} --compact; it disarms the alarm when done), delete data, or raise the quota"
+        ),
+    }
+}
+
 /// `size` as a percentage of `quota`, one decimal, rounded down so that a
 /// member just over the line never reads as exactly on it.
 fn used_percent(size: u64, quota: u64) -> String {
@@ -103,7 +128,6 @@ pub fn back_under_quota(size: u64, quota: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reach::QuotaSource;
     use crate::snapshot::{MemberSnapshot, MemberStatus, Probe};
 
     fn snap(sizes: &[(u64, u64)], alarms: Vec<Alarm>) -> ClusterSnapshot {
@@ -153,16 +177,16 @@ mod tests {
         ];
         assert!(back_under_quota(90, 100) && !back_under_quota(91, 100));
         let s = snap(&[(10, 100), (95, 100), (10, 100)], alarms);
-        let d = disarm_decisions(&s, &[], false);
+        let d = disarm_decisions(&s, &[], false, None);
         assert_eq!(
             d.iter().map(|x| x.disarm).collect::<Vec<_>>(),
             [true, false, false]
         );
         assert!(d[1].why.contains("still over its quota") && d[1].why.contains("--member m2"));
         assert!(d[2].why.contains("CORRUPT"));
-        let forced = disarm_decisions(&s, &[], true);
+        let forced = disarm_decisions(&s, &[], true, None);
         assert!(forced.iter().all(|x| x.disarm));
-        let only_m1 = disarm_decisions(&s, &["m1".into()], false);
+        let only_m1 = disarm_decisions(&s, &["m1".into()], false, None);
         assert_eq!(only_m1.len(), 1);
     }
 }

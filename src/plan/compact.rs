@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::snapshot::ClusterSnapshot;
+
 /// What the user asked to keep.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Keep {
@@ -147,6 +149,67 @@ pub fn revision(keep: Keep, current: i64, compacted: i64) -> Result<i64, Refusal
         });
     }
     Ok(requested)
+}
+
+/// Members whose in-use figure did not move between `before` a
+/// compaction and `after` it, when etcd could not be made to recompute it:
+/// such a figure is the one from before the compaction, not a fact about
+/// now (etcd recomputes it only when the member commits its backend).
+/// Members that answered only one of the two looks are left out.
+pub fn not_refreshed(before: &ClusterSnapshot, after: &ClusterSnapshot) -> Vec<String> {
+    before
+        .members
+        .iter()
+        .filter_map(|m| {
+            let was = m.status()?.db_size_in_use;
+            let now = after
+                .members
+                .iter()
+                .find(|n| n.name == m.name)?
+                .status()?
+                .db_size_in_use;
+            (was == now).then(|| m.name.clone())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod not_refreshed_tests {
+    use super::*;
+    use crate::snapshot::{MemberSnapshot, MemberStatus, Probe};
+
+    fn look(in_use: &[(&str, Option<u64>)]) -> ClusterSnapshot {
+        ClusterSnapshot {
+            members: in_use
+                .iter()
+                .zip(1u64..)
+                .map(|(&(name, used), id)| {
+                    let probe = match used {
+                        Some(u) => Probe::Answered(MemberStatus {
+                            member_id: id,
+                            db_size_in_use: u,
+                            ..Default::default()
+                        }),
+                        None => Probe::NotProbed("silent".into()),
+                    };
+                    MemberSnapshot::listed_for_test(name, id, false, probe)
+                })
+                .collect(),
+            member_list_known: true,
+            alarms: vec![],
+            alarm_list_error: None,
+        }
+    }
+
+    #[test]
+    fn a_figure_that_did_not_move_is_not_known() {
+        let before = look(&[("a", Some(240)), ("b", Some(240)), ("c", Some(240))]);
+        // The leader committed and shows the truth; the idle followers
+        // still show the size from before; a silent member is left out.
+        let after = look(&[("a", Some(21)), ("b", Some(240)), ("c", None)]);
+        assert_eq!(not_refreshed(&before, &after), ["b"]);
+        assert!(not_refreshed(&before, &look(&[("a", Some(1)), ("b", Some(2))])).is_empty());
+    }
 }
 
 #[cfg(test)]

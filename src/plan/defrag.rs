@@ -14,7 +14,9 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::rule::{DefragRule, RuleOutcome, Trigger};
-use crate::snapshot::{ClusterSnapshot, MemberSnapshot, MemberStatus, Probe, StatusError};
+use crate::snapshot::{
+    AlarmKind, ClusterSnapshot, MemberSnapshot, MemberStatus, Probe, StatusError,
+};
 
 /// A member's role when it was planned (lower-case in output, as in
 /// EtcdDefrag status).
@@ -183,6 +185,62 @@ pub fn order_sweep(
     members.extend(leader_entry);
     members.extend(skipped);
     Plan { members }
+}
+
+/// The least a member must have to give back for a NOSPACE recovery to
+/// defragment it when nothing else calls for it.
+pub const NOSPACE_MIN_RECLAIM: u64 = 1024 * 1024;
+
+/// A NOSPACE recovery: with the alarm raised, the rule's thresholds are
+/// beside the point (the default 200Mi free space can be larger than the
+/// whole quota), so a member the rule skipped is defragmented after all
+/// when that helps the cluster back under its quota: it has NOSPACE
+/// raised itself, its file is over the 90% of its quota a disarm needs,
+/// or it has at least [`NOSPACE_MIN_RECLAIM`] to give back.
+///
+/// Invariants: without a NOSPACE alarm the plan is returned unchanged;
+/// only `BelowThreshold` skips change (learners, members not selected and
+/// members already done stay as they were); the leader stays last. The
+/// one-shot command applies it; `--watch` keeps the operator's rule.
+pub fn recover_nospace(plan: Plan, snapshot: &ClusterSnapshot) -> Plan {
+    let alarmed: BTreeSet<u64> = snapshot
+        .alarms
+        .iter()
+        .filter(|a| a.kind == AlarmKind::Nospace)
+        .map(|a| a.member_id)
+        .collect();
+    if alarmed.is_empty() {
+        return plan;
+    }
+    let helps = |p: &PlannedMember| {
+        let quota = snapshot
+            .members
+            .iter()
+            .find(|m| m.name == p.name)
+            .map_or(0, |m| m.quota_bytes);
+        alarmed.contains(&p.id)
+            || (quota > 0 && !super::alarm::back_under_quota(p.db_size, quota))
+            || p.predicted_reclaim() >= NOSPACE_MIN_RECLAIM
+    };
+    let (mut defrag, mut leader, mut skipped) = (Vec::new(), None, Vec::new());
+    for mut p in plan.members {
+        if p.decision == MemberDecision::Skip(SkipReason::BelowThreshold) && helps(&p) {
+            p.decision = MemberDecision::Defrag(Trigger::Nospace);
+        }
+        match (p.role, p.decision) {
+            (Role::Leader, MemberDecision::Defrag(_)) => leader = Some(p),
+            (_, MemberDecision::Defrag(_)) => defrag.push(p),
+            _ => skipped.push(p),
+        }
+    }
+    defrag.sort_by(|a, b| {
+        b.predicted_reclaim()
+            .cmp(&a.predicted_reclaim())
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    defrag.extend(leader);
+    defrag.extend(skipped);
+    Plan { members: defrag }
 }
 
 /// Checks `--member` names against the members the snapshot knows. Pure;
@@ -542,6 +600,52 @@ mod tests {
                 (m.name.as_str(), m.role, d)
             })
             .collect()
+    }
+
+    /// Issue 20: a 48 MB quota filled to NOSPACE. The default rule (200Mi
+    /// free) skips every member; the recovery plans the alarmed member,
+    /// the one over 90% of its quota and the one with space to give back,
+    /// leader last, and leaves learners, unselected members and members
+    /// with nothing to gain alone.
+    #[test]
+    fn nospace_recovery_plans_what_brings_the_cluster_under_its_quota() {
+        use crate::snapshot::{Alarm, AlarmKind};
+        let quota = 48 * MI;
+        let mut s = snapshot(&[
+            ("a", 1, 40, 40, false), // alarmed
+            ("b", 2, 46, 46, false), // leader, over 90% of the quota
+            ("c", 3, 30, 20, false), // 10 MiB to give back
+            ("d", 4, 10, 10, false), // nothing to gain
+            ("e", 5, 46, 10, true),  // a learner
+            ("f", 6, 46, 10, false), // not selected
+        ]);
+        for m in &mut s.members {
+            m.quota_bytes = quota;
+        }
+        let rule = DefragRule::default();
+        let selection: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
+        let plain = order_sweep(&s, Some(2), &rule, &selection, &BTreeSet::new());
+        // Without the alarm nothing changes.
+        assert_eq!(recover_nospace(plain.clone(), &s), plain);
+        s.alarms = vec![Alarm {
+            member_id: 1,
+            kind: AlarmKind::Nospace,
+        }];
+        let p = recover_nospace(plain, &s);
+        assert_eq!(
+            order(&p),
+            vec![
+                ("c", Role::Follower, "defrag".into()),
+                ("a", Role::Follower, "defrag".into()),
+                ("b", Role::Leader, "defrag".into()),
+                ("d", Role::Follower, "BelowThreshold".into()),
+                ("e", Role::Learner, "Learner".into()),
+                ("f", Role::Follower, "NotSelected".into()),
+            ]
+        );
+        assert!(p
+            .to_defrag()
+            .all(|m| m.decision == MemberDecision::Defrag(Trigger::Nospace)));
     }
 
     #[test]

@@ -130,9 +130,13 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
     if let (Some(snap), Some(verdict)) = (facts.snapshot, facts.verdict) {
         out.extend(gate(verdict, &facts.cluster_args));
         if snap.alarm_list_error.is_none() {
-            out.extend(or_passed(alarms(snap), "alarm", "no alarm is raised"));
+            out.extend(or_passed(
+                alarms(snap, &facts.cluster_args),
+                "alarm",
+                "no alarm is raised",
+            ));
         } else {
-            out.extend(alarms(snap));
+            out.extend(alarms(snap, &facts.cluster_args));
         }
         out.extend(fragmentation(snap, &facts.rule, &facts.cluster_args));
         out.extend(or_passed(
@@ -247,6 +251,15 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
             format!("trafficDistribution {}: its prerequisites hold", t.value),
         ));
     }
+    // While NOSPACE is raised its remedy is the one to run: the others
+    // that would defragment defer to it, so that one command is offered.
+    if out.iter().any(|f| f.check == "alarm/NOSPACE") {
+        for f in out.iter_mut().filter(|f| {
+            matches!(f.check.as_str(), "fragmentation" | "quota") && f.severity > Severity::Ok
+        }) {
+            f.remedy = "the alarm/NOSPACE remedy covers it".into();
+        }
+    }
     out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     out
 }
@@ -327,8 +340,17 @@ pub fn gate(verdict: &GateVerdict, cluster: &str) -> Vec<Finding> {
         .collect()
 }
 
-/// NOSPACE and CORRUPT, per member.
-pub fn alarms(snap: &ClusterSnapshot) -> Vec<Finding> {
+/// NOSPACE and CORRUPT, per member. NOSPACE has one remedy, a single
+/// command: `defrag --compact` compacts, defragments every member that
+/// helps the cluster back under its quota whatever the rule
+/// (`plan::defrag::recover_nospace`), and disarms the alarm where the
+/// member is back under it.
+pub fn alarms(snap: &ClusterSnapshot, cluster: &str) -> Vec<Finding> {
+    let cluster = if cluster.is_empty() {
+        String::new()
+    } else {
+        format!(" {cluster}")
+    };
     snap.alarms
         .iter()
         .map(|a| {
@@ -339,7 +361,7 @@ pub fn alarms(snap: &ClusterSnapshot) -> Vec<Finding> {
                     "alarm/NOSPACE",
                     Some(&member),
                     format!("NOSPACE is raised on {member}: the cluster refuses writes"),
-                    "compact and defragment (kubectl etcd defrag --compact), then kubectl etcd alarm disarm",
+                    format!("kubectl etcd defrag{cluster} --compact (compacts the history, defragments every member that helps, and disarms the alarm once the members are back under their quota)"),
                 ),
                 other => finding(
                     Severity::Critical,
@@ -1011,7 +1033,7 @@ mod tests {
                 kind: AlarmKind::Corrupt,
             },
         ];
-        let found = alarms(&s);
+        let found = alarms(&s, "db -n prod");
         assert_eq!(
             checks(&found),
             [
@@ -1019,8 +1041,42 @@ mod tests {
                 (Severity::Critical, "alarm/CORRUPT".into(), Some("b".into()))
             ]
         );
-        assert!(found[0].remedy.contains("alarm disarm"));
+        // One command, naming the cluster, that also disarms.
+        assert!(found[0]
+            .remedy
+            .starts_with("kubectl etcd defrag db -n prod --compact ("));
+        assert!(!found[0].remedy.contains("alarm disarm"));
         assert!(found[1].remedy.contains("never disarm it blind"));
+        assert!(alarms(&s, "")[0]
+            .remedy
+            .starts_with("kubectl etcd defrag --compact ("));
+    }
+
+    #[test]
+    fn under_nospace_one_command_is_offered() {
+        // A member over its quota and fragmented: without the alarm the
+        // quota and fragmentation findings each offer a defrag; with it
+        // they defer to the NOSPACE remedy.
+        let mut s = cluster(&[("a", 1, 1900, 100, false, "3.6.16", 1)]);
+        s.alarms = vec![Alarm {
+            member_id: 1,
+            kind: AlarmKind::Nospace,
+        }];
+        let verdict = crate::plan::gate::evaluate(&s, &Default::default());
+        let found = examine(&Facts {
+            snapshot: Some(&s),
+            verdict: Some(&verdict),
+            ..Default::default()
+        });
+        let commands: Vec<&str> = found
+            .iter()
+            .filter(|f| f.remedy.contains("kubectl etcd"))
+            .map(|f| f.check.as_str())
+            .collect();
+        assert_eq!(commands, ["alarm/NOSPACE"], "{found:#?}");
+        assert!(found
+            .iter()
+            .any(|f| f.check == "fragmentation" && f.remedy.contains("NOSPACE remedy")));
     }
 
     #[test]

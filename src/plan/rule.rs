@@ -127,6 +127,10 @@ pub enum Trigger {
     All,
     FreeSpace,
     QuotaUsage,
+    /// Not the rule's: NOSPACE is raised and this member's defrag helps
+    /// bring the cluster back under its quota
+    /// (`plan::defrag::recover_nospace`).
+    Nospace,
 }
 
 /// The rule's verdict for one member.

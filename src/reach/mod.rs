@@ -47,11 +47,15 @@ impl From<&crate::k8s::crd::EtcdCluster> for ClusterRef {
 pub enum QuotaSource {
     /// `StatusResponse.dbSizeQuota`, reported by etcd 3.6 and later.
     Member,
+    /// `etcd_server_quota_backend_bytes` on the member's `/metrics`: its
+    /// own figure, for releases whose Status does not carry it (3.4, 3.5).
+    Metrics,
     /// `spec.options.quotaBackendBytes` of the EtcdCluster.
     Cluster,
     /// The `--quota-backend-bytes` flag.
     Flag,
-    /// etcd's default, 2 GiB.
+    /// etcd's default, 2 GiB: an assumption, never a figure to disarm
+    /// NOSPACE on.
     Default,
 }
 
@@ -60,6 +64,7 @@ impl QuotaSource {
     pub fn as_str(self) -> &'static str {
         match self {
             QuotaSource::Member => "member",
+            QuotaSource::Metrics => "metrics",
             QuotaSource::Cluster => "cluster",
             QuotaSource::Flag => "flag",
             QuotaSource::Default => "default",
