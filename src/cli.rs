@@ -77,7 +77,7 @@ pub struct GlobalArgs {
     /// etcd user name, or `name:password`. Without a password (here, in
     /// --password or in ETCDCTL_PASSWORD) it is asked for on a terminal.
     #[arg(long, global = true, help_heading = TLS, env = "ETCDCTL_USER", value_name = "NAME", value_parser = parse_user, hide_env_values = true)]
-    pub user: Option<crate::reach::tls::UserSpec>,
+    pub user: Option<crate::secret::UserSpec>,
 
     /// Password for --user.
     #[arg(
@@ -88,7 +88,7 @@ pub struct GlobalArgs {
         hide_env_values = true,
         value_parser = parse_secret
     )]
-    pub password: Option<crate::reach::tls::Secret>,
+    pub password: Option<crate::secret::Secret>,
 
     /// Use only the given endpoints; do not add members found in MemberList.
     #[arg(long, global = true, help_heading = CONN)]
@@ -920,12 +920,12 @@ fn parse_entries(text: &str) -> Result<u64, String> {
         .map_err(|_| "expected a whole number of raft entries, e.g. 5000".to_string())
 }
 
-fn parse_user(text: &str) -> Result<crate::reach::tls::UserSpec, String> {
-    Ok(crate::reach::tls::UserSpec::parse(text))
+fn parse_user(text: &str) -> Result<crate::secret::UserSpec, String> {
+    Ok(crate::secret::UserSpec::parse(text))
 }
 
-fn parse_secret(text: &str) -> Result<crate::reach::tls::Secret, String> {
-    Ok(crate::reach::tls::Secret::new(text))
+fn parse_secret(text: &str) -> Result<crate::secret::Secret, String> {
+    Ok(crate::secret::Secret::new(text))
 }
 
 fn parse_metrics_address(text: &str) -> Result<std::net::SocketAddr, String> {

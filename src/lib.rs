@@ -25,6 +25,7 @@ pub mod plan;
 pub mod quantity;
 pub mod reach;
 pub mod report;
+pub mod secret;
 pub mod snapshot;
 pub mod usage;
 

@@ -64,10 +64,10 @@ pub fn typed_confirmation(expected: &str, question: &str) -> Result<bool> {
 /// The password for a user given without one: asked on the terminal
 /// without echo, as etcdctl does. Without a terminal, a refusal that says
 /// where a password can be given.
-pub fn password(wanted: &crate::reach::flags::PasswordWanted) -> Result<crate::reach::tls::Secret> {
-    let given = match wanted.named_by {
-        "ETCDCTL_USER" => format!("ETCDCTL_USER={}", wanted.user),
-        flag => format!("{flag} {}", wanted.user),
+pub fn password(user: &str, named_by: &str) -> Result<crate::secret::Secret> {
+    let given = match named_by {
+        "ETCDCTL_USER" => format!("ETCDCTL_USER={user}"),
+        flag => format!("{flag} {user}"),
     };
     if !interactive() {
         return Err(Error::usage(format!(
@@ -75,8 +75,8 @@ pub fn password(wanted: &crate::reach::flags::PasswordWanted) -> Result<crate::r
         )));
     }
     dialoguer::Password::new()
-        .with_prompt(format!("Password for etcd user {}", wanted.user))
+        .with_prompt(format!("Password for etcd user {user}"))
         .interact()
-        .map(crate::reach::tls::Secret::new)
+        .map(crate::secret::Secret::new)
         .map_err(|e| Error::usage(format!("cannot read the password for {given}: {e}")))
 }

@@ -270,7 +270,7 @@ pub async fn open(global: &GlobalArgs, cluster: Option<&str>) -> Result<Session>
             global,
             |path| std::fs::read(path),
             |var| std::env::var(var).ok(),
-            crate::output::prompt::password,
+            |wanted| crate::output::prompt::password(&wanted.user, wanted.named_by),
         )?;
         let clients = EtcdClients::new(&target, global.dial_timeout, global.command_timeout);
         return Ok(Session {
