@@ -595,22 +595,6 @@ async fn leadership_moved_mid_sweep_keeps_the_leader_last() {
     );
 }
 
-async fn alarms(cluster: &Cluster) -> Vec<(u64, etcd_client::AlarmType)> {
-    let mut c = cluster.client(0).await.unwrap();
-    let r = c
-        .alarm(
-            etcd_client::AlarmAction::Get,
-            etcd_client::AlarmType::None,
-            None,
-        )
-        .await
-        .unwrap();
-    r.alarms()
-        .iter()
-        .map(|a| (a.member_id(), a.alarm()))
-        .collect()
-}
-
 /// NOSPACE raised for real with a small quota: `alarm disarm` is refused
 /// while the member is over quota; the sweep defragments, disarms it, and
 /// writes work again.

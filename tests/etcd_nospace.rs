@@ -34,18 +34,10 @@ async fn fill_until_nospace(cluster: &Cluster) {
 }
 
 async fn nospace_raised(cluster: &Cluster) -> bool {
-    let mut c = cluster.client(0).await.unwrap();
-    let r = c
-        .alarm(
-            etcd_client::AlarmAction::Get,
-            etcd_client::AlarmType::None,
-            None,
-        )
+    alarms(cluster)
         .await
-        .unwrap();
-    r.alarms()
         .iter()
-        .any(|a| a.alarm() == etcd_client::AlarmType::Nospace)
+        .any(|(_, kind)| *kind == etcd_client::AlarmType::Nospace)
 }
 
 /// Every command a text suggests (`kubectl etcd …` up to the next
@@ -54,11 +46,10 @@ fn suggested(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for (i, _) in text.match_indices("kubectl etcd ") {
         let rest = &text[i..];
-        let end = rest.find([' ', '\n']).map(|_| {
-            rest.find(['(', ';', ')', '\n', '`', ','])
-                .unwrap_or(rest.len())
-        });
-        let command = rest[..end.unwrap_or(rest.len())].trim().to_string();
+        let end = rest
+            .find(['(', ';', ')', '\n', '`', ','])
+            .unwrap_or(rest.len());
+        let command = rest[..end].trim().to_string();
         if !out.contains(&command) {
             out.push(command);
         }

@@ -125,9 +125,7 @@ pub fn order_sweep(
     selection: &[String],
     done: &BTreeSet<String>,
 ) -> Plan {
-    let mut defrag: Vec<PlannedMember> = Vec::new();
-    let mut skipped: Vec<PlannedMember> = Vec::new();
-    let mut leader_entry: Option<PlannedMember> = None;
+    let mut entries: Vec<PlannedMember> = Vec::new();
     for m in snapshot.members.iter().filter(|m| !done.contains(&m.name)) {
         let role = role_of(m, leader);
         let Some(status) = m.status() else {
@@ -138,7 +136,7 @@ pub fn order_sweep(
             } else {
                 SkipReason::Unreachable
             };
-            skipped.push(PlannedMember {
+            entries.push(PlannedMember {
                 name: m.name.clone(),
                 id: m.id.unwrap_or(0),
                 role,
@@ -169,8 +167,19 @@ pub fn order_sweep(
             in_use: status.db_size_in_use,
             silent: None,
         };
-        match (role, decision) {
-            (Role::Leader, MemberDecision::Defrag(_)) => leader_entry = Some(entry),
+        entries.push(entry);
+    }
+    arrange(entries)
+}
+
+/// Puts decided members in sweep order: followers to defragment, most
+/// reclaimable first (ties by name); then the leader, when it is to be
+/// defragmented; then the skipped ones by name.
+fn arrange(entries: Vec<PlannedMember>) -> Plan {
+    let (mut defrag, mut leader, mut skipped) = (Vec::new(), None, Vec::new());
+    for entry in entries {
+        match (entry.role, entry.decision) {
+            (Role::Leader, MemberDecision::Defrag(_)) => leader = Some(entry),
             (_, MemberDecision::Defrag(_)) => defrag.push(entry),
             _ => skipped.push(entry),
         }
@@ -181,10 +190,9 @@ pub fn order_sweep(
             .then_with(|| a.name.cmp(&b.name))
     });
     skipped.sort_by(|a, b| a.name.cmp(&b.name));
-    let mut members = defrag;
-    members.extend(leader_entry);
-    members.extend(skipped);
-    Plan { members }
+    defrag.extend(leader);
+    defrag.extend(skipped);
+    Plan { members: defrag }
 }
 
 /// The least a member must have to give back for a NOSPACE recovery to
@@ -222,25 +230,13 @@ pub fn recover_nospace(plan: Plan, snapshot: &ClusterSnapshot) -> Plan {
             || (quota > 0 && !super::alarm::back_under_quota(p.db_size, quota))
             || p.predicted_reclaim() >= NOSPACE_MIN_RECLAIM
     };
-    let (mut defrag, mut leader, mut skipped) = (Vec::new(), None, Vec::new());
-    for mut p in plan.members {
-        if p.decision == MemberDecision::Skip(SkipReason::BelowThreshold) && helps(&p) {
+    let mut entries = plan.members;
+    for p in &mut entries {
+        if p.decision == MemberDecision::Skip(SkipReason::BelowThreshold) && helps(p) {
             p.decision = MemberDecision::Defrag(Trigger::Nospace);
         }
-        match (p.role, p.decision) {
-            (Role::Leader, MemberDecision::Defrag(_)) => leader = Some(p),
-            (_, MemberDecision::Defrag(_)) => defrag.push(p),
-            _ => skipped.push(p),
-        }
     }
-    defrag.sort_by(|a, b| {
-        b.predicted_reclaim()
-            .cmp(&a.predicted_reclaim())
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    defrag.extend(leader);
-    defrag.extend(skipped);
-    Plan { members: defrag }
+    arrange(entries)
 }
 
 /// Checks `--member` names against the members the snapshot knows. Pure;

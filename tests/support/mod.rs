@@ -291,3 +291,21 @@ pub async fn tool_on_terminal(
         String::from_utf8_lossy(&seen).into_owned(),
     )
 }
+
+/// The alarms etcd has raised (AlarmList, asked of member 0): member id
+/// and kind.
+pub async fn alarms(cluster: &Cluster) -> Vec<(u64, etcd_client::AlarmType)> {
+    let mut c = cluster.client(0).await.expect("client");
+    let r = c
+        .alarm(
+            etcd_client::AlarmAction::Get,
+            etcd_client::AlarmType::None,
+            None,
+        )
+        .await
+        .expect("alarm list");
+    r.alarms()
+        .iter()
+        .map(|a| (a.member_id(), a.alarm()))
+        .collect()
+}
