@@ -10,9 +10,6 @@
 
 mod support;
 
-use std::process::Stdio;
-use std::time::Duration;
-
 use support::*;
 
 /// A password that must never appear in anything the tool writes.
@@ -213,53 +210,16 @@ async fn a_user_without_password_and_no_terminal_is_refused() {
 /// (as etcdctl does), and the command then works.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_user_without_password_is_asked_on_a_terminal() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let cluster = start(ClusterSpec::new(3, Security::MutualTlsAuth)).await;
     let right = cluster.password.clone().unwrap();
-    let mut line = vec![env!("CARGO_BIN_EXE_kubectl-etcd").to_string()];
-    line.extend(with(tls_only(&cluster), &["--user=root", "status"]));
-    let quoted: Vec<String> = line.iter().map(|w| format!("'{w}'")).collect();
     // `script` gives the tool a terminal (stdin and stderr), fed from here.
-    let mut child = tokio::process::Command::new("script")
-        .args(["-qefc", &quoted.join(" "), "/dev/null"])
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("script");
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut seen = Vec::new();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while !String::from_utf8_lossy(&seen).contains("Password for etcd user root") {
-        let mut buf = [0u8; 512];
-        let n = tokio::time::timeout_at(deadline, stdout.read(&mut buf))
-            .await
-            .expect("no password prompt")
-            .unwrap();
-        assert!(
-            n > 0,
-            "ended before asking: {}",
-            String::from_utf8_lossy(&seen)
-        );
-        seen.extend_from_slice(&buf[..n]);
-    }
-    stdin
-        .write_all(format!("{right}\r").as_bytes())
-        .await
-        .unwrap();
-    stdin.flush().await.unwrap();
-    let mut rest = Vec::new();
-    tokio::time::timeout(Duration::from_secs(30), stdout.read_to_end(&mut rest))
-        .await
-        .expect("status did not finish")
-        .unwrap();
-    seen.extend_from_slice(&rest);
-    let status = child.wait().await.unwrap();
-    let text = String::from_utf8_lossy(&seen);
-    assert_eq!(status.code(), Some(0), "{text}");
+    let (code, text) = tool_on_terminal(
+        &with(tls_only(&cluster), &["--user=root", "status"]),
+        &[],
+        &[("Password for etcd user root", right.as_str())],
+    )
+    .await;
+    assert_eq!(code, 0, "{text}");
     assert!(text.contains("m0") && text.contains("m2"), "{text}");
     assert!(!text.contains(&right), "the password was echoed: {text}");
 }
