@@ -43,14 +43,6 @@ async fn settled_sizes(cluster: &Cluster) -> Vec<(i64, i64)> {
     panic!("member sizes kept changing: {last:?}");
 }
 
-async fn fragmented(spec: ClusterSpec, bytes: u64, keep: f64) -> Cluster {
-    let mut spec = spec;
-    spec.log_level = "info";
-    let cluster = start(spec).await;
-    cluster.fragment(bytes, keep).await.unwrap();
-    cluster
-}
-
 /// One write after [`Cluster::fragment`], so that the current revision is
 /// no longer the compacted one. Tests of the sweep itself on 3.4 use it:
 /// the compacted-at-current-revision case (3.4 refuses HashKV at a compacted

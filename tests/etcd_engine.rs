@@ -13,14 +13,6 @@ use support::*;
 
 const MB: u64 = 1024 * 1024;
 
-async fn fragmented(bytes: u64, keep: f64) -> Cluster {
-    let mut spec = ClusterSpec::new(3, Security::Plain);
-    spec.log_level = "info";
-    let cluster = start(spec).await;
-    cluster.fragment(bytes, keep).await.unwrap();
-    cluster
-}
-
 fn defrag_args(cluster: &Cluster, extra: &[&str]) -> Vec<String> {
     let mut a = one_seed(cluster);
     a.extend(args(&["-v", "defrag", "--yes", "-o", "json"]));
@@ -61,7 +53,7 @@ fn outcome<'a>(doc: &'a serde_json::Value, name: &str) -> &'a str {
 /// taken while waiting find no endpoint at all.
 #[tokio::test(flavor = "multi_thread")]
 async fn issue9_every_endpoint_lost_mid_sweep_keeps_the_partial_report() {
-    let cluster = fragmented(400 * MB, 0.5).await;
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 400 * MB, 0.5).await;
     // Ids first: asking for them once a member is defragmenting would wait
     // for that member, and the alarm would come too late.
     let ids = cluster.member_ids().await.unwrap();
@@ -133,7 +125,7 @@ async fn issue9_every_endpoint_lost_mid_sweep_keeps_the_partial_report() {
 /// 130, instead of leaving with nothing printed.
 #[tokio::test(flavor = "multi_thread")]
 async fn issue9_second_ctrl_c_prints_what_was_done_and_exits_130() {
-    let cluster = fragmented(200 * MB, 0.5).await;
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 200 * MB, 0.5).await;
     let mut run = spawn_tool(&defrag_args(&cluster, &["--all", "--move-leader=never"]));
     let line = run
         .wait_for("the first defragmentation", |l| {

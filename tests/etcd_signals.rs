@@ -25,16 +25,6 @@ use support::*;
 
 const MB: u64 = 1_000_000;
 
-/// A 3-member cluster that logs at info (etcd's defrag and compaction
-/// records), fragmented: `bytes` written, `keep` of them kept.
-async fn fragmented(version: EtcdVersion, bytes: u64, keep: f64) -> Cluster {
-    let mut spec = ClusterSpec::new(3, Security::Plain).version(version);
-    spec.log_level = "info";
-    let cluster = start(spec).await;
-    cluster.fragment(bytes, keep).await.unwrap();
-    cluster
-}
-
 fn defrag_args(cluster: &Cluster, extra: &[&str]) -> Vec<String> {
     let mut a = one_seed(cluster);
     a.extend(args(&[
@@ -101,7 +91,12 @@ fn outcomes(doc: &serde_json::Value) -> Vec<String> {
 /// defragmentation), nothing else is started, the partial report is on
 /// stdout as JSON, one stderr line names SIGTERM, exit 143.
 async fn sigterm_stops_after_the_member_in_flight(version: EtcdVersion) {
-    let cluster = fragmented(version, 400 * MB, 0.5).await;
+    let cluster = fragmented(
+        ClusterSpec::new(3, Security::Plain).version(version),
+        400 * MB,
+        0.5,
+    )
+    .await;
     let mut run = spawn_tool(&defrag_args(&cluster, &["-o", "json"]));
     run.wait_for("the first defragmentation", |l| {
         l.contains("defragmenting ")
@@ -163,7 +158,7 @@ async fn issue20_sigterm_mid_sweep_stops_after_the_member_in_flight_v3_4() {
 /// 129, the partial report in YAML.
 #[tokio::test(flavor = "multi_thread")]
 async fn issue20_sighup_mid_sweep_exits_129_with_the_partial_report() {
-    let cluster = fragmented(EtcdVersion::V3_6, 400 * MB, 0.5).await;
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 400 * MB, 0.5).await;
     let mut run = spawn_tool(&defrag_args(&cluster, &["-o", "yaml"]));
     run.wait_for("the first defragmentation", |l| {
         l.contains("defragmenting ")
@@ -197,7 +192,7 @@ async fn issue20_sighup_mid_sweep_exits_129_with_the_partial_report() {
 /// run stops waiting for it, prints what was done, exit 143.
 #[tokio::test(flavor = "multi_thread")]
 async fn issue20_a_second_sigterm_abandons_the_member_in_flight() {
-    let cluster = fragmented(EtcdVersion::V3_6, 200 * MB, 0.5).await;
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 200 * MB, 0.5).await;
     let mut run = spawn_tool(&defrag_args(&cluster, &["-o", "json"]));
     run.wait_for("the first defragmentation", |l| {
         l.contains("defragmenting ")
@@ -315,7 +310,7 @@ fn finished_compactions(cluster: &Cluster) -> usize {
 /// compaction stands and is reported in JSON, exit 143.
 #[tokio::test(flavor = "multi_thread")]
 async fn issue20_sigterm_during_compact_reports_the_compaction() {
-    let cluster = fragmented(EtcdVersion::V3_6, 20 * MB, 0.5).await;
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 20 * MB, 0.5).await;
     let mut c = cluster.client(0).await.unwrap();
     for i in 0..200 {
         c.put(format!("k{}", i % 10), "v", None).await.unwrap();
@@ -376,7 +371,7 @@ async fn issue20_sigterm_during_compact_reports_the_compaction() {
 /// nothing is defragmented.
 #[tokio::test(flavor = "multi_thread")]
 async fn issue20_a_silent_member_is_a_row_of_the_plan_and_the_report() {
-    let cluster = fragmented(EtcdVersion::V3_6, 20 * MB, 0.5).await;
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 20 * MB, 0.5).await;
     let ids = cluster.member_ids().await.unwrap();
     let leader = cluster.leader().await.unwrap();
     // A follower, and not member 0: the tool's seed.

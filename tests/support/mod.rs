@@ -103,6 +103,20 @@ pub async fn start(spec: ClusterSpec) -> Cluster {
         .unwrap_or_else(|e| panic!("test bed: {e}"))
 }
 
+/// Starts `spec` logging at info (etcd's defrag and compaction records)
+/// and fragments it: `bytes` written, `keep` of them kept
+/// ([`Cluster::fragment`]).
+pub async fn fragmented(spec: ClusterSpec, bytes: u64, keep: f64) -> Cluster {
+    let mut spec = spec;
+    spec.log_level = "info";
+    let cluster = start(spec).await;
+    cluster
+        .fragment(bytes, keep)
+        .await
+        .expect("fragment the cluster");
+    cluster
+}
+
 /// Raises `kind` on member `member` through the Alarm RPC's ACTIVATE action
 /// (sent to member `via`), the way tests raise CORRUPT or NOSPACE on demand.
 pub async fn raise_alarm(
