@@ -14,4 +14,4 @@ cargo fmt --all --check
 say "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 say "cargo test"
-cargo test --workspace --locked "$@"
+cargo test --workspace --locked --no-fail-fast "$@"

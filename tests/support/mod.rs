@@ -287,23 +287,95 @@ pub async fn tool_on_terminal(
             );
             seen.extend_from_slice(&buf[..n]);
         }
+        reading(child.id(), deadline).await;
         stdin
             .write_all(format!("{reply}\r").as_bytes())
             .await
             .expect("answer");
         stdin.flush().await.expect("answer");
     }
-    let mut rest = Vec::new();
-    tokio::time::timeout_at(deadline, stdout.read_to_end(&mut rest))
-        .await
-        .unwrap_or_else(|_| panic!("did not end: {}", String::from_utf8_lossy(&seen)))
-        .expect("read the terminal");
-    seen.extend_from_slice(&rest);
+    // Read to the end in pieces, so that a run that does not end shows
+    // everything the terminal printed (an echoed answer included).
+    loop {
+        let mut buf = [0u8; 512];
+        let n = match tokio::time::timeout_at(deadline, stdout.read(&mut buf)).await {
+            Ok(read) => read.expect("read the terminal"),
+            Err(_) => panic!("did not end: {}", String::from_utf8_lossy(&seen)),
+        };
+        if n == 0 {
+            break;
+        }
+        seen.extend_from_slice(&buf[..n]);
+    }
     let status = child.wait().await.expect("wait for script");
     (
         status.code().unwrap_or(-1),
         String::from_utf8_lossy(&seen).into_owned(),
     )
+}
+
+/// Waits (at most 5 s, and never past `deadline`) until the terminal of
+/// the process tree under `root` has echo off: the state a password prompt
+/// and a single-key confirmation read in. A password prompt prints its
+/// text first and then switches the terminal with a flush (TCSAFLUSH) that
+/// discards whatever was typed in between, so an answer sent as soon as
+/// the text shows can be lost on a busy machine. A prompt that keeps echo
+/// on is answered after the 5 s.
+async fn reading(root: Option<u32>, deadline: tokio::time::Instant) {
+    let Some(root) = root else { return };
+    let until = deadline.min(tokio::time::Instant::now() + Duration::from_secs(5));
+    while tokio::time::Instant::now() < until {
+        if let Some(tty) = terminal_of(root) {
+            let out = std::process::Command::new("stty")
+                .args(["-F", &tty, "-a"])
+                .output();
+            if let Ok(out) = out {
+                let flags = String::from_utf8_lossy(&out.stdout);
+                if flags.split_whitespace().any(|f| f == "-echo") {
+                    return;
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The terminal (`/dev/pts/N`) that a process under `root` reads from.
+fn terminal_of(root: u32) -> Option<String> {
+    let mut family = vec![root];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if family.contains(&pid) {
+                continue;
+            }
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            // The parent is the second field after the parenthesised name.
+            let parent = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<u32>().ok());
+            if parent.is_some_and(|p| family.contains(&p)) {
+                family.push(pid);
+                grew = true;
+            }
+        }
+    }
+    family.iter().skip(1).find_map(|pid| {
+        let tty = std::fs::read_link(format!("/proc/{pid}/fd/0")).ok()?;
+        let tty = tty.to_str()?.to_string();
+        tty.starts_with("/dev/pts/").then_some(tty)
+    })
 }
 
 /// The alarms etcd has raised (AlarmList, asked of member 0): member id
