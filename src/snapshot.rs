@@ -7,6 +7,7 @@
 //! when no endpoint at all can be used is the snapshot an error (exit 2).
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use futures::future::join_all;
 use futures::stream::{FuturesUnordered, StreamExt};
@@ -197,6 +198,11 @@ pub struct MemberSnapshot {
     /// The quota that applies to it, and where that figure came from.
     pub quota_bytes: u64,
     pub quota_source: QuotaSource,
+    /// How long its Status took to answer, from when the look asked every
+    /// member at once: an answer is the member's view as of some moment in
+    /// that span, so a slow one may be from another moment than the rest
+    /// (`plan::gate::one_moment`). `None` when it did not answer.
+    pub answered_in: Option<Duration>,
 }
 
 #[cfg(test)]
@@ -246,6 +252,7 @@ impl MemberSnapshot {
             probe,
             quota_bytes: 2 << 30,
             quota_source: QuotaSource::Default,
+            answered_in: None,
         }
     }
 }
@@ -374,9 +381,10 @@ pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapsho
     }
 
     // Round 2: Status of every member and AlarmList, concurrently.
+    let asked = tokio::time::Instant::now();
     let statuses = join_all(rows.iter().map(|row| async move {
         match &row.dial {
-            Some(d) => Some(ops.status(d).await),
+            Some(d) => Some((ops.status(d).await, asked.elapsed())),
             None => None,
         }
     }));
@@ -387,10 +395,13 @@ pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapsho
         match (&row.dial, status) {
             (
                 Some(d),
-                Some(Ok(MemberStatus {
-                    db_size_quota: None,
-                    ..
-                })),
+                Some((
+                    Ok(MemberStatus {
+                        db_size_quota: None,
+                        ..
+                    }),
+                    _,
+                )),
             ) => ops.backend_quota(d).await,
             _ => None,
         }
@@ -399,9 +410,13 @@ pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapsho
 
     let mut members: Vec<MemberSnapshot> = Vec::new();
     for ((row, status), metrics_quota) in rows.into_iter().zip(statuses).zip(metrics_quotas) {
+        let answered_in = match &status {
+            Some((Ok(_), took)) => Some(*took),
+            _ => None,
+        };
         let probe = match (status, row.not_probed) {
-            (Some(Ok(s)), _) => Probe::Answered(s),
-            (Some(Err(e)), _) => Probe::Failed(e),
+            (Some((Ok(s), _)), _) => Probe::Answered(s),
+            (Some((Err(e), _)), _) => Probe::Failed(e),
             (None, why) => Probe::NotProbed(why.unwrap_or_else(|| "not dialed".into())),
         };
         // Without discovery, match the probed endpoint to MemberList by the
@@ -418,6 +433,7 @@ pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapsho
             None => target.quota,
         };
         let mut member = member_row(listed_member, row.dial, probe, fallback);
+        member.answered_in = answered_in;
         if let Some(known) = row.known {
             if member.listed.is_none() {
                 member.name = known.name;
@@ -535,6 +551,7 @@ fn member_row(
         probe,
         quota_bytes,
         quota_source,
+        answered_in: None,
     }
 }
 

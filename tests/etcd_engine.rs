@@ -229,3 +229,147 @@ async fn issue9_exit_1_says_why_on_stderr_in_json_mode() {
         assert!(last.contains("CORRUPT"), "{what}: {}", run.stderr);
     }
 }
+
+/// Seconds since the Unix epoch, as etcd's log records carry them.
+fn epoch_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// Issue 21, done is done: with `--move-leader always`, a member that was
+/// defragmented earlier is frozen (SIGSTOP) while the last member
+/// defragments, so the cluster would not pass the gate after it. Every
+/// member's log shows its defragmentation, and the run says so: exit 0, no
+/// stop reason, and the frozen member named by the check after the sweep
+/// (it used to end with exit 1, "stopped: the health gate refused").
+#[tokio::test(flavor = "multi_thread")]
+async fn issue21_a_sweep_whose_members_are_all_done_exits_0() {
+    let spec = ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_4);
+    let cluster = fragmented(spec, 200 * MB, 0.5).await;
+    let mut run = spawn_tool(&defrag_args(
+        &cluster,
+        &["--all", "--move-leader=always", "--command-timeout=2s"],
+    ));
+    let mut order = Vec::new();
+    for nth in ["first", "second", "third"] {
+        let line = run
+            .wait_for(&format!("the {nth} defragmentation"), |l| {
+                l.contains("defragmenting ")
+            })
+            .await;
+        order.push(member_in(&line));
+    }
+    // The second member is a follower (leadership went to the first).
+    let frozen = index_of(&cluster, &order[1]);
+    cluster.pause(frozen).unwrap();
+    let done = run.finish().await;
+    cluster.resume(frozen).unwrap();
+
+    let logged = cluster.logged_defrags();
+    let members: Vec<usize> = logged.iter().map(|d| d.member).collect();
+    let expected: Vec<usize> = order.iter().map(|n| index_of(&cluster, n)).collect();
+    assert_eq!(members, expected, "{logged:?}");
+    for w in logged.windows(2) {
+        assert!(w[0].end <= w[1].start, "overlap: {logged:?}");
+    }
+    assert_eq!(done.code, 0, "{done:?}");
+    let doc = done.json();
+    assert!(doc["stopReason"].is_null(), "{doc}");
+    for name in &order {
+        assert_eq!(outcome(&doc, name), "Defragmented", "{doc}");
+    }
+    let note = doc["hashCheck"]["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains(&format!("{} did not answer", order[1])),
+        "{doc}"
+    );
+}
+
+/// Issue 21, one look is one moment: the leader is frozen while the first
+/// follower is defragmented; the look after that follower asks every
+/// member at once, the two followers answer at once that the frozen member
+/// leads, a new leader is elected (and, if need be, leadership moved to
+/// the other follower, so the member a stale look would take next is the
+/// one that leads), and then the old leader is resumed and answers from
+/// what it saw before it froze. Judged by the members' own logs: no member
+/// is defragmented while it leads before every other member is done.
+#[tokio::test(flavor = "multi_thread")]
+async fn issue21_a_look_across_an_election_never_takes_the_leader_for_a_follower() {
+    let mut spec = ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_4);
+    spec.log_level = "info";
+    let cluster = start(spec).await;
+    let ids = cluster.member_ids().await.unwrap();
+    let old = cluster.leader().await.unwrap();
+    let mut run = spawn_tool(&defrag_args(
+        &cluster,
+        &["--all", "--move-leader=never", "--command-timeout=10s"],
+    ));
+    let line = run
+        .wait_for("the first defragmentation", |l| {
+            l.contains("defragmenting ")
+        })
+        .await;
+    let first = index_of(&cluster, &member_in(&line));
+    let frozen_at = epoch_now();
+    cluster.pause(old).unwrap();
+    let other = (0..3).find(|i| *i != old && *i != first).unwrap();
+
+    // Wait for the election, then make sure `other` leads.
+    let elected = |after: f64| {
+        cluster
+            .logged_leadership()
+            .into_iter()
+            .filter(|e| {
+                e.event == kubectl_etcd_testbed::LeadershipEvent::BecameLeader && e.at > after
+            })
+            .map(|e| e.member)
+            .next_back()
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    let mut leader = None;
+    while leader.is_none() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        leader = elected(frozen_at);
+    }
+    let leader = leader.expect("no election while the leader was frozen");
+    if leader == first {
+        let moved_at = epoch_now();
+        let mut c = cluster.client(first).await.unwrap();
+        c.move_leader(ids[other]).await.unwrap();
+        while elected(moved_at) != Some(other) && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    cluster.resume(old).unwrap();
+    let done = run.finish().await;
+
+    let logged = cluster.logged_defrags();
+    assert_eq!(logged.len(), 3, "{logged:?}\n{}", done.stderr);
+    for w in logged.windows(2) {
+        assert!(w[0].end <= w[1].start, "overlap: {logged:?}");
+    }
+    // Who led when each defragmentation started, from the logs: the
+    // leader before the freeze, then whoever became leader last.
+    let changes = cluster.logged_leadership();
+    let leading_at = |t: f64| {
+        changes
+            .iter()
+            .filter(|e| e.event == kubectl_etcd_testbed::LeadershipEvent::BecameLeader && e.at <= t)
+            .map(|e| e.member)
+            .next_back()
+            .unwrap_or(old)
+    };
+    for (n, d) in logged.iter().enumerate().take(logged.len() - 1) {
+        assert_ne!(
+            d.member,
+            leading_at(d.start),
+            "defragmentation {n} was of the leader while followers were still to do: {logged:?}; leadership: {changes:?}; stderr:\n{}",
+            done.stderr
+        );
+    }
+    assert_eq!(done.code, 0, "{done:?}");
+    assert_eq!(logged[0].member, first);
+    assert_eq!(logged[2].member, other, "{logged:?}");
+}

@@ -138,6 +138,7 @@ fn member(
         probe,
         quota_bytes: quota.0,
         quota_source: quota.1,
+        answered_in: None,
     }
 }
 

@@ -136,6 +136,10 @@ struct Member {
     /// next commits its backend (a refresh or its own defrag), as etcd
     /// does after a compaction on an idle member.
     shown_in_use: Option<u64>,
+    /// Frozen (SIGSTOP) until then, with the leader and term it saw when
+    /// frozen: calls that arrive meanwhile are answered at the thaw, from
+    /// that view.
+    frozen: Option<(Instant, u64, u64)>,
 }
 
 /// A failure for the next `remaining` calls of `op` on `member`.
@@ -164,6 +168,8 @@ struct State {
     defrags_done: usize,
     calls: Vec<Call>,
     overlaps: Vec<(String, String)>,
+    /// The members whose Defragment started while they led, in order.
+    led_while_defragmented: Vec<String>,
 }
 
 /// A scripted cluster. Configure it with the `&self` methods, before or
@@ -179,6 +185,8 @@ struct Begun {
     /// How long until it is answered or fails.
     wait: Duration,
     fail: Option<FailureCause>,
+    /// The (leader, term) a frozen member answers from.
+    view: Option<(u64, u64)>,
 }
 
 impl FakeCluster {
@@ -208,6 +216,7 @@ impl FakeCluster {
                 busy_until: None,
                 apply_lag: 0,
                 shown_in_use: None,
+                frozen: None,
             })
             .collect();
         let leader = members.first().map_or(0, |m| m.id);
@@ -228,6 +237,7 @@ impl FakeCluster {
                 defrags_done: 0,
                 calls: Vec::new(),
                 overlaps: Vec::new(),
+                led_while_defragmented: Vec::new(),
             }),
         }
     }
@@ -364,7 +374,24 @@ impl FakeCluster {
         m.in_use = in_use_mib * MI;
     }
 
+    /// Freezes `name` for `d`, as SIGSTOP does: it answers nothing until
+    /// then, and what arrived meanwhile is answered at the thaw from the
+    /// leader and term it saw when frozen (a stopped leader that resumes
+    /// still says it leads, for a moment), whatever happened since.
+    pub fn freeze(&self, name: &str, d: Duration) {
+        let mut s = self.lock();
+        let i = s.index(name);
+        let (leader, term) = (s.leader, s.term);
+        s.members[i].frozen = Some((Instant::now() + d, leader, term));
+    }
+
     // ----- inspection -----
+
+    /// The members whose Defragment started while they were the leader,
+    /// in order.
+    pub fn led_while_defragmented(&self) -> Vec<String> {
+        self.lock().led_while_defragmented.clone()
+    }
 
     /// Every call so far, in the order they arrived.
     pub fn calls(&self) -> Vec<Call> {
@@ -451,10 +478,15 @@ impl FakeCluster {
                 }
                 Some(cause) => (Duration::ZERO, Some(cause)),
                 None => {
-                    // A defragmenting member answers once it is done.
+                    // A defragmenting member answers once it is done; a
+                    // frozen one once it thaws.
                     let busy = s.members[i]
                         .busy_until
                         .map_or(Duration::ZERO, |t| t.saturating_duration_since(now));
+                    let frozen = s.members[i]
+                        .frozen
+                        .map_or(Duration::ZERO, |(t, _, _)| t.saturating_duration_since(now));
+                    let busy = busy.max(frozen);
                     let delay: Duration = s
                         .delays
                         .iter()
@@ -470,11 +502,16 @@ impl FakeCluster {
                 }
             },
         };
+        let view = member
+            .and_then(|i| s.members[i].frozen)
+            .filter(|(until, _, _)| *until > now)
+            .map(|(_, leader, term)| (leader, term));
         Begun {
             call,
             member,
             wait,
             fail,
+            view,
         }
     }
 
@@ -493,7 +530,17 @@ impl FakeCluster {
             s.tick(Instant::now());
             let result = match (begun.fail, begun.member) {
                 (Some(cause), _) => Err(cause),
-                (None, Some(i)) => answer(&mut s, i),
+                (None, Some(i)) => match begun.view {
+                    // Answered from what it saw when it froze.
+                    Some((leader, term)) => {
+                        let now = (s.leader, s.term);
+                        (s.leader, s.term) = (leader, term);
+                        let result = answer(&mut s, i);
+                        (s.leader, s.term) = now;
+                        result
+                    }
+                    None => answer(&mut s, i),
+                },
                 (None, None) => Err(FailureCause::Refused),
             };
             s.end(begun.call, result.is_ok());
@@ -689,6 +736,9 @@ impl EtcdOps for FakeCluster {
                         .map(|m| (m.name.clone(), name.clone()))
                         .collect();
                     s.overlaps.extend(others);
+                    if s.members[i].id == s.leader {
+                        s.led_while_defragmented.push(name.clone());
+                    }
                     let takes = s.members[i].defrag_time;
                     s.members[i].busy_until = Some(now + takes);
                     takes

@@ -67,7 +67,22 @@ pub(super) struct Sweep<'a, O> {
     /// The caller's first look: the members to report if no gate ever
     /// passed (a run refused at its first step still lists them).
     first_view: ClusterSnapshot,
+    /// Steps in a row whose member no longer saw what the look showed.
+    changed_in_a_row: u32,
 }
+
+/// Looks taken again at once, within one gate, when the look was not one
+/// moment (`gate::one_moment`), before that refuses.
+const MAX_RELOOKS: u32 = 5;
+
+/// Steps in a row given up because the member had changed since the look
+/// (`gate::still_as_looked`), before the run stops: leadership that keeps
+/// moving is no time for maintenance.
+const MAX_CHANGED_IN_A_ROW: u32 = 3;
+
+/// The pause before looking again: a heartbeat (100 ms) carries a new
+/// term to every member.
+const RELOOK_PAUSE: Duration = Duration::from_millis(200);
 
 impl<'a, O: EtcdOps> Sweep<'a, O> {
     pub(super) fn new(
@@ -108,6 +123,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             final_view: None,
             first_view: first.snapshot.clone(),
             carried: Some(first),
+            changed_in_a_row: 0,
         }
     }
 
@@ -122,6 +138,14 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         loop {
             if let Some(h) = self.control.halted() {
                 return self.stop(h.reason(None)).await;
+            }
+            // Done is done: once every member the plans meant to
+            // defragment is finished, the run is complete whatever the
+            // cluster looks like now (that is the checks' after the sweep
+            // to report), so no gate is asked just to learn nothing is left.
+            if self.nothing_left() {
+                self.final_view = self.carried.take();
+                return;
             }
             let (snap, verdict) = match self.pass_gate().await {
                 Gated::Pass(s, v) => (s, v),
@@ -163,6 +187,32 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 self.final_view = Some(Fresh::new(snap));
                 return;
             };
+            // The look may be older than the step: ask the member itself,
+            // right before touching it, whether it still sees the leader
+            // and term the plan was made on.
+            match self.still_as_looked(&snap, &verdict, &next).await {
+                Ok(()) => self.changed_in_a_row = 0,
+                Err(reason) => {
+                    self.changed_in_a_row += 1;
+                    if self.changed_in_a_row > MAX_CHANGED_IN_A_ROW {
+                        return self
+                            .stop(StopReason::GateRefused {
+                                reasons: vec![reason],
+                            })
+                            .await;
+                    }
+                    self.observer
+                        .event(RunEvent::GateRefused {
+                            reasons: vec![reason],
+                            retry_in: Some(RELOOK_PAUSE),
+                        })
+                        .await;
+                    if let Err(h) = self.control.sleep(RELOOK_PAUSE).await {
+                        return self.stop(h.reason(None)).await;
+                    }
+                    continue;
+                }
+            }
             if next.role == Role::Leader && self.leader.is_none() {
                 match self.hand_over_leadership(&snap, &p, &next).await {
                     // Re-snapshot: the old leader is now a follower.
@@ -221,6 +271,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
     async fn pass_gate(&mut self) -> Gated {
         let started = Instant::now();
         let mut backoff = Duration::from_millis(500);
+        let mut relooks = 0;
         loop {
             let taken = match Fresh::take(&mut self.carried) {
                 Some(snap) => Ok(snap),
@@ -228,7 +279,29 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             };
             let refused = match taken {
                 Ok(snap) => {
-                    let verdict = gate::evaluate(&snap, &self.opts.gate);
+                    let mut verdict = gate::evaluate(&snap, &self.opts.gate);
+                    // A step acts on the look as one moment: answers far
+                    // apart, or from different raft terms, may straddle an
+                    // election, and then neither its agreement on a leader
+                    // nor its disagreement is true of any moment. Look
+                    // again at once, a few times, before that refuses.
+                    let moment = gate::one_moment(&snap, gate::ONE_MOMENT);
+                    if !moment.is_empty() && relooks < MAX_RELOOKS {
+                        relooks += 1;
+                        tracing::info!(
+                            "looking again: {}",
+                            moment
+                                .iter()
+                                .map(|r| r.to_string())
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        );
+                        if let Err(h) = self.control.sleep(RELOOK_PAUSE).await {
+                            return Gated::Stop(h.reason(None));
+                        }
+                        continue;
+                    }
+                    verdict.reasons.extend(moment);
                     if verdict.passed() {
                         self.target = snapshot::with_members_as_seeds(&self.target, &snap);
                         return Gated::Pass(snap, verdict);
@@ -472,6 +545,41 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         self.opts
             .wait_healthy
             .map_or(MEMBER_RETURN_LIMIT, |w| w.max(MEMBER_RETURN_LIMIT))
+    }
+
+    /// Whether every member the plans meant to defragment is finished: the
+    /// first plan's and the last one's (a plan is only known once a gate
+    /// has passed, so the first step always asks the gate).
+    fn nothing_left(&self) -> bool {
+        self.announced
+            && self
+                .first_planned
+                .iter()
+                .chain(self.last_plan.to_defrag())
+                .all(|m| self.done.contains(&m.name))
+    }
+
+    /// Asks `next` for its Status and checks that it still sees the leader
+    /// and term of the look the step was planned on.
+    async fn still_as_looked(
+        &self,
+        snap: &ClusterSnapshot,
+        verdict: &GateVerdict,
+        next: &PlannedMember,
+    ) -> Result<(), gate::GateReason> {
+        let (Some(dial), Some(leader)) = (dial_of(snap, &next.name), verdict.leader) else {
+            return Ok(());
+        };
+        match self.ops.status(&dial).await {
+            Ok(now) => match gate::still_as_looked(snap, leader, &next.name, &now) {
+                None => Ok(()),
+                Some(reason) => Err(reason),
+            },
+            Err(e) => Err(gate::GateReason::MemberUnreachable {
+                member: next.name.clone(),
+                cause: e.cause.to_string(),
+            }),
+        }
     }
 
     /// A member the first plan meant to defragment that is no longer in the

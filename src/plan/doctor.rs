@@ -328,6 +328,16 @@ pub fn gate(verdict: &GateVerdict, cluster: &str) -> Vec<Finding> {
                     Severity::Warning,
                     format!("{voters} voter(s): losing one loses quorum; run 3 or 5 members"),
                 ),
+                // A sweep's own checks of one look (`gate::one_moment`,
+                // `gate::still_as_looked`); a sweep looks again by itself.
+                GateReason::SlowAnswer { .. } => (
+                    Severity::Warning,
+                    "check the member's disk and CPU: a sweep waits until every member answers promptly".into(),
+                ),
+                GateReason::TermDisagreement { .. } | GateReason::ChangedSinceLook { .. } => (
+                    Severity::Warning,
+                    format!("an election was under way: look again (kubectl etcd status {cluster})"),
+                ),
             };
             finding(
                 severity,

@@ -7,10 +7,11 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::snapshot::{AlarmKind, ClusterSnapshot, Probe, StatusError};
+use crate::snapshot::{AlarmKind, ClusterSnapshot, MemberStatus, Probe, StatusError};
 
 /// Default bound on raft lag, in entries. etcd itself stops accepting
 /// proposals at a 5000-entry gap between commit and apply; a healthy member
@@ -70,6 +71,19 @@ pub enum GateReason {
     LearnerPromoting { member: String },
     /// Taking one voter out would lose quorum, and no consent was given.
     QuorumMargin { voters: usize },
+    /// A member's Status answer came so late that the look may straddle a
+    /// leader election (`one_moment`).
+    SlowAnswer { member: String, took: Duration },
+    /// Members answered from different raft terms: an election was under
+    /// way while the look was taken (`one_moment`).
+    TermDisagreement { views: Vec<(String, u64)> },
+    /// The member about to be touched no longer sees the leader and term
+    /// the step was planned on (`still_as_looked`).
+    ChangedSinceLook {
+        member: String,
+        looked: String,
+        now: String,
+    },
 }
 
 impl GateReason {
@@ -87,6 +101,9 @@ impl GateReason {
             GateReason::BehindLeader { .. } => "BehindLeader",
             GateReason::LearnerPromoting { .. } => "LearnerPromoting",
             GateReason::QuorumMargin { .. } => "QuorumMargin",
+            GateReason::SlowAnswer { .. } => "SlowAnswer",
+            GateReason::TermDisagreement { .. } => "TermDisagreement",
+            GateReason::ChangedSinceLook { .. } => "ChangedSinceLook",
         }
     }
 
@@ -100,10 +117,13 @@ impl GateReason {
             | GateReason::MemberError { member, .. }
             | GateReason::ApplyLag { member, .. }
             | GateReason::BehindLeader { member, .. }
-            | GateReason::LearnerPromoting { member } => Some(member),
+            | GateReason::LearnerPromoting { member }
+            | GateReason::SlowAnswer { member, .. }
+            | GateReason::ChangedSinceLook { member, .. } => Some(member),
             GateReason::LeaderDisagreement { .. }
             | GateReason::LeaderNotMember { .. }
-            | GateReason::QuorumMargin { .. } => None,
+            | GateReason::QuorumMargin { .. }
+            | GateReason::TermDisagreement { .. } => None,
         }
     }
 
@@ -118,6 +138,10 @@ impl GateReason {
             GateReason::ApplyLag { lag, .. } => format!("apply lag {lag}"),
             GateReason::BehindLeader { behind, .. } => format!("{behind} behind leader"),
             GateReason::LearnerPromoting { .. } => "promoting".into(),
+            GateReason::SlowAnswer { took, .. } => {
+                format!("answered in {}", crate::quantity::format_duration(*took))
+            }
+            GateReason::ChangedSinceLook { .. } => "changed since the look".into(),
             other => other.code().into(),
         }
     }
@@ -163,6 +187,23 @@ impl fmt::Display for GateReason {
                 f,
                 "the cluster has {voters} voting member{}: taking one out for maintenance loses quorum; pass --allow-quorum-loss to accept that",
                 if *voters == 1 { "" } else { "s" }
+            ),
+            GateReason::SlowAnswer { member, took } => write!(
+                f,
+                "member {member} took {} to answer Status, far longer than the others: answers that far apart may straddle a leader election",
+                crate::quantity::format_duration(*took)
+            ),
+            GateReason::TermDisagreement { views } => {
+                let views: Vec<String> = views.iter().map(|(m, t)| format!("{m} {t}")).collect();
+                write!(
+                    f,
+                    "members answered from different raft terms ({}): a leader election is under way",
+                    views.join(", ")
+                )
+            }
+            GateReason::ChangedSinceLook { member, looked, now } => write!(
+                f,
+                "member {member} now reports {now}; the look showed {looked}"
             ),
         }
     }
@@ -345,6 +386,80 @@ pub fn evaluate(snapshot: &ClusterSnapshot, options: &GateOptions) -> GateVerdic
     }
 
     GateVerdict { reasons, leader }
+}
+
+/// How far apart the Status answers of a look that a step acts on may
+/// come: half of etcd's default election timeout (1 s). Answers within it
+/// are views of nearly one moment; one that came later than the rest (a
+/// member frozen, or stalled on its disk) may be a view from before an
+/// election the others had not seen yet, or after one they had not.
+pub const ONE_MOMENT: Duration = Duration::from_millis(500);
+
+/// Whether a look shows one moment of the cluster, as a step that acts on
+/// it needs (the gate itself judges each answer on its own). Pure.
+///
+/// Every answer must have come within `limit` of the fastest one (a look
+/// asks every member at once, so a far network slows every answer alike
+/// and passes), and every member that answered must be in the same raft
+/// term. The second catches an election under way: members learn a new
+/// term within a heartbeat (100 ms), so differing terms pass by
+/// themselves, and the sweep looks again rather than refuse at once.
+pub fn one_moment(snapshot: &ClusterSnapshot, limit: Duration) -> Vec<GateReason> {
+    let mut reasons = Vec::new();
+    let fastest = snapshot.members.iter().filter_map(|m| m.answered_in).min();
+    for m in &snapshot.members {
+        let (Some(took), Some(fastest)) = (m.answered_in, fastest) else {
+            continue;
+        };
+        if took.saturating_sub(fastest) > limit {
+            reasons.push(GateReason::SlowAnswer {
+                member: m.name.clone(),
+                took,
+            });
+        }
+    }
+    let views: Vec<(String, u64)> = snapshot
+        .members
+        .iter()
+        .filter_map(|m| Some((m.name.clone(), m.status()?.raft_term)))
+        .collect();
+    if views.windows(2).any(|w| w[0].1 != w[1].1) {
+        reasons.push(GateReason::TermDisagreement { views });
+    }
+    reasons
+}
+
+/// Whether the member about to be defragmented (or handed leadership
+/// from) still sees what the step was planned on, asked right before the
+/// step: the same leader in the same raft term, and so the same role.
+/// `None` when it does; otherwise the reason, naming both views. Pure.
+pub fn still_as_looked(
+    snapshot: &ClusterSnapshot,
+    leader: u64,
+    member: &str,
+    now: &MemberStatus,
+) -> Option<GateReason> {
+    let looked_term = snapshot
+        .members
+        .iter()
+        .find(|m| m.name == member)
+        .and_then(|m| m.status())
+        .map(|s| s.raft_term)?;
+    if now.leader == leader && now.raft_term == looked_term {
+        return None;
+    }
+    let view = |leader: u64, term: u64| {
+        if leader == 0 {
+            format!("no leader in term {term}")
+        } else {
+            format!("leader {} in term {term}", snapshot.name_of(leader))
+        }
+    };
+    Some(GateReason::ChangedSinceLook {
+        member: member.to_string(),
+        looked: view(leader, looked_term),
+        now: view(now.leader, now.raft_term),
+    })
 }
 
 #[cfg(test)]
@@ -604,5 +719,101 @@ mod tests {
             text[1].contains("CORRUPT") && text[1].contains("m3"),
             "{text:?}"
         );
+    }
+
+    #[test]
+    fn one_moment_table() {
+        type Edit = fn(&mut ClusterSnapshot);
+        fn ms(n: u64) -> Duration {
+            Duration::from_millis(n)
+        }
+        let cases: Vec<(&str, Edit, Vec<&str>)> = vec![
+            ("no timings (tests, old looks) pass", |_| {}, vec![]),
+            (
+                "answers within the bound of the fastest pass",
+                |s| {
+                    for (m, t) in s.members.iter_mut().zip([5, 300, 505]) {
+                        m.answered_in = Some(ms(t));
+                    }
+                },
+                vec![],
+            ),
+            (
+                "a far network slows every answer alike and passes",
+                |s| {
+                    for (m, t) in s.members.iter_mut().zip([900, 1100, 1300]) {
+                        m.answered_in = Some(ms(t));
+                    }
+                },
+                vec![],
+            ),
+            (
+                "one answer far behind the rest (a frozen member)",
+                |s| {
+                    for (m, t) in s.members.iter_mut().zip([2500, 4, 6]) {
+                        m.answered_in = Some(ms(t));
+                    }
+                },
+                vec!["SlowAnswer"],
+            ),
+            (
+                "a member not answering is the gate's, not this check's",
+                |s| {
+                    s.members[0].probe = Probe::timed_out_for_test();
+                    s.members[1].answered_in = Some(ms(3));
+                    s.members[2].answered_in = Some(ms(4));
+                },
+                vec![],
+            ),
+            (
+                "an answer from another raft term",
+                |s| status_mut(s, 2).raft_term = 3,
+                vec!["TermDisagreement"],
+            ),
+        ];
+        for (name, edit, want) in cases {
+            let mut s = healthy(3);
+            edit(&mut s);
+            let got: Vec<&str> = one_moment(&s, ONE_MOMENT)
+                .iter()
+                .map(|r| r.code())
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn still_as_looked_table() {
+        let looked = healthy(3);
+        let now = |leader: u64, term: u64| MemberStatus {
+            member_id: 2,
+            leader,
+            raft_term: term,
+            ..Default::default()
+        };
+        let cases = [
+            ("same leader, same term", now(1, 2), None),
+            (
+                "it leads now",
+                now(2, 3),
+                Some("member m2 now reports leader m2 in term 3; the look showed leader m1 in term 2"),
+            ),
+            (
+                "same leader, elected again in a later term",
+                now(1, 4),
+                Some("member m2 now reports leader m1 in term 4; the look showed leader m1 in term 2"),
+            ),
+            (
+                "an election under way",
+                now(0, 3),
+                Some("member m2 now reports no leader in term 3; the look showed leader m1 in term 2"),
+            ),
+        ];
+        for (name, status, want) in cases {
+            let got = still_as_looked(&looked, 1, "m2", &status).map(|r| r.to_string());
+            assert_eq!(got.as_deref(), want, "{name}");
+        }
+        // A member the look has no answer from is not judged here.
+        assert_eq!(still_as_looked(&looked, 1, "m9", &now(2, 3)), None);
     }
 }
