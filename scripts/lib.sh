@@ -27,11 +27,29 @@ ensure_toolchains() {
   command -v go >/dev/null 2>&1 || { say "go not found: install Go (the test bed builds etcd from its module)"; exit 2; }
 }
 
+# The real node's container runtime and networking (tests/k8s_node.rs):
+# containerd, runc, the CNI plugins, iptables for kube-proxy, and
+# nsenter/unshare (util-linux) and ip (iproute2) for its confinement.
+ensure_node_packages() {
+  local missing=()
+  command -v containerd >/dev/null 2>&1 || missing+=(containerd)
+  command -v runc >/dev/null 2>&1 || [ -x /usr/sbin/runc ] || missing+=(runc)
+  [ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
+  command -v iptables >/dev/null 2>&1 || [ -x /usr/sbin/iptables ] || missing+=(iptables)
+  command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing+=(iproute2)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    say "installing ${missing[*]} (the test bed's real node)"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
 # Everything the test bed needs, then the servers themselves (built from
 # their Go modules into a cache on first use).
 ensure_testbed() {
   ensure_toolchains
   ensure_protoc
+  ensure_node_packages
   say "building the test bed servers (cached after the first run)"
   testbed/build.sh >/dev/null
 }

@@ -192,12 +192,20 @@ build_one() {
     kubectl) build_k8s kube-apiserver kubectl kubectl ;;
     kubelet) build_tools kubelet fake-kubelet=. ;;
     krew) build_tools krew kubectl-krew=sigs.k8s.io/krew/cmd/krew validate-krew-manifest=sigs.k8s.io/krew/cmd/validate-krew-manifest ;;
-    *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30, kubectl, kubelet, krew)"; exit 2 ;;
+    # A real node (`testbed node up`): the node's and the control plane's
+    # other commands from the same k8s.io/kubernetes as kube-apiserver, and
+    # the sandbox ("pause") program of the test bed's own.
+    node)
+      for cmd in kubelet kube-proxy kube-controller-manager kube-scheduler; do
+        build_k8s kube-apiserver "$cmd" "node-$cmd"
+      done
+      build_tools pause pause=. ;;
+    *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30, kubectl, kubelet, krew, node)"; exit 2 ;;
   esac
 }
 
 if [ "$#" -eq 0 ]; then
-  set -- etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.30 kubectl kubelet krew
+  set -- etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.30 kubectl kubelet krew node
 fi
 for server in "$@"; do
   build_one "$server"

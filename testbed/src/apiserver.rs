@@ -41,6 +41,36 @@ pub struct ApiServer {
     etcd: Cluster,
 }
 
+/// Where the server listens and what it admits. The default is the
+/// loopback server the fast suite uses: no ServiceAccount admission (no
+/// controller-manager makes tokens), kubelets on 127.0.0.1.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// The address it binds to and advertises (the `kubernetes` Service's
+    /// endpoint).
+    pub bind: String,
+    pub service_cidr: String,
+    /// Admit Pods with ServiceAccount tokens (a real node mounts them).
+    pub service_accounts: bool,
+    /// The address a kubelet's serving certificate is for.
+    pub kubelet_ip: String,
+    /// More names and addresses for the serving certificate (the
+    /// `kubernetes` Service's ClusterIP and DNS names).
+    pub extra_names: Vec<String>,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            bind: "127.0.0.1".into(),
+            service_cidr: "10.0.0.0/24".into(),
+            service_accounts: false,
+            kubelet_ip: "127.0.0.1".into(),
+            extra_names: Vec::new(),
+        }
+    }
+}
+
 /// A context to write into a kubeconfig.
 #[derive(Debug, Clone)]
 pub struct Context {
@@ -77,6 +107,25 @@ impl ApiServer {
         feature_gates: &str,
         audit_log: Option<&Path>,
     ) -> Result<ApiServer> {
+        ApiServer::start_for(
+            release,
+            crd_files,
+            feature_gates,
+            audit_log,
+            &ServerOptions::default(),
+        )
+        .await
+    }
+
+    /// [`ApiServer::start_with`] with the addresses and admission a real
+    /// node needs (`ServerOptions`).
+    pub async fn start_for(
+        release: KubeRelease,
+        crd_files: &[PathBuf],
+        feature_gates: &str,
+        audit_log: Option<&Path>,
+        options: &ServerOptions,
+    ) -> Result<ApiServer> {
         let binary = crate::bins::kube_apiserver(release)?;
         let etcd = Cluster::start(ClusterSpec::new(1, Security::Plain)).await?;
         let dir = tempfile::Builder::new()
@@ -85,13 +134,19 @@ impl ApiServer {
             .map_err(|e| e.to_string())?;
         let port = free_port()?;
         let ca = Ca::new("kubectl-etcd testbed kubernetes CA")?;
-        let serving = ca.issue("kube-apiserver", None, &["127.0.0.1", "localhost"])?;
+        let mut hosts = vec!["127.0.0.1", "localhost"];
+        for name in std::iter::once(&options.bind).chain(&options.extra_names) {
+            if !hosts.contains(&name.as_str()) {
+                hosts.push(name);
+            }
+        }
+        let serving = ca.issue("kube-apiserver", None, &hosts)?;
         let admin = ca.issue("testbed-admin", Some("system:masters"), &[])?;
         // The API server's identity towards kubelets (pods/portforward and
         // the other node proxies), and a kubelet's own serving certificate:
         // both from the same CA, so each side verifies the other.
         let kubelet_client = ca.issue("kube-apiserver-kubelet-client", None, &[])?;
-        let kubelet_serving = ca.issue("testbed-kubelet", None, &["127.0.0.1"])?;
+        let kubelet_serving = ca.issue("testbed-kubelet", None, &[options.kubelet_ip.as_str()])?;
         let (sa_private, sa_public) = signing_key()?;
         let write = |name: &str, text: &str| -> Result<String> {
             let path = dir.path().join(name);
@@ -111,16 +166,15 @@ impl ApiServer {
             format!("--tls-cert-file={cert_file}"),
             format!("--tls-private-key-file={key_file}"),
             format!("--secure-port={port}"),
-            "--bind-address=127.0.0.1".into(),
-            "--advertise-address=127.0.0.1".into(),
-            "--service-cluster-ip-range=10.0.0.0/24".into(),
+            format!("--bind-address={}", options.bind),
+            format!("--advertise-address={}", options.bind),
+            format!("--service-cluster-ip-range={}", options.service_cidr),
             "--allow-privileged=true".into(),
             "--authorization-mode=RBAC".into(),
             format!("--client-ca-file={ca_file}"),
-            format!("--service-account-issuer=https://127.0.0.1:{port}/"),
+            format!("--service-account-issuer=https://{}:{port}/", options.bind),
             format!("--service-account-key-file={sa_pub}"),
             format!("--service-account-signing-key-file={sa_key}"),
-            "--disable-admission-plugins=ServiceAccount".into(),
             // As OpenShift and hardened clusters run it: an owner reference
             // with blockOwnerDeletion needs `update` on the owner's
             // finalizers, so the RBAC manifests are proven against it.
@@ -132,6 +186,9 @@ impl ApiServer {
             "--kubelet-preferred-address-types=InternalIP".into(),
             "--v=0".into(),
         ];
+        if !options.service_accounts {
+            args.push("--disable-admission-plugins=ServiceAccount".into());
+        }
         if !feature_gates.is_empty() {
             args.push(format!("--feature-gates={feature_gates}"));
         }
@@ -156,7 +213,7 @@ impl ApiServer {
             .spawn()
             .map_err(|e| format!("spawn {}: {e}", binary.display()))?;
         let mut server = ApiServer {
-            url: format!("https://127.0.0.1:{port}"),
+            url: format!("https://{}:{port}", options.bind),
             dir,
             ca_pem: ca.pem(),
             admin_cert: admin.cert_pem,
@@ -299,6 +356,12 @@ impl ApiServer {
             .await
             .map_err(|e| e.to_string())?;
         Client::try_from(config).map_err(|e| e.to_string())
+    }
+
+    /// The folder holding the server's certificates and keys (`ca.crt`,
+    /// `sa.key`, …).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
     }
 
     /// The etcd this API server stores its objects in.

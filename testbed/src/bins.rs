@@ -149,3 +149,23 @@ pub fn fake_kubelet() -> Result<PathBuf> {
 pub fn krew(name: &str) -> Result<PathBuf> {
     cached("krew", name, "krew from sigs.k8s.io/krew")
 }
+
+/// A command of the real node (`testbed/build.sh node`): `kubelet`,
+/// `kube-proxy`, `kube-controller-manager` or `kube-scheduler`, from the
+/// same k8s.io/kubernetes module as the current kube-apiserver.
+pub fn node_command(name: &str) -> Result<PathBuf> {
+    cached(
+        &format!("node-{name}"),
+        name,
+        &format!("{name} from k8s.io/kubernetes (testbed/build.sh node)"),
+    )
+}
+
+/// The sandbox program of the node's Pods (`testbed/go/pause`).
+pub fn pause() -> Result<PathBuf> {
+    cached(
+        "pause",
+        "pause",
+        "pause from testbed/go/pause (testbed/build.sh node)",
+    )
+}

@@ -91,6 +91,7 @@ pub struct Ca {
 }
 
 /// A PEM certificate and its PEM private key.
+#[derive(Clone)]
 pub struct Issued {
     pub cert_pem: String,
     pub key_pem: String,

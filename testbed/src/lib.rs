@@ -9,10 +9,12 @@ pub mod apiserver;
 pub mod bins;
 pub mod certs;
 pub mod cluster;
+pub mod image;
 pub mod kubelet;
+pub mod node;
 pub mod ports;
 
-pub use apiserver::{ApiServer, Context};
+pub use apiserver::{ApiServer, Context, ServerOptions};
 pub use bins::{EtcdVersion, KubeRelease};
 pub use cluster::{
     Cluster, ClusterSpec, LeadershipEvent, LoggedDefrag, LoggedLeadership, Security,

@@ -22,6 +22,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// A real one-node Kubernetes cluster (`testbed node up`).
+    Node {
+        #[command(subcommand)]
+        command: NodeCmd,
+    },
     /// Start a cluster, write its ETCDCTL_* settings, wait for Ctrl-C/SIGTERM.
     Up {
         #[arg(long, default_value_t = 3)]
@@ -52,6 +57,21 @@ enum Cmd {
     },
 }
 
+#[derive(Subcommand)]
+enum NodeCmd {
+    /// Start the control plane and the node, write KUBECONFIG and the
+    /// image settings, wait for Ctrl-C/SIGTERM, then remove everything.
+    Up {
+        /// Write `export KUBECONFIG=…`, `TESTBED_ETCD_VERSIONS=…` and
+        /// `TESTBED_ETCD_IMAGE_REPOSITORY=…` here once the node is Ready.
+        #[arg(long)]
+        env_file: Option<PathBuf>,
+        /// etcd releases to build images for (3.6, 3.5, 3.4), comma-separated.
+        #[arg(long, default_value = "3.6")]
+        etcd: String,
+    },
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     match run(Cli::parse()).await {
@@ -63,8 +83,66 @@ async fn main() -> std::process::ExitCode {
     }
 }
 
+/// Waits for Ctrl-C or SIGTERM.
+async fn until_stopped() -> Result<(), String> {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| e.to_string())?;
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+    Ok(())
+}
+
+/// Writes `text` to `path` through a temporary file, so a reader never
+/// sees half of it.
+fn write_env(path: &std::path::Path, text: &str) -> Result<(), String> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(|e| format!("write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("rename {}: {e}", path.display()))
+}
+
+async fn node_up(env_file: Option<PathBuf>, etcd: &str) -> Result<(), String> {
+    use kubectl_etcd_testbed::node::{Node, NodeSpec, ETCD_REPOSITORY};
+    let started = std::time::Instant::now();
+    let versions = etcd
+        .split(',')
+        .map(|v| EtcdVersion::parse(v.trim()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let node = Node::start(NodeSpec {
+        etcd_versions: versions,
+        crds: Vec::new(),
+    })
+    .await?;
+    let releases: Vec<String> = node
+        .images
+        .iter()
+        .filter_map(|i| {
+            i.strip_prefix(&format!("{ETCD_REPOSITORY}:v"))
+                .map(str::to_string)
+        })
+        .collect();
+    let text = format!(
+        "export KUBECONFIG='{}'\nexport TESTBED_ETCD_VERSIONS='{}'\nexport TESTBED_ETCD_IMAGE_REPOSITORY='{ETCD_REPOSITORY}'\n",
+        node.kubeconfig()?.display(),
+        releases.join(" "),
+    );
+    if let Some(path) = env_file {
+        write_env(&path, &text)?;
+    }
+    let _ = write!(
+        std::io::stderr(),
+        "testbed: node Ready in {:.1}s ({})\n{text}",
+        started.elapsed().as_secs_f64(),
+        node.dir().display()
+    );
+    until_stopped().await?;
+    drop(node);
+    Ok(())
+}
+
 async fn run(cli: Cli) -> Result<(), String> {
-    let Cmd::Up {
+    let (
         members,
         security,
         version,
@@ -74,7 +152,32 @@ async fn run(cli: Cli) -> Result<(), String> {
         fragment_mb,
         keep,
         log_level,
-    } = cli.command;
+    ) = match cli.command {
+        Cmd::Node {
+            command: NodeCmd::Up { env_file, etcd },
+        } => return node_up(env_file, &etcd).await,
+        Cmd::Up {
+            members,
+            security,
+            version,
+            quota_backend_bytes,
+            dir,
+            env_file,
+            fragment_mb,
+            keep,
+            log_level,
+        } => (
+            members,
+            security,
+            version,
+            quota_backend_bytes,
+            dir,
+            env_file,
+            fragment_mb,
+            keep,
+            log_level,
+        ),
+    };
     let mut spec = ClusterSpec::new(members, Security::parse(&security)?)
         .version(EtcdVersion::parse(&version)?);
     spec.quota_backend_bytes = quota_backend_bytes;
@@ -95,21 +198,14 @@ async fn run(cli: Cli) -> Result<(), String> {
         text.push_str(&format!("export {k}='{v}'\n"));
     }
     if let Some(path) = env_file {
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, &text).map_err(|e| format!("write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).map_err(|e| format!("rename {}: {e}", path.display()))?;
+        write_env(&path, &text)?;
     }
     let _ = write!(
         std::io::stderr(),
         "testbed: {members}-member {security} etcd {version} cluster ready in {}\n{text}",
         cluster.dir().display()
     );
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .map_err(|e| e.to_string())?;
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-    }
+    until_stopped().await?;
     drop(cluster);
     Ok(())
 }

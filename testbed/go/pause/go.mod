@@ -1,0 +1,3 @@
+module kubectl-etcd.testbed/pause
+
+go 1.24.0

@@ -1,0 +1,916 @@
+//! A real one-node Kubernetes cluster: the test bed's kube-apiserver, with
+//! kube-controller-manager and kube-scheduler beside it, and a node — a
+//! kubelet over containerd and runc, kube-proxy, and a CNI bridge — that
+//! runs Pods from images built here ([`crate::image`]), never pulled.
+//!
+//! # Confinement
+//!
+//! Everything the node changes is kept where stopping it removes it:
+//! - **network**: the node lives in its own network namespace
+//!   (`kubectl-etcd-node-<pid>`), joined to this machine by one veth pair
+//!   with addresses from 198.18.0.0/15 (RFC 2544, never a real network).
+//!   The Pods' bridge, their veths and every iptables rule kube-proxy and
+//!   the CNI plugins write are inside it and go with it;
+//! - **mounts**: containerd and the kubelet share a private mount
+//!   namespace held by one `sleep` process, so overlay and volume mounts
+//!   disappear with the last process in it. In it `/run` is a tmpfs of its
+//!   own (containerd's shim sockets, runc's state, the Pods' network
+//!   namespace files), `/var/log` is a folder
+//!   of the node's (the kubelet writes Pod logs to `/var/log/pods`), and the
+//!   kernel settings the kubelet insists on are shown to it as files with
+//!   the values it wants, so it never writes the machine's own;
+//! - **cgroups**: the kubelet's cgroup root is `/kubectl-etcd-node-<pid>`,
+//!   removed at the end;
+//! - **processes**: each is started here and stopped by its PID; the
+//!   containerd shims (which leave their parent) are found by the socket
+//!   they serve, and container processes by the cgroups above.
+//!
+//! Root here lacks CAP_SYS_RESOURCE, so no process may lower its OOM score
+//! below 0 (the Pods' sandboxes ask for -998): containerd is told to keep
+//! every container's score at or above its own (`restrict_oom_score_adj`,
+//! as for rootless runs).
+//!
+//! A node whose process died without stopping it (SIGKILL) is cleaned up
+//! by the next start: namespaces and cgroups named after a dead PID.
+//!
+//! The components authenticate with the test bed's admin certificate
+//! (`system:masters`): the node is a place to run Pods, not a study of
+//! node authorization.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::Node as KubeNode;
+use kube::api::Api;
+
+use crate::apiserver::{ApiServer, Context, ServerOptions};
+use crate::bins::{self, EtcdVersion, KubeRelease};
+use crate::image::{write_archive, ImageFile, ImageSpec};
+use crate::Result;
+
+/// This machine's end of the veth pair: where the API server listens.
+pub const HOST_IP: &str = "198.18.255.1";
+/// The node's address (the kubelet's, and the source of Pod traffic).
+pub const NODE_IP: &str = "198.18.255.2";
+/// The Pods' addresses.
+pub const POD_CIDR: &str = "198.18.0.0/24";
+/// The Services' cluster IPs; the `kubernetes` Service is the first.
+pub const SERVICE_CIDR: &str = "198.19.0.0/24";
+/// The cluster DNS Service's address.
+pub const DNS_IP: &str = "198.19.0.10";
+/// The name of the one Node.
+pub const NODE_NAME: &str = "testbed-node";
+/// The sandbox image every Pod starts with.
+pub const PAUSE_IMAGE: &str = "localhost/pause:testbed";
+/// The repository of the etcd images (`<repository>:v<version>`).
+pub const ETCD_REPOSITORY: &str = "localhost/etcd";
+
+/// Names of what a node creates, after the PID of the process that
+/// started it: how a later start recognises leftovers of a dead one.
+const PREFIX: &str = "kubectl-etcd-node-";
+
+/// What to start.
+#[derive(Debug, Clone)]
+pub struct NodeSpec {
+    /// The etcd releases to build images for.
+    pub etcd_versions: Vec<EtcdVersion>,
+    /// CRD files to install.
+    pub crds: Vec<PathBuf>,
+}
+
+impl Default for NodeSpec {
+    fn default() -> Self {
+        NodeSpec {
+            etcd_versions: vec![EtcdVersion::V3_6],
+            crds: Vec::new(),
+        }
+    }
+}
+
+/// A running node and its control plane. Dropping it stops everything it
+/// started and removes what it created.
+pub struct Node {
+    pub api: ApiServer,
+    dir: tempfile::TempDir,
+    netns: String,
+    cgroup: String,
+    host_link: String,
+    /// Started processes, in start order (stopped in reverse).
+    children: Vec<(&'static str, Child)>,
+    /// The images imported, by name.
+    pub images: Vec<String>,
+}
+
+fn run(what: &str, command: &mut Command) -> Result<String> {
+    let out = command
+        .output()
+        .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(format!(
+            "{what}: {:?} failed ({}): {}",
+            command.get_program(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+fn ip(args: &[&str]) -> Result<String> {
+    run(
+        &format!("ip {}", args.join(" ")),
+        Command::new("ip").args(args),
+    )
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| format!("write {}: {e}", path.display()))
+}
+
+/// Whether a PID is a running process.
+fn alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// The cgroup v1 hierarchies mounted here (`/sys/fs/cgroup/<name>`).
+fn hierarchies() -> Vec<PathBuf> {
+    std::fs::read_dir("/sys/fs/cgroup")
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.join("cgroup.procs").exists())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Creates the cgroup `root` in every hierarchy (the kubelet wants its
+/// cgroup root to exist); a new cpuset gets its parent's CPUs and memory
+/// nodes, as cgroup v1 leaves them empty.
+fn create_cgroup_root(root: &str) -> Result<()> {
+    for h in hierarchies() {
+        let dir = h.join(root);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+        for file in ["cpuset.cpus", "cpuset.mems"] {
+            if let Ok(parent) = std::fs::read_to_string(h.join(file)) {
+                std::fs::write(dir.join(file), parent.trim())
+                    .map_err(|e| format!("write {}: {e}", dir.join(file).display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// SIGKILLs every process in the cgroup tree `root` (relative to each
+/// hierarchy) and removes the tree, deepest first.
+fn remove_cgroup_tree(root: &str) {
+    for h in hierarchies() {
+        let top = h.join(root);
+        if !top.exists() {
+            continue;
+        }
+        let mut dirs = Vec::new();
+        let mut stack = vec![top.clone()];
+        while let Some(d) = stack.pop() {
+            if let Ok(entries) = std::fs::read_dir(&d) {
+                stack.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+            }
+            dirs.push(d);
+        }
+        for d in &dirs {
+            let procs = std::fs::read_to_string(d.join("cgroup.procs")).unwrap_or_default();
+            for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+        // Deepest first: a cgroup goes only once its children have.
+        dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+        for d in dirs {
+            for _ in 0..50 {
+                if std::fs::remove_dir(&d).is_ok() || !d.exists() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+}
+
+/// The PIDs of the containerd shims serving `socket` (they leave their
+/// parent, so they are found by what they were started with).
+fn shims_of(socket: &Path) -> Vec<i32> {
+    let socket = socket.display().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let cmd = String::from_utf8_lossy(&cmd);
+            cmd.contains("containerd-shim") && cmd.contains(&socket)
+        })
+        .collect()
+}
+
+/// Removes what nodes of dead processes left: their network namespaces
+/// and cgroup trees.
+pub fn clean_leftovers() {
+    let dead = |name: &str| {
+        name.strip_prefix(PREFIX)
+            .and_then(|p| p.parse::<u32>().ok())
+            .is_some_and(|pid| !alive(pid))
+    };
+    if let Ok(entries) = std::fs::read_dir("/run/netns") {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if dead(&name) {
+                let _ = ip(&["netns", "del", &name]);
+            }
+        }
+    }
+    let mut roots = std::collections::BTreeSet::new();
+    for h in hierarchies() {
+        if let Ok(entries) = std::fs::read_dir(&h) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if dead(&name) {
+                    roots.insert(name);
+                }
+            }
+        }
+    }
+    for root in roots {
+        remove_cgroup_tree(&root);
+    }
+}
+
+impl Node {
+    /// Starts the control plane and the node, imports the images, and
+    /// waits until the Node is Ready.
+    pub async fn start(spec: NodeSpec) -> Result<Node> {
+        clean_leftovers();
+        // One node per machine: its addresses are fixed.
+        if let Ok(entries) = std::fs::read_dir("/run/netns") {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if let Some(pid) = name.strip_prefix(PREFIX) {
+                    return Err(format!(
+                        "another test bed node is running (process {pid}); stop it first"
+                    ));
+                }
+            }
+        }
+        let id = format!("{PREFIX}{}", std::process::id());
+        let dir = tempfile::Builder::new()
+            .prefix("kubectl-etcd-node-")
+            .tempdir()
+            .map_err(|e| e.to_string())?;
+        let short = format!("ke{}", std::process::id() % 1_000_000);
+        // The network first: the API server listens on this end of it.
+        ip(&["netns", "add", &id])?;
+        let mut node_guard = NetGuard {
+            netns: Some(id.clone()),
+        };
+        let host_link = format!("{short}h");
+        ip(&[
+            "link", "add", &host_link, "type", "veth", "peer", "name", "eth0", "netns", &id,
+        ])?;
+        ip(&["addr", "add", &format!("{HOST_IP}/30"), "dev", &host_link])?;
+        ip(&["link", "set", &host_link, "up"])?;
+        ip(&[
+            "-n",
+            &id,
+            "addr",
+            "add",
+            &format!("{NODE_IP}/30"),
+            "dev",
+            "eth0",
+        ])?;
+        ip(&["-n", &id, "link", "set", "eth0", "up"])?;
+        ip(&["-n", &id, "link", "set", "lo", "up"])?;
+        ip(&["-n", &id, "route", "add", "default", "via", HOST_IP])?;
+
+        let options = ServerOptions {
+            bind: HOST_IP.into(),
+            service_cidr: SERVICE_CIDR.into(),
+            service_accounts: true,
+            kubelet_ip: NODE_IP.into(),
+            extra_names: [
+                "198.19.0.1",
+                "kubernetes",
+                "kubernetes.default",
+                "kubernetes.default.svc",
+                "kubernetes.default.svc.cluster.local",
+            ]
+            .map(String::from)
+            .to_vec(),
+        };
+        let api =
+            ApiServer::start_for(KubeRelease::Current, &spec.crds, "", None, &options).await?;
+        let mut node = Node {
+            api,
+            dir,
+            netns: id.clone(),
+            cgroup: id.clone(),
+            host_link,
+            children: Vec::new(),
+            images: Vec::new(),
+        };
+        node_guard.netns = None;
+        node.grant_kubelet_access().await?;
+        node.start_control_plane()?;
+        node.start_runtime()?;
+        node.import_images(&spec)?;
+        node.start_kubelet_and_proxy()?;
+        node.wait_ready(Duration::from_secs(120)).await?;
+        Ok(node)
+    }
+
+    /// Lets the API server's kubelet client (logs, exec, port-forward)
+    /// through the kubelet's webhook authorization, as kubeadm does.
+    async fn grant_kubelet_access(&self) -> Result<()> {
+        use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleRef, Subject};
+        let client = self.api.admin_client(None).await?;
+        let bindings: Api<ClusterRoleBinding> = Api::all(client);
+        let binding = ClusterRoleBinding {
+            metadata: kube::api::ObjectMeta {
+                name: Some("testbed:kube-apiserver-kubelet-client".into()),
+                ..Default::default()
+            },
+            role_ref: RoleRef {
+                api_group: "rbac.authorization.k8s.io".into(),
+                kind: "ClusterRole".into(),
+                name: "system:kubelet-api-admin".into(),
+            },
+            subjects: Some(vec![Subject {
+                kind: "User".into(),
+                name: "kube-apiserver-kubelet-client".into(),
+                api_group: Some("rbac.authorization.k8s.io".into()),
+                namespace: None,
+            }]),
+        };
+        bindings
+            .create(&kube::api::PostParams::default(), &binding)
+            .await
+            .map_err(|e| format!("grant the API server access to the kubelet: {e}"))?;
+        Ok(())
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Starts `program` with `args`, its output in `<dir>/<name>.log`.
+    fn spawn(&mut self, name: &'static str, program: &Path, args: &[String]) -> Result<()> {
+        let log = File::create(self.path(&format!("{name}.log"))).map_err(|e| e.to_string())?;
+        let log2 = log.try_clone().map_err(|e| e.to_string())?;
+        let child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log2)
+            .spawn()
+            .map_err(|e| format!("spawn {name} ({}): {e}", program.display()))?;
+        self.children.push((name, child));
+        Ok(())
+    }
+
+    /// Starts `program` inside the node: its network namespace and the
+    /// shared mount namespace held by the `holder` process.
+    fn spawn_in_node(&mut self, name: &'static str, program: &Path, args: &[String]) -> Result<()> {
+        let holder = self
+            .children
+            .iter()
+            .find(|(n, _)| *n == "holder")
+            .map(|(_, c)| c.id())
+            .ok_or("the node's mount namespace is not held")?;
+        let mut full = vec![
+            format!("--mount=/proc/{holder}/ns/mnt"),
+            format!("--net=/run/netns/{}", self.netns),
+            "--".into(),
+            program.display().to_string(),
+        ];
+        full.extend(args.iter().cloned());
+        self.spawn(name, Path::new("nsenter"), &full)
+    }
+
+    fn start_control_plane(&mut self) -> Result<()> {
+        let kubeconfig = self.api.write_kubeconfig(
+            "admin.kubeconfig",
+            &[Context {
+                name: "admin".into(),
+                namespace: None,
+                impersonate: None,
+            }],
+        )?;
+        let kubeconfig = kubeconfig.display().to_string();
+        let api_dir = self.api.dir().to_path_buf();
+        self.spawn(
+            "kube-controller-manager",
+            &bins::node_command("kube-controller-manager")?,
+            &[
+                format!("--kubeconfig={kubeconfig}"),
+                "--leader-elect=false".into(),
+                format!(
+                    "--service-account-private-key-file={}",
+                    api_dir.join("sa.key").display()
+                ),
+                format!("--root-ca-file={}", api_dir.join("ca.crt").display()),
+                "--secure-port=0".into(),
+                format!("--cluster-cidr={POD_CIDR}"),
+                format!("--service-cluster-ip-range={SERVICE_CIDR}"),
+                "--v=1".into(),
+            ],
+        )?;
+        self.spawn(
+            "kube-scheduler",
+            &bins::node_command("kube-scheduler")?,
+            &[
+                format!("--kubeconfig={kubeconfig}"),
+                "--leader-elect=false".into(),
+                "--secure-port=0".into(),
+                "--v=1".into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The mount namespace holder, then containerd in it.
+    fn start_runtime(&mut self) -> Result<()> {
+        // Kernel settings the kubelet sets unless they already read as it
+        // wants: shown to it (in the node's mount namespace only) as files
+        // with those values.
+        let sysctl = self.path("sysctl");
+        std::fs::create_dir_all(&sysctl).map_err(|e| e.to_string())?;
+        let wanted = [
+            ("vm/overcommit_memory", "1"),
+            ("vm/panic_on_oom", "0"),
+            ("kernel/panic", "10"),
+            ("kernel/panic_on_oops", "1"),
+            ("kernel/keys/root_maxkeys", "1000000"),
+            ("kernel/keys/root_maxbytes", "25000000"),
+        ];
+        // A /run of its own: containerd keeps its shims' sockets, runc's
+        // state and the Pods' network namespace files there.
+        let mut script = String::from(
+            "set -e; mount --make-rshared /; mount -t tmpfs -o mode=755 node-run /run; ",
+        );
+        for (key, value) in wanted {
+            let file = sysctl.join(key.replace('/', "_"));
+            write(&file, &format!("{value}\n"))?;
+            script.push_str(&format!(
+                "mount --bind -o ro '{}' /proc/sys/{key}; ",
+                file.display()
+            ));
+        }
+        let varlog = self.path("var-log");
+        std::fs::create_dir_all(&varlog).map_err(|e| e.to_string())?;
+        script.push_str(&format!(
+            "mount --bind '{}' /var/log; exec sleep infinity",
+            varlog.display()
+        ));
+        self.spawn(
+            "holder",
+            Path::new("unshare"),
+            &[
+                "--mount".into(),
+                "--propagation".into(),
+                "private".into(),
+                "sh".into(),
+                "-c".into(),
+                script,
+            ],
+        )?;
+        // Wait until the holder's mounts are in place.
+        let holder = self.children.last().map(|(_, c)| c.id()).unwrap_or(0);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let mounts =
+                std::fs::read_to_string(format!("/proc/{holder}/mountinfo")).unwrap_or_default();
+            if mounts.contains(" /var/log ") {
+                break;
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "the node's mount namespace was not set up: {}",
+                    std::fs::read_to_string(self.path("holder.log")).unwrap_or_default()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+
+        let cni = self.path("cni");
+        std::fs::create_dir_all(&cni).map_err(|e| e.to_string())?;
+        write(
+            &cni.join("10-testbed.conflist"),
+            &serde_json::json!({
+                "cniVersion": "1.0.0",
+                "name": "testbed",
+                "plugins": [
+                    {
+                        "type": "bridge",
+                        "bridge": "cni0",
+                        "isGateway": true,
+                        "ipMasq": true,
+                        "hairpinMode": true,
+                        "ipam": {
+                            "type": "host-local",
+                            "ranges": [[{"subnet": POD_CIDR}]],
+                            "routes": [{"dst": "0.0.0.0/0"}],
+                            "dataDir": self.path("cni-ipam").display().to_string(),
+                        },
+                    },
+                    {"type": "portmap", "capabilities": {"portMappings": true}},
+                ],
+            })
+            .to_string(),
+        )?;
+        let config = self.path("containerd.toml");
+        write(
+            &config,
+            &format!(
+                r#"version = 2
+root = "{root}"
+state = "{state}"
+disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper"]
+[grpc]
+  address = "{sock}"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "{PAUSE_IMAGE}"
+  restrict_oom_score_adj = true
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "{cni}"
+  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+    runtime_type = "io.containerd.runc.v2"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+      SystemdCgroup = false
+"#,
+                root = self.path("containerd-root").display(),
+                state = self.path("containerd-state").display(),
+                sock = self.socket().display(),
+                cni = cni.display(),
+            ),
+        )?;
+        let containerd = which("containerd")?;
+        self.spawn_in_node(
+            "containerd",
+            &containerd,
+            &[format!("--config={}", config.display())],
+        )?;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !self.socket().exists() {
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "containerd did not start: {}",
+                    self.log_tail("containerd", 20)
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Ok(())
+    }
+
+    /// containerd's socket.
+    pub fn socket(&self) -> PathBuf {
+        self.path("containerd.sock")
+    }
+
+    /// `ctr` against this node's containerd, in the Kubernetes namespace.
+    fn ctr(&self, args: &[&str]) -> Result<String> {
+        let socket = self.socket().display().to_string();
+        let mut full = vec!["-a", socket.as_str(), "-n", "k8s.io"];
+        full.extend_from_slice(args);
+        run(
+            &format!("ctr {}", args.join(" ")),
+            Command::new("ctr").args(&full),
+        )
+    }
+
+    /// Builds and imports an image.
+    pub fn import(&mut self, spec: &ImageSpec) -> Result<()> {
+        let file = self.path(&format!("image-{}.tar", spec.name.replace(['/', ':'], "_")));
+        write_archive(spec, &file)?;
+        self.ctr(&["images", "import", &file.display().to_string()])?;
+        let _ = std::fs::remove_file(&file);
+        self.images.push(spec.name.clone());
+        Ok(())
+    }
+
+    fn import_images(&mut self, spec: &NodeSpec) -> Result<()> {
+        self.import(&ImageSpec {
+            name: PAUSE_IMAGE.into(),
+            files: vec![ImageFile::executable("pause", &bins::pause()?)],
+            entrypoint: vec!["/pause".into()],
+            ..ImageSpec::default()
+        })?;
+        for version in &spec.etcd_versions {
+            let etcd = bins::etcd(*version)?;
+            let full = Command::new(&etcd)
+                .arg("--version")
+                .output()
+                .map_err(|e| e.to_string())?;
+            let text = String::from_utf8_lossy(&full.stdout);
+            let release = text
+                .lines()
+                .find_map(|l| l.strip_prefix("etcd Version: "))
+                .ok_or_else(|| format!("{} --version: {text}", etcd.display()))?
+                .trim()
+                .to_string();
+            self.import(&etcd_image(*version, &release)?)?;
+        }
+        Ok(())
+    }
+
+    fn start_kubelet_and_proxy(&mut self) -> Result<()> {
+        let api_dir = self.api.dir().to_path_buf();
+        let kubeconfig = api_dir.join("admin.kubeconfig").display().to_string();
+        // The kubelet's serving certificate, for the node's address.
+        let serving = self.api.kubelet_serving.clone();
+        let cert = self.path("kubelet.crt");
+        let key = self.path("kubelet.key");
+        write(&cert, &serving.cert_pem)?;
+        write(&key, &serving.key_pem)?;
+        let resolv = self.path("resolv.conf");
+        write(&resolv, &format!("nameserver {DNS_IP}\n"))?;
+        let config = self.path("kubelet.yaml");
+        write(
+            &config,
+            &format!(
+                r#"apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: {NODE_IP}
+port: 10250
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: 10248
+authentication:
+  anonymous:
+    enabled: false
+  webhook:
+    enabled: true
+  x509:
+    clientCAFile: {ca}
+authorization:
+  mode: Webhook
+tlsCertFile: {cert}
+tlsPrivateKeyFile: {key}
+cgroupDriver: cgroupfs
+cgroupRoot: /{cgroup}
+cgroupsPerQOS: true
+containerRuntimeEndpoint: unix://{sock}
+failSwapOn: false
+failCgroupV1: false
+clusterDNS: [{DNS_IP}]
+clusterDomain: cluster.local
+resolvConf: {resolv}
+evictionHard:
+  memory.available: "0%"
+  nodefs.available: "0%"
+  imagefs.available: "0%"
+  nodefs.inodesFree: "0%"
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+serializeImagePulls: false
+localStorageCapacityIsolation: false
+"#,
+                ca = api_dir.join("ca.crt").display(),
+                cert = cert.display(),
+                key = key.display(),
+                cgroup = self.cgroup,
+                sock = self.socket().display(),
+                resolv = resolv.display(),
+            ),
+        )?;
+        create_cgroup_root(&self.cgroup)?;
+        let kubelet = bins::node_command("kubelet")?;
+        let root = self.path("kubelet");
+        self.spawn_in_node(
+            "kubelet",
+            &kubelet,
+            &[
+                format!("--config={}", config.display()),
+                format!("--kubeconfig={kubeconfig}"),
+                format!("--hostname-override={NODE_NAME}"),
+                format!("--node-ip={NODE_IP}"),
+                format!("--root-dir={}", root.display()),
+                format!("--cert-dir={}", self.path("kubelet-pki").display()),
+                "--v=1".into(),
+            ],
+        )?;
+        let proxy_config = self.path("kube-proxy.yaml");
+        write(
+            &proxy_config,
+            &format!(
+                r#"apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection:
+  kubeconfig: {kubeconfig}
+hostnameOverride: {NODE_NAME}
+mode: iptables
+clusterCIDR: {POD_CIDR}
+bindAddress: {NODE_IP}
+healthzBindAddress: 127.0.0.1:10256
+metricsBindAddress: 127.0.0.1:10249
+iptables:
+  masqueradeAll: true
+conntrack:
+  maxPerCore: 0
+  min: 0
+  tcpEstablishedTimeout: 0s
+  tcpCloseWaitTimeout: 0s
+"#
+            ),
+        )?;
+        let proxy = bins::node_command("kube-proxy")?;
+        self.spawn_in_node(
+            "kube-proxy",
+            &proxy,
+            &[
+                format!("--config={}", proxy_config.display()),
+                "--v=1".into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The last `lines` lines of a component's log.
+    pub fn log_tail(&self, name: &str, lines: usize) -> String {
+        let text = std::fs::read_to_string(self.path(&format!("{name}.log"))).unwrap_or_default();
+        let all: Vec<&str> = text.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+
+    async fn wait_ready(&mut self, limit: Duration) -> Result<()> {
+        let client = self.api.admin_client(None).await?;
+        let nodes: Api<KubeNode> = Api::all(client);
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Ok(Some(n)) = nodes.get_opt(NODE_NAME).await {
+                let ready = n
+                    .status
+                    .and_then(|s| s.conditions)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|c| c.type_ == "Ready" && c.status == "True");
+                if ready {
+                    return Ok(());
+                }
+            }
+            let exited = self
+                .children
+                .iter_mut()
+                .find_map(|(name, child)| Some((*name, child.try_wait().ok()??)));
+            if let Some((name, status)) = exited {
+                return Err(format!(
+                    "{name} exited ({status}); last lines:\n{}",
+                    self.log_tail(name, 30)
+                ));
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "node {NODE_NAME} not Ready after {}s; kubelet:\n{}",
+                    limit.as_secs(),
+                    self.log_tail("kubelet", 30)
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+
+    /// A kubeconfig for this cluster (admin), written into the node's
+    /// folder.
+    pub fn kubeconfig(&self) -> Result<PathBuf> {
+        self.api.write_kubeconfig(
+            "kubeconfig",
+            &[Context {
+                name: "testbed-node".into(),
+                namespace: None,
+                impersonate: None,
+            }],
+        )
+    }
+
+    /// The PIDs of everything the node runs now: the processes it
+    /// started, the API server and its etcd, and containerd's shims.
+    pub fn pids(&self) -> Vec<u32> {
+        let mut pids: Vec<u32> = self.children.iter().map(|(_, c)| c.id()).collect();
+        pids.extend(self.api.pids());
+        pids.extend(shims_of(&self.socket()).into_iter().map(|p| p as u32));
+        pids
+    }
+
+    /// The node's cgroup root (relative to each hierarchy).
+    pub fn cgroup(&self) -> &str {
+        &self.cgroup
+    }
+
+    /// The node's folder (logs, configuration, containerd's state).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The name of the node's network namespace.
+    pub fn netns(&self) -> &str {
+        &self.netns
+    }
+}
+
+/// The image of one etcd release: the test bed's static etcd, etcdctl and
+/// etcdutl in `/usr/local/bin`, as the upstream image lays them out.
+pub fn etcd_image(version: EtcdVersion, release: &str) -> Result<ImageSpec> {
+    let mut files = vec![ImageFile::executable(
+        "usr/local/bin/etcd",
+        &bins::etcd(version)?,
+    )];
+    files.push(ImageFile::executable(
+        "usr/local/bin/etcdctl",
+        &bins::etcdctl(version)?,
+    ));
+    if let Ok(etcdutl) = bins::etcdutl(version) {
+        files.push(ImageFile::executable("usr/local/bin/etcdutl", &etcdutl));
+    }
+    Ok(ImageSpec {
+        name: format!("{ETCD_REPOSITORY}:v{release}"),
+        files,
+        dirs: vec![("tmp".into(), 0o1777), ("var/lib/etcd".into(), 0o700)],
+        entrypoint: vec!["/usr/local/bin/etcd".into()],
+        env: vec!["PATH=/usr/local/bin:/usr/bin:/bin".into()],
+        ..ImageSpec::default()
+    })
+}
+
+/// The path of a program on `PATH`.
+fn which(name: &str) -> Result<PathBuf> {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/bin")])
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .ok_or_else(|| format!("{name} not found: install it (apt-get install {name})"))
+}
+
+/// Deletes the network namespace if the start fails before `Node` owns it.
+struct NetGuard {
+    netns: Option<String>,
+}
+
+impl Drop for NetGuard {
+    fn drop(&mut self) {
+        if let Some(ns) = self.netns.take() {
+            let _ = ip(&["netns", "del", &ns]);
+        }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        // The Pods first, while containerd can still stop them.
+        if let Ok(list) = self.ctr(&["tasks", "ls", "-q"]) {
+            for task in list.lines().filter(|l| !l.is_empty()) {
+                let _ = self.ctr(&["tasks", "kill", "-s", "SIGKILL", task]);
+            }
+        }
+        let socket = self.socket();
+        // Then every process: SIGTERM to all, 5 s for all to end, then
+        // SIGKILL.
+        for (_, child) in &self.children {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(child.id() as i32),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline
+            && self
+                .children
+                .iter_mut()
+                .any(|(_, c)| matches!(c.try_wait(), Ok(None)))
+        {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        while let Some((_, mut child)) = self.children.pop() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        for pid in shims_of(&socket) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        remove_cgroup_tree(&self.cgroup);
+        let _ = ip(&["netns", "del", &self.netns]);
+        // The host end of the veth goes with its peer; make sure.
+        let _ = ip(&["link", "del", &self.host_link]);
+    }
+}
