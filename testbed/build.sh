@@ -193,13 +193,15 @@ build_one() {
     kubelet) build_tools kubelet fake-kubelet=. ;;
     krew) build_tools krew kubectl-krew=sigs.k8s.io/krew/cmd/krew validate-krew-manifest=sigs.k8s.io/krew/cmd/validate-krew-manifest ;;
     # A real node (`testbed node up`): the node's and the control plane's
-    # other commands from the same k8s.io/kubernetes as kube-apiserver, and
-    # the sandbox ("pause") program of the test bed's own.
+    # other commands from the same k8s.io/kubernetes as kube-apiserver, the
+    # sandbox ("pause") program of the test bed's own, and the cluster DNS
+    # (CoreDNS from its module, with only the plugins the node uses).
     node)
       for cmd in kubelet kube-proxy kube-controller-manager kube-scheduler; do
         build_k8s kube-apiserver "$cmd" "node-$cmd"
       done
-      build_tools pause pause=. ;;
+      build_tools pause pause=.
+      build_tools coredns coredns=. ;;
     *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30, kubectl, kubelet, krew, node)"; exit 2 ;;
   esac
 }

@@ -1,8 +1,9 @@
 //! The real node of the test bed (issue 22, first part): a kubelet over
 //! containerd and runc runs etcd from an image built here, never pulled;
 //! `kubectl logs` and `kubectl port-forward` go through the real kubelet;
-//! a Pod reaches another through a Service (kube-proxy) by its cluster
-//! IP; and stopping the node leaves nothing behind: no network namespace,
+//! Pods reach it through a Service (kube-proxy) and by name (the cluster
+//! DNS: the Service's name, and the Pod's under a headless Service); and
+//! stopping the node leaves nothing behind: no network namespace,
 //! cgroup, mount, `/run` entry or process of it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -42,6 +43,8 @@ fn pod(name: &str, image: &str, labels: &str, command: &[&str], restart: &str) -
         "kind": "Pod",
         "metadata": {"name": name, "labels": {"app": labels}},
         "spec": {
+            "hostname": name,
+            "subdomain": "etcd-peers",
             "restartPolicy": restart,
             "containers": [{
                 "name": "main",
@@ -128,45 +131,69 @@ async fn a_real_node_runs_etcd_from_a_local_image_and_leaves_nothing_behind() {
     assert!(status.version().starts_with("3.6."), "{}", status.version());
     drop(forward);
 
-    // A Service (kube-proxy's rules in the node) from another Pod.
-    let svc: Service = serde_json::from_value(serde_json::json!({
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": {"name": "etcd"},
-        "spec": {"selector": {"app": "etcd"}, "ports": [{"port": 2379}]},
-    }))
-    .unwrap();
-    let svc = services.create(&PostParams::default(), &svc).await.unwrap();
-    let cluster_ip = svc.spec.unwrap().cluster_ip.unwrap();
+    // Services (kube-proxy's rules in the node) and names (the cluster
+    // DNS) from other Pods: the ClusterIP Service by its short name, and
+    // the member by its Pod name under a headless Service, the way the
+    // operator's members find their peers.
+    for svc in [
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Service", "metadata": {"name": "etcd"},
+            "spec": {"selector": {"app": "etcd"}, "ports": [{"port": 2379}]},
+        }),
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Service", "metadata": {"name": "etcd-peers"},
+            "spec": {"clusterIP": "None", "selector": {"app": "etcd"}, "ports": [{"port": 2379}]},
+        }),
+    ] {
+        let svc: Service = serde_json::from_value(svc).unwrap();
+        services.create(&PostParams::default(), &svc).await.unwrap();
+    }
+    let cluster_ip = services
+        .get("etcd")
+        .await
+        .unwrap()
+        .spec
+        .unwrap()
+        .cluster_ip
+        .unwrap();
     assert!(cluster_ip.starts_with("198.19.0."), "{cluster_ip}");
-    pods.create(
-        &PostParams::default(),
-        &pod(
-            "reader",
-            &image,
-            "reader",
-            &[
-                "/usr/local/bin/etcdctl",
-                &format!("--endpoints=http://{cluster_ip}:2379"),
-                "--command-timeout=20s",
-                "get",
-                "written-through",
-                "--print-value-only",
-            ],
-            "Never",
+    for (reader, endpoint) in [
+        ("by-service-name", "http://etcd:2379"),
+        (
+            "by-pod-name",
+            "http://etcd-0.etcd-peers.default.svc.cluster.local:2379",
         ),
-    )
-    .await
-    .unwrap();
-    let phase = wait_for_phase(&pods, "reader", &["Succeeded", "Failed"]).await;
-    let logs = kubectl(&node)
-        .args(["logs", "reader"])
-        .output()
+    ] {
+        pods.create(
+            &PostParams::default(),
+            &pod(
+                reader,
+                &image,
+                "reader",
+                &[
+                    "/usr/local/bin/etcdctl",
+                    &format!("--endpoints={endpoint}"),
+                    "--command-timeout=20s",
+                    "--dial-timeout=20s",
+                    "get",
+                    "written-through",
+                    "--print-value-only",
+                ],
+                "Never",
+            ),
+        )
         .await
         .unwrap();
-    let logs = String::from_utf8_lossy(&logs.stdout).into_owned();
-    assert_eq!(phase, "Succeeded", "{logs}");
-    assert_eq!(logs.trim(), "port-forward");
+        let phase = wait_for_phase(&pods, reader, &["Succeeded", "Failed"]).await;
+        let logs = kubectl(&node)
+            .args(["logs", reader])
+            .output()
+            .await
+            .unwrap();
+        let logs = String::from_utf8_lossy(&logs.stdout).into_owned();
+        assert_eq!(phase, "Succeeded", "{reader}: {logs}");
+        assert_eq!(logs.trim(), "port-forward", "{reader}");
+    }
 
     // etcd's own log, read through the kubelet.
     let own = kubectl(&node)

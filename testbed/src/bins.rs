@@ -169,3 +169,13 @@ pub fn pause() -> Result<PathBuf> {
         "pause from testbed/go/pause (testbed/build.sh node)",
     )
 }
+
+/// The node's cluster DNS: CoreDNS with the kubernetes plugin
+/// (`testbed/go/coredns`).
+pub fn coredns() -> Result<PathBuf> {
+    cached(
+        "coredns",
+        "coredns",
+        "CoreDNS from testbed/go/coredns (testbed/build.sh node)",
+    )
+}

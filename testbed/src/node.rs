@@ -1,7 +1,9 @@
 //! A real one-node Kubernetes cluster: the test bed's kube-apiserver, with
 //! kube-controller-manager and kube-scheduler beside it, and a node — a
 //! kubelet over containerd and runc, kube-proxy, and a CNI bridge — that
-//! runs Pods from images built here ([`crate::image`]), never pulled.
+//! runs Pods from images built here ([`crate::image`]), never pulled — and
+//! cluster DNS (CoreDNS with its kubernetes plugin) for Service and Pod
+//! names.
 //!
 //! # Confinement
 //!
@@ -330,6 +332,7 @@ impl Node {
         node.start_runtime()?;
         node.import_images(&spec)?;
         node.start_kubelet_and_proxy()?;
+        node.start_dns().await?;
         node.wait_ready(Duration::from_secs(120)).await?;
         Ok(node)
     }
@@ -739,6 +742,74 @@ conntrack:
                 "--v=1".into(),
             ],
         )?;
+        Ok(())
+    }
+
+    /// The cluster DNS: CoreDNS in the node's network namespace (on every
+    /// address there), and the `kube-dns` Service at [`DNS_IP`] whose one
+    /// endpoint is the node, which the kubelet names in every Pod's
+    /// resolv.conf.
+    async fn start_dns(&mut self) -> Result<()> {
+        use k8s_openapi::api::core::v1::Service;
+        use k8s_openapi::api::discovery::v1::EndpointSlice;
+        let kubeconfig = self.api.dir().join("admin.kubeconfig");
+        let corefile = self.path("Corefile");
+        write(
+            &corefile,
+            &format!(
+                ".:53 {{\n    errors\n    kubernetes cluster.local in-addr.arpa ip6.arpa {{\n        kubeconfig {} admin\n        pods insecure\n        fallthrough in-addr.arpa ip6.arpa\n        ttl 5\n    }}\n}}\n",
+                kubeconfig.display()
+            ),
+        )?;
+        let coredns = bins::coredns()?;
+        self.spawn_in_node(
+            "coredns",
+            &coredns,
+            &[format!("-conf={}", corefile.display())],
+        )?;
+        let client = self.api.admin_client(None).await?;
+        let services: Api<Service> = Api::namespaced(client.clone(), "kube-system");
+        let slices: Api<EndpointSlice> = Api::namespaced(client, "kube-system");
+        let service: Service = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "kube-dns", "labels": {"k8s-app": "kube-dns"}},
+            "spec": {
+                "clusterIP": DNS_IP,
+                "ports": [
+                    {"name": "dns", "protocol": "UDP", "port": 53, "targetPort": 53},
+                    {"name": "dns-tcp", "protocol": "TCP", "port": 53, "targetPort": 53},
+                ],
+            },
+        }))
+        .map_err(|e| e.to_string())?;
+        let slice: EndpointSlice = serde_json::from_value(serde_json::json!({
+            "apiVersion": "discovery.k8s.io/v1",
+            "kind": "EndpointSlice",
+            "metadata": {
+                "name": "kube-dns-testbed",
+                "labels": {
+                    "kubernetes.io/service-name": "kube-dns",
+                    "endpointslice.kubernetes.io/managed-by": "testbed",
+                },
+            },
+            "addressType": "IPv4",
+            "endpoints": [{"addresses": [NODE_IP], "conditions": {"ready": true}}],
+            "ports": [
+                {"name": "dns", "protocol": "UDP", "port": 53},
+                {"name": "dns-tcp", "protocol": "TCP", "port": 53},
+            ],
+        }))
+        .map_err(|e| e.to_string())?;
+        let pp = kube::api::PostParams::default();
+        services
+            .create(&pp, &service)
+            .await
+            .map_err(|e| format!("create the kube-dns Service: {e}"))?;
+        slices
+            .create(&pp, &slice)
+            .await
+            .map_err(|e| format!("create the kube-dns EndpointSlice: {e}"))?;
         Ok(())
     }
 
