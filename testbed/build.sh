@@ -201,8 +201,9 @@ build_one() {
         build_k8s kube-apiserver "$cmd" "node-$cmd"
       done
       build_tools pause pause=.
-      build_tools coredns coredns=. ;;
-    *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30, kubectl, kubelet, krew, node)"; exit 2 ;;
+      build_one coredns ;;
+    coredns) build_tools coredns coredns=. ;;
+    *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30, kubectl, kubelet, krew, node, coredns)"; exit 2 ;;
   esac
 }
 

@@ -32,8 +32,10 @@
 //! every container's score at or above its own (`restrict_oom_score_adj`,
 //! as for rootless runs).
 //!
-//! A node whose process died without stopping it (SIGKILL) is cleaned up
-//! by the next start: namespaces and cgroups named after a dead PID.
+//! A node whose process dies without stopping it (SIGKILL) is cleaned up by
+//! its watchdog, a shell loop that waits for that process to go; and
+//! should the watchdog go too, by the next start: namespaces and cgroups
+//! named after a dead PID.
 //!
 //! The components authenticate with the test bed's admin certificate
 //! (`system:masters`): the node is a place to run Pods, not a study of
@@ -215,9 +217,11 @@ fn shims_of(socket: &Path) -> Vec<i32> {
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter(|pid| {
+            // By the program's name, not its command line: a shell whose
+            // script mentions both (the watchdog) is no shim.
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
             let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let cmd = String::from_utf8_lossy(&cmd);
-            cmd.contains("containerd-shim") && cmd.contains(&socket)
+            comm.trim() == "containerd-shim" && String::from_utf8_lossy(&cmd).contains(&socket)
         })
         .collect()
 }
@@ -334,6 +338,7 @@ impl Node {
         node.start_kubelet_and_proxy()?;
         node.start_dns().await?;
         node.wait_ready(Duration::from_secs(120)).await?;
+        node.start_watchdog()?;
         Ok(node)
     }
 
@@ -811,6 +816,58 @@ conntrack:
             .await
             .map_err(|e| format!("create the kube-dns EndpointSlice: {e}"))?;
         Ok(())
+    }
+
+    /// A small process that, once this process is gone without stopping
+    /// the node (SIGKILL, a panic that aborts), does what `Drop` would:
+    /// SIGKILLs every process the node started (and the shims and
+    /// containers, found by socket and cgroup), removes its cgroups and
+    /// network namespace, and deletes its folders.
+    fn start_watchdog(&self) -> Result<()> {
+        let pids: Vec<String> = self.pids().iter().map(|p| p.to_string()).collect();
+        let mut dirs = vec![self.dir.path().display().to_string()];
+        dirs.extend(self.api.dirs().iter().map(|d| d.display().to_string()));
+        let cgroups: Vec<String> = hierarchies()
+            .iter()
+            .map(|h| h.join(&self.cgroup).display().to_string())
+            .collect();
+        let script = format!(
+            r#"while kill -0 {parent} 2>/dev/null; do sleep 0.5; done
+kill -9 {pids} 2>/dev/null
+for p in /proc/[0-9]*; do
+  [ "$(cat "$p/comm" 2>/dev/null)" = containerd-shim ] || continue
+  if tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -qF "{socket}"; then kill -9 "${{p#/proc/}}" 2>/dev/null; fi
+done
+for c in {cgroups}; do
+  [ -d "$c" ] || continue
+  find "$c" -name cgroup.procs -exec cat {{}} + 2>/dev/null | xargs -r kill -9 2>/dev/null
+done
+sleep 0.5
+for c in {cgroups}; do
+  [ -d "$c" ] && find "$c" -depth -type d -exec rmdir {{}} + 2>/dev/null
+done
+ip netns del {netns} 2>/dev/null
+ip link del {link} 2>/dev/null
+rm -rf -- "$@"
+exit 0"#,
+            parent = std::process::id(),
+            pids = pids.join(" "),
+            socket = self.socket().display(),
+            cgroups = cgroups.join(" "),
+            netns = self.netns,
+            link = self.host_link,
+        );
+        Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .arg("node-watchdog")
+            .args(&dirs)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map(|_| ())
+            .map_err(|e| format!("spawn the node's watchdog: {e}"))
     }
 
     /// The last `lines` lines of a component's log.
