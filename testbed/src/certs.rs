@@ -91,7 +91,6 @@ pub struct Ca {
 }
 
 /// A PEM certificate and its PEM private key.
-#[derive(Clone)]
 pub struct Issued {
     pub cert_pem: String,
     pub key_pem: String,

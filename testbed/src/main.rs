@@ -28,33 +28,36 @@ enum Cmd {
         command: NodeCmd,
     },
     /// Start a cluster, write its ETCDCTL_* settings, wait for Ctrl-C/SIGTERM.
-    Up {
-        #[arg(long, default_value_t = 3)]
-        members: usize,
-        /// plain, tls, mtls or mtls-auth
-        #[arg(long, default_value = "mtls")]
-        security: String,
-        /// 3.6, 3.5 or 3.4
-        #[arg(long, default_value = "3.6")]
-        version: String,
-        #[arg(long)]
-        quota_backend_bytes: Option<u64>,
-        /// Keep data and certificates here (default: a temporary folder).
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        /// Write `export ETCDCTL_…=…` lines here once the cluster is ready.
-        #[arg(long)]
-        env_file: Option<PathBuf>,
-        /// Fragment the members first: write this many MB, delete most, compact.
-        #[arg(long, default_value_t = 0)]
-        fragment_mb: u64,
-        /// Share of the written data to keep when fragmenting.
-        #[arg(long, default_value_t = 0.1)]
-        keep: f64,
-        /// etcd --log-level for the members.
-        #[arg(long, default_value = "warn")]
-        log_level: String,
-    },
+    Up(UpArgs),
+}
+
+#[derive(clap::Args)]
+struct UpArgs {
+    #[arg(long, default_value_t = 3)]
+    members: usize,
+    /// plain, tls, mtls or mtls-auth
+    #[arg(long, default_value = "mtls")]
+    security: String,
+    /// 3.6, 3.5 or 3.4
+    #[arg(long, default_value = "3.6")]
+    version: String,
+    #[arg(long)]
+    quota_backend_bytes: Option<u64>,
+    /// Keep data and certificates here (default: a temporary folder).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Write `export ETCDCTL_…=…` lines here once the cluster is ready.
+    #[arg(long)]
+    env_file: Option<PathBuf>,
+    /// Fragment the members first: write this many MB, delete most, compact.
+    #[arg(long, default_value_t = 0)]
+    fragment_mb: u64,
+    /// Share of the written data to keep when fragmenting.
+    #[arg(long, default_value_t = 0.1)]
+    keep: f64,
+    /// etcd --log-level for the members.
+    #[arg(long, default_value = "warn")]
+    log_level: String,
 }
 
 #[derive(Subcommand)]
@@ -142,7 +145,13 @@ async fn node_up(env_file: Option<PathBuf>, etcd: &str) -> Result<(), String> {
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
-    let (
+    let args = match cli.command {
+        Cmd::Node {
+            command: NodeCmd::Up { env_file, etcd },
+        } => return node_up(env_file, &etcd).await,
+        Cmd::Up(args) => args,
+    };
+    let UpArgs {
         members,
         security,
         version,
@@ -152,32 +161,7 @@ async fn run(cli: Cli) -> Result<(), String> {
         fragment_mb,
         keep,
         log_level,
-    ) = match cli.command {
-        Cmd::Node {
-            command: NodeCmd::Up { env_file, etcd },
-        } => return node_up(env_file, &etcd).await,
-        Cmd::Up {
-            members,
-            security,
-            version,
-            quota_backend_bytes,
-            dir,
-            env_file,
-            fragment_mb,
-            keep,
-            log_level,
-        } => (
-            members,
-            security,
-            version,
-            quota_backend_bytes,
-            dir,
-            env_file,
-            fragment_mb,
-            keep,
-            log_level,
-        ),
-    };
+    } = args;
     let mut spec = ClusterSpec::new(members, Security::parse(&security)?)
         .version(EtcdVersion::parse(&version)?);
     spec.quota_backend_bytes = quota_backend_bytes;

@@ -642,7 +642,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
         let api_dir = self.api.dir().to_path_buf();
         let kubeconfig = api_dir.join("admin.kubeconfig").display().to_string();
         // The kubelet's serving certificate, for the node's address.
-        let serving = self.api.kubelet_serving.clone();
+        let serving = &self.api.kubelet_serving;
         let cert = self.path("kubelet.crt");
         let key = self.path("kubelet.key");
         write(&cert, &serving.cert_pem)?;
