@@ -182,6 +182,39 @@ build_tools() {
   ln -sfn "$out" "$cache/current/$dir"
 }
 
+# The real etcd-operator (`testbed node up --operator`), from its source
+# beside the project (../shared/anchors/etcd-operator, or
+# $KUBECTL_ETCD_OPERATOR_SRC): its module path is not served by the module
+# proxy, its dependencies are. Built read-only (-mod=readonly: nothing is
+# written into the source), keyed by a hash of its go.sum and Go files.
+build_operator() {
+  local src="${KUBECTL_ETCD_OPERATOR_SRC:-$here/../../shared/anchors/etcd-operator}" key out
+  if [ ! -f "$src/go.mod" ]; then
+    log "the etcd-operator's source is not at $src: set KUBECTL_ETCD_OPERATOR_SRC to its folder"
+    exit 2
+  fi
+  src="$(cd "$src" && pwd)"
+  local chart="$src/charts/etcd-operator"
+  key="$( (cd "$src" && cat go.mod go.sum && find . -name '*.go' ! -name '*_test.go' | LC_ALL=C sort | xargs cat && cat "$chart"/crd-bases/*.yaml "$chart/files/manager-role-rules.yaml") | sha256sum | cut -c1-12)"
+  out="$cache/etcd-operator-$key"
+  if [ -x "$out/manager" ] && [ -f "$out/manager-role-rules.yaml" ]; then
+    log "etcd-operator: cached in $out"
+  else
+    log "etcd-operator: building from $src (two or three minutes cold)"
+    local tmp="$out.tmp.$$"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    (cd "$src" && GOFLAGS=-mod=readonly CGO_ENABLED=0 go build -trimpath -o "$tmp/manager" .)
+    # Its CRDs and the ClusterRole rules its chart generates from the
+    # +kubebuilder:rbac markers, read by the test bed at start.
+    mkdir -p "$tmp/crds"
+    cp "$chart"/crd-bases/*.yaml "$tmp/crds/"
+    cp "$chart/files/manager-role-rules.yaml" "$tmp/"
+    rm -rf "$out" && mv "$tmp" "$out"
+  fi
+  mkdir -p "$cache/current"
+  ln -sfn "$out" "$cache/current/etcd-operator"
+}
+
 # Everything by default; or only the servers named (the first look needs
 # only etcd-v3.6).
 build_one() {
@@ -203,12 +236,13 @@ build_one() {
       build_tools pause pause=.
       build_one coredns ;;
     coredns) build_tools coredns coredns=. ;;
-    *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30, kubectl, kubelet, krew, node, coredns)"; exit 2 ;;
+    operator) build_operator ;;
+    *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30, kubectl, kubelet, krew, node, coredns, operator)"; exit 2 ;;
   esac
 }
 
 if [ "$#" -eq 0 ]; then
-  set -- etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.30 kubectl kubelet krew node
+  set -- etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.30 kubectl kubelet krew node operator
 fi
 for server in "$@"; do
   build_one "$server"

@@ -311,7 +311,9 @@ fn help_examples_stay_whole_at_any_width() {
 fn bash_completion_completes_subcommand_options_and_values() {
     let out = run(&["completion", "bash"]);
     assert_eq!(out.status.code(), Some(0));
-    let script = std::env::temp_dir().join(format!("kubectl-etcd-{}.bash", std::process::id()));
+    // Removed on drop, also when an assertion fails.
+    let scratch = tempfile::tempdir().unwrap();
+    let script = scratch.path().join("kubectl-etcd.bash");
     std::fs::write(&script, &out.stdout).unwrap();
     // The function the script registers for kubectl-etcd.
     let text = String::from_utf8_lossy(&out.stdout).to_string();
@@ -328,7 +330,7 @@ fn bash_completion_completes_subcommand_options_and_values() {
         bin.parent().unwrap().display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let files = std::env::temp_dir().join(format!("kubectl-etcd-files-{}", std::process::id()));
+    let files = scratch.path().join("files");
     std::fs::create_dir_all(&files).unwrap();
     std::fs::write(files.join("backup.db"), b"").unwrap();
     std::fs::write(files.join("notes.txt"), b"").unwrap();
@@ -386,8 +388,6 @@ fn bash_completion_completes_subcommand_options_and_values() {
     // configured): nothing, never file names.
     assert!(complete(&["kubectl-etcd", "defrag", "--timeout", ""]).is_empty());
     assert!(complete(&["kubectl-etcd", "defrag", "--member", ""]).is_empty());
-    let _ = std::fs::remove_file(&script);
-    let _ = std::fs::remove_dir_all(&files);
 }
 
 /// The scripts committed in completions/ are what `completion <shell>`
@@ -417,9 +417,8 @@ fn committed_completions_are_current() {
 /// instead (scripts/man.sh).
 #[test]
 fn committed_man_pages_are_current() {
-    let fresh = std::env::temp_dir().join(format!("kubectl-etcd-man-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&fresh);
-    std::fs::create_dir_all(&fresh).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let fresh = scratch.path().to_path_buf();
     clap_mangen::generate_to(Cli::command(), &fresh).unwrap();
     let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/man");
     let names = |dir: &std::path::Path| -> Vec<String> {
@@ -455,5 +454,4 @@ fn committed_man_pages_are_current() {
         let have = std::fs::read(committed.join(name)).unwrap();
         assert!(want == have, "docs/man/{name} is stale: run scripts/man.sh");
     }
-    let _ = std::fs::remove_dir_all(&fresh);
 }

@@ -262,13 +262,19 @@ impl ApiServer {
     async fn install_crds(&self, files: &[PathBuf]) -> Result<()> {
         let client = self.admin_client(None).await?;
         let api: Api<CustomResourceDefinition> = Api::all(client);
-        let mut names = Vec::new();
+        // A later file that defines the same CRD replaces an earlier one.
+        let mut crds: Vec<(String, CustomResourceDefinition)> = Vec::new();
         for file in files {
             let text = std::fs::read_to_string(file)
                 .map_err(|e| format!("read CRD {}: {e}", file.display()))?;
             let crd: CustomResourceDefinition = serde_yaml::from_str(&text)
                 .map_err(|e| format!("parse CRD {}: {e}", file.display()))?;
             let name = crd.metadata.name.clone().unwrap_or_default();
+            crds.retain(|(n, _)| *n != name);
+            crds.push((name, crd));
+        }
+        let mut names = Vec::new();
+        for (name, crd) in crds {
             api.create(&PostParams::default(), &crd)
                 .await
                 .map_err(|e| format!("create CRD {name}: {e}"))?;

@@ -179,3 +179,18 @@ pub fn coredns() -> Result<PathBuf> {
         "CoreDNS from testbed/go/coredns (testbed/build.sh node)",
     )
 }
+
+/// The folder of the real etcd-operator (`testbed/build.sh operator`): its
+/// `manager`, its CRDs (`crds/`) and its ClusterRole's rules
+/// (`manager-role-rules.yaml`), from `../shared/anchors/etcd-operator`.
+pub fn operator_dir() -> Result<PathBuf> {
+    let manager = cached(
+        "etcd-operator",
+        "manager",
+        "the etcd-operator from ../shared/anchors/etcd-operator (testbed/build.sh operator)",
+    )?;
+    Ok(manager
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| cache_dir().join("etcd-operator")))
+}

@@ -612,27 +612,8 @@ impl Cluster {
     /// `defragmenting` record and ends with `finished defragmenting
     /// directory` (3.5, 3.6) or `defragmented` (3.4).
     pub fn logged_defrags(&self) -> Vec<LoggedDefrag> {
-        let mut out = Vec::new();
-        for i in 0..self.members.len() {
-            let mut start = None;
-            for (t, msg) in self.log_records(i) {
-                match msg.as_str() {
-                    "defragmenting" => start = Some(t),
-                    "finished defragmenting directory" | "defragmented" => {
-                        if let Some(s) = start.take() {
-                            out.push(LoggedDefrag {
-                                member: i,
-                                start: s,
-                                end: t,
-                            });
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        out.sort_by(|a, b| a.start.total_cmp(&b.start));
-        out
+        let logs: Vec<String> = (0..self.members.len()).map(|i| self.log(i)).collect();
+        defrags_in_logs(&logs)
     }
 
     /// Every change of leadership etcd recorded in the members' own logs
@@ -670,14 +651,9 @@ impl Cluster {
         out
     }
 
-    /// Member `i`'s log records as (time, message), skipping lines that
-    /// are not JSON or carry no time or message.
+    /// Member `i`'s log records as (time, message).
     fn log_records(&self, i: usize) -> Vec<(f64, String)> {
-        self.log(i)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .filter_map(|v| Some((log_time(&v["ts"])?, v["msg"].as_str()?.to_string())))
-            .collect()
+        log_records(&self.log(i))
     }
 
     /// Whether member `i` has logged the start of a defragmentation (needs
@@ -700,6 +676,44 @@ impl Cluster {
         let all: Vec<&str> = text.lines().collect();
         all[all.len().saturating_sub(lines)..].join("\n")
     }
+}
+
+/// The records of an etcd log (JSON lines) as (time, message), skipping
+/// lines that are not JSON or carry no time or message.
+fn log_records(log: &str) -> Vec<(f64, String)> {
+    log.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|v| Some((log_time(&v["ts"])?, v["msg"].as_str()?.to_string())))
+        .collect()
+}
+
+/// Every defragmentation recorded in members' logs (`logs[i]` is member
+/// `i`'s, JSON lines at level info or lower), in start order. One starts
+/// with a `defragmenting` record and ends with `finished defragmenting
+/// directory` (3.5, 3.6) or `defragmented` (3.4). For members the test bed
+/// did not start, e.g. Pods whose logs the kubelet serves.
+pub fn defrags_in_logs(logs: &[String]) -> Vec<LoggedDefrag> {
+    let mut out = Vec::new();
+    for (i, log) in logs.iter().enumerate() {
+        let mut start = None;
+        for (t, msg) in log_records(log) {
+            match msg.as_str() {
+                "defragmenting" => start = Some(t),
+                "finished defragmenting directory" | "defragmented" => {
+                    if let Some(s) = start.take() {
+                        out.push(LoggedDefrag {
+                            member: i,
+                            start: s,
+                            end: t,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out.sort_by(|a, b| a.start.total_cmp(&b.start));
+    out
 }
 
 /// The value size `fragment` writes: 3800 bytes fill one page each.

@@ -12,7 +12,9 @@ pub mod cluster;
 pub mod image;
 pub mod kubelet;
 pub mod node;
+pub mod operator;
 pub mod ports;
+pub mod storage;
 
 pub use apiserver::{ApiServer, Context, ServerOptions};
 pub use bins::{EtcdVersion, KubeRelease};

@@ -72,6 +72,10 @@ enum NodeCmd {
         /// etcd releases to build images for (3.6, 3.5, 3.4), comma-separated.
         #[arg(long, default_value = "3.6")]
         etcd: String,
+        /// Also run the real etcd-operator (built by `testbed/build.sh
+        /// operator`) in a Pod, with its CRDs installed.
+        #[arg(long)]
+        operator: bool,
     },
 }
 
@@ -105,8 +109,10 @@ fn write_env(path: &std::path::Path, text: &str) -> Result<(), String> {
     std::fs::rename(&tmp, path).map_err(|e| format!("rename {}: {e}", path.display()))
 }
 
-async fn node_up(env_file: Option<PathBuf>, etcd: &str) -> Result<(), String> {
+async fn node_up(env_file: Option<PathBuf>, etcd: &str, operator: bool) -> Result<(), String> {
     use kubectl_etcd_testbed::node::{Node, NodeSpec, ETCD_REPOSITORY};
+    use kubectl_etcd_testbed::operator::OPERATOR_NAMESPACE;
+    use kubectl_etcd_testbed::storage::STORAGE_CLASS;
     let started = std::time::Instant::now();
     let versions = etcd
         .split(',')
@@ -115,6 +121,7 @@ async fn node_up(env_file: Option<PathBuf>, etcd: &str) -> Result<(), String> {
     let node = Node::start(NodeSpec {
         etcd_versions: versions,
         crds: Vec::new(),
+        operator,
     })
     .await?;
     let releases: Vec<String> = node
@@ -125,11 +132,16 @@ async fn node_up(env_file: Option<PathBuf>, etcd: &str) -> Result<(), String> {
                 .map(str::to_string)
         })
         .collect();
-    let text = format!(
-        "export KUBECONFIG='{}'\nexport TESTBED_ETCD_VERSIONS='{}'\nexport TESTBED_ETCD_IMAGE_REPOSITORY='{ETCD_REPOSITORY}'\n",
+    let mut text = format!(
+        "export KUBECONFIG='{}'\nexport TESTBED_ETCD_VERSIONS='{}'\nexport TESTBED_ETCD_IMAGE_REPOSITORY='{ETCD_REPOSITORY}'\nexport TESTBED_STORAGE_CLASS='{STORAGE_CLASS}'\n",
         node.kubeconfig()?.display(),
         releases.join(" "),
     );
+    if operator {
+        text.push_str(&format!(
+            "export TESTBED_OPERATOR_NAMESPACE='{OPERATOR_NAMESPACE}'\n"
+        ));
+    }
     if let Some(path) = env_file {
         write_env(&path, &text)?;
     }
@@ -147,8 +159,13 @@ async fn node_up(env_file: Option<PathBuf>, etcd: &str) -> Result<(), String> {
 async fn run(cli: Cli) -> Result<(), String> {
     let args = match cli.command {
         Cmd::Node {
-            command: NodeCmd::Up { env_file, etcd },
-        } => return node_up(env_file, &etcd).await,
+            command:
+                NodeCmd::Up {
+                    env_file,
+                    etcd,
+                    operator,
+                },
+        } => return node_up(env_file, &etcd, operator).await,
         Cmd::Up(args) => args,
     };
     let UpArgs {

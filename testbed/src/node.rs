@@ -52,7 +52,7 @@ use kube::api::Api;
 use crate::apiserver::{ApiServer, Context, ServerOptions};
 use crate::bins::{self, EtcdVersion, KubeRelease};
 use crate::image::{write_archive, ImageFile, ImageSpec};
-use crate::Result;
+use crate::{operator, storage, Result};
 
 /// This machine's end of the veth pair: where the API server listens.
 pub const HOST_IP: &str = "198.18.255.1";
@@ -80,8 +80,11 @@ const PREFIX: &str = "kubectl-etcd-node-";
 pub struct NodeSpec {
     /// The etcd releases to build images for.
     pub etcd_versions: Vec<EtcdVersion>,
-    /// CRD files to install.
+    /// CRD files to install (after the operator's, which they replace
+    /// when they define the same CRD).
     pub crds: Vec<PathBuf>,
+    /// Run the real etcd-operator ([`crate::operator`]).
+    pub operator: bool,
 }
 
 impl Default for NodeSpec {
@@ -89,6 +92,7 @@ impl Default for NodeSpec {
         NodeSpec {
             etcd_versions: vec![EtcdVersion::V3_6],
             crds: Vec::new(),
+            operator: false,
         }
     }
 }
@@ -105,6 +109,8 @@ pub struct Node {
     children: Vec<(&'static str, Child)>,
     /// The images imported, by name.
     pub images: Vec<String>,
+    /// Offers released volumes again ([`storage::recycle`]).
+    recycler: Option<tokio::task::JoinHandle<()>>,
 }
 
 fn run(what: &str, command: &mut Command) -> Result<String> {
@@ -319,8 +325,13 @@ impl Node {
             .map(String::from)
             .to_vec(),
         };
-        let api =
-            ApiServer::start_for(KubeRelease::Current, &spec.crds, "", None, &options).await?;
+        let mut crds = if spec.operator {
+            operator::crds()?
+        } else {
+            Vec::new()
+        };
+        crds.extend(spec.crds.iter().cloned());
+        let api = ApiServer::start_for(KubeRelease::Current, &crds, "", None, &options).await?;
         let mut node = Node {
             api,
             dir,
@@ -329,6 +340,7 @@ impl Node {
             host_link,
             children: Vec::new(),
             images: Vec::new(),
+            recycler: None,
         };
         node_guard.netns = None;
         node.grant_kubelet_access().await?;
@@ -339,6 +351,12 @@ impl Node {
         node.start_dns().await?;
         node.wait_ready(Duration::from_secs(120)).await?;
         node.start_watchdog()?;
+        node.start_storage().await?;
+        if spec.operator {
+            let client = node.api.admin_client(None).await?;
+            operator::deploy(client.clone(), ETCD_REPOSITORY).await?;
+            operator::wait_available(client, Duration::from_secs(90)).await?;
+        }
         Ok(node)
     }
 
@@ -635,6 +653,18 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
                 .to_string();
             self.import(&etcd_image(*version, &release)?)?;
         }
+        if spec.operator {
+            self.import(&operator::image()?)?;
+        }
+        Ok(())
+    }
+
+    /// The default StorageClass and its volumes, in the node's folder.
+    async fn start_storage(&mut self) -> Result<()> {
+        let client = self.api.admin_client(None).await?;
+        let root = self.path("volumes");
+        storage::provide(client.clone(), &root, NODE_NAME).await?;
+        self.recycler = Some(tokio::spawn(storage::recycle(client, root)));
         Ok(())
     }
 
@@ -1002,6 +1032,9 @@ impl Drop for NetGuard {
 
 impl Drop for Node {
     fn drop(&mut self) {
+        if let Some(recycler) = self.recycler.take() {
+            recycler.abort();
+        }
         // The Pods first, while containerd can still stop them.
         if let Ok(list) = self.ctr(&["tasks", "ls", "-q"]) {
             for task in list.lines().filter(|l| !l.is_empty()) {

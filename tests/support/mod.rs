@@ -8,6 +8,7 @@ use std::time::Duration;
 
 #[allow(unused_imports)]
 pub mod k8s;
+pub mod plugin;
 pub mod watch;
 
 #[allow(unused_imports)]

@@ -1,0 +1,223 @@
+//! The real etcd-operator on the test bed's node (`testbed node up
+//! --operator`): its own `manager`, built by `testbed/build.sh operator`
+//! from `../shared/anchors/etcd-operator`, runs in a Pod of a Deployment
+//! as its Helm chart lays it out (a ServiceAccount bound to the
+//! ClusterRole its chart generates from the code's RBAC markers, leader
+//! election, probes on `/healthz` and `/readyz`), from an image built here.
+//! Member Pods get `<ETCD_REPOSITORY>:v<version>`: the node's etcd images.
+//!
+//! Nothing of the operator is copied into this project: the binary, its
+//! CRDs and its rules are read from the build's output.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Namespace, Pod, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding};
+use kube::api::{Api, ListParams, PostParams};
+use kube::Client;
+use serde::de::DeserializeOwned;
+
+use crate::image::{ImageFile, ImageSpec};
+use crate::{bins, Result};
+
+/// The operator's image on the node.
+pub const OPERATOR_IMAGE: &str = "localhost/etcd-operator:testbed";
+/// Where it runs.
+pub const OPERATOR_NAMESPACE: &str = "etcd-operator-system";
+/// Its Deployment and ServiceAccount.
+pub const OPERATOR_NAME: &str = "etcd-operator";
+
+/// The operator's CRD files (EtcdCluster, EtcdMember, EtcdSnapshot,
+/// EtcdDefrag), as its build copied them.
+pub fn crds() -> Result<Vec<PathBuf>> {
+    let dir = bins::operator_dir()?.join("crds");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// The operator's image: the static `manager` alone, run as a non-root
+/// user (the chart's Pod demands `runAsNonRoot`).
+pub fn image() -> Result<ImageSpec> {
+    Ok(ImageSpec {
+        name: OPERATOR_IMAGE.into(),
+        files: vec![ImageFile::executable(
+            "manager",
+            &bins::operator_dir()?.join("manager"),
+        )],
+        dirs: vec![("tmp".into(), 0o1777)],
+        entrypoint: vec!["/manager".into()],
+        user: "65532:65532".into(),
+        ..ImageSpec::default()
+    })
+}
+
+fn object<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
+    serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
+/// Creates the operator's namespace, identity, permissions and
+/// Deployment; member Pods will use `etcd_repository:v<version>`.
+pub async fn deploy(client: Client, etcd_repository: &str) -> Result<()> {
+    let pp = PostParams::default();
+    let ns = OPERATOR_NAMESPACE;
+    let rules_file = bins::operator_dir()?.join("manager-role-rules.yaml");
+    let rules: Vec<PolicyRule> = serde_yaml::from_str(
+        &std::fs::read_to_string(&rules_file)
+            .map_err(|e| format!("{}: {e}", rules_file.display()))?,
+    )
+    .map_err(|e| format!("{}: {e}", rules_file.display()))?;
+
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    namespaces
+        .create(&pp, &object(serde_json::json!({"metadata": {"name": ns}}))?)
+        .await
+        .map_err(|e| format!("create namespace {ns}: {e}"))?;
+    let accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), ns);
+    accounts
+        .create(
+            &pp,
+            &object(serde_json::json!({"metadata": {"name": OPERATOR_NAME}}))?,
+        )
+        .await
+        .map_err(|e| format!("create ServiceAccount {OPERATOR_NAME}: {e}"))?;
+    let subject =
+        serde_json::json!([{"kind": "ServiceAccount", "name": OPERATOR_NAME, "namespace": ns}]);
+    let cluster_roles: Api<ClusterRole> = Api::all(client.clone());
+    let role_name = format!("{OPERATOR_NAME}-manager-role");
+    let mut role: ClusterRole = object(serde_json::json!({"metadata": {"name": role_name}}))?;
+    role.rules = Some(rules);
+    cluster_roles
+        .create(&pp, &role)
+        .await
+        .map_err(|e| format!("create ClusterRole {role_name}: {e}"))?;
+    let bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
+    bindings
+        .create(
+            &pp,
+            &object(serde_json::json!({
+                "metadata": {"name": role_name},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
+                "subjects": subject,
+            }))?,
+        )
+        .await
+        .map_err(|e| format!("create ClusterRoleBinding {role_name}: {e}"))?;
+    // Leader election, as controller-runtime does it: a Lease (and events).
+    let election = format!("{OPERATOR_NAME}-leader-election");
+    let roles: Api<Role> = Api::namespaced(client.clone(), ns);
+    roles
+        .create(
+            &pp,
+            &object(serde_json::json!({
+                "metadata": {"name": election},
+                "rules": [
+                    {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+                     "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
+                    {"apiGroups": [""], "resources": ["configmaps"],
+                     "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
+                    {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
+                ],
+            }))?,
+        )
+        .await
+        .map_err(|e| format!("create Role {election}: {e}"))?;
+    let role_bindings: Api<RoleBinding> = Api::namespaced(client.clone(), ns);
+    role_bindings
+        .create(
+            &pp,
+            &object(serde_json::json!({
+                "metadata": {"name": election},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": election},
+                "subjects": subject,
+            }))?,
+        )
+        .await
+        .map_err(|e| format!("create RoleBinding {election}: {e}"))?;
+
+    let labels = serde_json::json!({"app.kubernetes.io/name": OPERATOR_NAME, "control-plane": "controller-manager"});
+    let deployments: Api<Deployment> = Api::namespaced(client, ns);
+    deployments
+        .create(
+            &pp,
+            &object(serde_json::json!({
+                "metadata": {"name": OPERATOR_NAME, "labels": labels},
+                "spec": {
+                    "replicas": 1,
+                    "selector": {"matchLabels": labels},
+                    "template": {
+                        "metadata": {"labels": labels},
+                        "spec": {
+                            "serviceAccountName": OPERATOR_NAME,
+                            "terminationGracePeriodSeconds": 10,
+                            "securityContext": {"runAsNonRoot": true},
+                            "containers": [{
+                                "name": "manager",
+                                "image": OPERATOR_IMAGE,
+                                "imagePullPolicy": "Never",
+                                "command": ["/manager"],
+                                "args": [
+                                    "--health-probe-bind-address=:8081",
+                                    "--metrics-bind-address=:8080",
+                                    "--leader-elect",
+                                ],
+                                "env": [
+                                    {"name": "OPERATOR_IMAGE", "value": OPERATOR_IMAGE},
+                                    {"name": "ETCD_IMAGE_REPOSITORY", "value": etcd_repository},
+                                ],
+                                "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8081},
+                                                  "initialDelaySeconds": 15, "periodSeconds": 20},
+                                "readinessProbe": {"httpGet": {"path": "/readyz", "port": 8081},
+                                                   "initialDelaySeconds": 1, "periodSeconds": 2},
+                                "securityContext": {"allowPrivilegeEscalation": false,
+                                                    "capabilities": {"drop": ["ALL"]}},
+                            }],
+                        },
+                    },
+                },
+            }))?,
+        )
+        .await
+        .map_err(|e| format!("create Deployment {OPERATOR_NAME}: {e}"))?;
+    Ok(())
+}
+
+/// Waits until the operator's Deployment has an available replica; the
+/// error carries its Pods' states.
+pub async fn wait_available(client: Client, limit: Duration) -> Result<()> {
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), OPERATOR_NAMESPACE);
+    let pods: Api<Pod> = Api::namespaced(client, OPERATOR_NAMESPACE);
+    let deadline = Instant::now() + limit;
+    loop {
+        let available = deployments
+            .get(OPERATOR_NAME)
+            .await
+            .ok()
+            .and_then(|d| d.status)
+            .and_then(|s| s.available_replicas)
+            .unwrap_or(0);
+        if available >= 1 {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            let states: Vec<String> = pods
+                .list(&ListParams::default())
+                .await
+                .map(|l| l.items.iter().map(|p| format!("{:?}", p.status)).collect())
+                .unwrap_or_default();
+            return Err(format!(
+                "the etcd-operator is not available after {}s: {}",
+                limit.as_secs(),
+                states.join("; ")
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}

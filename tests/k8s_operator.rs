@@ -1,0 +1,527 @@
+//! Plugin mode where users run it (issue 22): on the test bed's real node,
+//! the real etcd-operator (built from its own source) runs EtcdClusters
+//! created the way a user creates them — plaintext, and mutual TLS from
+//! Secrets the user brings — with members in containers on volumes the
+//! scheduler bound. `kubectl etcd …` goes through the real kubectl and the
+//! real kubelet's port-forward. Every verdict comes from what the servers
+//! recorded: each member's own log as the kubelet serves it, the objects
+//! the API server holds, and the snapshot file read back by etcd's own
+//! `etcdutl`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Pod, Secret, Service};
+use kube::api::{Api, DynamicObject, ListParams, LogParams, Patch, PatchParams};
+use kube::Client;
+use kubectl_etcd_testbed::certs::Ca;
+use kubectl_etcd_testbed::cluster::defrags_in_logs;
+use kubectl_etcd_testbed::node::{Node, NodeSpec};
+use serde_json::{json, Value};
+use support::k8s::*;
+use support::plugin::*;
+use support::Run;
+use tokio::io::AsyncBufReadExt;
+
+const NS: &str = "op";
+const VERSION: &str = "3.6.16";
+const TRAFFIC_MANAGER: &str = "etcd-operator-traffic-distribution";
+
+/// The node with the operator, and kubectl with the plugin on its PATH.
+struct Bed {
+    node: Node,
+    client: Client,
+    kubeconfig: PathBuf,
+    path: PluginPath,
+}
+
+impl Bed {
+    async fn start() -> Bed {
+        let node = Node::start(NodeSpec {
+            etcd_versions: vec![kubectl_etcd_testbed::EtcdVersion::V3_6],
+            crds: crd_files(),
+            operator: true,
+        })
+        .await
+        .unwrap_or_else(|e| panic!("node: {e}"));
+        let client = node.api.admin_client(None).await.unwrap();
+        let kubeconfig = node.kubeconfig().unwrap();
+        Bed {
+            node,
+            client,
+            kubeconfig,
+            path: plugin_path("operator", Completer::Symlink),
+        }
+    }
+
+    /// `kubectl etcd ARGS… -n op` through the real kubectl.
+    async fn etcd(&self, args: &[&str]) -> Run {
+        let mut all = vec!["etcd"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["-n", NS]);
+        let kc = self.kubeconfig.display().to_string();
+        kubectl(&self.path, &all, &[("KUBECONFIG", kc.as_str())]).await
+    }
+
+    /// `kubectl port-forward TARGET :PORT` in the namespace; the local
+    /// port, and the process (killed on drop).
+    async fn forward(&self, target: &str, port: u16) -> (tokio::process::Child, u16) {
+        let mut child = tokio::process::Command::new(kubectl_bin())
+            .env("KUBECONFIG", &self.kubeconfig)
+            .args(["port-forward", "-n", NS, target, &format!(":{port}")])
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("port-forward did not start")
+            .unwrap()
+            .unwrap();
+        // "Forwarding from 127.0.0.1:40123 -> 2379"
+        let local = line
+            .split(':')
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        // kubectl says "Handling connection …" for every connection: keep
+        // reading, or it dies of a closed pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        (child, local)
+    }
+
+    fn clusters(&self) -> Api<DynamicObject> {
+        dynamic(&self.client, NS, "EtcdCluster", "etcdclusters")
+    }
+
+    /// The member Pods of `cluster`, by name.
+    async fn members(&self, cluster: &str) -> Vec<String> {
+        let pods: Api<Pod> = Api::namespaced(self.client.clone(), NS);
+        let mut names: Vec<String> = pods
+            .list(
+                &ListParams::default()
+                    .labels(&format!("etcd-operator.cozystack.io/cluster={cluster}")),
+            )
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .filter_map(|p| p.metadata.name)
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Each member's own log (its container's, as the kubelet serves it).
+    async fn logs(&self, members: &[String]) -> Vec<String> {
+        let pods: Api<Pod> = Api::namespaced(self.client.clone(), NS);
+        let mut out = Vec::new();
+        for m in members {
+            out.push(pods.logs(m, &LogParams::default()).await.unwrap());
+        }
+        out
+    }
+
+    /// Waits until the operator reports `name` Available with every
+    /// member ready.
+    async fn wait_ready(&self, name: &str, replicas: i64) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
+        loop {
+            let obj = self.clusters().get(name).await.unwrap();
+            let status = obj.data["status"].clone();
+            let available = status["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|c| c["type"] == "Available" && c["status"] == "True");
+            if available && status["readyMembers"].as_i64() == Some(replicas) {
+                return status;
+            }
+            if tokio::time::Instant::now() > deadline {
+                let pods: Api<Pod> = Api::namespaced(self.client.clone(), NS);
+                let states: Vec<String> = pods
+                    .list(&ListParams::default())
+                    .await
+                    .unwrap()
+                    .items
+                    .iter()
+                    .map(|p| format!("{:?}: {:?}", p.metadata.name, p.status))
+                    .collect();
+                panic!(
+                    "EtcdCluster {name} not ready: {status}\npods: {states:#?}\nkubelet:\n{}",
+                    self.node.log_tail("kubelet", 20)
+                );
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
+}
+
+/// A user's mutual-TLS material, as Secrets in the namespace: the server
+/// and peer certificates with the names the operator's own cert-manager
+/// mode would give them, and the client identity the operator (and the
+/// tool) present.
+struct Pki {
+    ca: String,
+    client: kubectl_etcd_testbed::certs::Issued,
+}
+
+async fn bring_your_own_tls(client: &Client, cluster: &str) -> Pki {
+    let ca = Ca::new("op-test-ca").unwrap();
+    let wild = format!("*.{cluster}.{NS}.svc");
+    let svc = format!("{cluster}.{NS}.svc");
+    let client_svc = format!("{cluster}-client.{NS}.svc");
+    let local = |n: &str| format!("{n}.cluster.local");
+    let server_names = [
+        wild.clone(),
+        local(&wild),
+        svc.clone(),
+        local(&svc),
+        client_svc.clone(),
+        local(&client_svc),
+        "localhost".into(),
+        "127.0.0.1".into(),
+    ];
+    let server = ca
+        .issue(
+            &format!("{cluster}-server"),
+            None,
+            &server_names.iter().map(String::as_str).collect::<Vec<_>>(),
+        )
+        .unwrap();
+    let peer = ca
+        .issue(&format!("{cluster}-peer"), None, &[&wild, &local(&wild)])
+        .unwrap();
+    let operator = ca
+        .issue(&format!("{cluster}-operator-client"), None, &[])
+        .unwrap();
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), NS);
+    for (name, cert) in [
+        (format!("{cluster}-server"), &server),
+        (format!("{cluster}-peer"), &peer),
+        (format!("{cluster}-operator-client"), &operator),
+    ] {
+        create_secret(
+            &secrets,
+            &name,
+            "kubernetes.io/tls",
+            &[
+                ("ca.crt", ca.pem()),
+                ("tls.crt", cert.cert_pem.clone()),
+                ("tls.key", cert.key_pem.clone()),
+            ],
+        )
+        .await;
+    }
+    Pki {
+        ca: ca.pem(),
+        client: operator,
+    }
+}
+
+/// Writes and deletes about `bytes` of values through `endpoint`, then
+/// compacts physically: the members' files keep the freed pages.
+async fn fragment(mut etcd: etcd_client::Client, bytes: usize) -> i64 {
+    use etcd_client::{CompactionOptions, DeleteOptions, Txn, TxnOp};
+    let value = vec![b'x'; 3800];
+    let count = bytes / value.len();
+    for chunk in (0..count).collect::<Vec<_>>().chunks(64) {
+        let ops: Vec<TxnOp> = chunk
+            .iter()
+            .map(|i| TxnOp::put(format!("frag/{i:06}"), value.clone(), None))
+            .collect();
+        etcd.txn(Txn::new().and_then(ops)).await.unwrap();
+    }
+    etcd.put("kept", "after fragmenting", None).await.unwrap();
+    let deleted = etcd
+        .delete("frag/", Some(DeleteOptions::new().with_prefix()))
+        .await
+        .unwrap();
+    let revision = deleted.header().unwrap().revision();
+    etcd.compact(revision, Some(CompactionOptions::new().with_physical()))
+        .await
+        .unwrap();
+    revision
+}
+
+fn rows(doc: &Value) -> Vec<Value> {
+    doc["members"].as_array().cloned().unwrap_or_default()
+}
+
+/// Asserts the members' own logs show exactly one defragmentation each,
+/// never two at once, and returns the members in the order they ran.
+fn one_each_never_together(members: &[String], logs: &[String]) -> Vec<String> {
+    let defrags = defrags_in_logs(logs);
+    assert_eq!(
+        defrags.len(),
+        members.len(),
+        "defrags in the members' logs: {defrags:?}"
+    );
+    for pair in defrags.windows(2) {
+        assert!(
+            pair[0].end <= pair[1].start,
+            "two members defragmented at once: {pair:?}"
+        );
+    }
+    let order: Vec<String> = defrags.iter().map(|d| members[d.member].clone()).collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), members.len(), "a member twice: {order:?}");
+    order
+}
+
+/// The leader's name in a `status -o json` document.
+fn leader_of(doc: &Value) -> String {
+    rows(doc)
+        .iter()
+        .find(|r| r["isLeader"] == true)
+        .and_then(|r| r["name"].as_str())
+        .unwrap_or_else(|| panic!("no leader in {doc}"))
+        .to_string()
+}
+
+/// Who owns `spec.trafficDistribution` of a Service, and its value.
+fn traffic_of(svc: &Service) -> (Option<String>, Vec<String>) {
+    let owners = svc
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|f| {
+            f.fields_v1
+                .as_ref()
+                .is_some_and(|v| !v.0["f:spec"]["f:trafficDistribution"].is_null())
+        })
+        .filter_map(|f| f.manager.clone())
+        .collect();
+    (
+        svc.spec
+            .as_ref()
+            .and_then(|s| s.traffic_distribution.clone()),
+        owners,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plugin_mode_on_clusters_the_real_operator_runs() {
+    let bed = Bed::start().await;
+    namespace(&bed.client, NS).await;
+    let pki = bring_your_own_tls(&bed.client, "secure").await;
+    for (name, tls) in [
+        ("plain", json!(null)),
+        (
+            "secure",
+            json!({
+                "client": {"serverSecretRef": {"name": "secure-server"},
+                           "operatorClientSecretRef": {"name": "secure-operator-client"}},
+                "peer": {"secretRef": {"name": "secure-peer"}},
+            }),
+        ),
+    ] {
+        let mut spec = json!({"replicas": 3, "version": VERSION, "storage": {"size": "1Gi"}});
+        if !tls.is_null() {
+            spec["tls"] = tls;
+        }
+        create(
+            &bed.clusters(),
+            json!({
+                "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+                "kind": "EtcdCluster",
+                "metadata": {"name": name, "namespace": NS},
+                "spec": spec,
+            }),
+        )
+        .await;
+    }
+    let plain_status = bed.wait_ready("plain", 3).await;
+    bed.wait_ready("secure", 3).await;
+    let members = bed.members("plain").await;
+    assert_eq!(members.len(), 3, "{members:?}");
+
+    // status: every member the operator made, by the names and IDs it
+    // recorded, answering through the kubelet's port-forward.
+    let status = bed
+        .etcd(&["status", "plain", "-o", "json"])
+        .await
+        .expect_code(0)
+        .json();
+    let mut names: Vec<String> = rows(&status)
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(names, members, "{status}");
+    let etcd_members = dynamic(&bed.client, NS, "EtcdMember", "etcdmembers");
+    for row in rows(&status) {
+        assert_eq!(row["version"], VERSION, "{row}");
+        let recorded = etcd_members
+            .get(row["name"].as_str().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(
+            row["id"].as_str(),
+            recorded.data["status"]["memberID"].as_str(),
+            "the member ID the operator recorded: {row}"
+        );
+    }
+    assert!(plain_status["clusterID"].is_string(), "{plain_status}");
+
+    // doctor: nothing fails on a cluster the operator just made.
+    let doctor = bed.etcd(&["doctor", "plain", "-o", "json"]).await;
+    doctor.expect_code(0);
+    assert!(
+        !doctor.stdout.contains("\"fail\""),
+        "doctor: {}",
+        doctor.stdout
+    );
+
+    // defrag of a cluster a client fragmented: one member at a time, each
+    // exactly once, the leader last (the members' own logs say so).
+    let (_fwd, port) = bed.forward("svc/plain-client", 2379).await;
+    let etcd = etcd_client::Client::connect([format!("http://127.0.0.1:{port}")], None)
+        .await
+        .unwrap();
+    let revision = fragment(etcd, 6 << 20).await;
+    let leader = leader_of(&status);
+    let before = bed.logs(&members).await;
+    assert!(defrags_in_logs(&before).is_empty(), "defragmented before");
+    let run = bed
+        .etcd(&["defrag", "plain", "--all", "--yes", "-o", "json"])
+        .await;
+    run.expect_code(0);
+    let report = run.json();
+    for row in rows(&report) {
+        assert_eq!(row["outcome"], "Defragmented", "{report}");
+    }
+    let order = one_each_never_together(&members, &bed.logs(&members).await);
+    assert_eq!(order.last(), Some(&leader), "the leader last: {order:?}");
+
+    // snapshot save: a file etcd's own etcdutl reads, holding what the
+    // client wrote.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain.db");
+    bed.etcd(&["snapshot", "save", file.to_str().unwrap(), "plain"])
+        .await
+        .expect_code(0);
+    let etcdutl =
+        kubectl_etcd_testbed::bins::etcdutl(kubectl_etcd_testbed::EtcdVersion::V3_6).unwrap();
+    let out = std::process::Command::new(etcdutl)
+        .args(["snapshot", "status", "-w", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let snap: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        snap["revision"].as_i64().unwrap() >= revision,
+        "snapshot {snap} older than revision {revision}"
+    );
+
+    // The mutual-TLS cluster: the tool reads the Secrets the user brought
+    // and the operator uses, and defragments each member once.
+    let secure = bed.members("secure").await;
+    let status = bed
+        .etcd(&["status", "secure", "-o", "json"])
+        .await
+        .expect_code(0)
+        .json();
+    assert_eq!(rows(&status).len(), 3, "{status}");
+    for row in rows(&status) {
+        assert!(
+            row["endpoint"].as_str().unwrap().starts_with("https://"),
+            "{row}"
+        );
+    }
+    let (_fwd, port) = bed.forward("svc/secure-client", 2379).await;
+    let tls = etcd_client::TlsOptions::new()
+        .ca_certificate(etcd_client::Certificate::from_pem(&pki.ca))
+        .identity(etcd_client::Identity::from_pem(
+            &pki.client.cert_pem,
+            &pki.client.key_pem,
+        ))
+        .domain_name("localhost");
+    let etcd = etcd_client::Client::connect(
+        [format!("https://127.0.0.1:{port}")],
+        Some(etcd_client::ConnectOptions::new().with_tls(tls)),
+    )
+    .await
+    .unwrap();
+    fragment(etcd, 2 << 20).await;
+    bed.etcd(&["defrag", "secure", "--all", "--yes", "-o", "json"])
+        .await
+        .expect_code(0);
+    one_each_never_together(&secure, &bed.logs(&secure).await);
+
+    // traffic: the tool's field manager owns spec.trafficDistribution of
+    // the client Service the operator made; when the operator puts its own
+    // fields back (a hand edit of the selector), the value and its owner
+    // stay — no flapping between the two.
+    bed.etcd(&["traffic", "set", "PreferClose", "plain", "--yes"])
+        .await
+        .expect_code(0);
+    let services: Api<Service> = Api::namespaced(bed.client.clone(), NS);
+    let svc = services.get("plain-client").await.unwrap();
+    assert_eq!(
+        traffic_of(&svc),
+        (Some("PreferClose".into()), vec![TRAFFIC_MANAGER.into()])
+    );
+    let selector = svc.spec.as_ref().unwrap().selector.clone();
+    services
+        .patch(
+            "plain-client",
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"spec": {"selector": {"etcd-operator.cozystack.io/cluster": "drifted"}}}),
+            ),
+        )
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let svc = services.get("plain-client").await.unwrap();
+        assert_eq!(
+            traffic_of(&svc),
+            (Some("PreferClose".into()), vec![TRAFFIC_MANAGER.into()]),
+            "while the operator reconciles the Service"
+        );
+        if svc.spec.as_ref().unwrap().selector == selector {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the operator did not put the selector back"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let show = bed
+        .etcd(&["traffic", "show", "plain", "-o", "json"])
+        .await
+        .expect_code(0)
+        .json();
+    assert!(show.to_string().contains("PreferClose"), "{show}");
+    bed.etcd(&["traffic", "clear", "plain", "--yes"])
+        .await
+        .expect_code(0);
+    let svc = services.get("plain-client").await.unwrap();
+    assert_eq!(traffic_of(&svc), (None, Vec::<String>::new()));
+    let annotations = bed
+        .clusters()
+        .get("plain")
+        .await
+        .unwrap()
+        .metadata
+        .annotations;
+    assert!(
+        !annotations
+            .unwrap_or_default()
+            .contains_key("etcd-operator.cozystack.io/client-service-traffic-distribution"),
+        "the annotation is gone"
+    );
+}
