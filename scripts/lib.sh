@@ -27,9 +27,10 @@ ensure_toolchains() {
   command -v go >/dev/null 2>&1 || { say "go not found: install Go (the test bed builds etcd from its module)"; exit 2; }
 }
 
-# The real node's container runtime and networking (tests/k8s_node.rs):
-# containerd, runc, the CNI plugins, iptables for kube-proxy, and
-# nsenter/unshare (util-linux) and ip (iproute2) for its confinement.
+# The real node's container runtime and networking (tests/k8s_node.rs and
+# the suites on it): containerd, runc, the CNI plugins, iptables for
+# kube-proxy, nsenter/unshare (util-linux) and ip (iproute2) for its
+# confinement, and buildah for the tool's image.
 ensure_node_packages() {
   local missing=()
   command -v containerd >/dev/null 2>&1 || missing+=(containerd)
@@ -37,6 +38,8 @@ ensure_node_packages() {
   [ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
   command -v iptables >/dev/null 2>&1 || [ -x /usr/sbin/iptables ] || missing+=(iptables)
   command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing+=(iproute2)
+  # The tool's image is built from Containerfile with buildah, offline.
+  command -v buildah >/dev/null 2>&1 || missing+=(buildah)
   if [ "${#missing[@]}" -gt 0 ]; then
     say "installing ${missing[*]} (the test bed's real node)"
     as_root apt-get update -qq

@@ -4,13 +4,22 @@
 //! final error — one JSON object, for a log collector.
 
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::LogFormat;
 
 static FORMAT: OnceLock<LogFormat> = OnceLock::new();
+
+/// Set once a result went to a stdout that is not a terminal: see
+/// [`settle`].
+static RESULT_ON_PIPE: AtomicBool = AtomicBool::new(false);
+
+/// How long [`settle`] waits.
+const SETTLE: Duration = Duration::from_millis(100);
 
 /// What tracing and [`message`] name as the source of a line.
 const TARGET: &str = "kubectl_etcd";
@@ -49,6 +58,24 @@ fn colour(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
     terminal && no_color.is_none_or(|v| v.is_empty())
 }
 
+/// Notes that a result was written to a stdout that is not a terminal.
+pub fn result_written_to_pipe() {
+    RESULT_ON_PIPE.store(true, Ordering::Relaxed);
+}
+
+/// A container runtime copies a Pod's stdout and stderr into one log with
+/// a reader for each, stamping each line when its reader gets it: a line
+/// written to stderr right after a report on stdout can land above the
+/// report (seen with containerd's CRI logger). Before the first stderr
+/// line that follows a result on a pipe, wait a moment, so the report is
+/// stamped first and the reason stays the log's last line — what a
+/// CronJob's `kubectl logs` is read for.
+fn settle() {
+    if RESULT_ON_PIPE.swap(false, Ordering::Relaxed) {
+        std::thread::sleep(SETTLE);
+    }
+}
+
 /// A message for the person at the terminal (not a log line): one line on
 /// stderr prefixed with the program name, or with `--log-format json` an
 /// object shaped like the log events' (level INFO).
@@ -57,6 +84,7 @@ pub fn message(text: &str) {
         Some(LogFormat::Json) => json_line("INFO", text),
         _ => format!("kubectl-etcd: {text}"),
     };
+    settle();
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{line}");
 }
@@ -79,6 +107,7 @@ pub fn error(text: &str) {
         Some(LogFormat::Json) => json_line("ERROR", text),
         _ => format!("kubectl-etcd: error: {text}"),
     };
+    settle();
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{line}");
 }

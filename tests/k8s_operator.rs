@@ -12,156 +12,19 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{Pod, Secret, Service};
-use kube::api::{Api, DynamicObject, ListParams, LogParams, Patch, PatchParams};
+use k8s_openapi::api::core::v1::{Secret, Service};
+use kube::api::{Api, Patch, PatchParams};
 use kube::Client;
 use kubectl_etcd_testbed::certs::Ca;
 use kubectl_etcd_testbed::cluster::defrags_in_logs;
-use kubectl_etcd_testbed::node::{Node, NodeSpec};
 use serde_json::{json, Value};
 use support::k8s::*;
-use support::plugin::*;
-use support::Run;
-use tokio::io::AsyncBufReadExt;
+use support::operator::*;
 
 const NS: &str = "op";
-const VERSION: &str = "3.6.16";
 const TRAFFIC_MANAGER: &str = "etcd-operator-traffic-distribution";
-
-/// The node with the operator, and kubectl with the plugin on its PATH.
-struct Bed {
-    node: Node,
-    client: Client,
-    kubeconfig: PathBuf,
-    path: PluginPath,
-}
-
-impl Bed {
-    async fn start() -> Bed {
-        let node = Node::start(NodeSpec {
-            etcd_versions: vec![kubectl_etcd_testbed::EtcdVersion::V3_6],
-            crds: crd_files(),
-            operator: true,
-        })
-        .await
-        .unwrap_or_else(|e| panic!("node: {e}"));
-        let client = node.api.admin_client(None).await.unwrap();
-        let kubeconfig = node.kubeconfig().unwrap();
-        Bed {
-            node,
-            client,
-            kubeconfig,
-            path: plugin_path("operator", Completer::Symlink),
-        }
-    }
-
-    /// `kubectl etcd ARGS… -n op` through the real kubectl.
-    async fn etcd(&self, args: &[&str]) -> Run {
-        let mut all = vec!["etcd"];
-        all.extend_from_slice(args);
-        all.extend_from_slice(&["-n", NS]);
-        let kc = self.kubeconfig.display().to_string();
-        kubectl(&self.path, &all, &[("KUBECONFIG", kc.as_str())]).await
-    }
-
-    /// `kubectl port-forward TARGET :PORT` in the namespace; the local
-    /// port, and the process (killed on drop).
-    async fn forward(&self, target: &str, port: u16) -> (tokio::process::Child, u16) {
-        let mut child = tokio::process::Command::new(kubectl_bin())
-            .env("KUBECONFIG", &self.kubeconfig)
-            .args(["port-forward", "-n", NS, target, &format!(":{port}")])
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-            .await
-            .expect("port-forward did not start")
-            .unwrap()
-            .unwrap();
-        // "Forwarding from 127.0.0.1:40123 -> 2379"
-        let local = line
-            .split(':')
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("{line}"));
-        // kubectl says "Handling connection …" for every connection: keep
-        // reading, or it dies of a closed pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        (child, local)
-    }
-
-    fn clusters(&self) -> Api<DynamicObject> {
-        dynamic(&self.client, NS, "EtcdCluster", "etcdclusters")
-    }
-
-    /// The member Pods of `cluster`, by name.
-    async fn members(&self, cluster: &str) -> Vec<String> {
-        let pods: Api<Pod> = Api::namespaced(self.client.clone(), NS);
-        let mut names: Vec<String> = pods
-            .list(
-                &ListParams::default()
-                    .labels(&format!("etcd-operator.cozystack.io/cluster={cluster}")),
-            )
-            .await
-            .unwrap()
-            .items
-            .into_iter()
-            .filter_map(|p| p.metadata.name)
-            .collect();
-        names.sort();
-        names
-    }
-
-    /// Each member's own log (its container's, as the kubelet serves it).
-    async fn logs(&self, members: &[String]) -> Vec<String> {
-        let pods: Api<Pod> = Api::namespaced(self.client.clone(), NS);
-        let mut out = Vec::new();
-        for m in members {
-            out.push(pods.logs(m, &LogParams::default()).await.unwrap());
-        }
-        out
-    }
-
-    /// Waits until the operator reports `name` Available with every
-    /// member ready.
-    async fn wait_ready(&self, name: &str, replicas: i64) -> Value {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
-        loop {
-            let obj = self.clusters().get(name).await.unwrap();
-            let status = obj.data["status"].clone();
-            let available = status["conditions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|c| c["type"] == "Available" && c["status"] == "True");
-            if available && status["readyMembers"].as_i64() == Some(replicas) {
-                return status;
-            }
-            if tokio::time::Instant::now() > deadline {
-                let pods: Api<Pod> = Api::namespaced(self.client.clone(), NS);
-                let states: Vec<String> = pods
-                    .list(&ListParams::default())
-                    .await
-                    .unwrap()
-                    .items
-                    .iter()
-                    .map(|p| format!("{:?}: {:?}", p.metadata.name, p.status))
-                    .collect();
-                panic!(
-                    "EtcdCluster {name} not ready: {status}\npods: {states:#?}\nkubelet:\n{}",
-                    self.node.log_tail("kubelet", 20)
-                );
-            }
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        }
-    }
-}
 
 /// A user's mutual-TLS material, as Secrets in the namespace: the server
 /// and peer certificates with the names the operator's own cert-manager
@@ -225,58 +88,6 @@ async fn bring_your_own_tls(client: &Client, cluster: &str) -> Pki {
     }
 }
 
-/// Writes and deletes about `bytes` of values through `endpoint`, then
-/// compacts physically: the members' files keep the freed pages.
-async fn fragment(mut etcd: etcd_client::Client, bytes: usize) -> i64 {
-    use etcd_client::{CompactionOptions, DeleteOptions, Txn, TxnOp};
-    let value = vec![b'x'; 3800];
-    let count = bytes / value.len();
-    for chunk in (0..count).collect::<Vec<_>>().chunks(64) {
-        let ops: Vec<TxnOp> = chunk
-            .iter()
-            .map(|i| TxnOp::put(format!("frag/{i:06}"), value.clone(), None))
-            .collect();
-        etcd.txn(Txn::new().and_then(ops)).await.unwrap();
-    }
-    etcd.put("kept", "after fragmenting", None).await.unwrap();
-    let deleted = etcd
-        .delete("frag/", Some(DeleteOptions::new().with_prefix()))
-        .await
-        .unwrap();
-    let revision = deleted.header().unwrap().revision();
-    etcd.compact(revision, Some(CompactionOptions::new().with_physical()))
-        .await
-        .unwrap();
-    revision
-}
-
-fn rows(doc: &Value) -> Vec<Value> {
-    doc["members"].as_array().cloned().unwrap_or_default()
-}
-
-/// Asserts the members' own logs show exactly one defragmentation each,
-/// never two at once, and returns the members in the order they ran.
-fn one_each_never_together(members: &[String], logs: &[String]) -> Vec<String> {
-    let defrags = defrags_in_logs(logs);
-    assert_eq!(
-        defrags.len(),
-        members.len(),
-        "defrags in the members' logs: {defrags:?}"
-    );
-    for pair in defrags.windows(2) {
-        assert!(
-            pair[0].end <= pair[1].start,
-            "two members defragmented at once: {pair:?}"
-        );
-    }
-    let order: Vec<String> = defrags.iter().map(|d| members[d.member].clone()).collect();
-    let mut sorted = order.clone();
-    sorted.sort();
-    sorted.dedup();
-    assert_eq!(sorted.len(), members.len(), "a member twice: {order:?}");
-    order
-}
-
 /// The leader's name in a `status -o json` document.
 fn leader_of(doc: &Value) -> String {
     rows(doc)
@@ -311,35 +122,19 @@ fn traffic_of(svc: &Service) -> (Option<String>, Vec<String>) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plugin_mode_on_clusters_the_real_operator_runs() {
-    let bed = Bed::start().await;
-    namespace(&bed.client, NS).await;
+    let bed = Bed::start(NS).await;
     let pki = bring_your_own_tls(&bed.client, "secure").await;
-    for (name, tls) in [
-        ("plain", json!(null)),
-        (
-            "secure",
-            json!({
-                "client": {"serverSecretRef": {"name": "secure-server"},
-                           "operatorClientSecretRef": {"name": "secure-operator-client"}},
-                "peer": {"secretRef": {"name": "secure-peer"}},
-            }),
-        ),
-    ] {
-        let mut spec = json!({"replicas": 3, "version": VERSION, "storage": {"size": "1Gi"}});
-        if !tls.is_null() {
-            spec["tls"] = tls;
-        }
-        create(
-            &bed.clusters(),
-            json!({
-                "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-                "kind": "EtcdCluster",
-                "metadata": {"name": name, "namespace": NS},
-                "spec": spec,
-            }),
-        )
-        .await;
-    }
+    bed.create_cluster("plain", 3, Value::Null).await;
+    bed.create_cluster(
+        "secure",
+        3,
+        json!({
+            "client": {"serverSecretRef": {"name": "secure-server"},
+                       "operatorClientSecretRef": {"name": "secure-operator-client"}},
+            "peer": {"secretRef": {"name": "secure-peer"}},
+        }),
+    )
+    .await;
     let plain_status = bed.wait_ready("plain", 3).await;
     bed.wait_ready("secure", 3).await;
     let members = bed.members("plain").await;
@@ -384,11 +179,8 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
 
     // defrag of a cluster a client fragmented: one member at a time, each
     // exactly once, the leader last (the members' own logs say so).
-    let (_fwd, port) = bed.forward("svc/plain-client", 2379).await;
-    let etcd = etcd_client::Client::connect([format!("http://127.0.0.1:{port}")], None)
-        .await
-        .unwrap();
-    let revision = fragment(etcd, 6 << 20).await;
+    let etcd = bed.plain_client("plain").await;
+    let revision = fragment(etcd, 6 << 20, 0).await;
     let leader = leader_of(&status);
     let before = bed.logs(&members).await;
     assert!(defrags_in_logs(&before).is_empty(), "defragmented before");
@@ -453,7 +245,7 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
     )
     .await
     .unwrap();
-    fragment(etcd, 2 << 20).await;
+    fragment(etcd, 2 << 20, 0).await;
     bed.etcd(&["defrag", "secure", "--all", "--yes", "-o", "json"])
         .await
         .expect_code(0);

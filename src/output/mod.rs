@@ -8,7 +8,7 @@ pub mod progress;
 pub mod prompt;
 pub mod table;
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use serde::Serialize;
 
@@ -35,7 +35,12 @@ pub fn render_data<T: Serialize>(report: &T, format: OutputFormat) -> Result<Str
 pub fn emit(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
+        Ok(()) => {
+            if !out.is_terminal() {
+                crate::logging::result_written_to_pipe();
+            }
+            Ok(())
+        }
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(Error::Output(e)),
     }

@@ -15,6 +15,7 @@ pub mod node;
 pub mod operator;
 pub mod ports;
 pub mod storage;
+pub mod tool_image;
 
 pub use apiserver::{ApiServer, Context, ServerOptions};
 pub use bins::{EtcdVersion, KubeRelease};

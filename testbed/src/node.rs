@@ -309,6 +309,10 @@ impl Node {
         ip(&["-n", &id, "link", "set", "eth0", "up"])?;
         ip(&["-n", &id, "link", "set", "lo", "up"])?;
         ip(&["-n", &id, "route", "add", "default", "via", HOST_IP])?;
+        // Pod addresses are reachable from this machine through the node
+        // (tests write to members directly, as a client in the cluster
+        // would); the route goes with the link.
+        ip(&["route", "add", POD_CIDR, "via", NODE_IP, "dev", &host_link])?;
 
         let options = ServerOptions {
             bind: HOST_IP.into(),
@@ -631,6 +635,31 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
         Ok(())
     }
 
+    /// The host PID of a container's main process, from its ID as a Pod's
+    /// status gives it (`containerd://<id>` or the bare ID): for tests
+    /// that stop or freeze a container's process directly.
+    pub fn container_pid(&self, container_id: &str) -> Result<u32> {
+        let id = container_id
+            .strip_prefix("containerd://")
+            .unwrap_or(container_id);
+        let out = self.ctr(&["tasks", "ls"])?;
+        out.lines()
+            .filter_map(|l| {
+                let mut cols = l.split_whitespace();
+                Some((cols.next()?, cols.next()?.parse::<u32>().ok()?))
+            })
+            .find(|(task, _)| *task == id)
+            .map(|(_, pid)| pid)
+            .ok_or_else(|| format!("no running task for container {id}:\n{out}"))
+    }
+
+    /// Imports an image archive (OCI or `docker-archive`) named `name`.
+    pub fn import_archive(&mut self, file: &Path, name: &str) -> Result<()> {
+        self.ctr(&["images", "import", &file.display().to_string()])?;
+        self.images.push(name.to_string());
+        Ok(())
+    }
+
     fn import_images(&mut self, spec: &NodeSpec) -> Result<()> {
         self.import(&ImageSpec {
             name: PAUSE_IMAGE.into(),
@@ -741,7 +770,9 @@ localStorageCapacityIsolation: false
                 format!("--node-ip={NODE_IP}"),
                 format!("--root-dir={}", root.display()),
                 format!("--cert-dir={}", self.path("kubelet-pki").display()),
-                "--v=1".into(),
+                // Level 2 records when it stops a container ("Killing
+                // container with a grace period"): when a Pod got SIGTERM.
+                "--v=2".into(),
             ],
         )?;
         let proxy_config = self.path("kube-proxy.yaml");

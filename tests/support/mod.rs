@@ -8,6 +8,7 @@ use std::time::Duration;
 
 #[allow(unused_imports)]
 pub mod k8s;
+pub mod operator;
 pub mod plugin;
 pub mod watch;
 
@@ -395,4 +396,56 @@ pub async fn alarms(cluster: &Cluster) -> Vec<(u64, etcd_client::AlarmType)> {
         .iter()
         .map(|a| (a.member_id(), a.alarm()))
         .collect()
+}
+
+/// The release archive `scripts/release.sh` makes for linux/amd64 (the
+/// unoptimised `quick` profile, static musl), built once into the target
+/// dir's scratch space (the krew test builds in the same target dir).
+pub fn release_archive() -> std::path::PathBuf {
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let out = tmp.join("tool-release");
+    let run = std::process::Command::new(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/release.sh"),
+    )
+    .args([
+        "--profile",
+        "quick",
+        "--targets",
+        "x86_64-unknown-linux-musl",
+        "--no-write-manifest",
+        "--out",
+    ])
+    .arg(&out)
+    // A target dir of its own: the outer `cargo test` holds the lock of
+    // the one it builds in.
+    .env("CARGO_TARGET_DIR", tmp.join("release-target"))
+    .output()
+    .expect("run scripts/release.sh");
+    assert!(
+        run.status.success(),
+        "scripts/release.sh: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    out.join(format!(
+        "kubectl-etcd_v{}_linux_amd64.tar.gz",
+        env!("CARGO_PKG_VERSION")
+    ))
+}
+
+/// The tool's image, made by `Containerfile` from [`release_archive`]
+/// and imported into `node` under the name the manifests in `deploy/`
+/// use (`kubectl-etcd:v<version>`, which the kubelet reads as
+/// `docker.io/library/…`). Returns that short name.
+pub fn tool_image(node: &mut kubectl_etcd_testbed::node::Node) -> String {
+    let archive = release_archive();
+    let work = tempfile::tempdir().unwrap();
+    let short = format!("kubectl-etcd:v{}", env!("CARGO_PKG_VERSION"));
+    let full = format!("docker.io/library/{short}");
+    let containerfile = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Containerfile");
+    let image =
+        kubectl_etcd_testbed::tool_image::build(&containerfile, &archive, work.path(), &full)
+            .unwrap_or_else(|e| panic!("{e}"));
+    node.import_archive(&image, &full)
+        .unwrap_or_else(|e| panic!("{e}"));
+    short
 }

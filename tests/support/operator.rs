@@ -1,0 +1,253 @@
+//! The real node with the real etcd-operator, for the suites that run
+//! the tool where users run it (`tests/k8s_operator.rs`,
+//! `tests/k8s_cronjob.rs`, …): one node per test binary, one test each.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, DynamicObject, ListParams, LogParams};
+use kube::Client;
+use kubectl_etcd_testbed::cluster::defrags_in_logs;
+use kubectl_etcd_testbed::node::{Node, NodeSpec};
+use serde_json::{json, Value};
+use tokio::io::AsyncBufReadExt;
+
+use super::k8s::{crd_files, create, dynamic, namespace};
+use super::plugin::{kubectl, kubectl_bin, plugin_path, Completer, PluginPath};
+use super::Run;
+
+/// The etcd release of the clusters the tests create.
+pub const VERSION: &str = "3.6.16";
+
+/// The node with the operator, and kubectl with the plugin on its PATH.
+pub struct Bed {
+    pub node: Node,
+    pub client: Client,
+    pub kubeconfig: PathBuf,
+    pub path: PluginPath,
+    /// The namespace of the clusters (`-n` of every `kubectl etcd`).
+    pub ns: String,
+}
+
+impl Bed {
+    /// Starts the node with the operator, and creates `ns`.
+    pub async fn start(ns: &str) -> Bed {
+        let node = Node::start(NodeSpec {
+            etcd_versions: vec![kubectl_etcd_testbed::EtcdVersion::V3_6],
+            crds: crd_files(),
+            operator: true,
+        })
+        .await
+        .unwrap_or_else(|e| panic!("node: {e}"));
+        let client = node.api.admin_client(None).await.unwrap();
+        let kubeconfig = node.kubeconfig().unwrap();
+        namespace(&client, ns).await;
+        Bed {
+            node,
+            client,
+            kubeconfig,
+            path: plugin_path(&format!("operator-{ns}"), Completer::Symlink),
+            ns: ns.to_string(),
+        }
+    }
+
+    /// `kubectl etcd ARGS… -n NS` through the real kubectl.
+    pub async fn etcd(&self, args: &[&str]) -> Run {
+        let mut all = vec!["etcd"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["-n", &self.ns]);
+        let kc = self.kubeconfig.display().to_string();
+        kubectl(&self.path, &all, &[("KUBECONFIG", kc.as_str())]).await
+    }
+
+    /// `kubectl port-forward TARGET :PORT` in the namespace; the local
+    /// port, and the process (killed on drop).
+    pub async fn forward(&self, target: &str, port: u16) -> (tokio::process::Child, u16) {
+        let mut child = tokio::process::Command::new(kubectl_bin())
+            .env("KUBECONFIG", &self.kubeconfig)
+            .args(["port-forward", "-n", &self.ns, target, &format!(":{port}")])
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("port-forward did not start")
+            .unwrap()
+            .unwrap();
+        // "Forwarding from 127.0.0.1:40123 -> 2379"
+        let local = line
+            .split(':')
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        // kubectl says "Handling connection …" for every connection: keep
+        // reading, or it dies of a closed pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        (child, local)
+    }
+
+    pub fn clusters(&self) -> Api<DynamicObject> {
+        dynamic(&self.client, &self.ns, "EtcdCluster", "etcdclusters")
+    }
+
+    /// The member Pods of `cluster`, by name.
+    pub async fn members(&self, cluster: &str) -> Vec<String> {
+        let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.ns);
+        let mut names: Vec<String> = pods
+            .list(
+                &ListParams::default()
+                    .labels(&format!("etcd-operator.cozystack.io/cluster={cluster}")),
+            )
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .filter_map(|p| p.metadata.name)
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Each member's own log (its container's, as the kubelet serves it).
+    pub async fn logs(&self, members: &[String]) -> Vec<String> {
+        let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.ns);
+        let mut out = Vec::new();
+        for m in members {
+            out.push(pods.logs(m, &LogParams::default()).await.unwrap());
+        }
+        out
+    }
+
+    /// Waits until the operator reports `name` Available with every
+    /// member ready.
+    pub async fn wait_ready(&self, name: &str, replicas: i64) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
+        loop {
+            let obj = self.clusters().get(name).await.unwrap();
+            let status = obj.data["status"].clone();
+            let available = status["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|c| c["type"] == "Available" && c["status"] == "True");
+            if available && status["readyMembers"].as_i64() == Some(replicas) {
+                return status;
+            }
+            if tokio::time::Instant::now() > deadline {
+                let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.ns);
+                let states: Vec<String> = pods
+                    .list(&ListParams::default())
+                    .await
+                    .unwrap()
+                    .items
+                    .iter()
+                    .map(|p| format!("{:?}: {:?}", p.metadata.name, p.status))
+                    .collect();
+                panic!(
+                    "EtcdCluster {name} not ready: {status}\npods: {states:#?}\nkubelet:\n{}",
+                    self.node.log_tail("kubelet", 20)
+                );
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
+    /// Creates EtcdCluster `name` (3.6, `replicas` members, 1Gi volumes),
+    /// with `tls` as its `spec.tls` unless null.
+    pub async fn create_cluster(&self, name: &str, replicas: i64, tls: Value) {
+        let mut spec =
+            json!({"replicas": replicas, "version": VERSION, "storage": {"size": "1Gi"}});
+        if !tls.is_null() {
+            spec["tls"] = tls;
+        }
+        create(
+            &self.clusters(),
+            json!({
+                "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+                "kind": "EtcdCluster",
+                "metadata": {"name": name, "namespace": self.ns},
+                "spec": spec,
+            }),
+        )
+        .await;
+    }
+
+    /// A plaintext client of `cluster`'s members at their Pod addresses
+    /// (the node routes them to this machine), as a client in the cluster
+    /// would reach them.
+    pub async fn plain_client(&self, cluster: &str) -> etcd_client::Client {
+        let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.ns);
+        let mut endpoints = Vec::new();
+        for m in self.members(cluster).await {
+            let ip = pods
+                .get(&m)
+                .await
+                .unwrap()
+                .status
+                .and_then(|s| s.pod_ip)
+                .unwrap_or_else(|| panic!("{m} has no address"));
+            endpoints.push(format!("http://{ip}:2379"));
+        }
+        etcd_client::Client::connect(endpoints, None).await.unwrap()
+    }
+}
+
+/// Writes about `keep` bytes of values that stay and `drop` bytes that
+/// are deleted through `etcd`, then compacts physically: the members'
+/// files keep the freed pages, and a defragmentation copies what stays
+/// (its time follows `keep`). Returns the revision compacted at.
+pub async fn fragment(mut etcd: etcd_client::Client, drop: usize, keep: usize) -> i64 {
+    use etcd_client::{CompactionOptions, DeleteOptions, Txn, TxnOp};
+    let value = vec![b'x'; 3800];
+    for (prefix, bytes) in [("keep", keep), ("frag", drop)] {
+        let count = bytes / value.len();
+        for chunk in (0..count).collect::<Vec<_>>().chunks(64) {
+            let ops: Vec<TxnOp> = chunk
+                .iter()
+                .map(|i| TxnOp::put(format!("{prefix}/{i:06}"), value.clone(), None))
+                .collect();
+            etcd.txn(Txn::new().and_then(ops)).await.unwrap();
+        }
+    }
+    let deleted = etcd
+        .delete("frag/", Some(DeleteOptions::new().with_prefix()))
+        .await
+        .unwrap();
+    let revision = deleted.header().unwrap().revision();
+    etcd.compact(revision, Some(CompactionOptions::new().with_physical()))
+        .await
+        .unwrap();
+    revision
+}
+
+pub fn rows(doc: &Value) -> Vec<Value> {
+    doc["members"].as_array().cloned().unwrap_or_default()
+}
+
+/// Asserts the members' own logs show exactly one defragmentation each,
+/// never two at once, and returns the members in the order they ran.
+pub fn one_each_never_together(members: &[String], logs: &[String]) -> Vec<String> {
+    let defrags = defrags_in_logs(logs);
+    assert_eq!(
+        defrags.len(),
+        members.len(),
+        "defrags in the members' logs: {defrags:?}"
+    );
+    for pair in defrags.windows(2) {
+        assert!(
+            pair[0].end <= pair[1].start,
+            "two members defragmented at once: {pair:?}"
+        );
+    }
+    let order: Vec<String> = defrags.iter().map(|d| members[d.member].clone()).collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), members.len(), "a member twice: {order:?}");
+    order
+}
