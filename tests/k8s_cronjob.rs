@@ -161,20 +161,7 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
         }
         docs.push(doc);
     }
-    let file = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(
-        file.path(),
-        serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": docs})).unwrap(),
-    )
-    .unwrap();
-    let kc = bed.kubeconfig.display().to_string();
-    kubectl(
-        &bed.path,
-        &["apply", "-f", file.path().to_str().unwrap()],
-        &[("KUBECONFIG", kc.as_str())],
-    )
-    .await
-    .expect_code(0);
+    bed.apply(docs).await;
 
     let jobs: Api<Job> = Api::namespaced(bed.client.clone(), NS);
     let pods: Api<Pod> = Api::namespaced(bed.client.clone(), NS);
@@ -266,25 +253,7 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
         log
     });
     // A member's own log says when its defragmentation starts.
-    let member_pods: Api<Pod> = Api::namespaced(bed.client.clone(), NS);
-    let tail = LogParams {
-        tail_lines: Some(20),
-        ..LogParams::default()
-    };
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-    'reached: loop {
-        for m in &members {
-            let log = member_pods.logs(m, &tail).await.unwrap();
-            if log.contains("\"msg\":\"defragmenting\"") {
-                break 'reached;
-            }
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the sweep reached no member"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    bed.wait_for_a_defrag(&members).await;
     let deleted_at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

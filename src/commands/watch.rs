@@ -77,7 +77,14 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     metrics.lease_held(&lease_labels, false);
     // Act only while holding the Lease; after losing it, wait to take it
     // back (another watcher may hold it meanwhile).
-    while let Some(held) = lease::acquire(kube.client.clone(), &lease, &stopping).await? {
+    // A standby is ready too (`/readyz`): it reached the API server and
+    // found a live holder. Otherwise a Deployment of two replicas is never
+    // Available and a rolling update waits for it for ever.
+    let standby = {
+        let metrics = metrics.clone();
+        move || metrics.set_ready()
+    };
+    while let Some(held) = lease::acquire(kube.client.clone(), &lease, &stopping, &standby).await? {
         crate::logging::message(&format!(
             "holding Lease {}/{} as {}: watching EtcdDefrag objects in {scope}",
             lease.namespace, lease.name, lease.identity

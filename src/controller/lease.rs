@@ -121,11 +121,13 @@ pub struct Held {
 
 /// Waits until this watcher holds the Lease (or `stopping` is cancelled:
 /// `None`). API errors are retried; the wait is bounded by the holder's
-/// renewal time.
+/// renewal time. `standing_by` is called each time the Lease is found
+/// held by another watcher: this one is then a working standby.
 pub async fn acquire(
     client: kube::Client,
     settings: &LeaseSettings,
     stopping: &CancellationToken,
+    standing_by: impl Fn(),
 ) -> crate::Result<Option<Held>> {
     let api: Api<Lease> = Api::namespaced(client, &settings.namespace);
     let mut announced = false;
@@ -148,6 +150,7 @@ pub async fn acquire(
                 }));
             }
             Ok(Err(holder)) => {
+                standing_by();
                 if !announced {
                     crate::logging::message(&format!(
                         "Lease {}/{} is held by {holder}: waiting to take over",

@@ -452,7 +452,7 @@ pub fn respond(metrics: &Metrics, ready: bool, head: &str) -> Vec<u8> {
             "/readyz" => (
                 "503 Service Unavailable",
                 plain,
-                "not ready: the EtcdDefrag watch has not listed yet, or the watcher is stopping\n"
+                "not ready: neither listed EtcdDefrags under the Lease nor standing by behind its holder yet, or stopping\n"
                     .to_string(),
             ),
             _ => ("404 Not Found", plain, "not found\n".to_string()),

@@ -177,22 +177,81 @@ impl Bed {
         .await;
     }
 
-    /// A plaintext client of `cluster`'s members at their Pod addresses
-    /// (the node routes them to this machine), as a client in the cluster
-    /// would reach them.
-    pub async fn plain_client(&self, cluster: &str) -> etcd_client::Client {
+    /// `kubectl apply` of `docs` (one List), through the real kubectl.
+    pub async fn apply(&self, docs: Vec<Value>) {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(
+            file.path(),
+            serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": docs}))
+                .unwrap(),
+        )
+        .unwrap();
+        let kc = self.kubeconfig.display().to_string();
+        kubectl(
+            &self.path,
+            &["apply", "-f", file.path().to_str().unwrap()],
+            &[("KUBECONFIG", kc.as_str())],
+        )
+        .await
+        .expect_code(0);
+    }
+
+    /// The Pod address of each of `members`.
+    pub async fn pod_ips(&self, members: &[String]) -> Vec<String> {
         let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.ns);
-        let mut endpoints = Vec::new();
-        for m in self.members(cluster).await {
+        let mut out = Vec::new();
+        for m in members {
             let ip = pods
-                .get(&m)
+                .get(m)
                 .await
                 .unwrap()
                 .status
                 .and_then(|s| s.pod_ip)
                 .unwrap_or_else(|| panic!("{m} has no address"));
-            endpoints.push(format!("http://{ip}:2379"));
+            out.push(ip);
         }
+        out
+    }
+
+    /// Waits until one of `members` logs the start of a defragmentation
+    /// (its `defragmenting` record among its last lines).
+    pub async fn wait_for_a_defrag(&self, members: &[String]) {
+        let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.ns);
+        let tail = LogParams {
+            tail_lines: Some(20),
+            ..LogParams::default()
+        };
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+        loop {
+            for m in members {
+                if pods
+                    .logs(m, &tail)
+                    .await
+                    .unwrap()
+                    .contains("\"msg\":\"defragmenting\"")
+                {
+                    return;
+                }
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no member started defragmenting"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// A plaintext client of `cluster`'s members at their Pod addresses
+    /// (the node routes them to this machine), as a client in the cluster
+    /// would reach them.
+    pub async fn plain_client(&self, cluster: &str) -> etcd_client::Client {
+        let members = self.members(cluster).await;
+        let endpoints: Vec<String> = self
+            .pod_ips(&members)
+            .await
+            .iter()
+            .map(|ip| format!("http://{ip}:2379"))
+            .collect();
         etcd_client::Client::connect(endpoints, None).await.unwrap()
     }
 }

@@ -62,8 +62,13 @@ pub async fn wait_phase(client: &Client, ns: &str, name: &str, phases: &[&str]) 
 /// How many Defragments member `i` has done, from its own `/metrics`
 /// (plaintext members).
 pub async fn defrag_count(etcd: &Cluster, i: usize) -> u64 {
-    let host = etcd.host(i);
-    let mut stream = tokio::net::TcpStream::connect((host.as_str(), 2379))
+    defrags_at(&etcd.host(i), 2379).await
+}
+
+/// How many Defragments the member serving plain `/metrics` at
+/// `host:port` has done, from its own count.
+pub async fn defrags_at(host: &str, port: u16) -> u64 {
+    let mut stream = tokio::net::TcpStream::connect((host, port))
         .await
         .expect("connect to the member's metrics");
     stream
