@@ -35,7 +35,7 @@ fn message<'a>(doc: &'a serde_json::Value, check: &str) -> &'a str {
         .unwrap()
 }
 
-/// Replaces member `member`'s Pod with one whose etcd container has `args`
+/// Replaces member `member`'s Pod with one whose etcd runs with `args`
 /// (a Pod's arguments cannot be edited in place).
 async fn with_args(pods: &Api<Pod>, cluster: &str, member: &str, ip: &str, args: &[&str]) {
     pods.delete(
@@ -53,13 +53,15 @@ async fn with_args(pods: &Api<Pod>, cluster: &str, member: &str, ip: &str, args:
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+    // The operator's layout: every flag in `command`, after `etcd`.
+    let command: Vec<&str> = std::iter::once("etcd")
+        .chain(args.iter().copied())
+        .collect();
     let pod: Pod = serde_json::from_value(json!({
-        "metadata": {"name": member, "labels": {
-            "etcd-operator.cozystack.io/cluster": cluster,
-            "app.kubernetes.io/component": member}},
+        "metadata": {"name": member, "labels": member_labels(cluster, member)},
         "spec": {"hostname": member, "subdomain": cluster, "nodeName": NODE,
                  "containers": [{"name": "etcd", "image": "quay.io/coreos/etcd:v3.6.16",
-                                 "command": ["etcd"], "args": args}]},
+                                 "command": command}]},
     }))
     .unwrap();
     pods.create(&PostParams::default(), &pod).await.unwrap();

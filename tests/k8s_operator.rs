@@ -120,6 +120,201 @@ fn traffic_of(svc: &Service) -> (Option<String>, Vec<String>) {
     )
 }
 
+/// JSON flattened to `path → value` (objects by key, arrays by index).
+fn flatten(v: &Value, path: &str, out: &mut std::collections::BTreeMap<String, Value>) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                flatten(v, &format!("{path}.{k}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                flatten(v, &format!("{path}[{i}]"), out);
+            }
+        }
+        other => {
+            out.insert(path.to_string(), other.clone());
+        }
+    }
+}
+
+/// What is compared of an object: its labels, annotations and owner kinds,
+/// its spec and status (what the tool reads of it), with names made
+/// comparable: each `(from, to)` replaced in every string.
+fn shape(obj: &Value, names: &[(String, String)]) -> std::collections::BTreeMap<String, Value> {
+    let mut text = serde_json::to_string(&json!({
+        "labels": obj["metadata"]["labels"],
+        "annotations": obj["metadata"]["annotations"],
+        "owners": obj["metadata"]["ownerReferences"].as_array().map(|o| {
+            o.iter().map(|r| r["kind"].clone()).collect::<Vec<_>>()
+        }),
+        "spec": obj["spec"],
+        "status": obj["status"],
+    }))
+    .unwrap();
+    for (from, to) in names {
+        text = text.replace(from.as_str(), to);
+    }
+    let mut out = std::collections::BTreeMap::new();
+    flatten(&serde_json::from_str(&text).unwrap(), "", &mut out);
+    out.retain(|_, v| !v.is_null());
+    out
+}
+
+/// Paths whose values differ by nature between two clusters (identities,
+/// times, addresses, where the image comes from): only their presence is
+/// compared.
+fn volatile(path: &str) -> bool {
+    [
+        ".status.clusterID",
+        ".status.clusterToken",
+        ".spec.clusterToken",
+        ".status.memberID",
+        ".status.conditions",
+        ".status.podIP",
+        ".status.hostIP",
+        ".status.startTime",
+        ".status.containerStatuses",
+        ".status.observedGeneration",
+        ".spec.containers[0].image",
+        ".spec.initialCluster",
+        ".status.lastTransitionTime",
+        ".status.qosClass",
+        ".spec.clusterIP",
+    ]
+    .iter()
+    .any(|p| path.starts_with(p))
+}
+
+/// Every difference between what the fixture published (`fixture`) and
+/// what the operator wrote (`real`) for the same object: a path only the
+/// fixture has, or a shared path with another value.
+fn differences(
+    kind: &str,
+    fixture: &Value,
+    real: &Value,
+    fixture_names: &[(String, String)],
+    real_names: &[(String, String)],
+) -> Vec<String> {
+    let f = shape(fixture, fixture_names);
+    let r = shape(real, real_names);
+    let mut out = Vec::new();
+    for (path, value) in &f {
+        match r.get(path) {
+            None => out.push(format!(
+                "{kind}{path}: the fixture has {value}, the operator nothing"
+            )),
+            Some(v) if v != value && !volatile(path) => out.push(format!(
+                "{kind}{path}: the fixture has {value}, the operator {v}"
+            )),
+            _ => {}
+        }
+    }
+    // What every reader of these objects relies on: the labels.
+    for (path, value) in &r {
+        if path.starts_with(".labels.") && !f.contains_key(path) {
+            out.push(format!(
+                "{kind}{path}: the operator has {value}, the fixture nothing"
+            ));
+        }
+    }
+    out
+}
+
+/// The fast suite's fixture (`support::k8s::publish` and
+/// `services_fixture`) against what the real operator wrote for the same
+/// spec: labels, annotations, owners, spec and status of the EtcdCluster,
+/// its EtcdMembers and member Pods, and the two Services.
+async fn the_fixture_publishes_what_the_operator_writes(bed: &Bed) {
+    // The fixture on the fast suite's own API server, as its tests use it
+    // (on the node's, the real operator would act on its EtcdMembers).
+    let fast = admin().await;
+    let etcd = support::start(support::ClusterSpec::new(3, support::Security::Plain)).await;
+    let fixture = publish(
+        &fast,
+        "fixture",
+        "plain",
+        Mode::Plain,
+        etcd,
+        member_names("plain", 3),
+    )
+    .await;
+    services_fixture(&fast, "fixture-services", "plain", true).await;
+    let client = &bed.client;
+    let real_members = bed.members("plain").await;
+    let rename = |ns: &str, members: &[String]| -> Vec<(String, String)> {
+        let mut names: Vec<(String, String)> = members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.clone(), format!("<member-{i}>")))
+            .collect();
+        names.push((format!(".{ns}."), ".<ns>.".into()));
+        names.push((format!("\"{ns}\""), "\"<ns>\"".into()));
+        names
+    };
+    let real_names = rename(NS, &real_members);
+    let mut fixture_members = fixture.members.clone();
+    fixture_members.sort();
+    let fixture_names = rename("fixture", &fixture_members);
+    let get = |ns: &str, kind: &str, plural: &str, name: &str| {
+        let on = if ns == NS { client } else { &fast };
+        let api = dynamic(on, ns, kind, plural);
+        let name = name.to_string();
+        async move { serde_json::to_value(api.get(&name).await.unwrap()).unwrap() }
+    };
+    let on = |ns: &str| {
+        if ns == NS {
+            client.clone()
+        } else {
+            fast.clone()
+        }
+    };
+    let pods = |ns: &str| Api::<k8s_openapi::api::core::v1::Pod>::namespaced(on(ns), ns);
+    let services = |ns: &str| Api::<Service>::namespaced(on(ns), ns);
+    let mut found = Vec::new();
+    found.extend(differences(
+        "EtcdCluster",
+        &get("fixture", "EtcdCluster", "etcdclusters", "plain").await,
+        &get(NS, "EtcdCluster", "etcdclusters", "plain").await,
+        &fixture_names,
+        &real_names,
+    ));
+    for (f, r) in fixture_members.iter().zip(&real_members) {
+        found.extend(differences(
+            "EtcdMember",
+            &get("fixture", "EtcdMember", "etcdmembers", f).await,
+            &get(NS, "EtcdMember", "etcdmembers", r).await,
+            &fixture_names,
+            &real_names,
+        ));
+        found.extend(differences(
+            "Pod",
+            &serde_json::to_value(pods("fixture").get(f).await.unwrap()).unwrap(),
+            &serde_json::to_value(pods(NS).get(r).await.unwrap()).unwrap(),
+            &fixture_names,
+            &real_names,
+        ));
+    }
+    let service_names = rename("fixture-services", &[]);
+    for name in ["plain", "plain-client"] {
+        found.extend(differences(
+            "Service",
+            &serde_json::to_value(services("fixture-services").get(name).await.unwrap()).unwrap(),
+            &serde_json::to_value(services(NS).get(name).await.unwrap()).unwrap(),
+            &service_names,
+            &real_names,
+        ));
+    }
+    found.sort();
+    found.dedup();
+    assert!(
+        found.is_empty(),
+        "the fixture differs from the real operator:\n{}",
+        found.join("\n")
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn plugin_mode_on_clusters_the_real_operator_runs() {
     let bed = Bed::start(NS).await;
@@ -139,6 +334,7 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
     bed.wait_ready("secure", 3).await;
     let members = bed.members("plain").await;
     assert_eq!(members.len(), 3, "{members:?}");
+    the_fixture_publishes_what_the_operator_writes(&bed).await;
 
     // status: every member the operator made, by the names and IDs it
     // recorded, answering through the kubelet's port-forward.

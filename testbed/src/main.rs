@@ -65,8 +65,10 @@ enum NodeCmd {
     /// Start the control plane and the node, write KUBECONFIG and the
     /// image settings, wait for Ctrl-C/SIGTERM, then remove everything.
     Up {
-        /// Write `export KUBECONFIG=…`, `TESTBED_ETCD_VERSIONS=…` and
-        /// `TESTBED_ETCD_IMAGE_REPOSITORY=…` here once the node is Ready.
+        /// Write `export KUBECONFIG=…`, `TESTBED_ETCD_VERSIONS=…`,
+        /// `TESTBED_ETCD_IMAGE_REPOSITORY=…`, `TESTBED_STORAGE_CLASS=…` (and
+        /// with --operator `TESTBED_OPERATOR_NAMESPACE=…`) here once the
+        /// node is Ready.
         #[arg(long)]
         env_file: Option<PathBuf>,
         /// etcd releases to build images for (3.6, 3.5, 3.4), comma-separated.

@@ -313,7 +313,8 @@ pub async fn publish_with_spec(
         json!({"status": {
             "observed": {"replicas": members, "version": "3.6.16", "storage": {"size": "1Gi"}},
             "readyMembers": members,
-            "authEnabled": mode == Mode::MtlsAuth,
+            // Written only when true (the operator's omitempty).
+            "authEnabled": (mode == Mode::MtlsAuth).then_some(true),
             "selector": format!("etcd-operator.cozystack.io/cluster={name}"),
         }}),
     )
@@ -357,6 +358,25 @@ pub async fn create_cluster_object(api: &Api<kube::api::DynamicObject>, ns: &str
     .await;
 }
 
+/// The labels the operator puts on a cluster's objects (its Services,
+/// PodDisruptionBudget): `clusterLabels` in its controllers/helpers.go.
+pub fn cluster_labels(cluster: &str) -> serde_json::Value {
+    json!({
+        "app.kubernetes.io/name": "etcd",
+        "app.kubernetes.io/instance": cluster,
+        "app.kubernetes.io/managed-by": "etcd-operator",
+        "etcd-operator.cozystack.io/cluster": cluster,
+    })
+}
+
+/// The labels the operator puts on a member's EtcdMember and Pod
+/// (`memberLabels`); a voter's Pod also carries the role.
+pub fn member_labels(cluster: &str, member: &str) -> serde_json::Value {
+    let mut labels = cluster_labels(cluster);
+    labels["app.kubernetes.io/component"] = json!(member);
+    labels
+}
+
 /// An EtcdMember of `cluster` with the given status.
 pub async fn add_member(
     api: &Api<kube::api::DynamicObject>,
@@ -370,9 +390,8 @@ pub async fn add_member(
         json!({
             "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
             "kind": "EtcdMember",
-            "metadata": {"name": member, "namespace": ns, "labels": {
-                "etcd-operator.cozystack.io/cluster": cluster,
-                "app.kubernetes.io/component": member}},
+            "metadata": {"name": member, "namespace": ns,
+                         "labels": member_labels(cluster, member)},
             "spec": {"clusterName": cluster, "version": "3.6.16", "storage": {"size": "1Gi"},
                      "clusterToken": format!("{ns}-{cluster}-testbed"),
                      "initialCluster": format!("{member}=http://{member}.{cluster}.{ns}.svc:2380")},
@@ -424,12 +443,12 @@ pub async fn forward_members(fx: &Fixture) -> &'static Kubelet {
     kubelet
 }
 
-/// A member Pod whose status carries `ip`.
+/// A member Pod (a voter's) whose status carries `ip`.
 pub async fn add_pod(pods: &Api<Pod>, cluster: &str, member: &str, ip: Option<&str>) {
+    let mut labels = member_labels(cluster, member);
+    labels["etcd-operator.cozystack.io/role"] = json!("voter");
     let pod: Pod = serde_json::from_value(json!({
-        "metadata": {"name": member, "labels": {
-            "etcd-operator.cozystack.io/cluster": cluster,
-            "app.kubernetes.io/component": member}},
+        "metadata": {"name": member, "labels": labels},
         "spec": {"hostname": member, "subdomain": cluster, "nodeName": NODE,
                  "containers": [{"name": "etcd", "image": "quay.io/coreos/etcd:v3.6.16"}]},
     }))
@@ -512,14 +531,15 @@ pub async fn services_fixture(client: &Client, ns: &str, name: &str, services: b
     }
     let api: Api<Service> = Api::namespaced(client.clone(), ns);
     let selector = json!({"etcd-operator.cozystack.io/cluster": name});
+    let labels = cluster_labels(name);
     let headless: Service = serde_json::from_value(json!({
-        "metadata": {"name": name, "labels": selector},
+        "metadata": {"name": name, "labels": labels},
         "spec": {"clusterIP": "None", "publishNotReadyAddresses": true, "selector": selector,
                  "ports": [{"name": "client", "port": 2379}, {"name": "peer", "port": 2380}]},
     }))
     .unwrap();
     let client_svc: Service = serde_json::from_value(json!({
-        "metadata": {"name": format!("{name}-client"), "labels": selector},
+        "metadata": {"name": format!("{name}-client"), "labels": labels},
         "spec": {"type": "ClusterIP", "selector": selector,
                  "ports": [{"name": "client", "port": 2379}]},
     }))
