@@ -5,12 +5,14 @@
 //! the ServiceAccount token, the cluster DNS resolves the members). The
 //! manifest is applied as committed, with only its schedule changed.
 //!
-//! From the CronJob (`kubectl create job --from=cronjob/…`, as an SRE
-//! starts one by hand) one Job meets a stopped member and fails naming it,
-//! and one has its Pod deleted mid-sweep: the kubelet's SIGTERM finishes
-//! the member in flight and starts no other. Then the CronJob's own
-//! schedule starts a Job that defragments the rest and exits 0. Each
-//! member's own log and the Pods' recorded exit codes decide.
+//! First `status` and `doctor` run in Pods of the same image with
+//! `--connect direct`. Then, from the CronJob (`kubectl create job
+//! --from=cronjob/…`, as an SRE starts one by hand), one Job meets a
+//! stopped member and fails naming it, and one has its Pod deleted
+//! mid-sweep: the kubelet's SIGTERM finishes the member in flight and
+//! starts no other. Then the CronJob's own schedule starts a Job that
+//! defragments the rest and exits 0. Each member's own log and the Pods'
+//! recorded exit codes decide.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -137,7 +139,7 @@ async fn start_job(bed: &Bed, name: &str) {
 async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops_on_sigterm() {
     let mut bed = Bed::start(NS).await;
     let image = support::tool_image(&mut bed.node);
-    bed.create_cluster("etcd", 3, Value::Null).await;
+    bed.create_cluster("etcd", 3, "4Gi", Value::Null).await;
     bed.wait_ready("etcd", 3).await;
     let members = bed.members("etcd").await;
     // More reclaimable than the default rule's 200Mi, and enough kept
@@ -165,6 +167,55 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
 
     let jobs: Api<Job> = Api::namespaced(bed.client.clone(), NS);
     let pods: Api<Pod> = Api::namespaced(bed.client.clone(), NS);
+
+    // 0. The read-only commands with `--connect direct` from a Pod of the
+    // same image and ServiceAccount: every member answers at its Pod's
+    // address, and doctor finds nothing failing.
+    for (name, args) in [
+        (
+            "status-direct",
+            ["status", "etcd", "--connect=direct", "-o", "json"],
+        ),
+        (
+            "doctor-direct",
+            ["doctor", "etcd", "--connect=direct", "-o", "json"],
+        ),
+    ] {
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": {"name": name},
+            "spec": {
+                "serviceAccountName": "kubectl-etcd",
+                "restartPolicy": "Never",
+                "securityContext": {"runAsNonRoot": true, "runAsUser": 65532},
+                "containers": [{"name": "tool", "image": image, "args": args}],
+            },
+        }))
+        .unwrap();
+        pods.create(&Default::default(), &pod).await.unwrap();
+        let code = exit_code(&pods, name).await;
+        let log = pods.logs(name, &LogParams::default()).await.unwrap();
+        assert_eq!(code, 0, "{name}:\n{log}");
+        let doc = report_in(&log);
+        if name == "status-direct" {
+            let rows = rows(&doc);
+            assert_eq!(rows.len(), 3, "{doc}");
+            let ips = bed.pod_ips(&members).await;
+            for row in &rows {
+                assert_eq!(row["reachable"], true, "{doc}");
+                let at = members
+                    .iter()
+                    .position(|m| row["name"] == m.as_str())
+                    .unwrap_or_else(|| panic!("not a member: {row}"));
+                assert_eq!(
+                    row["endpoint"],
+                    format!("http://{}:2379", ips[at]),
+                    "reached at its Pod's address"
+                );
+            }
+        } else {
+            assert!(!log.contains("\"fail\""), "doctor:\n{log}");
+        }
+    }
 
     // 1. A member stopped (its etcd process frozen): the gate refuses, the
     // Job fails, the last line of its log names the member, and nothing
@@ -207,7 +258,10 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
 
     // 2. The Pod deleted once the first member is being defragmented: the
     // kubelet sends SIGTERM; the member in flight is finished, no other is
-    // started, the partial report is logged and the exit code is 143.
+    // started, the partial report is logged and the exit code is 143. The
+    // Job controller does not count a deleted Pod as failed: it starts a
+    // replacement, only once the first has ended, which finishes the
+    // sweep.
     start_job(&bed, "deleted-mid-sweep").await;
     let cronjobs: Api<CronJob> = Api::namespaced(bed.client.clone(), NS);
     let pod = pod_of(&pods, "deleted-mid-sweep").await;
@@ -266,6 +320,15 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
         .expect("the Pod did not end")
         .unwrap();
     let code = exit_code(&pods, &pod_name).await;
+    let ended = pods.get(&pod_name).await.ok().and_then(|p| {
+        p.status?
+            .container_statuses?
+            .into_iter()
+            .next()?
+            .state?
+            .terminated?
+            .finished_at
+    });
     pods.patch(
         &pod_name,
         &PatchParams::default(),
@@ -301,8 +364,8 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
             d.start - killed_at
         );
     }
-    let outcomes = outcomes(&report);
-    let defragmented = outcomes.iter().filter(|o| *o == "Defragmented").count();
+    let interrupted = outcomes(&report);
+    let defragmented = interrupted.iter().filter(|o| *o == "Defragmented").count();
     assert_eq!(defragmented, after.len(), "{report}");
     assert!(
         (1..3).contains(&defragmented),
@@ -310,23 +373,52 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
          {after:?}\n{report}"
     );
     assert_eq!(
-        outcomes.iter().filter(|o| *o == "Pending").count(),
+        interrupted.iter().filter(|o| *o == "Pending").count(),
         3 - defragmented,
         "{report}"
     );
-    // No second Pod of the Job ran while the first was stopping.
-    let all = pods
+    let done: Vec<String> = after.iter().map(|d| members[d.member].clone()).collect();
+    // The replacement: created after the first Pod ended, it defragments
+    // the members the first did not reach and skips the others.
+    let job = finished_job(&jobs, "deleted-mid-sweep", Duration::from_secs(180)).await;
+    let replacement = pods
         .list(&ListParams::default().labels("batch.kubernetes.io/job-name=deleted-mid-sweep"))
         .await
+        .unwrap()
+        .items
+        .into_iter()
+        .find(|p| p.metadata.name.as_deref() != Some(pod_name.as_str()))
+        .expect("the Job's replacement Pod");
+    let created = replacement.metadata.creation_timestamp.clone().unwrap();
+    let ended = ended.expect("the first Pod's end");
+    assert!(
+        created.0 >= ended.0,
+        "the replacement was created at {created:?}, before the first Pod ended at {ended:?}"
+    );
+    let log = pods
+        .logs(
+            replacement.metadata.name.as_deref().unwrap(),
+            &LogParams::default(),
+        )
+        .await
         .unwrap();
-    assert_eq!(all.items.len(), 1, "a replacement Pod was started");
-    let done: Vec<String> = after.iter().map(|d| members[d.member].clone()).collect();
+    assert_eq!(job.status.as_ref().unwrap().succeeded, Some(1), "{log}");
+    let report = report_in(&log);
+    for row in rows(&report) {
+        let want = if done.iter().any(|m| row["name"] == m.as_str()) {
+            "Skipped"
+        } else {
+            "Defragmented"
+        };
+        assert_eq!(row["outcome"], want, "{report}");
+    }
+    one_each_never_together(&members, &bed.logs(&members).await);
     bed.wait_ready("etcd", 3).await;
 
-    // 3. On schedule, every minute: the CronJob controller starts a Job;
-    // its Pod defragments the members still fragmented, skips those
-    // defragmented above (below the default rule now), and exits 0 with
-    // the JSON report in its log.
+    // 3. On schedule, every minute, after a client fragmented the cluster
+    // again: the CronJob controller starts a Job; its Pod defragments
+    // every member and exits 0 with the JSON report in its log.
+    fragment(bed.plain_client("etcd").await, 224 << 20, 0).await;
     cronjobs
         .patch(
             CRONJOB,
@@ -338,12 +430,21 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
     let deadline = tokio::time::Instant::now() + Duration::from_secs(100);
     let scheduled = loop {
         let list = jobs.list(&ListParams::default()).await.unwrap();
+        // Owned by the CronJob and not started by hand (`kubectl create
+        // job --from` sets the owner too, and this annotation).
         let owned = list.items.into_iter().find(|j| {
-            j.metadata
-                .owner_references
-                .iter()
-                .flatten()
-                .any(|o| o.kind == "CronJob" && o.name == CRONJOB)
+            let manual = j
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get("cronjob.kubernetes.io/instantiate"))
+                .is_some_and(|v| v == "manual");
+            !manual
+                && j.metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|o| o.kind == "CronJob" && o.name == CRONJOB)
         });
         if let Some(job) = owned {
             break job.metadata.name.unwrap();
@@ -373,13 +474,15 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
     );
     assert_eq!(exit_code(&pods, &pod_name).await, 0, "{log}");
     let report = report_in(&log);
-    for row in rows(&report) {
-        let want = if done.iter().any(|m| row["name"] == m.as_str()) {
-            "Skipped"
-        } else {
-            "Defragmented"
-        };
-        assert_eq!(row["outcome"], want, "{report}");
+    assert_eq!(outcomes(&report), ["Defragmented"; 3], "{report}");
+    // Over the test: each member twice (the interrupted sweep and its
+    // replacement, then the scheduled run), never two at once.
+    let defrags = defrags_in_logs(&bed.logs(&members).await);
+    assert_eq!(defrags.len(), 6, "{defrags:?}");
+    for pair in defrags.windows(2) {
+        assert!(
+            pair[0].end <= pair[1].start,
+            "two members defragmented at once: {pair:?}"
+        );
     }
-    one_each_never_together(&members, &bed.logs(&members).await);
 }

@@ -319,10 +319,11 @@ async fn the_fixture_publishes_what_the_operator_writes(bed: &Bed) {
 async fn plugin_mode_on_clusters_the_real_operator_runs() {
     let bed = Bed::start(NS).await;
     let pki = bring_your_own_tls(&bed.client, "secure").await;
-    bed.create_cluster("plain", 3, Value::Null).await;
+    bed.create_cluster("plain", 3, "1Gi", Value::Null).await;
     bed.create_cluster(
         "secure",
         3,
+        "1Gi",
         json!({
             "client": {"serverSecretRef": {"name": "secure-server"},
                        "operatorClientSecretRef": {"name": "secure-operator-client"}},

@@ -141,7 +141,7 @@ fn complete_once_each(name: &str, status: &Value, before: &[u64], after: &[u64])
 async fn the_watcher_deployment_completes_runs_across_a_deleted_pod_and_a_rollout() {
     let mut bed = Bed::start(NS).await;
     let image = support::tool_image(&mut bed.node);
-    bed.create_cluster("etcd", 3, Value::Null).await;
+    bed.create_cluster("etcd", 3, "4Gi", Value::Null).await;
     bed.wait_ready("etcd", 3).await;
     let members = bed.members("etcd").await;
     let ips = bed.pod_ips(&members).await;

@@ -157,11 +157,11 @@ impl Bed {
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
     }
-    /// Creates EtcdCluster `name` (3.6, `replicas` members, 1Gi volumes),
-    /// with `tls` as its `spec.tls` unless null.
-    pub async fn create_cluster(&self, name: &str, replicas: i64, tls: Value) {
-        let mut spec =
-            json!({"replicas": replicas, "version": VERSION, "storage": {"size": "1Gi"}});
+
+    /// Creates EtcdCluster `name` (3.6, `replicas` members, volumes of
+    /// `size`), with `tls` as its `spec.tls` unless null.
+    pub async fn create_cluster(&self, name: &str, replicas: i64, size: &str, tls: Value) {
+        let mut spec = json!({"replicas": replicas, "version": VERSION, "storage": {"size": size}});
         if !tls.is_null() {
             spec["tls"] = tls;
         }
