@@ -30,7 +30,6 @@ use nix::unistd::Pid;
 use serde_json::{json, Value};
 use support::k8s::manifest;
 use support::operator::*;
-use support::plugin::kubectl;
 
 /// The manifest's namespace, and its cluster's name (`defrag etcd`).
 const NS: &str = "etcd";
@@ -118,19 +117,14 @@ async fn exit_code(pods: &Api<Pod>, name: &str) -> i32 {
 
 /// `kubectl create job NAME --from=cronjob/kubectl-etcd-defrag`.
 async fn start_job(bed: &Bed, name: &str) {
-    let kc = bed.kubeconfig.display().to_string();
-    kubectl(
-        &bed.path,
-        &[
-            "create",
-            "job",
-            name,
-            &format!("--from=cronjob/{CRONJOB}"),
-            "-n",
-            NS,
-        ],
-        &[("KUBECONFIG", kc.as_str())],
-    )
+    bed.kubectl(&[
+        "create",
+        "job",
+        name,
+        &format!("--from=cronjob/{CRONJOB}"),
+        "-n",
+        NS,
+    ])
     .await
     .expect_code(0);
 }

@@ -8,13 +8,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Pod, Service};
 use kube::api::{Api, PostParams};
 use kubectl_etcd_testbed::node::{Node, NodeSpec, ETCD_REPOSITORY};
 use kubectl_etcd_testbed::EtcdVersion;
-use tokio::io::AsyncBufReadExt;
 
 async fn wait_for_phase(pods: &Api<Pod>, name: &str, phases: &[&str]) -> String {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
@@ -105,23 +106,9 @@ async fn a_real_node_runs_etcd_from_a_local_image_and_leaves_nothing_behind() {
     wait_for_phase(&pods, "etcd-0", &["Running"]).await;
 
     // kubectl port-forward through the real kubelet: write a key.
-    let mut forward = kubectl(&node)
-        .args(["port-forward", "pod/etcd-0", ":2379"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = tokio::io::BufReader::new(forward.stdout.take().unwrap()).lines();
-    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .expect("port-forward did not start")
-        .unwrap()
-        .unwrap();
-    let port = line
-        .split(':')
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
+    let (forward, port) =
+        support::operator::port_forward(&node.kubeconfig().unwrap(), "default", "pod/etcd-0", 2379)
+            .await;
     let mut etcd = etcd_client::Client::connect([format!("http://127.0.0.1:{port}")], None)
         .await
         .unwrap();

@@ -23,7 +23,6 @@ use kubectl_etcd_testbed::cluster::defrags_in_logs;
 use serde_json::{json, Value};
 use support::k8s::manifest;
 use support::operator::*;
-use support::plugin::kubectl;
 use support::watch::{defrags_at, runs};
 
 const NS: &str = "etcd";
@@ -194,18 +193,13 @@ async fn the_watcher_deployment_completes_runs_across_a_deleted_pod_and_a_rollou
     let before = counts(&ips).await;
     start_run(&bed, "third").await;
     bed.wait_for_a_defrag(&members).await;
-    let kc = bed.kubeconfig.display().to_string();
-    kubectl(
-        &bed.path,
-        &[
-            "rollout",
-            "restart",
-            &format!("deployment/{DEPLOYMENT}"),
-            "-n",
-            NS,
-        ],
-        &[("KUBECONFIG", kc.as_str())],
-    )
+    bed.kubectl(&[
+        "rollout",
+        "restart",
+        &format!("deployment/{DEPLOYMENT}"),
+        "-n",
+        NS,
+    ])
     .await
     .expect_code(0);
     let status = finished(&bed, "third", Duration::from_secs(240)).await;

@@ -63,33 +63,16 @@ impl Bed {
         kubectl(&self.path, &all, &[("KUBECONFIG", kc.as_str())]).await
     }
 
-    /// `kubectl port-forward TARGET :PORT` in the namespace; the local
-    /// port, and the process (killed on drop).
+    /// `kubectl port-forward TARGET :PORT` in the namespace: the process
+    /// (killed on drop) and the local port.
     pub async fn forward(&self, target: &str, port: u16) -> (tokio::process::Child, u16) {
-        let mut child = tokio::process::Command::new(kubectl_bin())
-            .env("KUBECONFIG", &self.kubeconfig)
-            .args(["port-forward", "-n", &self.ns, target, &format!(":{port}")])
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-            .await
-            .expect("port-forward did not start")
-            .unwrap()
-            .unwrap();
-        // "Forwarding from 127.0.0.1:40123 -> 2379"
-        let local = line
-            .split(':')
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("{line}"));
-        // kubectl says "Handling connection …" for every connection: keep
-        // reading, or it dies of a closed pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        (child, local)
+        port_forward(&self.kubeconfig, &self.ns, target, port).await
+    }
+
+    /// `kubectl ARGS…` through the real kubectl, on this node.
+    pub async fn kubectl(&self, args: &[&str]) -> Run {
+        let kc = self.kubeconfig.display().to_string();
+        kubectl(&self.path, args, &[("KUBECONFIG", kc.as_str())]).await
     }
 
     pub fn clusters(&self) -> Api<DynamicObject> {
@@ -186,14 +169,9 @@ impl Bed {
                 .unwrap(),
         )
         .unwrap();
-        let kc = self.kubeconfig.display().to_string();
-        kubectl(
-            &self.path,
-            &["apply", "-f", file.path().to_str().unwrap()],
-            &[("KUBECONFIG", kc.as_str())],
-        )
-        .await
-        .expect_code(0);
+        self.kubectl(&["apply", "-f", file.path().to_str().unwrap()])
+            .await
+            .expect_code(0);
     }
 
     /// The Pod address of each of `members`.
@@ -254,6 +232,40 @@ impl Bed {
             .collect();
         etcd_client::Client::connect(endpoints, None).await.unwrap()
     }
+}
+
+/// `kubectl port-forward -n NS TARGET :PORT` with `kubeconfig`: the
+/// process (killed on drop) and the local port it listens on.
+pub async fn port_forward(
+    kubeconfig: &std::path::Path,
+    ns: &str,
+    target: &str,
+    port: u16,
+) -> (tokio::process::Child, u16) {
+    let mut child = tokio::process::Command::new(kubectl_bin())
+        .env("KUBECONFIG", kubeconfig)
+        .args(["port-forward", "-n", ns, target, &format!(":{port}")])
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("port-forward did not start")
+        .unwrap()
+        .unwrap();
+    // "Forwarding from 127.0.0.1:40123 -> 2379"
+    let local = line
+        .split(':')
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    // kubectl says "Handling connection …" for every connection: keep
+    // reading, or it dies of a closed pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, local)
 }
 
 /// Writes about `keep` bytes of values that stay and `drop` bytes that
