@@ -30,6 +30,7 @@ use nix::unistd::Pid;
 use serde_json::{json, Value};
 use support::k8s::manifest;
 use support::operator::*;
+use support::rows;
 
 /// The manifest's namespace, and its cluster's name (`defrag etcd`).
 const NS: &str = "etcd";
@@ -473,10 +474,5 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
     // replacement, then the scheduled run), never two at once.
     let defrags = defrags_in_logs(&bed.logs(&members).await);
     assert_eq!(defrags.len(), 6, "{defrags:?}");
-    for pair in defrags.windows(2) {
-        assert!(
-            pair[0].end <= pair[1].start,
-            "two members defragmented at once: {pair:?}"
-        );
-    }
+    never_together(&defrags);
 }

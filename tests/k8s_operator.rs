@@ -22,6 +22,7 @@ use kubectl_etcd_testbed::cluster::defrags_in_logs;
 use serde_json::{json, Value};
 use support::k8s::*;
 use support::operator::*;
+use support::rows;
 
 const NS: &str = "op";
 const TRAFFIC_MANAGER: &str = "etcd-operator-traffic-distribution";

@@ -10,7 +10,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DynamicObject, ListParams, LogParams};
 use kube::Client;
-use kubectl_etcd_testbed::cluster::defrags_in_logs;
+use kubectl_etcd_testbed::cluster::{defrags_in_logs, LoggedDefrag};
 use kubectl_etcd_testbed::node::{Node, NodeSpec};
 use serde_json::{json, Value};
 use tokio::io::AsyncBufReadExt;
@@ -296,8 +296,15 @@ pub async fn fragment(mut etcd: etcd_client::Client, drop: usize, keep: usize) -
     revision
 }
 
-pub fn rows(doc: &Value) -> Vec<Value> {
-    doc["members"].as_array().cloned().unwrap_or_default()
+/// Asserts no two of `defrags` (from members' own logs, in start order)
+/// overlap: never two members defragmenting at once.
+pub fn never_together(defrags: &[LoggedDefrag]) {
+    for pair in defrags.windows(2) {
+        assert!(
+            pair[0].end <= pair[1].start,
+            "two members defragmented at once: {pair:?}"
+        );
+    }
 }
 
 /// Asserts the members' own logs show exactly one defragmentation each,
@@ -309,12 +316,7 @@ pub fn one_each_never_together(members: &[String], logs: &[String]) -> Vec<Strin
         members.len(),
         "defrags in the members' logs: {defrags:?}"
     );
-    for pair in defrags.windows(2) {
-        assert!(
-            pair[0].end <= pair[1].start,
-            "two members defragmented at once: {pair:?}"
-        );
-    }
+    never_together(&defrags);
     let order: Vec<String> = defrags.iter().map(|d| members[d.member].clone()).collect();
     let mut sorted = order.clone();
     sorted.sort();
