@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::etcd::{ConnectFailure, RpcError};
+use crate::failure::{ConnectFailure, RpcError};
 
 /// Result alias used across the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

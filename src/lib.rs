@@ -18,6 +18,7 @@ pub mod controller;
 pub mod error;
 pub mod etcd;
 pub mod exec;
+pub mod failure;
 pub mod k8s;
 pub mod logging;
 pub mod output;
@@ -26,6 +27,7 @@ pub mod quantity;
 pub mod reach;
 pub mod report;
 pub mod secret;
+pub mod session;
 pub mod snapshot;
 pub mod usage;
 

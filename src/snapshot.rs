@@ -1,22 +1,15 @@
-//! `ClusterSnapshot`: one consistent-enough look at every member — Status of
-//! each member concurrently, MemberList, AlarmList — taken through `EtcdOps`.
-//!
-//! This is the only I/O stage before a decision; the gate, the plan and the
-//! reports are pure functions over the snapshot. A member that does not
-//! answer becomes a row with the failure, never an aborted command; only
-//! when no endpoint at all can be used is the snapshot an error (exit 2).
+//! `ClusterSnapshot`: one consistent-enough look at every member (its
+//! Status, the MemberList, the AlarmList), as plain data. What etcd answers
+//! (`MemberStatus`, `ListedMember`, `Alarm`) is owned here too, so that the
+//! decisions in `plan` read it without depending on the I/O that takes it
+//! (`etcd::look`).
 
-use std::collections::BTreeSet;
 use std::time::Duration;
-
-use futures::future::join_all;
-use futures::stream::{FuturesUnordered, StreamExt};
 
 use serde::Serialize;
 
-use crate::error::{Error, Result};
-use crate::etcd::{ConnectFailure, EtcdOps, RpcError};
-use crate::reach::{Dial, Endpoint, KnownMember, QuotaFallback, QuotaSource, Scheme, Target};
+use crate::failure::RpcError;
+use crate::reach::{Dial, Endpoint, QuotaFallback, QuotaSource, Scheme, Target};
 
 /// What one member said about itself in `Maintenance.Status`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -212,7 +205,7 @@ impl Probe {
         Probe::Failed(RpcError {
             endpoint: "http://127.0.0.1:2379".into(),
             op: "Status",
-            cause: crate::etcd::FailureCause::Timeout {
+            cause: crate::failure::FailureCause::Timeout {
                 after: std::time::Duration::from_secs(5),
             },
         })
@@ -223,7 +216,7 @@ impl Probe {
         Probe::Failed(RpcError {
             endpoint: "http://127.0.0.1:2379".into(),
             op: "Status",
-            cause: crate::etcd::FailureCause::Refused,
+            cause: crate::failure::FailureCause::Refused,
         })
     }
 }
@@ -312,198 +305,6 @@ impl ClusterSnapshot {
     }
 }
 
-/// Asks the seeds for MemberList, concurrently; the first seed to answer
-/// wins (every member returns the same list), so a hung seed costs nothing
-/// when another answers. When none answers, the error lists every seed with
-/// its cause (exit 2: nothing could be inspected).
-pub async fn member_list<O: EtcdOps>(
-    ops: &O,
-    target: &Target,
-) -> Result<(Dial, Vec<ListedMember>)> {
-    let mut pending: FuturesUnordered<_> = target
-        .dials
-        .iter()
-        .enumerate()
-        .map(|(i, d)| async move { (i, ops.member_list(d).await) })
-        .collect();
-    let mut failures: Vec<(usize, ConnectFailure)> = Vec::new();
-    while let Some((i, answer)) = pending.next().await {
-        match answer {
-            Ok(members) => return Ok((target.dials[i].clone(), members)),
-            Err(e) => failures.push((
-                i,
-                ConnectFailure {
-                    endpoint: target.dials[i].endpoint.to_string(),
-                    cause: e.cause,
-                },
-            )),
-        }
-    }
-    failures.sort_by_key(|(i, _)| *i);
-    Err(Error::NoEndpointAnswered(
-        failures.into_iter().map(|(_, f)| f).collect(),
-    ))
-}
-
-/// Takes a snapshot of the cluster `target` points at.
-///
-/// With discovery, the seeds are asked for MemberList and every listed member
-/// is probed at its advertised client URL (a seed that matches that URL is
-/// reused as is). Without discovery, exactly the seeds are probed and
-/// MemberList only supplies names and the voter set.
-pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapshot> {
-    let (list_dial, list) = member_list(ops, target).await?;
-
-    // Decide whom to probe: (MemberList entry, dial, why not dialed,
-    // the member known behind the dial before any dial).
-    let mut rows: Vec<Row> = Vec::new();
-    if target.discover {
-        for member in &list {
-            match dial_for_listed(member, &target.dials) {
-                Ok(dial) => rows.push(Row::listed(member, Some(dial), None)),
-                Err(why) => rows.push(Row::listed(member, None, Some(why))),
-            }
-        }
-    } else {
-        for dial in &target.dials {
-            let known = target.known.iter().find(|k| &k.dial == dial);
-            let listed = known
-                .and_then(|k| k.id)
-                .and_then(|id| list.iter().find(|m| m.id == id))
-                .or_else(|| known.and_then(|k| list.iter().find(|m| m.name == k.name)));
-            rows.push(Row {
-                listed: listed.cloned(),
-                dial: Some(dial.clone()),
-                not_probed: None,
-                known: known.cloned(),
-            });
-        }
-    }
-
-    // Round 2: Status of every member and AlarmList, concurrently.
-    let asked = tokio::time::Instant::now();
-    let statuses = join_all(rows.iter().map(|row| async move {
-        match &row.dial {
-            Some(d) => Some((ops.status(d).await, asked.elapsed())),
-            None => None,
-        }
-    }));
-    let (statuses, alarm_answer) = futures::join!(statuses, ops.alarm_list(&list_dial));
-    // Members whose Status carries no quota (before 3.6): their /metrics
-    // has it, so no quota is assumed where the member can say.
-    let metrics_quotas = join_all(rows.iter().zip(&statuses).map(|(row, status)| async move {
-        match (&row.dial, status) {
-            (
-                Some(d),
-                Some((
-                    Ok(MemberStatus {
-                        db_size_quota: None,
-                        ..
-                    }),
-                    _,
-                )),
-            ) => ops.backend_quota(d).await,
-            _ => None,
-        }
-    }))
-    .await;
-
-    let mut members: Vec<MemberSnapshot> = Vec::new();
-    for ((row, status), metrics_quota) in rows.into_iter().zip(statuses).zip(metrics_quotas) {
-        let answered_in = match &status {
-            Some((Ok(_), took)) => Some(*took),
-            _ => None,
-        };
-        let probe = match (status, row.not_probed) {
-            (Some((Ok(s), _)), _) => Probe::Answered(s),
-            (Some((Err(e), _)), _) => Probe::Failed(e),
-            (None, why) => Probe::NotProbed(why.unwrap_or_else(|| "not dialed".into())),
-        };
-        // Without discovery, match the probed endpoint to MemberList by the
-        // id in the Status header.
-        let listed_member = row.listed.or_else(|| match &probe {
-            Probe::Answered(s) => list.iter().find(|m| m.id == s.member_id).cloned(),
-            _ => None,
-        });
-        let fallback = match metrics_quota {
-            Some(bytes) => QuotaFallback {
-                bytes,
-                source: QuotaSource::Metrics,
-            },
-            None => target.quota,
-        };
-        let mut member = member_row(listed_member, row.dial, probe, fallback);
-        member.answered_in = answered_in;
-        if let Some(known) = row.known {
-            if member.listed.is_none() {
-                member.name = known.name;
-                member.id = member.id.or(known.id);
-            }
-        }
-        members.push(member);
-    }
-    if !target.discover {
-        // Voters the user left out still count for the gate.
-        let probed: BTreeSet<u64> = members.iter().filter_map(|m| m.id).collect();
-        let why = if target.known.is_empty() {
-            "not in --endpoints and --no-discover is set"
-        } else {
-            "in the member list, but no running EtcdMember of the cluster stands for it"
-        };
-        for member in list.iter().filter(|m| !probed.contains(&m.id)) {
-            members.push(member_row(
-                Some(member.clone()),
-                None,
-                Probe::NotProbed(why.into()),
-                target.quota,
-            ));
-        }
-    }
-
-    let mut alarms: BTreeSet<Alarm> = BTreeSet::new();
-    let alarm_list_error = match alarm_answer {
-        Ok(list) => {
-            alarms.extend(list);
-            None
-        }
-        Err(e) => Some(e.to_string()),
-    };
-    for m in &members {
-        if let Some(s) = m.status() {
-            alarms.extend(s.errors.iter().filter_map(|e| match e {
-                StatusError::Alarm(a) => Some(a.clone()),
-                _ => None,
-            }));
-        }
-    }
-
-    Ok(ClusterSnapshot {
-        members,
-        member_list_known: true,
-        alarms: alarms.into_iter().collect(),
-        alarm_list_error,
-    })
-}
-
-/// One member to probe, before the probe.
-struct Row {
-    listed: Option<ListedMember>,
-    dial: Option<Dial>,
-    not_probed: Option<String>,
-    known: Option<KnownMember>,
-}
-
-impl Row {
-    fn listed(member: &ListedMember, dial: Option<Dial>, not_probed: Option<String>) -> Row {
-        Row {
-            listed: Some(member.clone()),
-            dial,
-            not_probed,
-            known: None,
-        }
-    }
-}
-
 /// Adds every member's dial to the target's seeds (with discovery on), so
 /// that later snapshots still work when the endpoint first given goes down —
 /// a sweep must survive its seed being stopped or defragmented.
@@ -519,7 +320,7 @@ pub fn with_members_as_seeds(target: &Target, snapshot: &ClusterSnapshot) -> Tar
     target
 }
 
-fn member_row(
+pub(crate) fn member_row(
     listed: Option<ListedMember>,
     dial: Option<Dial>,
     probe: Probe,
@@ -557,7 +358,10 @@ fn member_row(
 
 /// Picks where to dial a listed member: a seed that is one of its client
 /// URLs (keeping that seed's TLS name), else its first client URL.
-fn dial_for_listed(member: &ListedMember, seeds: &[Dial]) -> std::result::Result<Dial, String> {
+pub(crate) fn dial_for_listed(
+    member: &ListedMember,
+    seeds: &[Dial],
+) -> std::result::Result<Dial, String> {
     if member.client_urls.is_empty() {
         return Err("member has no client URL yet (added but not started)".into());
     }

@@ -9,11 +9,11 @@ use crate::exec::{after, RunControl};
 use crate::output;
 use crate::plan::alarm::disarm_decisions;
 use crate::report::{AlarmAction, AlarmDisarmReport, AlarmListReport, AlarmResult, AlarmRow};
-use crate::snapshot::{self, AlarmKind};
+use crate::snapshot::AlarmKind;
 
 pub async fn list(global: &GlobalArgs, args: &AlarmListArgs) -> Result<ExitStatus> {
-    let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
-    let snap = snapshot::take(&session.clients, &session.target).await?;
+    let session = crate::session::open(global, args.cluster.cluster.as_deref()).await?;
+    let snap = crate::etcd::look::take(&session.clients, &session.target).await?;
     let report = AlarmListReport {
         cluster: session.target.cluster.clone(),
         alarms: AlarmRow::all(&snap),
@@ -34,8 +34,8 @@ pub async fn list(global: &GlobalArgs, args: &AlarmListArgs) -> Result<ExitStatu
 
 pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitStatus> {
     output::prompt::require_consent(args.yes, args.dry_run, "disarm alarms")?;
-    let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
-    let snap = snapshot::take(&session.clients, &session.target).await?;
+    let session = crate::session::open(global, args.cluster.cluster.as_deref()).await?;
+    let snap = crate::etcd::look::take(&session.clients, &session.target).await?;
     for name in &args.members {
         if !snap.members.iter().any(|m| &m.name == name) {
             return Err(Error::usage(format!("--member {name}: no such member")));

@@ -12,7 +12,7 @@ use crate::output;
 use crate::plan::compact::{self, Decision, Keep};
 use crate::plan::gate::{self, GateOptions};
 use crate::report::{CompactReport, CompactedMember, NotRefreshed};
-use crate::snapshot::{self, ClusterSnapshot};
+use crate::snapshot::ClusterSnapshot;
 
 pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> {
     if args.revision.is_none() && args.keep.is_none() && args.keep_duration.is_none() {
@@ -21,9 +21,9 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
         ));
     }
     output::prompt::require_consent(args.yes, args.dry_run, "compact")?;
-    let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = crate::session::open(global, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
-    let snap = snapshot::take(ops, target).await?;
+    let snap = crate::etcd::look::take(ops, target).await?;
     // A compaction takes no member out of service, so the gate's quorum
     // margin (one or two voters) does not apply; everything else does.
     let options = GateOptions {
@@ -142,7 +142,7 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
             .await
             .unwrap_or(None);
         signal = watch.finish();
-        let after = snapshot::take(ops, target).await?;
+        let after = crate::etcd::look::take(ops, target).await?;
         report.members = sizes(&snap, Some(&after));
         if let Some(why) = refused {
             let members = crate::plan::compact::not_refreshed(&snap, &after);

@@ -16,8 +16,7 @@ use clap::{CommandFactory, Parser};
 
 use crate::complete::{directive, offer, render, Dynamic, Offer, Scope};
 use crate::k8s::{self, Kube};
-use crate::reach::session;
-use crate::snapshot;
+use crate::session;
 
 /// How long a lookup may take before the shell gets nothing.
 const DEADLINE: Duration = Duration::from_secs(3);
@@ -119,7 +118,7 @@ async fn standalone_members(scope: &Scope) -> crate::error::Result<Option<Vec<St
     }
     let session = session::open(&cli.global, None).await?;
     let (clients, target) = (&session.clients, &session.target);
-    let (_, list) = snapshot::member_list(clients, target).await?;
+    let (_, list) = crate::etcd::look::member_list(clients, target).await?;
     let mut names: Vec<String> = list
         .into_iter()
         .map(|m| m.name)

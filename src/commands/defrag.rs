@@ -9,9 +9,8 @@ use crate::output;
 use crate::plan::defrag::MoveLeader;
 use crate::plan::gate::{self, GateOptions};
 use crate::plan::rule::DefragRule;
-use crate::reach::session;
 use crate::report::{DefragReport, Outcome, StopReason};
-use crate::snapshot;
+use crate::session;
 
 /// Turns the flags into a validated rule and sweep options (pure; exit 2 on
 /// any mistake, before anything is contacted).
@@ -71,7 +70,7 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
 
     // First look: the preview (unknown --member names are a usage error),
     // the dry run's whole answer, and what the prompt shows.
-    let first = Fresh::new(snapshot::take(ops, target).await?);
+    let first = Fresh::new(crate::etcd::look::take(ops, target).await?);
     let verdict = gate::evaluate(&first.snapshot, &input.options.gate);
     let preview = exec::preview(&first.snapshot, &verdict, &input)?;
     if let Some(notice) = exec::outage_notice(&first.snapshot, &verdict, &input) {

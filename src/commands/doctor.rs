@@ -17,10 +17,10 @@ use crate::k8s::{self, Kube};
 use crate::output;
 use crate::plan::doctor::{self, CertFact, ClusterSpecFacts, Facts, Severity, TrafficFacts};
 use crate::plan::gate::{self, GateOptions};
-use crate::reach::session::{self, Session};
 use crate::reach::tls;
 use crate::report::{ClusterRef, DoctorReport, FleetDoctorReport};
-use crate::snapshot::{self, MemberMetrics};
+use crate::session::{self, Session};
+use crate::snapshot::MemberMetrics;
 
 /// How long one member's `/metrics` may take.
 const HTTP_LIMIT: Duration = Duration::from_secs(5);
@@ -114,7 +114,7 @@ fn unreachable_report(cluster: Option<ClusterRef>, why: String) -> DoctorReport 
 async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> DoctorReport {
     let (ops, target) = (&session.clients, &session.target);
     let cluster = target.cluster.clone();
-    let snap = match snapshot::take(ops, target).await {
+    let snap = match crate::etcd::look::take(ops, target).await {
         Ok(s) => s,
         Err(e) => return unreachable_report(cluster, e.to_string()),
     };

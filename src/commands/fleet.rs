@@ -21,9 +21,8 @@ use crate::k8s::{self, Kube};
 use crate::output::{self, progress::FleetView};
 use crate::plan::gate;
 use crate::quantity::format_bytes;
-use crate::reach::session::{self, Connection};
 use crate::report::{ClusterRef, FleetCluster, FleetOutcome, FleetReport, Outcome};
-use crate::snapshot;
+use crate::session::{self, Connection};
 
 /// `--max-concurrent` when not given.
 const DEFAULT_MAX_CONCURRENT: u16 = 2;
@@ -191,7 +190,7 @@ impl Fleet<'_> {
     async fn look(&self, cluster: ClusterRef) -> FleetCluster {
         let preview = async {
             let session = self.open(&cluster).await?;
-            let first = snapshot::take(&session.clients, &session.target).await?;
+            let first = crate::etcd::look::take(&session.clients, &session.target).await?;
             let verdict = gate::evaluate(&first, &self.options.gate);
             exec::preview(&first, &verdict, &self.input(&cluster))
         }

@@ -11,11 +11,11 @@ use crate::output;
 use crate::plan::membership::{self, Named};
 use crate::reach::Dial;
 use crate::report::{member_id, MemberChangeReport, MembersReport};
-use crate::snapshot::{self, ClusterSnapshot, ListedMember, MemberSnapshot};
+use crate::snapshot::{ClusterSnapshot, ListedMember, MemberSnapshot};
 
 pub async fn run(global: &GlobalArgs, args: &MembersArgs) -> Result<ExitStatus> {
-    let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
-    let (_, list) = snapshot::member_list(&session.clients, &session.target).await?;
+    let session = crate::session::open(global, args.cluster.cluster.as_deref()).await?;
+    let (_, list) = crate::etcd::look::member_list(&session.clients, &session.target).await?;
     let report = MembersReport::build(session.target.cluster.clone(), &list);
     let text = match global.output {
         OutputFormat::Table | OutputFormat::Wide => output::table::members(&report),
@@ -252,7 +252,7 @@ struct Proposed<'a> {
 /// The cluster opened for a change: its snapshot, the member addressed and
 /// the member the request goes through.
 struct Opened {
-    session: crate::reach::session::Session,
+    session: crate::session::Session,
     snap: ClusterSnapshot,
     leader: Option<u64>,
     member: Option<Named>,
@@ -271,7 +271,7 @@ impl Proposed<'_> {
             self.flags.dry_run,
             what,
         )?;
-        let session = crate::reach::session::open(self.global, self.cluster).await?;
+        let session = crate::session::open(self.global, self.cluster).await?;
         if let Some(cluster) = &session.target.cluster {
             if !self.flags.force {
                 return Err(Error::usage(format!(
@@ -281,7 +281,7 @@ impl Proposed<'_> {
                 )));
             }
         }
-        let snap = snapshot::take(&session.clients, &session.target).await?;
+        let snap = crate::etcd::look::take(&session.clients, &session.target).await?;
         let leader = crate::plan::gate::evaluate(&snap, &Default::default()).leader;
         let member = match lookup {
             Lookup::None => None,

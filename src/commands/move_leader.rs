@@ -11,13 +11,12 @@ use crate::plan::defrag::transfer_target;
 use crate::plan::gate::{self, GateOptions};
 use crate::plan::membership::{self, Named};
 use crate::report::MoveLeaderReport;
-use crate::snapshot;
 
 pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatus> {
     output::prompt::require_consent(args.yes, args.dry_run, "move leadership")?;
-    let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = crate::session::open(global, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
-    let snap = snapshot::take(ops, target).await?;
+    let snap = crate::etcd::look::take(ops, target).await?;
     let verdict = gate::evaluate(&snap, &GateOptions::from(&args.gate));
     if let Some(refused) = super::gate_refusal(&verdict) {
         return Ok(refused);
@@ -150,7 +149,7 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
         };
         signal = watch.finish();
         moved.map_err(|e| Error::etcd(format!("move leadership to {to_name}"), e))?;
-        let after = snapshot::take(ops, target).await?;
+        let after = crate::etcd::look::take(ops, target).await?;
         let v = gate::evaluate(&after, &GateOptions::from(&args.gate));
         report.leader_after = v.leader.map(|id| after.name_of(id));
     }

@@ -27,16 +27,15 @@ use crate::output;
 use crate::plan::backup;
 use crate::plan::gate::{self, GateOptions};
 use crate::report::{SnapshotContents, SnapshotSaveReport, SnapshotStatusReport};
-use crate::snapshot;
 
 /// The length of the SHA-256 etcd appends to a Snapshot stream.
 const TRAILER: usize = 32;
 
 pub async fn save(global: &GlobalArgs, args: &SnapshotSaveArgs) -> Result<ExitStatus> {
     let target_file = check_destination(&args.file, args.force)?;
-    let session = crate::reach::session::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = crate::session::open(global, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
-    let snap = snapshot::take(ops, target).await?;
+    let snap = crate::etcd::look::take(ops, target).await?;
     let leader = gate::evaluate(&snap, &GateOptions::default()).leader;
     let source = match backup::source(&snap, leader, args.member.as_deref()) {
         Ok(source) => source,

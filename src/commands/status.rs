@@ -10,9 +10,8 @@ use crate::error::{ExitStatus, Result};
 use crate::k8s;
 use crate::output;
 use crate::plan::gate::{self, GateOptions};
-use crate::reach::session;
 use crate::report::{ClusterRef, ClusterStatus, MultiStatusReport, StatusReport};
-use crate::snapshot;
+use crate::session;
 
 /// How many clusters' Secrets `status -A` reads at once: as many as the
 /// connections the three LISTs opened. The client speaks HTTP/1.1, so a
@@ -63,11 +62,8 @@ pub async fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-async fn probe(
-    session: &crate::reach::session::Session,
-    args: &StatusArgs,
-) -> Result<StatusReport> {
-    let snapshot = snapshot::take(&session.clients, &session.target).await?;
+async fn probe(session: &crate::session::Session, args: &StatusArgs) -> Result<StatusReport> {
+    let snapshot = crate::etcd::look::take(&session.clients, &session.target).await?;
     let verdict = gate::evaluate(&snapshot, &GateOptions::from(&args.gate));
     Ok(StatusReport::build(
         session.target.cluster.clone(),

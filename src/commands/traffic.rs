@@ -85,8 +85,7 @@ fn owners_of(service: &Service) -> Vec<FieldOwner> {
 }
 
 async fn load(global: &GlobalArgs, cluster: Option<&str>) -> Result<Loaded> {
-    let (kube, namespace, cluster_name) =
-        crate::reach::session::connect_cluster(global, cluster).await?;
+    let (kube, namespace, cluster_name) = crate::session::connect_cluster(global, cluster).await?;
     let cluster = k8s::get_cluster(&kube, &namespace, &cluster_name).await?;
     let service_name = client_service_name(&cluster_name);
     let service = service::get(&kube, &namespace, &service_name)

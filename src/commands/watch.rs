@@ -15,7 +15,7 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::k8s;
 use crate::k8s::crd::EtcdDefrag;
 use crate::plan::defrag::MoveLeader;
-use crate::reach::session::{self, Connection};
+use crate::session::{self, Connection};
 
 pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     if args.cluster.cluster.is_some() {

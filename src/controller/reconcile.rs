@@ -34,9 +34,8 @@ use crate::k8s::crd::{DefragPhase, EtcdCluster, EtcdDefrag, EtcdDefragStatus};
 use crate::k8s::{self, Kube};
 use crate::plan::defrag::MoveLeader;
 use crate::plan::gate::{self, GateOptions};
-use crate::reach::session::{self, Connection, Session};
 use crate::report::{AlarmResult, MemberReason, Outcome};
-use crate::snapshot;
+use crate::session::{self, Connection, Session};
 
 /// Who the events say they come from: the operator's component name, so
 /// that a run reads the same whichever processor handled it.
@@ -391,7 +390,7 @@ async fn probe(
             )
         }
     };
-    let snap = match snapshot::take(&session.clients, &session.target).await {
+    let snap = match crate::etcd::look::take(&session.clients, &session.target).await {
         Ok(s) => s,
         Err(e) => {
             return (
@@ -587,7 +586,7 @@ async fn disarm_nospace(ctx: &Context, run: &EtcdDefrag, probed: Option<&(Sessio
     let Some((session, first)) = probed else {
         return;
     };
-    let snap = match snapshot::take(&session.clients, &session.target).await {
+    let snap = match crate::etcd::look::take(&session.clients, &session.target).await {
         Ok(s) => s,
         Err(_) => first.snapshot.clone(),
     };

@@ -25,11 +25,11 @@ use etcd_client::{
 };
 use tonic::transport::{Certificate, ClientTlsConfig, Identity};
 
-use super::classify::{classify, AttemptContext};
 use super::{
     EtcdOps, FailureCause, KvHash, RpcError, SettingsFrom, SnapshotChunk, SnapshotStream, StoredKey,
 };
 use crate::error::chain_text;
+use crate::failure::{classify, AttemptContext};
 use crate::reach::{Credentials, Dial, Scheme, Target, TlsMaterial};
 use crate::snapshot::{Alarm, AlarmKind, ListedMember, MemberStatus, StatusError};
 

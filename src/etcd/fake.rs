@@ -902,13 +902,14 @@ impl EtcdOps for FakeCluster {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot;
 
     #[tokio::test(start_paused = true)]
     async fn snapshot_take_works_unchanged_against_the_fake() {
         let fake = FakeCluster::new(&[("a", 500, 100), ("b", 400, 100), ("c", 300, 100)]);
         fake.set_leader("b");
-        let snap = snapshot::take(&fake, &fake.target()).await.unwrap();
+        let snap = crate::etcd::look::take(&fake, &fake.target())
+            .await
+            .unwrap();
         let names: Vec<&str> = snap.members.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c"]);
         for m in &snap.members {

@@ -9,36 +9,20 @@
 //! Defragment that landed on a different member would be silently wrong.
 
 pub mod bolt;
-pub mod classify;
 pub mod client;
 pub mod clock;
 #[cfg(test)]
 pub mod fake;
 pub mod http;
+pub mod look;
 
 use std::future::Future;
 
-pub use classify::{ConnectFailure, FailureCause, SettingsFrom};
+pub use crate::failure::{ConnectFailure, FailureCause, RpcError, SettingsFrom};
 pub use client::EtcdClients;
 
 use crate::reach::Dial;
 use crate::snapshot::{Alarm, ListedMember, MemberStatus};
-
-/// A failed RPC: where it went, what it was, and why it failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RpcError {
-    pub endpoint: String,
-    pub op: &'static str,
-    pub cause: FailureCause,
-}
-
-impl std::fmt::Display for RpcError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} on {}: {}", self.op, self.endpoint, self.cause)
-    }
-}
-
-impl std::error::Error for RpcError {}
 
 /// The etcd RPCs the tool issues, each addressed to one member's endpoint.
 ///

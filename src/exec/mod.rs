@@ -300,7 +300,7 @@ pub async fn run<O: EtcdOps>(
 ) -> Result<DefragReport> {
     let first = match first {
         Some(f) => f,
-        None => Fresh::new(snapshot::take(ops, target).await?),
+        None => Fresh::new(crate::etcd::look::take(ops, target).await?),
     };
     check_selection(&first.snapshot, &input.options.selection).map_err(Error::Usage)?;
     let target = snapshot::with_members_as_seeds(target, &first.snapshot);
@@ -319,7 +319,7 @@ pub async fn run<O: EtcdOps>(
     if control.halted() != Some(Halt::Abandoned) && !denied {
         let after = match outcome.final_view {
             Some(f) if f.taken.elapsed() < FRESH_FOR => Ok(f.snapshot),
-            _ => snapshot::take(ops, &outcome.target).await,
+            _ => crate::etcd::look::take(ops, &outcome.target).await,
         };
         match after {
             Ok(after) => {

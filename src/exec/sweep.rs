@@ -245,11 +245,11 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 if let Some(why) = not_refreshed {
                     // Which figures did not move: those are not known.
                     // The look is kept for the first step's gate.
-                    let after = snapshot::take(self.ops, &self.target).await.map_err(|e| {
-                        StopReason::CompactionFailed {
+                    let after = crate::etcd::look::take(self.ops, &self.target)
+                        .await
+                        .map_err(|e| StopReason::CompactionFailed {
                             detail: format!("no look at the members after the compaction: {e}"),
-                        }
-                    })?;
+                        })?;
                     let members = crate::plan::compact::not_refreshed(&snap, &after);
                     if !members.is_empty() {
                         self.in_use_not_refreshed = Some(NotRefreshed { members, why });
@@ -275,7 +275,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         loop {
             let taken = match Fresh::take(&mut self.carried) {
                 Some(snap) => Ok(snap),
-                None => snapshot::take(self.ops, &self.target).await,
+                None => crate::etcd::look::take(self.ops, &self.target).await,
             };
             let refused = match taken {
                 Ok(snap) => {

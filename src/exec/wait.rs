@@ -12,7 +12,7 @@ use crate::etcd::{EtcdOps, FailureCause};
 use crate::plan::defrag::ready_for_transfer;
 use crate::plan::gate::{self, GateOptions, GateReason};
 use crate::reach::{Dial, Target};
-use crate::snapshot::{self, ClusterSnapshot};
+use crate::snapshot::ClusterSnapshot;
 
 /// A member that answered again: its size on disk, how long that took, and
 /// the snapshot that showed it back (fresh enough for the next step's gate).
@@ -50,7 +50,7 @@ pub async fn for_member<O: EtcdOps>(
     let mut announced: Option<String> = None;
     loop {
         let last = match ops.status(dial).await {
-            Ok(status) => match snapshot::take(ops, target).await {
+            Ok(status) => match crate::etcd::look::take(ops, target).await {
                 Ok(snap) => {
                     let verdict = gate::evaluate(&snap, gate_options);
                     let own: Vec<&GateReason> = verdict

@@ -8,7 +8,6 @@
 pub mod cluster;
 pub mod endpoint;
 pub mod flags;
-pub mod session;
 pub mod tls;
 
 pub use endpoint::{Endpoint, Scheme};

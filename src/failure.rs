@@ -1,4 +1,6 @@
-//! Turning transport, TLS and gRPC failures into causes an operator can act
+//! What went wrong talking to etcd, as plain data (`RpcError`,
+//! `ConnectFailure`, `FailureCause`), and turning transport, TLS and gRPC
+//! failures into causes an operator can act
 //! on. The raw error chains of tonic, hyper and rustls are accurate but read
 //! like a stack trace at 3 a.m.; this maps them (purely, from their text) to
 //! one sentence that says what is wrong and what to change.
@@ -164,6 +166,22 @@ pub struct ConnectFailure {
     pub endpoint: String,
     pub cause: FailureCause,
 }
+
+/// A failed RPC: where it went, what it was, and why it failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RpcError {
+    pub endpoint: String,
+    pub op: &'static str,
+    pub cause: FailureCause,
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} on {}: {}", self.op, self.endpoint, self.cause)
+    }
+}
+
+impl std::error::Error for RpcError {}
 
 /// Where the connection settings came from, so that a remedy names what
 /// to change: a flag, or the EtcdCluster and its Secrets.

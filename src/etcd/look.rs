@@ -1,0 +1,213 @@
+//! Taking the look at the members (`snapshot::ClusterSnapshot`): Status of
+//! each member concurrently, MemberList, AlarmList, all through `EtcdOps`.
+//!
+//! This is the only I/O stage before a decision; the gate, the plan and the
+//! reports are pure functions over what it returns. A member that does not
+//! answer becomes a row with the failure, never an aborted command; only
+//! when no endpoint at all can be used is the look an error (exit 2).
+
+use std::collections::BTreeSet;
+
+use futures::future::join_all;
+use futures::stream::{FuturesUnordered, StreamExt};
+
+use crate::error::{Error, Result};
+use crate::etcd::EtcdOps;
+use crate::failure::ConnectFailure;
+use crate::reach::{Dial, KnownMember, QuotaFallback, QuotaSource, Target};
+use crate::snapshot::{
+    dial_for_listed, member_row, Alarm, ClusterSnapshot, ListedMember, MemberSnapshot,
+    MemberStatus, Probe, StatusError,
+};
+
+/// Asks the seeds for MemberList, concurrently; the first seed to answer
+/// wins (every member returns the same list), so a hung seed costs nothing
+/// when another answers. When none answers, the error lists every seed with
+/// its cause (exit 2: nothing could be inspected).
+pub async fn member_list<O: EtcdOps>(
+    ops: &O,
+    target: &Target,
+) -> Result<(Dial, Vec<ListedMember>)> {
+    let mut pending: FuturesUnordered<_> = target
+        .dials
+        .iter()
+        .enumerate()
+        .map(|(i, d)| async move { (i, ops.member_list(d).await) })
+        .collect();
+    let mut failures: Vec<(usize, ConnectFailure)> = Vec::new();
+    while let Some((i, answer)) = pending.next().await {
+        match answer {
+            Ok(members) => return Ok((target.dials[i].clone(), members)),
+            Err(e) => failures.push((
+                i,
+                ConnectFailure {
+                    endpoint: target.dials[i].endpoint.to_string(),
+                    cause: e.cause,
+                },
+            )),
+        }
+    }
+    failures.sort_by_key(|(i, _)| *i);
+    Err(Error::NoEndpointAnswered(
+        failures.into_iter().map(|(_, f)| f).collect(),
+    ))
+}
+
+/// Takes a snapshot of the cluster `target` points at.
+///
+/// With discovery, the seeds are asked for MemberList and every listed member
+/// is probed at its advertised client URL (a seed that matches that URL is
+/// reused as is). Without discovery, exactly the seeds are probed and
+/// MemberList only supplies names and the voter set.
+pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapshot> {
+    let (list_dial, list) = member_list(ops, target).await?;
+
+    // Decide whom to probe: (MemberList entry, dial, why not dialed,
+    // the member known behind the dial before any dial).
+    let mut rows: Vec<Row> = Vec::new();
+    if target.discover {
+        for member in &list {
+            match dial_for_listed(member, &target.dials) {
+                Ok(dial) => rows.push(Row::listed(member, Some(dial), None)),
+                Err(why) => rows.push(Row::listed(member, None, Some(why))),
+            }
+        }
+    } else {
+        for dial in &target.dials {
+            let known = target.known.iter().find(|k| &k.dial == dial);
+            let listed = known
+                .and_then(|k| k.id)
+                .and_then(|id| list.iter().find(|m| m.id == id))
+                .or_else(|| known.and_then(|k| list.iter().find(|m| m.name == k.name)));
+            rows.push(Row {
+                listed: listed.cloned(),
+                dial: Some(dial.clone()),
+                not_probed: None,
+                known: known.cloned(),
+            });
+        }
+    }
+
+    // Round 2: Status of every member and AlarmList, concurrently.
+    let asked = tokio::time::Instant::now();
+    let statuses = join_all(rows.iter().map(|row| async move {
+        match &row.dial {
+            Some(d) => Some((ops.status(d).await, asked.elapsed())),
+            None => None,
+        }
+    }));
+    let (statuses, alarm_answer) = futures::join!(statuses, ops.alarm_list(&list_dial));
+    // Members whose Status carries no quota (before 3.6): their /metrics
+    // has it, so no quota is assumed where the member can say.
+    let metrics_quotas = join_all(rows.iter().zip(&statuses).map(|(row, status)| async move {
+        match (&row.dial, status) {
+            (
+                Some(d),
+                Some((
+                    Ok(MemberStatus {
+                        db_size_quota: None,
+                        ..
+                    }),
+                    _,
+                )),
+            ) => ops.backend_quota(d).await,
+            _ => None,
+        }
+    }))
+    .await;
+
+    let mut members: Vec<MemberSnapshot> = Vec::new();
+    for ((row, status), metrics_quota) in rows.into_iter().zip(statuses).zip(metrics_quotas) {
+        let answered_in = match &status {
+            Some((Ok(_), took)) => Some(*took),
+            _ => None,
+        };
+        let probe = match (status, row.not_probed) {
+            (Some((Ok(s), _)), _) => Probe::Answered(s),
+            (Some((Err(e), _)), _) => Probe::Failed(e),
+            (None, why) => Probe::NotProbed(why.unwrap_or_else(|| "not dialed".into())),
+        };
+        // Without discovery, match the probed endpoint to MemberList by the
+        // id in the Status header.
+        let listed_member = row.listed.or_else(|| match &probe {
+            Probe::Answered(s) => list.iter().find(|m| m.id == s.member_id).cloned(),
+            _ => None,
+        });
+        let fallback = match metrics_quota {
+            Some(bytes) => QuotaFallback {
+                bytes,
+                source: QuotaSource::Metrics,
+            },
+            None => target.quota,
+        };
+        let mut member = member_row(listed_member, row.dial, probe, fallback);
+        member.answered_in = answered_in;
+        if let Some(known) = row.known {
+            if member.listed.is_none() {
+                member.name = known.name;
+                member.id = member.id.or(known.id);
+            }
+        }
+        members.push(member);
+    }
+    if !target.discover {
+        // Voters the user left out still count for the gate.
+        let probed: BTreeSet<u64> = members.iter().filter_map(|m| m.id).collect();
+        let why = if target.known.is_empty() {
+            "not in --endpoints and --no-discover is set"
+        } else {
+            "in the member list, but no running EtcdMember of the cluster stands for it"
+        };
+        for member in list.iter().filter(|m| !probed.contains(&m.id)) {
+            members.push(member_row(
+                Some(member.clone()),
+                None,
+                Probe::NotProbed(why.into()),
+                target.quota,
+            ));
+        }
+    }
+
+    let mut alarms: BTreeSet<Alarm> = BTreeSet::new();
+    let alarm_list_error = match alarm_answer {
+        Ok(list) => {
+            alarms.extend(list);
+            None
+        }
+        Err(e) => Some(e.to_string()),
+    };
+    for m in &members {
+        if let Some(s) = m.status() {
+            alarms.extend(s.errors.iter().filter_map(|e| match e {
+                StatusError::Alarm(a) => Some(a.clone()),
+                _ => None,
+            }));
+        }
+    }
+
+    Ok(ClusterSnapshot {
+        members,
+        member_list_known: true,
+        alarms: alarms.into_iter().collect(),
+        alarm_list_error,
+    })
+}
+
+/// One member to probe, before the probe.
+struct Row {
+    listed: Option<ListedMember>,
+    dial: Option<Dial>,
+    not_probed: Option<String>,
+    known: Option<KnownMember>,
+}
+
+impl Row {
+    fn listed(member: &ListedMember, dial: Option<Dial>, not_probed: Option<String>) -> Row {
+        Row {
+            listed: Some(member.clone()),
+            dial,
+            not_probed,
+            known: None,
+        }
+    }
+}
