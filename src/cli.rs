@@ -8,6 +8,11 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::logging::LogFormat;
+use crate::output::OutputFormat;
+use crate::reach::flags::FromEnv;
+use crate::reach::ConnectMode;
+
 /// Health-gated, follower-first etcd maintenance.
 ///
 /// Works as a kubectl plugin (`kubectl etcd …`) and as a standalone CLI with
@@ -160,16 +165,6 @@ pub struct GlobalArgs {
     pub from_env: FromEnv,
 }
 
-/// The ids of the global flags whose value came from their variable.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FromEnv(pub Vec<String>);
-
-impl FromEnv {
-    pub fn has(&self, id: &str) -> bool {
-        self.0.iter().any(|i| i == id)
-    }
-}
-
 /// Parses a command line (the first item is the program) and records which
 /// global flags were filled from their `ETCDCTL_*` variable.
 pub fn parse<I, T>(args: I) -> Result<Cli, clap::Error>
@@ -191,30 +186,6 @@ where
             .collect(),
     );
     Ok(cli)
-}
-
-/// `--log-format` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    Text,
-    Json,
-}
-
-/// `--connect` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ConnectMode {
-    Auto,
-    Direct,
-    PortForward,
-}
-
-/// `-o` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    Table,
-    Wide,
-    Json,
-    Yaml,
 }
 
 #[derive(Debug, Subcommand)]

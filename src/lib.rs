@@ -28,7 +28,7 @@ pub mod reach;
 pub mod report;
 pub mod secret;
 pub mod session;
+pub mod settings;
 pub mod snapshot;
-pub mod usage;
 
 pub use error::{Error, ExitStatus, Result};

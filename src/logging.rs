@@ -10,7 +10,12 @@ use std::time::Duration;
 
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::LogFormat;
+/// How stderr is written (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
 
 static FORMAT: OnceLock<LogFormat> = OnceLock::new();
 

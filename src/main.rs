@@ -3,7 +3,8 @@
 
 use std::process::ExitCode;
 
-use kubectl_etcd::{logging, usage, ExitStatus};
+use kubectl_etcd::settings::usage;
+use kubectl_etcd::{logging, ExitStatus};
 
 fn main() -> ExitCode {
     if let Some(words) = completion_words() {

@@ -12,7 +12,6 @@
 
 use std::time::Duration;
 
-use crate::cli::{ConnectMode, GlobalArgs};
 use crate::error::{Error, Result};
 use crate::etcd::EtcdClients;
 use crate::k8s::crd::{EtcdCluster, CLIENT_PORT};
@@ -20,8 +19,8 @@ use crate::k8s::objects::ClusterObjects;
 use crate::k8s::portforward::{self, Forward};
 use crate::k8s::{self, Kube, KubeSettings};
 use crate::reach::cluster::{resolve, Resolved};
-use crate::reach::flags::target_from_flags;
-use crate::reach::{Dial, Endpoint, KnownMember, Scheme, Target};
+use crate::reach::flags::{target_from_flags, Flags};
+use crate::reach::{ConnectMode, Dial, Endpoint, KnownMember, Scheme, Target};
 
 /// How to reach members once they are resolved.
 #[derive(Debug, Clone, Copy)]
@@ -31,8 +30,8 @@ pub struct Connection {
     pub command_timeout: Duration,
 }
 
-impl From<&GlobalArgs> for Connection {
-    fn from(global: &GlobalArgs) -> Self {
+impl From<&Flags> for Connection {
+    fn from(global: &Flags) -> Self {
         Connection {
             mode: global.connect,
             dial_timeout: global.dial_timeout,
@@ -67,11 +66,7 @@ pub enum PluginChoice {
 
 /// Which mode the flags ask for: `Some` (and why) for plugin mode, `None`
 /// for standalone mode.
-pub fn plugin_choice(
-    global: &GlobalArgs,
-    cluster: Option<&str>,
-    all: bool,
-) -> Option<PluginChoice> {
+pub fn plugin_choice(global: &Flags, cluster: Option<&str>, all: bool) -> Option<PluginChoice> {
     if let Some(c) = cluster {
         return Some(PluginChoice::Cluster(c.to_string()));
     }
@@ -97,7 +92,7 @@ pub fn plugin_choice(
 }
 
 /// Whether the flags ask for plugin mode (see the module docs).
-pub fn plugin_mode(global: &GlobalArgs, cluster: Option<&str>, all: bool) -> bool {
+pub fn plugin_mode(global: &Flags, cluster: Option<&str>, all: bool) -> bool {
     plugin_choice(global, cluster, all).is_some()
 }
 
@@ -109,11 +104,11 @@ pub fn plugin_mode(global: &GlobalArgs, cluster: Option<&str>, all: bool) -> boo
 /// value of `ETCDCTL_ENDPOINTS`.
 pub fn explain_plugin_choice(
     choice: &PluginChoice,
-    global: &GlobalArgs,
+    global: &Flags,
     argv: &[String],
     env_endpoints: Option<&str>,
 ) -> Option<(String, String)> {
-    use crate::usage::{respell, subcommand_path, Respell};
+    use crate::settings::usage::{respell, subcommand_path, Respell};
     let endpoints = crate::reach::flags::named(global, "endpoints");
     let given = global.endpoints.iter().any(|e| !e.trim().is_empty());
     let unused = format!("so {endpoints} was not used");
@@ -253,7 +248,7 @@ fn with_choice(error: Error, explained: &Option<(String, String)>) -> Error {
     }
 }
 
-pub fn kube_settings(global: &GlobalArgs) -> KubeSettings {
+pub fn kube_settings(global: &Flags) -> KubeSettings {
     KubeSettings {
         kubeconfig: global.kubeconfig.clone(),
         context: global.context.clone(),
@@ -264,7 +259,7 @@ pub fn kube_settings(global: &GlobalArgs) -> KubeSettings {
 }
 
 /// Opens the one cluster the command line names, in either mode.
-pub async fn open(global: &GlobalArgs, cluster: Option<&str>) -> Result<Session> {
+pub async fn open(global: &Flags, cluster: Option<&str>) -> Result<Session> {
     if !plugin_mode(global, cluster, false) {
         let target = target_from_flags(
             global,
@@ -300,7 +295,7 @@ pub async fn open(global: &GlobalArgs, cluster: Option<&str>) -> Result<Session>
 
 /// Says, once plugin mode worked, that it was chosen over the endpoints
 /// that were set.
-fn note_plugin_choice(global: &GlobalArgs, cluster: Option<&str>) {
+fn note_plugin_choice(global: &Flags, cluster: Option<&str>) {
     let what = match plugin_choice(global, cluster, false) {
         Some(PluginChoice::Cluster(name)) => format!("the CLUSTER argument {name:?}"),
         Some(PluginChoice::Namespace(ns)) => format!("-n {ns}"),
@@ -318,7 +313,7 @@ fn note_plugin_choice(global: &GlobalArgs, cluster: Option<&str>) {
 /// pick the EtcdCluster (the one named, or the namespace's only one).
 /// Returns the client, the namespace and the cluster's name.
 pub async fn connect_cluster(
-    global: &GlobalArgs,
+    global: &Flags,
     cluster: Option<&str>,
 ) -> Result<(Kube, String, String)> {
     if global.endpoints.iter().any(|e| !e.trim().is_empty()) {
@@ -462,7 +457,8 @@ async fn dials_for(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::{Cli, Command, FromEnv};
+    use crate::cli::{Cli, Command};
+    use crate::reach::flags::FromEnv;
     use clap::Parser;
 
     /// Parses `line`; `env_endpoints` stands for ETCDCTL_ENDPOINTS, merged
@@ -481,8 +477,17 @@ mod tests {
             Command::MoveLeader(a) => a.cluster.cluster.clone(),
             _ => None,
         };
-        let choice = plugin_choice(&cli.global, cluster.as_deref(), false)?;
-        explain_plugin_choice(&choice, &cli.global, &argv, env_endpoints)
+        let choice = plugin_choice(
+            &crate::settings::Global::from(&cli.global).reach,
+            cluster.as_deref(),
+            false,
+        )?;
+        explain_plugin_choice(
+            &choice,
+            &crate::settings::Global::from(&cli.global).reach,
+            &argv,
+            env_endpoints,
+        )
     }
 
     #[test]

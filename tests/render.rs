@@ -10,10 +10,10 @@
 
 use std::time::Duration;
 
-use kubectl_etcd::cli::OutputFormat;
 use kubectl_etcd::contract::{FieldOwner, TrafficValue, ANNOTATION, FIELD_MANAGER};
 use kubectl_etcd::etcd::{FailureCause, RpcError};
 use kubectl_etcd::exec::{preview, RunInput, SweepOptions};
+use kubectl_etcd::output::OutputFormat;
 use kubectl_etcd::output::{render_data, table};
 use kubectl_etcd::plan::alarm::disarm_decisions;
 use kubectl_etcd::plan::defrag::{choose_leader_handling, Measured, MoveLeader, Role};

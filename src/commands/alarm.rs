@@ -2,17 +2,19 @@
 //! only once that member is back under its quota; CORRUPT needs `--force`
 //! and a typed confirmation (or `--confirm-corrupt MEMBER`).
 
-use crate::cli::{AlarmDisarmArgs, AlarmListArgs, GlobalArgs, OutputFormat};
+use crate::cli::{AlarmDisarmArgs, AlarmListArgs};
 use crate::error::{Error, ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{after, RunControl};
 use crate::output;
+use crate::output::OutputFormat;
 use crate::plan::alarm::disarm_decisions;
 use crate::report::{AlarmAction, AlarmDisarmReport, AlarmListReport, AlarmResult, AlarmRow};
+use crate::settings::Global;
 use crate::snapshot::AlarmKind;
 
-pub async fn list(global: &GlobalArgs, args: &AlarmListArgs) -> Result<ExitStatus> {
-    let session = crate::session::open(global, args.cluster.cluster.as_deref()).await?;
+pub async fn list(global: &Global, args: &AlarmListArgs) -> Result<ExitStatus> {
+    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
     let snap = crate::etcd::look::take(&session.clients, &session.target).await?;
     let report = AlarmListReport {
         cluster: session.target.cluster.clone(),
@@ -32,9 +34,9 @@ pub async fn list(global: &GlobalArgs, args: &AlarmListArgs) -> Result<ExitStatu
     Ok(ExitStatus::Success)
 }
 
-pub async fn disarm(global: &GlobalArgs, args: &AlarmDisarmArgs) -> Result<ExitStatus> {
+pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatus> {
     output::prompt::require_consent(args.yes, args.dry_run, "disarm alarms")?;
-    let session = crate::session::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
     let snap = crate::etcd::look::take(&session.clients, &session.target).await?;
     for name in &args.members {
         if !snap.members.iter().any(|m| &m.name == name) {

@@ -3,33 +3,32 @@
 //! compacted revisions), through the leader, after the health gate passes;
 //! then wait for every member's in-use size to settle and report it.
 
-use crate::cli::{CompactArgs, GlobalArgs, OutputFormat};
+use crate::cli::CompactArgs;
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::{clock, EtcdOps};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{wait, RunControl};
 use crate::output;
+use crate::output::OutputFormat;
 use crate::plan::compact::{self, Decision, Keep};
-use crate::plan::gate::{self, GateOptions};
+use crate::plan::gate::{self};
 use crate::report::{CompactReport, CompactedMember, NotRefreshed};
+use crate::settings::Global;
 use crate::snapshot::ClusterSnapshot;
 
-pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> {
+pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
     if args.revision.is_none() && args.keep.is_none() && args.keep_duration.is_none() {
         return Err(Error::usage(
             "pass --revision N, --keep N or --keep-duration DURATION",
         ));
     }
     output::prompt::require_consent(args.yes, args.dry_run, "compact")?;
-    let session = crate::session::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let snap = crate::etcd::look::take(ops, target).await?;
     // A compaction takes no member out of service, so the gate's quorum
     // margin (one or two voters) does not apply; everything else does.
-    let options = GateOptions {
-        allow_quorum_loss: true,
-        ..GateOptions::from(&args.gate)
-    };
+    let options = crate::settings::gate_without_quorum_margin(crate::settings::gate(&args.gate));
     let verdict = gate::evaluate(&snap, &options);
     if let Some(refused) = super::gate_refusal(&verdict) {
         return Ok(refused);
@@ -42,7 +41,7 @@ pub async fn run(global: &GlobalArgs, args: &CompactArgs) -> Result<ExitStatus> 
         .dial
         .clone()
         .ok_or_else(|| Error::Refused("the leader has no client URL to dial".into()))?;
-    let (current, compacted) = revisions(ops, &snap, &leader_dial).await?;
+    let (current, compacted) = crate::etcd::look::revisions(ops, &snap, &leader_dial).await?;
     let mut written_at = None;
     let keep = match (args.revision, args.keep, args.keep_duration) {
         (Some(r), _, _) => Keep::Revision(r),
@@ -203,23 +202,6 @@ async fn dated<O: EtcdOps>(
         // Even the oldest revision kept is younger: nothing to compact.
         None => Ok((compacted, None)),
     }
-}
-
-/// The cluster's current revision (the highest any member reports) and the
-/// one compacted up to, from `leader`'s HashKV (0: never compacted).
-pub(crate) async fn revisions<O: EtcdOps>(
-    ops: &O,
-    snap: &ClusterSnapshot,
-    leader: &crate::reach::Dial,
-) -> Result<(i64, i64)> {
-    let compacted = ops
-        .hash_kv(leader, 0)
-        .await
-        .map_err(|e| Error::etcd("read the compacted revision (HashKV)", e))?
-        .compact_revision
-        // etcd says -1 before the first compaction.
-        .max(0);
-    Ok((snap.revision(), compacted))
 }
 
 /// Each answering member's sizes in `before`, and its in-use size in

@@ -108,7 +108,8 @@ async fn standalone_members(scope: &Scope) -> crate::error::Result<Option<Vec<St
     argv.extend(scope.cluster.iter().cloned());
     let cli = crate::cli::Cli::try_parse_from(argv)
         .map_err(|e| crate::error::Error::usage(e.to_string()))?;
-    if session::plugin_mode(&cli.global, scope.cluster.as_deref(), false) {
+    let reach = crate::settings::Global::from(&cli.global).reach;
+    if session::plugin_mode(&reach, scope.cluster.as_deref(), false) {
         return Ok(None);
     }
     if password_missing(&scope.global, |var| std::env::var(var).ok()) {
@@ -116,7 +117,7 @@ async fn standalone_members(scope: &Scope) -> crate::error::Result<Option<Vec<St
             "a user without a password: completion never asks for one",
         ));
     }
-    let session = session::open(&cli.global, None).await?;
+    let session = session::open(&reach, None).await?;
     let (clients, target) = (&session.clients, &session.target);
     let (_, list) = crate::etcd::look::member_list(clients, target).await?;
     let mut names: Vec<String> = list

@@ -1,66 +1,21 @@
 //! `defrag`: consent, signals (`exec::signals`) and rendering around the engine
 //! (`exec::run`), which does the whole run.
 
-use crate::cli::{DefragArgs, GlobalArgs, MoveLeaderArg, OutputFormat};
-use crate::error::{Error, ExitStatus, Result};
+use crate::error::{ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
-use crate::exec::{self, Fresh, RunControl, RunInput, SweepOptions};
+use crate::exec::{self, Fresh, RunControl, RunInput};
 use crate::output;
-use crate::plan::defrag::MoveLeader;
-use crate::plan::gate::{self, GateOptions};
-use crate::plan::rule::DefragRule;
+use crate::output::OutputFormat;
+use crate::plan::gate::{self};
 use crate::report::{DefragReport, Outcome, StopReason};
 use crate::session;
+use crate::settings::{Global, OneCluster};
 
-/// Turns the flags into a validated rule and sweep options (pure; exit 2 on
-/// any mistake, before anything is contacted).
-pub fn options(args: &DefragArgs) -> Result<SweepOptions> {
-    let rule = DefragRule {
-        all: args.all,
-        free_space_above: args.free_space_above,
-        quota_usage_above: args.quota_usage_above,
-        min_reclaim: args.min_reclaim,
-    }
-    .validate()
-    .map_err(Error::Usage)?;
-    if args.timeout.is_zero() {
-        return Err(Error::usage("--timeout must be greater than 0"));
-    }
-    let move_leader = match args.move_leader {
-        MoveLeaderArg::Auto => MoveLeader::Auto {
-            above: args.move_leader_above,
-        },
-        MoveLeaderArg::Always => MoveLeader::Always,
-        MoveLeaderArg::Never => MoveLeader::Never,
-    };
-    Ok(SweepOptions {
-        rule,
-        selection: args.members.clone(),
-        move_leader,
-        member_timeout: args.timeout,
-        wait_healthy: args.wait_healthy,
-        gate: GateOptions::from(&args.gate),
-        compact: args.compact,
-        recover_nospace: true,
-    })
-}
-
-pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
-    let fleet = !args.watch && (args.all_namespaces || args.selector.is_some());
-    if args.max_concurrent.is_some() && !fleet {
-        return Err(Error::usage(
-            "--max-concurrent is for fleet sweeps: add -A (every EtcdCluster) or -l SELECTOR, without --watch",
-        ));
-    }
-    if args.watch {
-        return super::watch::run(global, args).await;
-    }
-    if fleet {
-        return super::fleet::run(global, args).await;
-    }
-    let options = options(args)?;
-    output::prompt::require_consent(args.yes, args.dry_run, "defragment")?;
-    let session = session::open(global, args.cluster.cluster.as_deref()).await?;
+/// `defrag` on one cluster.
+pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
+    let options = args.sweep.clone();
+    output::prompt::require_consent(args.consent.yes, args.consent.dry_run, "defragment")?;
+    let session = session::open(&global.reach, args.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let input = RunInput {
         options,
@@ -76,7 +31,7 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     if let Some(notice) = exec::outage_notice(&first.snapshot, &verdict, &input) {
         crate::logging::message(&format!("note: {notice}"));
     }
-    if args.dry_run {
+    if args.consent.dry_run {
         render(global, &preview)?;
         if verdict.passed() {
             return Ok(ExitStatus::Success);
@@ -87,7 +42,7 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
             reasons.join("; ")
         )));
     }
-    if !args.yes {
+    if !args.consent.yes {
         let order: Vec<&str> = preview
             .members
             .iter()
@@ -146,7 +101,7 @@ fn exit_status(report: &DefragReport) -> ExitStatus {
     }
 }
 
-fn render(global: &GlobalArgs, report: &DefragReport) -> Result<()> {
+fn render(global: &Global, report: &DefragReport) -> Result<()> {
     let text = match global.output {
         OutputFormat::Table | OutputFormat::Wide => output::table::defrag(report),
         format => output::render_data(report, format)?,

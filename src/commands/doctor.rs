@@ -10,16 +10,18 @@ use std::time::Duration;
 use futures::future::join_all;
 use futures::stream::{self, StreamExt};
 
-use crate::cli::{DoctorArgs, FailOn, GlobalArgs, OutputFormat};
+use crate::cli::{DoctorArgs, FailOn};
 use crate::error::{ExitStatus, Result};
 use crate::etcd::http;
 use crate::k8s::{self, Kube};
 use crate::output;
+use crate::output::OutputFormat;
 use crate::plan::doctor::{self, CertFact, ClusterSpecFacts, Facts, Severity, TrafficFacts};
 use crate::plan::gate::{self, GateOptions};
 use crate::reach::tls;
 use crate::report::{ClusterRef, DoctorReport, FleetDoctorReport};
 use crate::session::{self, Session};
+use crate::settings::Global;
 use crate::snapshot::MemberMetrics;
 
 /// How long one member's `/metrics` may take.
@@ -28,16 +30,16 @@ const HTTP_LIMIT: Duration = Duration::from_secs(5);
 /// How many clusters `doctor -A` examines at once.
 const CLUSTER_CONCURRENCY: usize = 8;
 
-pub async fn run(global: &GlobalArgs, args: &DoctorArgs) -> Result<ExitStatus> {
-    let gate = GateOptions::from(&args.gate);
+pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
+    let gate = crate::settings::gate(&args.gate);
     let reports = if args.all_namespaces {
-        let kube = k8s::connect(&session::kube_settings(global)).await?;
+        let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
         let clusters = k8s::list_clusters(&kube, None, None).await?;
         let refs: Vec<ClusterRef> = clusters.iter().map(ClusterRef::from).collect();
         let kube = &kube;
         stream::iter(refs)
             .map(|cluster| async move {
-                let connection = session::Connection::from(global);
+                let connection = session::Connection::from(&global.reach);
                 match session::open_cluster(kube, &connection, &cluster.namespace, &cluster.name)
                     .await
                 {
@@ -49,9 +51,9 @@ pub async fn run(global: &GlobalArgs, args: &DoctorArgs) -> Result<ExitStatus> {
             .collect()
             .await
     } else {
-        let s = session::open(global, args.cluster.cluster.as_deref()).await?;
+        let s = session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
         let kube = match &s.target.cluster {
-            Some(_) => Some(k8s::connect(&session::kube_settings(global)).await?),
+            Some(_) => Some(k8s::connect(&session::kube_settings(&global.reach)).await?),
             None => None,
         };
         vec![examine(&s, kube.as_ref(), &gate).await]
@@ -127,7 +129,7 @@ async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> 
         .and_then(|l| snap.member_by_id(l))
         .and_then(|m| m.dial.clone())
     {
-        Some(leader) => match super::compact::revisions(ops, &snap, &leader).await {
+        Some(leader) => match crate::etcd::look::revisions(ops, &snap, &leader).await {
             Ok(r) => Some(r),
             Err(e) => {
                 unread.push(format!("the compacted revision ({e})"));
@@ -259,7 +261,7 @@ async fn kubernetes_facts(
     let service = crate::contract::client_service_name(&c.name);
     match k8s::service::get(kube, &c.namespace, &service).await {
         Ok(Some(svc)) => {
-            if let Some(value) = super::traffic::value_of(&svc) {
+            if let Some(value) = crate::k8s::service::traffic_distribution(&svc) {
                 facts.traffic = Some(TrafficFacts {
                     value,
                     placement: pods

@@ -13,44 +13,32 @@ use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
 
-use crate::cli::{DefragArgs, GlobalArgs, OutputFormat};
 use crate::error::{Error, ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{self, RunControl, RunInput, SweepOptions};
 use crate::k8s::{self, Kube};
+use crate::output::OutputFormat;
 use crate::output::{self, progress::FleetView};
 use crate::plan::gate;
 use crate::quantity::format_bytes;
 use crate::report::{ClusterRef, FleetCluster, FleetOutcome, FleetReport, Outcome};
 use crate::session::{self, Connection};
-
-/// `--max-concurrent` when not given.
-const DEFAULT_MAX_CONCURRENT: u16 = 2;
+use crate::settings::{Fleet as FleetSettings, Global};
 
 /// How many clusters the first look (dry run, prompt) reads at once: it
 /// only reads, as `status -A` does.
 const LOOK_CONCURRENCY: usize = 8;
 
-pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
-    if !args.members.is_empty() {
-        return Err(Error::usage(
-            "--member names members of one cluster; it cannot be combined with a fleet sweep (-A or -l): name the cluster instead",
-        ));
-    }
-    let options = super::defrag::options(args)?;
-    let selector = args.selector.as_deref().map(str::trim);
-    if selector == Some("") {
-        return Err(Error::usage(
-            "-l needs a label selector (e.g. tier=prod); use -A alone for every EtcdCluster",
-        ));
-    }
-    output::prompt::require_consent(args.yes, args.dry_run, "defragment")?;
-    let max = usize::from(args.max_concurrent.unwrap_or(DEFAULT_MAX_CONCURRENT));
+pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
+    let options = args.sweep.clone();
+    let selector = args.selector.as_deref();
+    output::prompt::require_consent(args.consent.yes, args.consent.dry_run, "defragment")?;
+    let max = args.max_concurrent;
 
-    if global.endpoints.iter().any(|e| !e.trim().is_empty()) {
+    if global.reach.endpoints.iter().any(|e| !e.trim().is_empty()) {
         tracing::info!("fleet sweep (plugin mode): --endpoints/ETCDCTL_ENDPOINTS is ignored");
     }
-    let kube = k8s::connect(&session::kube_settings(global)).await?;
+    let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
     let namespace = (!args.all_namespaces).then(|| kube.default_namespace.clone());
     let clusters = list(&kube, namespace.as_deref(), selector).await?;
     if clusters.is_empty() {
@@ -64,7 +52,7 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
         crate::logging::message(&format!(
             "no EtcdCluster {scope}{labels}: nothing to defragment"
         ));
-        let report = FleetReport::build(args.dry_run, max, Vec::new(), Duration::ZERO);
+        let report = FleetReport::build(args.consent.dry_run, max, Vec::new(), Duration::ZERO);
         if !matches!(global.output, OutputFormat::Table | OutputFormat::Wide) {
             render(global, &report)?;
         }
@@ -72,17 +60,17 @@ pub async fn run(global: &GlobalArgs, args: &DefragArgs) -> Result<ExitStatus> {
     }
     let fleet = Fleet {
         kube: &kube,
-        connection: Connection::from(global),
+        connection: Connection::from(&global.reach),
         options: &options,
     };
 
-    if args.dry_run || !args.yes {
+    if args.consent.dry_run || !args.consent.yes {
         let looks: Vec<FleetCluster> = stream::iter(clusters.clone())
             .map(|c| fleet.look(c))
             .buffered(LOOK_CONCURRENCY)
             .collect()
             .await;
-        if args.dry_run {
+        if args.consent.dry_run {
             let report = FleetReport::build(true, max, looks, Duration::ZERO);
             render(global, &report)?;
             return Ok(exit_status(&report));
@@ -336,7 +324,7 @@ fn exit_status(report: &FleetReport) -> ExitStatus {
 
 /// The summary on stdout; a dry run and `-o wide` put every cluster's own
 /// table first.
-fn render(global: &GlobalArgs, report: &FleetReport) -> Result<()> {
+fn render(global: &Global, report: &FleetReport) -> Result<()> {
     let text = match global.output {
         OutputFormat::Table => output::table::fleet(report, report.dry_run),
         OutputFormat::Wide => output::table::fleet(report, true),

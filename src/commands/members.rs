@@ -1,20 +1,20 @@
 //! `members`: the member list as the cluster reports it.
 
-use crate::cli::{
-    GlobalArgs, MemberAddArgs, MemberChangeArgs, MembersArgs, MembershipArgs, OutputFormat,
-};
+use crate::cli::{MemberAddArgs, MemberChangeArgs, MembersArgs, MembershipArgs};
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::EtcdOps;
 use crate::exec::signals::{self, Notices, SignalWatch, StopSignal};
 use crate::exec::RunControl;
 use crate::output;
+use crate::output::OutputFormat;
 use crate::plan::membership::{self, Named};
 use crate::reach::Dial;
 use crate::report::{member_id, MemberChangeReport, MembersReport};
+use crate::settings::Global;
 use crate::snapshot::{ClusterSnapshot, ListedMember, MemberSnapshot};
 
-pub async fn run(global: &GlobalArgs, args: &MembersArgs) -> Result<ExitStatus> {
-    let session = crate::session::open(global, args.cluster.cluster.as_deref()).await?;
+pub async fn run(global: &Global, args: &MembersArgs) -> Result<ExitStatus> {
+    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
     let (_, list) = crate::etcd::look::member_list(&session.clients, &session.target).await?;
     let report = MembersReport::build(session.target.cluster.clone(), &list);
     let text = match global.output {
@@ -26,7 +26,7 @@ pub async fn run(global: &GlobalArgs, args: &MembersArgs) -> Result<ExitStatus> 
 }
 
 /// `member add`.
-pub async fn add(global: &GlobalArgs, args: &MemberAddArgs) -> Result<ExitStatus> {
+pub async fn add(global: &Global, args: &MemberAddArgs) -> Result<ExitStatus> {
     if args.name.trim().is_empty() {
         return Err(Error::usage("NAME: give the new member's name"));
     }
@@ -100,17 +100,17 @@ pub async fn add(global: &GlobalArgs, args: &MemberAddArgs) -> Result<ExitStatus
 }
 
 /// `member promote`.
-pub async fn promote(global: &GlobalArgs, args: &MemberChangeArgs) -> Result<ExitStatus> {
+pub async fn promote(global: &Global, args: &MemberChangeArgs) -> Result<ExitStatus> {
     change_one(global, args, "promote").await
 }
 
 /// `member remove`.
-pub async fn remove(global: &GlobalArgs, args: &MemberChangeArgs) -> Result<ExitStatus> {
+pub async fn remove(global: &Global, args: &MemberChangeArgs) -> Result<ExitStatus> {
     change_one(global, args, "remove").await
 }
 
 async fn change_one(
-    global: &GlobalArgs,
+    global: &Global,
     args: &MemberChangeArgs,
     action: &'static str,
 ) -> Result<ExitStatus> {
@@ -242,7 +242,7 @@ enum Lookup<'a> {
 
 /// A membership change being prepared: the flags and what to type.
 struct Proposed<'a> {
-    global: &'a GlobalArgs,
+    global: &'a Global,
     cluster: Option<&'a str>,
     flags: &'a MembershipArgs,
     /// What --force asks to be typed (or given to --confirm).
@@ -271,7 +271,7 @@ impl Proposed<'_> {
             self.flags.dry_run,
             what,
         )?;
-        let session = crate::session::open(self.global, self.cluster).await?;
+        let session = crate::session::open(&self.global.reach, self.cluster).await?;
         if let Some(cluster) = &session.target.cluster {
             if !self.flags.force {
                 return Err(Error::usage(format!(
@@ -395,7 +395,7 @@ impl Opened {
     /// the change was made (`exec::signals::exit_status`).
     fn finish(
         &self,
-        global: &GlobalArgs,
+        global: &Global,
         report: &MemberChangeReport,
         signal: Option<StopSignal>,
     ) -> Result<ExitStatus> {

@@ -15,51 +15,37 @@ pub mod status;
 pub mod traffic;
 pub mod watch;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{AlarmCommand, Cli, Command, MemberCommand, SnapshotCommand, TrafficCommand};
 use crate::error::{ExitStatus, Result};
+use crate::settings::{self, Defrag, Global};
 
-/// Runs the parsed command line.
+/// Runs the parsed command line: settles the flags (`settings`), then
+/// dispatches to the one command (and, for `defrag`, the one mode) asked.
 pub async fn run(cli: Cli) -> Result<ExitStatus> {
+    let global = Global::from(&cli.global);
+    let global = &global;
     match &cli.command {
-        Command::Status(args) => status::run(&cli.global, args).await,
-        Command::Members(args) => members::run(&cli.global, args).await,
-        Command::Doctor(args) => doctor::run(&cli.global, args).await,
-        Command::Member(crate::cli::MemberCommand::List(args)) => {
-            members::run(&cli.global, args).await
-        }
-        Command::Member(crate::cli::MemberCommand::Add(args)) => {
-            members::add(&cli.global, args).await
-        }
-        Command::Member(crate::cli::MemberCommand::Promote(args)) => {
-            members::promote(&cli.global, args).await
-        }
-        Command::Member(crate::cli::MemberCommand::Remove(args)) => {
-            members::remove(&cli.global, args).await
-        }
-        Command::Defrag(args) => defrag::run(&cli.global, args).await,
-        Command::Alarm(crate::cli::AlarmCommand::List(args)) => {
-            alarm::list(&cli.global, args).await
-        }
-        Command::Alarm(crate::cli::AlarmCommand::Disarm(args)) => {
-            alarm::disarm(&cli.global, args).await
-        }
-        Command::MoveLeader(args) => move_leader::run(&cli.global, args).await,
-        Command::Compact(args) => compact::run(&cli.global, args).await,
-        Command::Snapshot(crate::cli::SnapshotCommand::Save(args)) => {
-            snapshot::save(&cli.global, args).await
-        }
-        Command::Snapshot(crate::cli::SnapshotCommand::Status(args)) => {
-            snapshot::status(&cli.global, args).await
-        }
-        Command::Traffic(crate::cli::TrafficCommand::Show(args)) => {
-            traffic::show(&cli.global, args).await
-        }
-        Command::Traffic(crate::cli::TrafficCommand::Set(args)) => {
-            traffic::set(&cli.global, args).await
-        }
-        Command::Traffic(crate::cli::TrafficCommand::Clear(args)) => {
-            traffic::clear(&cli.global, args).await
-        }
+        Command::Status(args) => status::run(global, args).await,
+        Command::Members(args) => members::run(global, args).await,
+        Command::Doctor(args) => doctor::run(global, args).await,
+        Command::Member(MemberCommand::List(args)) => members::run(global, args).await,
+        Command::Member(MemberCommand::Add(args)) => members::add(global, args).await,
+        Command::Member(MemberCommand::Promote(args)) => members::promote(global, args).await,
+        Command::Member(MemberCommand::Remove(args)) => members::remove(global, args).await,
+        Command::Defrag(args) => match settings::defrag(args)? {
+            Defrag::One(one) => defrag::run(global, &one).await,
+            Defrag::Fleet(fleet) => fleet::run(global, &fleet).await,
+            Defrag::Watch(watch) => watch::run(global, &watch).await,
+        },
+        Command::Alarm(AlarmCommand::List(args)) => alarm::list(global, args).await,
+        Command::Alarm(AlarmCommand::Disarm(args)) => alarm::disarm(global, args).await,
+        Command::MoveLeader(args) => move_leader::run(global, args).await,
+        Command::Compact(args) => compact::run(global, args).await,
+        Command::Snapshot(SnapshotCommand::Save(args)) => snapshot::save(global, args).await,
+        Command::Snapshot(SnapshotCommand::Status(args)) => snapshot::status(global, args).await,
+        Command::Traffic(TrafficCommand::Show(args)) => traffic::show(global, args).await,
+        Command::Traffic(TrafficCommand::Set(args)) => traffic::set(global, args).await,
+        Command::Traffic(TrafficCommand::Clear(args)) => traffic::clear(global, args).await,
         Command::Completion { shell } => {
             // bash asks the completion engine itself (`__complete`), which
             // knows member names and where a file is wanted; the others are

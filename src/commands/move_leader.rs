@@ -1,23 +1,25 @@
 //! `move-leader`: hand leadership to another voter, through the current
 //! leader, after the health gate passes.
 
-use crate::cli::{GlobalArgs, MoveLeaderArgs, OutputFormat};
+use crate::cli::MoveLeaderArgs;
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::EtcdOps;
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{wait, RunControl};
 use crate::output;
+use crate::output::OutputFormat;
 use crate::plan::defrag::transfer_target;
-use crate::plan::gate::{self, GateOptions};
+use crate::plan::gate::{self};
 use crate::plan::membership::{self, Named};
 use crate::report::MoveLeaderReport;
+use crate::settings::Global;
 
-pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatus> {
+pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
     output::prompt::require_consent(args.yes, args.dry_run, "move leadership")?;
-    let session = crate::session::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let snap = crate::etcd::look::take(ops, target).await?;
-    let verdict = gate::evaluate(&snap, &GateOptions::from(&args.gate));
+    let verdict = gate::evaluate(&snap, &crate::settings::gate(&args.gate));
     if let Some(refused) = super::gate_refusal(&verdict) {
         return Ok(refused);
     }
@@ -150,7 +152,7 @@ pub async fn run(global: &GlobalArgs, args: &MoveLeaderArgs) -> Result<ExitStatu
         signal = watch.finish();
         moved.map_err(|e| Error::etcd(format!("move leadership to {to_name}"), e))?;
         let after = crate::etcd::look::take(ops, target).await?;
-        let v = gate::evaluate(&after, &GateOptions::from(&args.gate));
+        let v = gate::evaluate(&after, &crate::settings::gate(&args.gate));
         report.leader_after = v.leader.map(|id| after.name_of(id));
     }
     let text = match global.output {

@@ -17,23 +17,25 @@ use futures::StreamExt;
 use ring::digest::{Context, SHA256};
 use tokio::io::AsyncWriteExt;
 
-use crate::cli::{GlobalArgs, OutputFormat, SnapshotSaveArgs, SnapshotStatusArgs};
+use crate::cli::{SnapshotSaveArgs, SnapshotStatusArgs};
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::bolt::{self, DbStatus, Integrity};
 use crate::etcd::EtcdOps;
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::RunControl;
 use crate::output;
+use crate::output::OutputFormat;
 use crate::plan::backup;
 use crate::plan::gate::{self, GateOptions};
 use crate::report::{SnapshotContents, SnapshotSaveReport, SnapshotStatusReport};
+use crate::settings::Global;
 
 /// The length of the SHA-256 etcd appends to a Snapshot stream.
 const TRAILER: usize = 32;
 
-pub async fn save(global: &GlobalArgs, args: &SnapshotSaveArgs) -> Result<ExitStatus> {
+pub async fn save(global: &Global, args: &SnapshotSaveArgs) -> Result<ExitStatus> {
     let target_file = check_destination(&args.file, args.force)?;
-    let session = crate::session::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let snap = crate::etcd::look::take(ops, target).await?;
     let leader = gate::evaluate(&snap, &GateOptions::default()).leader;
@@ -170,7 +172,7 @@ fn stopped(watch: SignalWatch) -> ExitStatus {
     signals::exit_status(watch.finish(), ExitStatus::Failed, ExitStatus::Interrupted)
 }
 
-pub async fn status(global: &GlobalArgs, args: &SnapshotStatusArgs) -> Result<ExitStatus> {
+pub async fn status(global: &Global, args: &SnapshotStatusArgs) -> Result<ExitStatus> {
     let path = args.file.clone();
     let read = tokio::task::spawn_blocking(move || {
         let file = std::fs::File::open(&path)?;

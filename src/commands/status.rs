@@ -5,13 +5,15 @@
 
 use futures::stream::{self, StreamExt};
 
-use crate::cli::{GateArgs, GlobalArgs, OutputFormat, StatusArgs};
+use crate::cli::StatusArgs;
 use crate::error::{ExitStatus, Result};
 use crate::k8s;
 use crate::output;
-use crate::plan::gate::{self, GateOptions};
+use crate::output::OutputFormat;
+use crate::plan::gate::{self};
 use crate::report::{ClusterRef, ClusterStatus, MultiStatusReport, StatusReport};
 use crate::session;
+use crate::settings::Global;
 
 /// How many clusters' Secrets `status -A` reads at once: as many as the
 /// connections the three LISTs opened. The client speaks HTTP/1.1, so a
@@ -24,20 +26,11 @@ const READ_CONCURRENCY: usize = 3;
 /// connection; reads and probes overlap).
 const CLUSTER_CONCURRENCY: usize = 32;
 
-impl From<&GateArgs> for GateOptions {
-    fn from(args: &GateArgs) -> Self {
-        GateOptions {
-            allow_quorum_loss: args.allow_quorum_loss,
-            max_raft_lag: args.max_raft_lag,
-        }
-    }
-}
-
-pub async fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
+pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
     if args.all_namespaces {
         return run_all(global, args).await;
     }
-    let session = session::open(global, args.cluster.cluster.as_deref()).await?;
+    let session = session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
     let report = probe(&session, args).await?;
     let text = match global.output {
         OutputFormat::Table => output::table::status(&report, false),
@@ -64,7 +57,7 @@ pub async fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
 
 async fn probe(session: &crate::session::Session, args: &StatusArgs) -> Result<StatusReport> {
     let snapshot = crate::etcd::look::take(&session.clients, &session.target).await?;
-    let verdict = gate::evaluate(&snapshot, &GateOptions::from(&args.gate));
+    let verdict = gate::evaluate(&snapshot, &crate::settings::gate(&args.gate));
     Ok(StatusReport::build(
         session.target.cluster.clone(),
         &snapshot,
@@ -72,8 +65,8 @@ async fn probe(session: &crate::session::Session, args: &StatusArgs) -> Result<S
     ))
 }
 
-async fn run_all(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
-    let kube = k8s::connect(&session::kube_settings(global)).await?;
+async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
+    let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
     // The EtcdClusters, and every cluster's EtcdMembers and member Pods,
     // in one LIST each (the listed objects are used as they are, not read
     // again); per cluster only its Secrets are read. Should the LISTs of
@@ -87,7 +80,7 @@ async fn run_all(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitStatus> {
         .inspect_err(|e| tracing::debug!("reading each cluster on its own: {e}"))
         .ok();
     let (kube, prefetched) = (&kube, prefetched.as_ref());
-    let connection = session::Connection::from(global);
+    let connection = session::Connection::from(&global.reach);
     let connection = &connection;
     let entries: Vec<ClusterStatus> = stream::iter(clusters)
         .map(|object| async move {

@@ -10,7 +10,7 @@
 use k8s_openapi::api::core::v1::Service;
 
 use crate::cli::{
-    ClusterArg, GlobalArgs, TrafficClearArgs, TrafficSetArgs, TrafficShowArgs, TrafficValueArg,
+    ClusterArg, TrafficClearArgs, TrafficSetArgs, TrafficShowArgs, TrafficValueArg,
     TrafficWriteArgs,
 };
 use crate::error::{Error, ExitStatus, Result};
@@ -23,6 +23,7 @@ use crate::plan::traffic::{
     Assessment, FieldOwner, ServiceAction, TrafficValue, ANNOTATION, FIELD_MANAGER,
 };
 use crate::report::{Change, ClusterRef, ServerSupport, TrafficReport, ValueSupport};
+use crate::settings::Global;
 
 /// The objects one run works on.
 struct Loaded {
@@ -38,11 +39,11 @@ struct Loaded {
 
 impl Loaded {
     fn annotation(&self) -> Option<String> {
-        annotation_of(&self.cluster)
+        service::traffic_annotation(&self.cluster)
     }
 
     fn value(&self) -> Option<String> {
-        value_of(&self.service)
+        service::traffic_distribution(&self.service)
     }
 
     fn owners(&self) -> Vec<FieldOwner> {
@@ -52,11 +53,7 @@ impl Loaded {
 
 /// The start of `set` and `clear`: consent (before any request), then the
 /// objects.
-async fn begin(
-    global: &GlobalArgs,
-    cluster: &ClusterArg,
-    write: &TrafficWriteArgs,
-) -> Result<Loaded> {
+async fn begin(global: &Global, cluster: &ClusterArg, write: &TrafficWriteArgs) -> Result<Loaded> {
     output::prompt::require_consent(
         write.yes,
         write.dry_run,
@@ -65,27 +62,13 @@ async fn begin(
     load(global, cluster.cluster.as_deref()).await
 }
 
-pub(crate) fn annotation_of(cluster: &EtcdCluster) -> Option<String> {
-    cluster
-        .metadata
-        .annotations
-        .as_ref()
-        .and_then(|a| a.get(ANNOTATION).cloned())
-}
-
-pub(crate) fn value_of(service: &Service) -> Option<String> {
-    service
-        .spec
-        .as_ref()
-        .and_then(|s| s.traffic_distribution.clone())
-}
-
 fn owners_of(service: &Service) -> Vec<FieldOwner> {
     service::field_owners(service.metadata.managed_fields.as_deref().unwrap_or(&[]))
 }
 
-async fn load(global: &GlobalArgs, cluster: Option<&str>) -> Result<Loaded> {
-    let (kube, namespace, cluster_name) = crate::session::connect_cluster(global, cluster).await?;
+async fn load(global: &Global, cluster: Option<&str>) -> Result<Loaded> {
+    let (kube, namespace, cluster_name) =
+        crate::session::connect_cluster(&global.reach, cluster).await?;
     let cluster = k8s::get_cluster(&kube, &namespace, &cluster_name).await?;
     let service_name = client_service_name(&cluster_name);
     let service = service::get(&kube, &namespace, &service_name)
@@ -115,10 +98,10 @@ fn report(
     service: &Service,
     change: Option<Change>,
 ) -> TrafficReport {
-    let value = value_of(service);
+    let value = service::traffic_distribution(service);
     let owners = owners_of(service);
     let owned = owned_by_us(&owners);
-    let annotation = annotation_of(cluster);
+    let annotation = service::traffic_annotation(cluster);
     TrafficReport {
         cluster: ClusterRef {
             namespace: l.namespace.clone(),
@@ -146,9 +129,9 @@ fn report(
     }
 }
 
-fn print(global: &GlobalArgs, report: &TrafficReport) -> Result<()> {
+fn print(global: &Global, report: &TrafficReport) -> Result<()> {
     let text = match global.output {
-        crate::cli::OutputFormat::Table | crate::cli::OutputFormat::Wide => {
+        crate::output::OutputFormat::Table | crate::output::OutputFormat::Wide => {
             output::table::traffic(report)
         }
         format => output::render_data(report, format)?,
@@ -156,7 +139,7 @@ fn print(global: &GlobalArgs, report: &TrafficReport) -> Result<()> {
     output::emit(&text)
 }
 
-pub async fn show(global: &GlobalArgs, args: &TrafficShowArgs) -> Result<ExitStatus> {
+pub async fn show(global: &Global, args: &TrafficShowArgs) -> Result<ExitStatus> {
     let l = load(global, args.cluster.cluster.as_deref()).await?;
     print(global, &report(&l, &l.cluster, &l.service, None))?;
     Ok(ExitStatus::Success)
@@ -182,7 +165,7 @@ fn shown(value: Option<&str>) -> &str {
     value.unwrap_or("unset")
 }
 
-pub async fn set(global: &GlobalArgs, args: &TrafficSetArgs) -> Result<ExitStatus> {
+pub async fn set(global: &Global, args: &TrafficSetArgs) -> Result<ExitStatus> {
     let wanted = value_arg(args.value);
     let l = begin(global, &args.cluster, &args.write).await?;
     let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
@@ -304,10 +287,12 @@ async fn try_apply(
             Err(ApplyError::Invalid(message)) => return Err(Failure::Rejected(message)),
             Err(ApplyError::Other(e)) => return Err(Failure::Other(e)),
         };
-    if kept(value, value_of(&stored).as_deref()) {
+    if kept(value, service::traffic_distribution(&stored).as_deref()) {
         Ok(stored)
     } else {
-        Err(Failure::NotPersisted(value_of(&stored)))
+        Err(Failure::NotPersisted(service::traffic_distribution(
+            &stored,
+        )))
     }
 }
 
@@ -340,7 +325,7 @@ async fn undo_set(
         }
     }
     if annotated {
-        let before = annotation_of(&l.cluster);
+        let before = service::traffic_annotation(&l.cluster);
         undone.push(
             match service::set_annotation(
                 &l.kube,
@@ -397,7 +382,7 @@ fn failure_error(l: &Loaded, wanted: TrafficValue, failure: Failure, undone: &st
     }
 }
 
-pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitStatus> {
+pub async fn clear(global: &Global, args: &TrafficClearArgs) -> Result<ExitStatus> {
     let l = begin(global, &args.cluster, &args.write).await?;
     let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
     let (dry_run, yes) = (args.write.dry_run, args.write.yes);
@@ -461,7 +446,7 @@ pub async fn clear(global: &GlobalArgs, args: &TrafficClearArgs) -> Result<ExitS
             Err(ApplyError::Other(e)) => return Err(e),
         };
         change.service_written = !dry_run;
-        let after = value_of(&service_after);
+        let after = service::traffic_distribution(&service_after);
         let holders: Vec<String> = owners_of(&service_after)
             .iter()
             .filter(|o| o.manager != FIELD_MANAGER)

@@ -19,9 +19,93 @@ use kube::api::Api;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::{controller, watcher, Controller};
 use kube::ResourceExt;
+use tokio_util::sync::CancellationToken;
 
 use crate::k8s::crd::{EtcdDefrag, EtcdDefragPolicy};
+use crate::k8s::Kube;
+use crate::session::Connection;
+use crate::settings::Watch;
+use lease::LeaseSettings;
+use metrics::Metrics;
 use reconcile::{error_policy, reconcile, Context};
+
+/// The Lease that elects the one active watcher, in the kubeconfig's (or
+/// the Pod's) namespace.
+pub const LEASE_NAME: &str = "kubectl-etcd-watch";
+
+/// The watcher's life: take the Lease, act while holding it, and after
+/// losing it wait to take it back (another watcher may hold it meanwhile),
+/// until `stopping` is cancelled (Ctrl-C, SIGTERM). Then the run in flight
+/// stops after its member, its row is written and the Lease handed back.
+///
+/// A standby is ready too (`/readyz`): it reached the API server and found
+/// a live holder. Otherwise a Deployment of two replicas is never Available
+/// and a rolling update waits for it for ever.
+pub async fn lead(
+    kube: Kube,
+    connection: Connection,
+    settings: &Watch,
+    namespace: Option<&str>,
+    metrics: Arc<Metrics>,
+    stopping: CancellationToken,
+) -> crate::Result<()> {
+    let scope = namespace.map_or("every namespace".to_string(), |ns| {
+        format!("namespace {ns}")
+    });
+    let lease = LeaseSettings {
+        namespace: kube.default_namespace.clone(),
+        name: LEASE_NAME.to_string(),
+        identity: lease::identity(),
+        duration: settings.lease_duration,
+    };
+    let lease_labels = metrics::LeaseLabels {
+        lease: format!("{}/{}", lease.namespace, lease.name),
+        identity: lease.identity.clone(),
+    };
+    metrics.lease_held(&lease_labels, false);
+    let standby = {
+        let metrics = metrics.clone();
+        move || metrics.set_ready()
+    };
+    while let Some(held) = lease::acquire(kube.client.clone(), &lease, &stopping, &standby).await? {
+        crate::logging::message(&format!(
+            "holding Lease {}/{} as {}: watching EtcdDefrag objects in {scope}",
+            lease.namespace, lease.name, lease.identity
+        ));
+        metrics.lease_held(&lease_labels, true);
+        let acting = CancellationToken::new();
+        let fence = held.fence.clone();
+        let relay = tokio::spawn({
+            let (acting, stopping, lost) = (acting.clone(), stopping.clone(), fence.lost());
+            async move {
+                tokio::select! {
+                    _ = stopping.cancelled() => {}
+                    _ = lost.cancelled() => {}
+                }
+                acting.cancel();
+            }
+        });
+        let ctx = Arc::new(Context {
+            kube: kube.clone(),
+            connection,
+            move_leader: settings.move_leader,
+            member_timeout: settings.member_timeout,
+            shutdown: acting,
+            fence,
+            metrics: metrics.clone(),
+            busy: Default::default(),
+        });
+        run(ctx, namespace).await?;
+        relay.abort();
+        metrics.lease_held(&lease_labels, false);
+        if stopping.is_cancelled() {
+            held.release().await;
+            break;
+        }
+        crate::logging::message("no longer holding the Lease: waiting to take it back");
+    }
+    Ok(())
+}
 
 /// How many runs proceed at once (on different clusters; one object is
 /// never reconciled twice at the same time), as the operator's

@@ -29,13 +29,14 @@ use super::metrics::{Metrics, RunLabels};
 use super::phase::{
     self, CheckedReason, Event, Need, Observation, Reach, RunView, Sibling, Snapshots, Transition,
 };
-use crate::exec::{self, after, Fresh, Observer, RunControl, RunEvent, RunInput, SweepOptions};
+use crate::exec::{self, after, Fresh, Observer, RunControl, RunEvent, RunInput};
 use crate::k8s::crd::{DefragPhase, EtcdCluster, EtcdDefrag, EtcdDefragStatus};
 use crate::k8s::{self, Kube};
 use crate::plan::defrag::MoveLeader;
-use crate::plan::gate::{self, GateOptions};
+use crate::plan::gate;
 use crate::report::{AlarmResult, MemberReason, Outcome};
 use crate::session::{self, Connection, Session};
+use crate::settings;
 
 /// Who the events say they come from: the operator's component name, so
 /// that a run reads the same whichever processor handled it.
@@ -401,20 +402,13 @@ async fn probe(
             )
         }
     };
-    let verdict = gate::evaluate(&snap, &gate_options());
+    let verdict = gate::evaluate(&snap, &settings::run_gate());
     let reach = Reach::Probed {
         running: session.target.known.len(),
         desired,
         verdict,
     };
     (reach, Some((session, Fresh::new(snap))))
-}
-
-fn gate_options() -> GateOptions {
-    GateOptions {
-        allow_quorum_loss: true,
-        ..GateOptions::default()
-    }
 }
 
 /// Whether an EtcdSnapshot of the cluster is in progress (any phase but
@@ -456,16 +450,7 @@ async fn drive(
 ) -> Result<(), Error> {
     let rule = phase::rule_of(current.spec.rule.as_ref()).map_err(crate::Error::Usage)?;
     let input = RunInput {
-        options: SweepOptions {
-            rule,
-            selection: Vec::new(),
-            move_leader: ctx.move_leader,
-            member_timeout: ctx.member_timeout,
-            wait_healthy: None,
-            gate: gate_options(),
-            compact: false,
-            recover_nospace: false,
-        },
+        options: settings::sweep_of_run(rule, ctx.move_leader, ctx.member_timeout),
         finished,
         cluster: session.target.cluster.clone(),
     };

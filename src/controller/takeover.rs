@@ -4,8 +4,10 @@
 //! active; the watcher refuses unless `--force-takeover` says otherwise.
 
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
+use kube::api::{Api, ListParams};
 
-use crate::k8s::crd::EtcdDefrag;
+use crate::error::{Error, Result};
+use crate::k8s::{self, crd::EtcdDefrag};
 
 /// How far back a foreign status write counts as "another processor is
 /// active": longer than the operator's 10 s requeue and a few defrags.
@@ -49,6 +51,38 @@ pub fn foreign_status_writer(
         })
         .filter(|w| now.duration_since(w.at) <= RECENT)
         .max_by_key(|w| w.at)
+}
+
+/// Refuses to start when another field manager wrote EtcdDefrag status in
+/// scope recently (two processors both defragment), unless forced.
+pub async fn refuse_to_fight(kube: &k8s::Kube, namespace: Option<&str>, force: bool) -> Result<()> {
+    let runs: Api<EtcdDefrag> = match namespace {
+        Some(ns) => Api::namespaced(kube.client.clone(), ns),
+        None => Api::all(kube.client.clone()),
+    };
+    let scope = namespace.map_or("all namespaces".to_string(), |ns| format!("namespace {ns}"));
+    let list = runs
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| Error::kube(format!("list EtcdDefrags in {scope}"), &kube.server, e))?;
+    let Some(other) = foreign_status_writer(
+        &list.items,
+        super::reconcile::FIELD_MANAGER,
+        Timestamp::now(),
+    ) else {
+        return Ok(());
+    };
+    let what = format!(
+        "field manager {:?} wrote the status of EtcdDefrag {} at {} (within the last 15 minutes)",
+        other.manager, other.run, other.at
+    );
+    if force {
+        crate::logging::message(&format!("taking over: {what} (--force-takeover)"));
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "another processor is active in {scope}: {what}; two processors would both defragment: stop it (e.g. the operator's defrag controller) or pass --force-takeover"
+    )))
 }
 
 #[cfg(test)]

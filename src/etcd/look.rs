@@ -211,3 +211,20 @@ impl Row {
         }
     }
 }
+
+/// The cluster's current revision (the highest any member reports) and the
+/// one compacted up to, from `leader`'s HashKV (0: never compacted).
+pub async fn revisions<O: EtcdOps>(
+    ops: &O,
+    snap: &ClusterSnapshot,
+    leader: &Dial,
+) -> Result<(i64, i64)> {
+    let compacted = ops
+        .hash_kv(leader, 0)
+        .await
+        .map_err(|e| Error::etcd("read the compacted revision (HashKV)", e))?
+        .compact_revision
+        // etcd says -1 before the first compaction.
+        .max(0);
+    Ok((snap.revision(), compacted))
+}

@@ -32,6 +32,7 @@ pub struct KubeSettings {
 }
 
 /// A connected client and the namespace to use when none is named.
+#[derive(Clone)]
 pub struct Kube {
     pub client: Client,
     pub default_namespace: String,

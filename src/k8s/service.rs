@@ -157,6 +157,24 @@ pub fn field_owners(entries: &[ManagedFieldsEntry]) -> Vec<FieldOwner> {
         .collect()
 }
 
+/// The traffic annotation the operator reads on an EtcdCluster (contract
+/// §6), when set.
+pub fn traffic_annotation(cluster: &EtcdCluster) -> Option<String> {
+    cluster
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(ANNOTATION).cloned())
+}
+
+/// The Service's `spec.trafficDistribution`, when set.
+pub fn traffic_distribution(service: &Service) -> Option<String> {
+    service
+        .spec
+        .as_ref()
+        .and_then(|s| s.traffic_distribution.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

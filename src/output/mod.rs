@@ -12,8 +12,16 @@ use std::io::{IsTerminal, Write};
 
 use serde::Serialize;
 
-use crate::cli::OutputFormat;
 use crate::error::{Error, Result};
+
+/// How results are written to stdout (`-o`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Wide,
+    Json,
+    Yaml,
+}
 
 /// Renders `report` as JSON (pretty, trailing newline) or YAML.
 pub fn render_data<T: Serialize>(report: &T, format: OutputFormat) -> Result<String> {

@@ -9,8 +9,8 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
-use crate::cli::OutputFormat;
 use crate::exec::{LogObserver, Observer, RunEvent};
+use crate::output::OutputFormat;
 
 /// The observer for this run: bars when a person watches a table, else logs.
 pub fn observer(format: OutputFormat) -> Box<dyn Observer> {

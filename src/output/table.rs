@@ -971,7 +971,7 @@ mod tests {
     #[test]
     fn json_and_yaml_carry_the_documented_fields() {
         let r = report();
-        let json = crate::output::render_data(&r, crate::cli::OutputFormat::Json).unwrap();
+        let json = crate::output::render_data(&r, crate::output::OutputFormat::Json).unwrap();
         let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(doc["leader"], "0000000000000001");
         assert_eq!(doc["gate"]["passed"], false);
@@ -1014,7 +1014,7 @@ mod tests {
             serde_json::json!({"member": "etcd-3", "memberId": "0000000000000003", "alarm": "NOSPACE"})
         );
 
-        let yaml = crate::output::render_data(&r, crate::cli::OutputFormat::Yaml).unwrap();
+        let yaml = crate::output::render_data(&r, crate::output::OutputFormat::Yaml).unwrap();
         let back: serde_json::Value = serde_yaml::from_str(&yaml).unwrap();
         assert_eq!(back, doc, "YAML and JSON carry the same document");
     }

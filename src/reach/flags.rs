@@ -12,12 +12,48 @@
 //! level, `ETCDCTL_USER=NAME:PASSWORD` and `ETCDCTL_PASSWORD` the variable
 //! level ([`choose_credentials`]).
 
-use crate::cli::GlobalArgs;
 use crate::error::{Error, Result};
 use crate::reach::tls::{ClientIdentity, Secret, UserSpec};
 use crate::reach::{
-    Credentials, Dial, Endpoint, QuotaFallback, QuotaSource, Scheme, Target, TlsMaterial,
+    ConnectMode, Credentials, Dial, Endpoint, QuotaFallback, QuotaSource, Scheme, Target,
+    TlsMaterial,
 };
+
+/// The global connection flags, settled from the command line by
+/// `settings` (a flag already merged with its `ETCDCTL_*` variable): what
+/// standalone mode builds its `Target` from, and what plugin mode needs to
+/// reach the API server and the member Pods.
+#[derive(Debug, Clone)]
+pub struct Flags {
+    pub endpoints: Vec<String>,
+    pub cacert: Option<String>,
+    pub cert: Option<String>,
+    pub key: Option<String>,
+    pub user: Option<UserSpec>,
+    pub password: Option<Secret>,
+    pub no_discover: bool,
+    pub dial_timeout: std::time::Duration,
+    pub command_timeout: std::time::Duration,
+    pub quota_backend_bytes: Option<u64>,
+    pub kubeconfig: Option<String>,
+    pub context: Option<String>,
+    pub namespace: Option<String>,
+    pub as_user: Option<String>,
+    pub as_group: Vec<String>,
+    pub connect: ConnectMode,
+    /// Which of them came from their variable, so an error names it.
+    pub from_env: FromEnv,
+}
+
+/// The ids (clap's) of the global flags whose value came from their variable.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FromEnv(pub Vec<String>);
+
+impl FromEnv {
+    pub fn has(&self, id: &str) -> bool {
+        self.0.iter().any(|i| i == id)
+    }
+}
 
 /// The global flags that have an `ETCDCTL_*` variable: clap id, flag,
 /// variable.
@@ -38,7 +74,7 @@ const SOURCES: &[(&str, &str, &str)] = &[
 
 /// How to name the setting `id` in a message: its variable when the value
 /// came from there, else its flag.
-pub fn named(args: &GlobalArgs, id: &str) -> &'static str {
+pub fn named(args: &Flags, id: &str) -> &'static str {
     match SOURCES.iter().find(|(i, _, _)| *i == id) {
         Some((_, _, var)) if args.from_env.has(id) => var,
         Some((_, flag, _)) => flag,
@@ -147,7 +183,7 @@ pub fn choose_credentials(layers: &CredentialLayers) -> Result<CredentialChoice,
 
 /// The levels from the parsed flags (clap merged each variable into its
 /// flag; `from_env` says which) and the variables themselves.
-fn credential_layers(args: &GlobalArgs, env: &dyn Fn(&str) -> Option<String>) -> CredentialLayers {
+fn credential_layers(args: &Flags, env: &dyn Fn(&str) -> Option<String>) -> CredentialLayers {
     let set = |var: &str| env(var).filter(|v| !v.is_empty());
     let (flag_user, env_user) = if args.from_env.has("user") {
         (None, args.user.clone())
@@ -267,7 +303,7 @@ fn check_pem_kinds(
 /// password for a user given without one (a prompt on a terminal, else a
 /// refusal); tests pass tables.
 pub fn target_from_flags(
-    args: &GlobalArgs,
+    args: &Flags,
     read: impl Fn(&str) -> std::io::Result<Vec<u8>>,
     env: impl Fn(&str) -> Option<String>,
     ask: impl FnOnce(&PasswordWanted) -> Result<Secret>,
@@ -440,7 +476,12 @@ mod tests {
         full.extend_from_slice(argv);
         full.push("members");
         let cli = Cli::try_parse_from(full).map_err(|e| Error::usage(e.to_string()))?;
-        target_from_flags(&cli.global, files, |_| None, no_terminal)
+        target_from_flags(
+            &crate::settings::Global::from(&cli.global).reach,
+            files,
+            |_| None,
+            no_terminal,
+        )
     }
 
     fn no_terminal(wanted: &PasswordWanted) -> Result<Secret> {
@@ -453,8 +494,13 @@ mod tests {
         full.extend_from_slice(argv);
         full.push("members");
         let mut cli = Cli::try_parse_from(full).map_err(|e| Error::usage(e.to_string()))?;
-        cli.global.from_env = crate::cli::FromEnv(from_env.iter().map(|s| s.to_string()).collect());
-        target_from_flags(&cli.global, files, |_| None, no_terminal)
+        cli.global.from_env = FromEnv(from_env.iter().map(|s| s.to_string()).collect());
+        target_from_flags(
+            &crate::settings::Global::from(&cli.global).reach,
+            files,
+            |_| None,
+            no_terminal,
+        )
     }
 
     fn usage_message(argv: &[&str]) -> String {

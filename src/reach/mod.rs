@@ -15,6 +15,15 @@ pub use tls::{Credentials, TlsMaterial};
 
 use serde::Serialize;
 
+/// How a plugin-mode command reaches the member Pods (`--connect`):
+/// `auto` is `direct` inside a Pod, else `port-forward`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ConnectMode {
+    Auto,
+    Direct,
+    PortForward,
+}
+
 /// Which EtcdCluster a report is about (plugin mode only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ClusterRef {
