@@ -5,6 +5,7 @@
 //! gathers the facts `phase::next` asks for and performs the one transition
 //! it names, calling the same engine (`exec::run`) as the one-shot `defrag`.
 
+pub mod context;
 pub mod lease;
 pub mod metrics;
 pub mod phase;
@@ -25,9 +26,10 @@ use crate::k8s::crd::{EtcdDefrag, EtcdDefragPolicy};
 use crate::k8s::Kube;
 use crate::session::Connection;
 use crate::settings::Watch;
+use context::{error_policy, Context};
 use lease::LeaseSettings;
 use metrics::Metrics;
-use reconcile::{error_policy, reconcile, Context};
+use reconcile::reconcile;
 
 /// The Lease that elects the one active watcher, in the kubeconfig's (or
 /// the Pod's) namespace.
@@ -133,7 +135,7 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()
         .owns(runs.clone(), watcher::Config::default())
         .with_config(controller::Config::default().concurrency(CONCURRENCY))
         .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
-        .run(policy::reconcile, policy::error_policy, ctx.clone())
+        .run(policy::reconcile, error_policy, ctx.clone())
         .for_each(|outcome| async move {
             if let Err(e) = outcome {
                 log_outcome("policy reconcile", &e);

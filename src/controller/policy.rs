@@ -25,7 +25,7 @@ use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 
-use super::reconcile::{record_on, Context, Error, FIELD_MANAGER};
+use super::context::{self, api_error, record_on, Context, Error};
 use crate::contract::CLUSTER_LABEL;
 use crate::k8s;
 use crate::k8s::crd::{
@@ -39,9 +39,6 @@ pub const POLICY_LABEL: &str = "etcd-operator.cozystack.io/defrag-policy";
 
 /// The policy's single condition type.
 pub const CONDITION_TYPE: &str = "Active";
-
-/// How long a failed pass waits before it is retried.
-pub const REQUEUE: Duration = Duration::from_secs(10);
 
 /// `Active` condition reasons, with their fixed messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -507,38 +504,10 @@ pub fn stamped_run(policy: &EtcdDefragPolicy, name: &str) -> EtcdDefrag {
 // I/O
 // ---------------------------------------------------------------------------
 
-fn api_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> Error {
-    let action = action.into();
-    move |source| Error::Api {
-        action,
-        source: Box::new(source),
-    }
-}
-
-/// Retries a failed pass after [`REQUEUE`].
-pub fn error_policy(policy: Arc<EtcdDefragPolicy>, error: &Error, _ctx: Arc<Context>) -> Action {
-    tracing::warn!(
-        policy = %policy.name_any(),
-        namespace = policy.namespace().unwrap_or_default(),
-        "policy reconcile failed: {error}"
-    );
-    Action::requeue(REQUEUE)
-}
-
-/// Stops acting (and the watcher with it) once the Lease is lost.
-fn fenced(ctx: &Context) -> Result<(), Error> {
-    if ctx.fence.is_open() {
-        Ok(())
-    } else {
-        ctx.shutdown.cancel();
-        Err(Error::Fenced)
-    }
-}
-
 /// One pass over a policy: read it and its runs from the server, decide,
 /// delete history, stamp or skip, record the event, write the status.
 pub async fn reconcile(policy: Arc<EtcdDefragPolicy>, ctx: Arc<Context>) -> Result<Action, Error> {
-    if fenced(&ctx).is_err() {
+    if ctx.fenced().is_err() {
         return Ok(Action::await_change());
     }
     let namespace = policy.namespace().unwrap_or_default();
@@ -570,7 +539,7 @@ pub async fn reconcile(policy: Arc<EtcdDefragPolicy>, ctx: Arc<Context>) -> Resu
     tracing::debug!(policy = %name, ?pass, "policy pass");
 
     for victim in &pass.delete {
-        fenced(&ctx)?;
+        ctx.fenced()?;
         match runs.delete(victim, &DeleteParams::default()).await {
             Ok(_) => {}
             Err(e) if k8s::is_not_found(&e) => {}
@@ -581,7 +550,7 @@ pub async fn reconcile(policy: Arc<EtcdDefragPolicy>, ctx: Arc<Context>) -> Resu
     let mut status = pass.status;
     match &pass.decision {
         Decision::Missed { event, .. } | Decision::Forbidden { event, .. } => {
-            fenced(&ctx)?;
+            ctx.fenced()?;
             record_event(&ctx, &policy, event.reason, &event.message).await;
         }
         Decision::Stamp {
@@ -589,7 +558,7 @@ pub async fn reconcile(policy: Arc<EtcdDefragPolicy>, ctx: Arc<Context>) -> Resu
             event,
             ..
         } => {
-            fenced(&ctx)?;
+            ctx.fenced()?;
             let run = stamped_run(&policy, run_name);
             match runs.create(&PostParams::default(), &run).await {
                 Ok(_) => {
@@ -609,51 +578,13 @@ pub async fn reconcile(policy: Arc<EtcdDefragPolicy>, ctx: Arc<Context>) -> Resu
     }
 
     if policy.status.as_ref() != Some(&status) {
-        write_status(&ctx, &policies, policy, &status).await?;
+        let mut current = policy;
+        context::write_status(&ctx, &policies, &mut current, |p| {
+            p.status = Some(status.clone())
+        })
+        .await?;
     }
-    Ok(match pass.decision.requeue() {
-        Some(after) => Action::requeue(after),
-        None => Action::await_change(),
-    })
-}
-
-/// How many conflicts in a row a status write rides out.
-const CONFLICT_RETRIES: u32 = 60;
-
-/// Puts `status` on the policy, guarded by the resourceVersion read; on a
-/// conflict reads the policy again and puts the same status on it.
-async fn write_status(
-    ctx: &Context,
-    policies: &Api<EtcdDefragPolicy>,
-    mut current: EtcdDefragPolicy,
-    status: &EtcdDefragPolicyStatus,
-) -> Result<(), Error> {
-    let name = current.name_any();
-    let mut attempt = 0;
-    loop {
-        fenced(ctx)?;
-        current.status = Some(status.clone());
-        let params = PostParams {
-            field_manager: Some(FIELD_MANAGER.to_string()),
-            ..PostParams::default()
-        };
-        match policies.replace_status(&name, &params, &current).await {
-            Ok(_) => return Ok(()),
-            Err(kube::Error::Api(s)) if s.code == 409 && attempt < CONFLICT_RETRIES => {
-                attempt += 1;
-                tokio::time::sleep(Duration::from_millis(10 * u64::from(attempt.min(20)))).await;
-                current = policies
-                    .get(&name)
-                    .await
-                    .map_err(api_error(format!("get EtcdDefragPolicy {name}")))?;
-            }
-            Err(e) => {
-                return Err(api_error(format!(
-                    "write the status of EtcdDefragPolicy {name}"
-                ))(e))
-            }
-        }
-    }
+    Ok(context::action(pass.decision.requeue()))
 }
 
 async fn record_event(

@@ -15,155 +15,29 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use k8s_openapi::api::core::v1::{Event as KubeEvent, EventSource, ObjectReference};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::api::{Api, DeleteParams, ListParams};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 use kube::runtime::controller::Action;
-use kube::{Resource, ResourceExt};
+use kube::ResourceExt;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use super::metrics::{Metrics, RunLabels};
+use super::context::{self, api_error, record_on, Context, Error};
+use super::metrics::RunLabels;
 use super::phase::{
     self, CheckedReason, Event, Need, Observation, Reach, RunView, Sibling, Snapshots, Transition,
 };
 use crate::exec::{self, after, Fresh, Observer, RunControl, RunEvent, RunInput};
 use crate::k8s::crd::{DefragPhase, EtcdCluster, EtcdDefrag, EtcdDefragStatus};
-use crate::k8s::{self, Kube};
-use crate::plan::defrag::MoveLeader;
+use crate::k8s::{self};
 use crate::plan::gate;
 use crate::report::{AlarmResult, MemberReason, Outcome};
-use crate::session::{self, Connection, Session};
+use crate::session::{self, Session};
 use crate::settings;
-
-/// Who the events say they come from: the operator's component name, so
-/// that a run reads the same whichever processor handled it.
-pub const EVENT_COMPONENT: &str = "etcd-operator";
-
-/// The field manager of our status writes: how a second processor is
-/// recognised in `managedFields` (and how others recognise us).
-pub const FIELD_MANAGER: &str = "kubectl-etcd";
-
-/// What every pass shares.
-pub struct Context {
-    pub kube: Kube,
-    pub connection: Connection,
-    pub move_leader: MoveLeader,
-    /// The Defragment RPC timeout (the operator's is 5 minutes).
-    pub member_timeout: Duration,
-    /// Cancelled on shutdown or when the Lease is lost: the engine stops
-    /// after the member in flight.
-    pub shutdown: CancellationToken,
-    /// Open while this watcher holds the Lease; checked before every
-    /// status write and every Defragment.
-    pub fence: super::lease::Fence,
-    /// What `/metrics` shows.
-    pub metrics: Arc<Metrics>,
-    /// Clusters whose run this process is driving right now (`ns/name`).
-    /// Serialization by object age alone is not enough: a run deleted
-    /// mid-sweep disappears from the list while its engine still waits for
-    /// the member in flight, and the next run must not start beside it.
-    pub busy: Busy,
-}
-
-/// The clusters a run is being driven on, in this process.
-#[derive(Debug, Default)]
-pub struct Busy(std::sync::Mutex<std::collections::HashSet<String>>);
-
-impl Busy {
-    /// Claims `cluster` for one run; `None` while another run holds it.
-    pub fn claim(&self, cluster: String) -> Option<Claim<'_>> {
-        let mut set = match self.0.lock() {
-            Ok(set) => set,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        let claimed = set.insert(cluster.clone());
-        drop(set);
-        // Built only when claimed: a Claim releases its cluster on drop.
-        claimed.then(|| Claim {
-            busy: self,
-            cluster,
-        })
-    }
-
-    fn holds(&self, cluster: &str) -> bool {
-        match self.0.lock() {
-            Ok(set) => set.contains(cluster),
-            Err(poisoned) => poisoned.into_inner().contains(cluster),
-        }
-    }
-}
-
-/// A claimed cluster, released when dropped (whatever ends the run).
-pub struct Claim<'a> {
-    busy: &'a Busy,
-    cluster: String,
-}
-
-impl Drop for Claim<'_> {
-    fn drop(&mut self) {
-        match self.busy.0.lock() {
-            Ok(mut set) => set.remove(&self.cluster),
-            Err(poisoned) => poisoned.into_inner().remove(&self.cluster),
-        };
-    }
-}
 
 /// How soon a run whose cluster is busy in this process looks again.
 const BUSY_RETRY: Duration = Duration::from_secs(1);
-
-/// Errors that end a pass; the controller retries it with backoff.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    #[error(transparent)]
-    Tool(#[from] crate::Error),
-    #[error("no longer holding the Lease: nothing more is written")]
-    Fenced,
-    #[error("{action}: {}", api_text(source))]
-    Api {
-        action: String,
-        source: Box<kube::Error>,
-    },
-}
-
-/// The server's own message for an API error (not the Status dump), with
-/// where to look when it is a refusal; the whole chain otherwise.
-fn api_text(source: &kube::Error) -> String {
-    match source {
-        kube::Error::Api(status) if status.code == 403 => {
-            // The owner-reference admission check names neither verb nor
-            // resource: say which rule it wants.
-            let hint = if status.message.contains("blockOwnerDeletion") {
-                "a stamped run's owner reference needs update on etcddefragpolicies/finalizers; see deploy/watch/rbac.yaml"
-            } else {
-                "deploy/watch/rbac.yaml lists what the watcher needs"
-            };
-            format!("{} ({hint})", status.message)
-        }
-        kube::Error::Api(status) => status.message.clone(),
-        other => crate::error::chain_text(other),
-    }
-}
-
-fn api_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> Error {
-    let action = action.into();
-    move |source| Error::Api {
-        action,
-        source: Box::new(source),
-    }
-}
-
-/// Retries a failed pass after 10 s, as the operator's requeue does.
-pub fn error_policy(run: Arc<EtcdDefrag>, error: &Error, _ctx: Arc<Context>) -> Action {
-    tracing::warn!(
-        run = %run.name_any(),
-        namespace = run.namespace().unwrap_or_default(),
-        "reconcile failed: {error}"
-    );
-    Action::requeue(phase::REQUEUE)
-}
 
 /// One pass.
 pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action, Error> {
@@ -200,6 +74,9 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
     loop {
         let transition = phase::next(&obs);
         tracing::debug!(run = %name, ?transition, "pass");
+        // Every way out of the pass but the busy retry is the transition's
+        // own requeue.
+        let action = context::action(transition.requeue_after());
         match transition {
             Transition::Gather(Need::Cluster) => {
                 let clusters: Api<EtcdCluster> =
@@ -254,8 +131,8 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
             Transition::Gather(Need::Snapshots) => {
                 obs.snapshots = Some(snapshots(&ctx, &namespace, &obs.run.cluster).await?);
             }
-            Transition::Ignore => return Ok(Action::await_change()),
-            Transition::RequeueAfter(d) => return Ok(Action::requeue(d)),
+            Transition::Ignore => return Ok(action),
+            Transition::RequeueAfter(_) => return Ok(action),
             Transition::Delete => {
                 match runs.delete(&name, &DeleteParams::default()).await {
                     Ok(_) => {}
@@ -266,7 +143,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                         ))
                     }
                 }
-                return Ok(Action::await_change());
+                return Ok(action);
             }
             Transition::Fail {
                 status,
@@ -278,19 +155,19 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                     disarm_nospace(&ctx, &run, probed.as_ref()).await;
                 }
                 let mut current = (*run).clone();
-                write_status(&ctx.fence, &runs, &mut current, &status).await?;
+                write_status(&ctx, &runs, &mut current, &status).await?;
                 ctx.metrics.entered(&labels, DefragPhase::Failed);
                 if let Some(event) = event {
                     record(&ctx, &current, &event).await;
                 }
-                return Ok(Action::await_change());
+                return Ok(action);
             }
             Transition::Queue { status, write, .. } => {
                 if write {
-                    write_status(&ctx.fence, &runs, &mut (*run).clone(), &status).await?;
+                    write_status(&ctx, &runs, &mut (*run).clone(), &status).await?;
                 }
                 ctx.metrics.deferred(&labels, CheckedReason::Queued);
-                return Ok(Action::await_change());
+                return Ok(action);
             }
             Transition::Defer {
                 status,
@@ -299,18 +176,18 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
             } => {
                 let mut current = (*run).clone();
                 if write {
-                    write_status(&ctx.fence, &runs, &mut current, &status).await?;
+                    write_status(&ctx, &runs, &mut current, &status).await?;
                 }
                 ctx.metrics
                     .deferred(&labels, CheckedReason::ClusterNotHealthy);
                 if let Some(event) = event {
                     record(&ctx, &current, &event).await;
                 }
-                return Ok(Action::requeue(phase::REQUEUE));
+                return Ok(action);
             }
             Transition::RetryLater { error } => {
                 tracing::warn!(run = %name, "cannot reach the cluster, retrying: {error}");
-                return Ok(Action::requeue(phase::REQUEUE));
+                return Ok(action);
             }
             Transition::Run {
                 status,
@@ -325,13 +202,13 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 };
                 let mut current = (*run).clone();
                 if write {
-                    write_status(&ctx.fence, &runs, &mut current, &status).await?;
+                    write_status(&ctx, &runs, &mut current, &status).await?;
                     if start.is_some() {
                         ctx.metrics.entered(&labels, DefragPhase::Running);
                     }
                 }
                 let Some((session, first)) = probed.take() else {
-                    return Ok(Action::requeue(phase::REQUEUE));
+                    return Ok(action);
                 };
                 let _running = ctx.metrics.running(&labels);
                 drive(
@@ -347,7 +224,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 .await?;
                 // The writes bring the next pass through the watch; this is
                 // the fallback.
-                return Ok(Action::requeue(phase::REQUEUE));
+                return Ok(action);
             }
             Transition::Finalize {
                 phase: ended,
@@ -358,9 +235,9 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 if disarm {
                     disarm_nospace(&ctx, &run, probed.as_ref()).await;
                 }
-                write_status(&ctx.fence, &runs, &mut (*run).clone(), &status).await?;
+                write_status(&ctx, &runs, &mut (*run).clone(), &status).await?;
                 ctx.metrics.entered(&labels, ended);
-                return Ok(Action::await_change());
+                return Ok(action);
             }
         }
     }
@@ -486,7 +363,7 @@ async fn drive(
     if report.stopped.is_none() {
         phase::mark_gone(&mut status, now);
     }
-    write_status(&ctx.fence, runs, &mut current, &status).await?;
+    write_status(ctx, runs, &mut current, &status).await?;
     let failures: Vec<String> = report
         .alarms
         .iter()
@@ -540,7 +417,7 @@ impl Observer for Persist<'_> {
             let (current, status) = &mut *guard;
             phase::record_results(status, &results, Timestamp::now());
             let snapshot = status.clone();
-            if let Err(e) = write_status(&self.ctx.fence, self.runs, current, &snapshot).await {
+            if let Err(e) = write_status(self.ctx, self.runs, current, &snapshot).await {
                 tracing::warn!("cannot persist the run's status: {e}; stopping the run");
                 self.stop_run.cancel();
                 *self.failed.lock().await = Some(e);
@@ -592,130 +469,20 @@ async fn disarm_nospace(ctx: &Context, run: &EtcdDefrag, probed: Option<&(Sessio
     }
 }
 
-/// How many conflicts in a row a status write rides out.
-const CONFLICT_RETRIES: u32 = 60;
-
-/// Puts `status` on the run, guarded by the resourceVersion read; on a
-/// conflict reads the run again and puts the same status on it (up to
-/// [`CONFLICT_RETRIES`] times). `current` is updated to what the server
-/// stored.
+/// Records a Warning event against the run. Each call creates a new Event
+/// (no client-side de-duplication): a deferral whose reason changed must
+/// show its new message. A failure to record is logged, not fatal.
+/// Puts `status` on the run (`context::write_status`); `current` ends as
+/// what the server stored.
 async fn write_status(
-    fence: &super::lease::Fence,
+    ctx: &Context,
     runs: &Api<EtcdDefrag>,
     current: &mut EtcdDefrag,
     status: &EtcdDefragStatus,
 ) -> Result<(), Error> {
-    let name = current.name_any();
-    let mut attempt = 0;
-    loop {
-        // Fencing: only the Lease holder writes; a watcher that lost it (or
-        // was stopped past it) must not put an old view of the run back.
-        if !fence.is_open() {
-            return Err(Error::Fenced);
-        }
-        let mut object = current.clone();
-        object.status = Some(status.clone());
-        let params = PostParams {
-            field_manager: Some(FIELD_MANAGER.to_string()),
-            ..PostParams::default()
-        };
-        match runs.replace_status(&name, &params, &object).await {
-            Ok(stored) => {
-                *current = stored;
-                return Ok(());
-            }
-            // We own the status: a conflict only means someone else
-            // touched the object (labels, spec). Read it again and put the
-            // same status on it, with a short backoff, for up to ~10 s.
-            Err(kube::Error::Api(s)) if s.code == 409 && attempt < CONFLICT_RETRIES => {
-                attempt += 1;
-                tokio::time::sleep(Duration::from_millis(10 * u64::from(attempt.min(20)))).await;
-                *current = runs
-                    .get(&name)
-                    .await
-                    .map_err(api_error(format!("get EtcdDefrag {name}")))?;
-            }
-            Err(e) => {
-                return Err(api_error(format!("write the status of EtcdDefrag {name}"))(
-                    e,
-                ))
-            }
-        }
-    }
+    context::write_status(ctx, runs, current, |run| run.status = Some(status.clone())).await
 }
 
-/// Records a Warning event against the run. Each call creates a new Event
-/// (no client-side de-duplication): a deferral whose reason changed must
-/// show its new message. A failure to record is logged, not fatal.
 async fn record(ctx: &Context, run: &EtcdDefrag, event: &Event) {
     record_on(ctx, run, Event::TYPE, event.reason.as_str(), &event.message).await;
-}
-
-/// Records an event against `object` (any namespaced kind): a new core/v1
-/// Event per occurrence, from the operator's component, as
-/// `reconcile::record` does for runs. A failure to record is logged.
-pub async fn record_on<K>(ctx: &Context, object: &K, type_: &str, reason: &str, message: &str)
-where
-    K: Resource<DynamicType = ()>,
-{
-    let namespace = object.namespace().unwrap_or_default();
-    let now = Time(Timestamp::now());
-    let event = KubeEvent {
-        metadata: ObjectMeta {
-            generate_name: Some(format!("{}.", object.name_any())),
-            namespace: Some(namespace.clone()),
-            ..ObjectMeta::default()
-        },
-        involved_object: ObjectReference {
-            api_version: Some(K::api_version(&()).into_owned()),
-            kind: Some(K::kind(&()).into_owned()),
-            name: Some(object.name_any()),
-            namespace: Some(namespace.clone()),
-            uid: object.uid(),
-            resource_version: object.resource_version(),
-            ..ObjectReference::default()
-        },
-        reason: Some(reason.to_string()),
-        message: Some(message.to_string()),
-        type_: Some(type_.to_string()),
-        source: Some(EventSource {
-            component: Some(EVENT_COMPONENT.to_string()),
-            host: None,
-        }),
-        reporting_component: Some(EVENT_COMPONENT.to_string()),
-        reporting_instance: Some("kubectl-etcd".to_string()),
-        first_timestamp: Some(now.clone()),
-        last_timestamp: Some(now),
-        count: Some(1),
-        ..KubeEvent::default()
-    };
-    let events: Api<KubeEvent> = Api::namespaced(ctx.kube.client.clone(), &namespace);
-    if let Err(e) = events.create(&PostParams::default(), &event).await {
-        tracing::warn!(
-            "cannot record event {reason} on {} {namespace}/{}: {e}",
-            K::kind(&()),
-            object.name_any()
-        );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn one_run_per_cluster_at_a_time_in_this_process() {
-        let busy = Busy::default();
-        let first = busy.claim("ns/db".into());
-        assert!(first.is_some());
-        assert!(busy.holds("ns/db"));
-        assert!(busy.claim("ns/db".into()).is_none(), "a second run waits");
-        assert!(
-            busy.claim("ns/other".into()).is_some(),
-            "other clusters go on"
-        );
-        drop(first);
-        assert!(!busy.holds("ns/db"));
-        assert!(busy.claim("ns/db".into()).is_some());
-    }
 }

@@ -65,11 +65,9 @@ pub async fn refuse_to_fight(kube: &k8s::Kube, namespace: Option<&str>, force: b
         .list(&ListParams::default())
         .await
         .map_err(|e| Error::kube(format!("list EtcdDefrags in {scope}"), &kube.server, e))?;
-    let Some(other) = foreign_status_writer(
-        &list.items,
-        super::reconcile::FIELD_MANAGER,
-        Timestamp::now(),
-    ) else {
+    let Some(other) =
+        foreign_status_writer(&list.items, super::context::FIELD_MANAGER, Timestamp::now())
+    else {
         return Ok(());
     };
     let what = format!(
