@@ -4,9 +4,9 @@ use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
 use crate::quantity::format_bytes;
 use crate::report::{
-    CompactReport, DefragReport, DoctorReport, HashVerdict, MemberChangeReport, MembersReport,
-    MultiStatusReport, Outcome, SnapshotSaveReport, SnapshotStatusReport, StatusReport,
-    TrafficReport,
+    CompactReport, DefragReport, DoctorReport, HashVerdict, MemberChangeReport, MemberRow,
+    MembersReport, MultiStatusReport, Outcome, SnapshotSaveReport, SnapshotStatusReport,
+    StatusReport, TrafficReport,
 };
 
 fn new_table(header: &[&str]) -> Table {
@@ -37,8 +37,11 @@ fn opt_num(v: Option<u64>) -> String {
 /// front, an error row for a cluster that could not be probed, and each
 /// refusing cluster's gate reasons after the table.
 pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
-    let mut header = status_columns(wide);
-    header.splice(0..0, ["NAMESPACE", "CLUSTER"]);
+    let columns = status_columns(wide);
+    let header: Vec<&str> = ["NAMESPACE", "CLUSTER"]
+        .into_iter()
+        .chain(columns.iter().map(|c| c.header))
+        .collect();
     let mut table = new_table(&header);
     let mut footer = String::new();
     for entry in &report.clusters {
@@ -68,20 +71,9 @@ pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
                 }
             }
             (None, error) => {
-                let mut row: Vec<Cell> = lead.to_vec();
-                // Numbers are right-aligned in member rows; their "-" too.
-                row.extend((2..header.len() - 1).map(|i| {
-                    if matches!(i - 2, 4..=6 | 11..=14) {
-                        right("-")
-                    } else {
-                        Cell::new("-")
-                    }
-                }));
-                row.push(Cell::new(format!(
-                    "error: {}",
-                    error.as_deref().unwrap_or("unknown")
-                )));
-                table.add_row(row);
+                let error = format!("error: {}", error.as_deref().unwrap_or("unknown"));
+                let row = lead.iter().cloned().chain(error_row(&columns, &error));
+                table.add_row(row.collect::<Vec<_>>());
             }
         }
     }
@@ -113,30 +105,142 @@ pub fn nospace_notice(report: &StatusReport) -> Option<String> {
     ))
 }
 
-fn status_columns(wide: bool) -> Vec<&'static str> {
-    let mut header = vec![
-        "NAME",
-        "ENDPOINT",
-        "ID",
-        "VERSION",
-        "DB SIZE",
-        "IN USE",
-        "RECLAIMABLE",
-        "QUOTA USE",
-        "ROLE",
-        "ALARMS",
-        "VERDICT",
-    ];
-    if wide {
-        header.extend(["RAFT TERM", "RAFT INDEX", "APPLIED", "QUOTA BYTES", "ERROR"]);
+/// How a status column lines up its cells, the "-" of a missing figure
+/// included.
+#[derive(Clone, Copy)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// One column of the `status` table (and of `status -A`, after NAMESPACE
+/// and CLUSTER): the one place that says its header, whether only `-o
+/// wide` shows it, how its cells line up, and what a member row puts in
+/// it. An error row (a cluster `status -A` could not probe) has a "-" in
+/// every column, aligned as the column's figures would be, and the error
+/// in the last column shown.
+struct Column {
+    header: &'static str,
+    wide_only: bool,
+    align: Align,
+    cell: fn(&MemberRow) -> String,
+}
+
+impl Column {
+    fn show(&self, text: String) -> Cell {
+        match self.align {
+            Align::Left => Cell::new(text),
+            Align::Right => right(text),
+        }
     }
-    header
+}
+
+const fn column(header: &'static str, align: Align, cell: fn(&MemberRow) -> String) -> Column {
+    Column {
+        header,
+        wide_only: false,
+        align,
+        cell,
+    }
+}
+
+const fn wide(column: Column) -> Column {
+    Column {
+        wide_only: true,
+        ..column
+    }
+}
+
+fn text_or_dash(text: Option<&str>) -> String {
+    text.unwrap_or("-").to_string()
+}
+
+/// The columns in order; the wide-only ones last.
+const STATUS_COLUMNS: &[Column] = &[
+    column("NAME", Align::Left, |m| m.name.clone()),
+    column("ENDPOINT", Align::Left, |m| {
+        text_or_dash(m.endpoint.as_deref())
+    }),
+    column("ID", Align::Left, |m| text_or_dash(m.id.as_deref())),
+    column("VERSION", Align::Left, |m| {
+        text_or_dash(m.version.as_deref())
+    }),
+    column("DB SIZE", Align::Right, |m| opt_bytes(m.db_size)),
+    column("IN USE", Align::Right, |m| opt_bytes(m.db_size_in_use)),
+    column("RECLAIMABLE", Align::Right, |m| opt_bytes(m.reclaimable)),
+    column("QUOTA USE", Align::Left, quota_use),
+    column("ROLE", Align::Left, |m| role(m).to_string()),
+    column("ALARMS", Align::Left, |m| {
+        if m.alarms.is_empty() {
+            "-".to_string()
+        } else {
+            m.alarms.join(",")
+        }
+    }),
+    column("VERDICT", Align::Left, |m| m.verdict.clone()),
+    wide(column("RAFT TERM", Align::Right, |m| opt_num(m.raft_term))),
+    wide(column("RAFT INDEX", Align::Right, |m| {
+        opt_num(m.raft_index)
+    })),
+    wide(column("APPLIED", Align::Right, |m| {
+        opt_num(m.raft_applied_index)
+    })),
+    wide(column("QUOTA BYTES", Align::Right, |m| {
+        m.quota.bytes.to_string()
+    })),
+    wide(column("ERROR", Align::Left, |m| {
+        text_or_dash(m.error.as_deref())
+    })),
+];
+
+fn status_columns(wide: bool) -> Vec<&'static Column> {
+    STATUS_COLUMNS
+        .iter()
+        .filter(|c| wide || !c.wide_only)
+        .collect()
+}
+
+fn role(m: &MemberRow) -> &'static str {
+    if m.is_leader {
+        "leader ★"
+    } else if m.is_learner {
+        "learner"
+    } else if m.reachable {
+        "follower"
+    } else {
+        "-"
+    }
+}
+
+fn quota_use(m: &MemberRow) -> String {
+    match m.quota_used_percent {
+        Some(p) => format!(
+            "{p:.1}% of {} ({})",
+            format_bytes(m.quota.bytes),
+            m.quota.source.as_str()
+        ),
+        None => "-".into(),
+    }
+}
+
+/// The row of a cluster that could not be probed: "-" throughout, `error`
+/// in the last column.
+fn error_row(columns: &[&Column], error: &str) -> Vec<Cell> {
+    let Some((last, before)) = columns.split_last() else {
+        return Vec::new();
+    };
+    before
+        .iter()
+        .map(|c| c.show("-".to_string()))
+        .chain([last.show(error.to_string())])
+        .collect()
 }
 
 /// Renders `status`. `wide` adds raft progress, the exact quota and the
 /// probe error. When the gate refuses, its reasons follow the table.
 pub fn status(report: &StatusReport, wide: bool) -> String {
-    let header = status_columns(wide);
+    let columns = status_columns(wide);
+    let header: Vec<&str> = columns.iter().map(|c| c.header).collect();
     let mut table = new_table(&header);
     for row in status_rows(report, wide) {
         table.add_row(row);
@@ -156,54 +260,12 @@ pub fn status(report: &StatusReport, wide: bool) -> String {
 }
 
 fn status_rows(report: &StatusReport, wide: bool) -> Vec<Vec<Cell>> {
-    let mut rows = Vec::new();
-    for m in &report.members {
-        let role = if m.is_leader {
-            "leader ★"
-        } else if m.is_learner {
-            "learner"
-        } else if m.reachable {
-            "follower"
-        } else {
-            "-"
-        };
-        let quota = match m.quota_used_percent {
-            Some(p) => format!(
-                "{p:.1}% of {} ({})",
-                format_bytes(m.quota.bytes),
-                m.quota.source.as_str()
-            ),
-            None => "-".into(),
-        };
-        let mut row = vec![
-            Cell::new(&m.name),
-            Cell::new(m.endpoint.as_deref().unwrap_or("-")),
-            Cell::new(m.id.as_deref().unwrap_or("-")),
-            Cell::new(m.version.as_deref().unwrap_or("-")),
-            right(opt_bytes(m.db_size)),
-            right(opt_bytes(m.db_size_in_use)),
-            right(opt_bytes(m.reclaimable)),
-            Cell::new(quota),
-            Cell::new(role),
-            Cell::new(if m.alarms.is_empty() {
-                "-".to_string()
-            } else {
-                m.alarms.join(",")
-            }),
-            Cell::new(&m.verdict),
-        ];
-        if wide {
-            row.extend([
-                right(opt_num(m.raft_term)),
-                right(opt_num(m.raft_index)),
-                right(opt_num(m.raft_applied_index)),
-                right(m.quota.bytes),
-                Cell::new(m.error.as_deref().unwrap_or("-")),
-            ]);
-        }
-        rows.push(row);
-    }
-    rows
+    let columns = status_columns(wide);
+    report
+        .members
+        .iter()
+        .map(|m| columns.iter().map(|c| c.show((c.cell)(m))).collect())
+        .collect()
 }
 
 /// Renders the `defrag` report: one row per member in execution order
