@@ -626,7 +626,7 @@ fn finalize(obs: &Observation) -> Transition {
     let failed = old
         .members
         .iter()
-        .any(|r| r.outcome == Outcome::Failed.wire());
+        .any(|r| r.outcome == Outcome::Failed.as_str());
     let (phase, reason) = if failed {
         (DefragPhase::Failed, CheckedReason::MemberFailed)
     } else {
@@ -751,33 +751,17 @@ fn set_checked(status: &mut EtcdDefragStatus, condition: Condition) {
 // Member rows
 // ---------------------------------------------------------------------------
 
-trait Wire {
-    fn wire(self) -> &'static str;
-}
-
-impl Wire for Outcome {
-    fn wire(self) -> &'static str {
-        match self {
-            Outcome::Pending => "Pending",
-            Outcome::Skipped => "Skipped",
-            Outcome::Defragmented => "Defragmented",
-            Outcome::Failed => "Failed",
-        }
-    }
-}
-
-impl Wire for Role {
-    fn wire(self) -> &'static str {
-        match self {
-            Role::Leader => "leader",
-            Role::Follower => "follower",
-            Role::Learner => "learner",
-        }
+/// A role as a status row spells it.
+fn role_text(role: Role) -> &'static str {
+    match role {
+        Role::Leader => "leader",
+        Role::Follower => "follower",
+        Role::Learner => "learner",
     }
 }
 
 fn is_pending(row: &MemberDefragStatus) -> bool {
-    row.outcome == Outcome::Pending.wire()
+    row.outcome == Outcome::Pending.as_str()
 }
 
 /// Rows whose outcome is Defragmented: the `n` of `n/m members
@@ -786,7 +770,7 @@ pub fn defragmented_rows(status: &EtcdDefragStatus) -> i32 {
     let n = status
         .members
         .iter()
-        .filter(|r| r.outcome == Outcome::Defragmented.wire())
+        .filter(|r| r.outcome == Outcome::Defragmented.as_str())
         .count();
     i32::try_from(n).unwrap_or(i32::MAX)
 }
@@ -804,8 +788,8 @@ fn size(bytes: u64) -> Option<i64> {
 pub fn row_from_result(result: &MemberResult, now: Timestamp) -> MemberDefragStatus {
     let mut row = MemberDefragStatus {
         name: result.name.clone(),
-        role: result.role.wire().to_string(),
-        outcome: result.outcome.wire().to_string(),
+        role: role_text(result.role).to_string(),
+        outcome: result.outcome.as_str().to_string(),
         reason: result.reason.map_or("", MemberReason::as_str).to_string(),
         ..Default::default()
     };
@@ -827,32 +811,6 @@ pub fn row_from_result(result: &MemberResult, now: Timestamp) -> MemberDefragSta
     row
 }
 
-fn outcome_of(text: &str) -> Option<Outcome> {
-    [
-        Outcome::Pending,
-        Outcome::Skipped,
-        Outcome::Defragmented,
-        Outcome::Failed,
-    ]
-    .into_iter()
-    .find(|o| o.wire() == text)
-}
-
-fn reason_of(text: &str) -> Option<MemberReason> {
-    [
-        MemberReason::BelowThreshold,
-        MemberReason::Learner,
-        MemberReason::NotSelected,
-        MemberReason::RpcError,
-        MemberReason::AfterSizeUnavailable,
-        MemberReason::MemberGone,
-        MemberReason::NoEndpoint,
-        MemberReason::Unreachable,
-    ]
-    .into_iter()
-    .find(|r| r.as_str() == text)
-}
-
 fn role_of(text: &str) -> Role {
     match text {
         "leader" => Role::Leader,
@@ -872,7 +830,7 @@ fn bytes(size: Option<i64>) -> Option<u64> {
 /// know counts as done but not failed (Skipped), as the operator, which
 /// only looks for `Pending` and `Failed`, treats it.
 pub fn result_from_row(row: &MemberDefragStatus) -> Option<MemberResult> {
-    let outcome = outcome_of(&row.outcome).unwrap_or(Outcome::Skipped);
+    let outcome = Outcome::parse(&row.outcome).unwrap_or(Outcome::Skipped);
     if outcome == Outcome::Pending {
         return None;
     }
@@ -881,7 +839,7 @@ pub fn result_from_row(row: &MemberDefragStatus) -> Option<MemberResult> {
         id: String::new(),
         role: role_of(&row.role),
         outcome,
-        reason: reason_of(&row.reason),
+        reason: MemberReason::parse(&row.reason),
         detail: None,
         db_size_before: bytes(row.db_size_before).unwrap_or(0),
         db_size_in_use: 0,
@@ -921,7 +879,7 @@ pub fn record_results(status: &mut EtcdDefragStatus, results: &[MemberResult], n
 /// deadline.
 pub fn mark_gone(status: &mut EtcdDefragStatus, now: Timestamp) {
     for row in status.members.iter_mut().filter(|r| is_pending(r)) {
-        row.outcome = Outcome::Failed.wire().to_string();
+        row.outcome = Outcome::Failed.as_str().to_string();
         row.reason = MemberReason::MemberGone.as_str().to_string();
         row.db_size_before = None;
         row.db_size_after = None;
@@ -2048,6 +2006,89 @@ mod tests {
         let mut again = row_from_result(&back[0], at(1));
         again.finished_at = rows[0].finished_at.clone();
         assert_eq!(again, rows[0]);
+    }
+
+    /// The names serde reads a unit enum's variants by (the enum's own
+    /// list, renames applied): a Deserializer that only records what
+    /// `deserialize_enum` is handed.
+    fn serde_names<T: serde::de::DeserializeOwned>() -> &'static [&'static str] {
+        use serde::de::{self, Visitor};
+        struct Names(&'static [&'static str]);
+        impl<'de> de::Deserializer<'de> for &mut Names {
+            type Error = de::value::Error;
+            fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+                Err(de::Error::custom("not an enum"))
+            }
+            fn deserialize_enum<V: Visitor<'de>>(
+                self,
+                _: &'static str,
+                variants: &'static [&'static str],
+                _: V,
+            ) -> Result<V::Value, Self::Error> {
+                self.0 = variants;
+                Err(de::Error::custom("names read"))
+            }
+            serde::forward_to_deserialize_any! {
+                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+                bytes byte_buf option unit unit_struct newtype_struct seq tuple
+                tuple_struct map struct identifier ignored_any
+            }
+        }
+        let mut names = Names(&[]);
+        let _ = T::deserialize(&mut names);
+        names.0
+    }
+
+    /// Every outcome and every reason serde knows (so a variant is in the
+    /// table the moment it is declared), with its status spelling: written
+    /// into a status row and read back, it is the same variant.
+    #[test]
+    fn every_outcome_and_reason_round_trips_through_a_status_row() {
+        assert_eq!(
+            serde_names::<Outcome>(),
+            ["Pending", "Skipped", "Defragmented", "Failed"]
+        );
+        assert_eq!(
+            serde_names::<MemberReason>(),
+            [
+                "BelowThreshold",
+                "Learner",
+                "NotSelected",
+                "RPCError",
+                "AfterSizeUnavailable",
+                "MemberGone",
+                "NoEndpoint",
+                "Unreachable",
+            ]
+        );
+        let reasons: Vec<MemberReason> = serde_names::<MemberReason>()
+            .iter()
+            .map(|name| MemberReason::parse(name).unwrap())
+            .collect();
+        for reason in &reasons {
+            assert_eq!(MemberReason::parse(reason.as_str()), Some(*reason));
+        }
+        for name in serde_names::<Outcome>() {
+            let outcome = Outcome::parse(name).unwrap();
+            assert_eq!(outcome.as_str(), *name);
+            for reason in reasons.iter().copied().map(Some).chain([None]) {
+                let written = result("a", Role::Follower, outcome, reason, 100, Some(60));
+                let row = row_from_result(&written, at(1));
+                assert_eq!(
+                    (
+                        Outcome::parse(&row.outcome),
+                        MemberReason::parse(&row.reason)
+                    ),
+                    (Some(outcome), reason),
+                    "{row:?}"
+                );
+                match result_from_row(&row) {
+                    // A Pending row is not a result: the member is still to do.
+                    None => assert_eq!(outcome, Outcome::Pending),
+                    Some(back) => assert_eq!((back.outcome, back.reason), (outcome, reason)),
+                }
+            }
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::plan::defrag::SkipReason;
 pub use crate::reach::ClusterRef;
@@ -82,8 +82,11 @@ pub struct NotRefreshed {
     pub why: String,
 }
 
-/// A member's outcome (the EtcdDefrag `outcome` values).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// A member's outcome (the EtcdDefrag `outcome` values). Its serde names
+/// are the one spelling: [`Outcome::as_str`] writes them and
+/// [`Outcome::parse`] reads them back, so a status row written by one run
+/// is read as the same outcome by the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Outcome {
     /// Not reached (the run stopped first), or planned in a dry run.
     Pending,
@@ -92,9 +95,30 @@ pub enum Outcome {
     Failed,
 }
 
+impl Outcome {
+    /// The stable string (the variant's serde name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pending => "Pending",
+            Outcome::Skipped => "Skipped",
+            Outcome::Defragmented => "Defragmented",
+            Outcome::Failed => "Failed",
+        }
+    }
+
+    /// The outcome whose stable string `text` is; `None` for any other
+    /// text. Read through the serde names, so every variant is known here
+    /// the moment it is declared.
+    pub fn parse(text: &str) -> Option<Outcome> {
+        by_serde_name(text)
+    }
+}
+
 /// Why a member ended as it did. The strings are the EtcdDefrag
-/// `status.members[].reason` values (and ours, in the same style).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// `status.members[].reason` values (and ours, in the same style); as with
+/// [`Outcome`], the serde names are the one spelling, written by
+/// [`MemberReason::as_str`] and read back by [`MemberReason::parse`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MemberReason {
     /// Skipped: the rule did not trigger.
     BelowThreshold,
@@ -117,7 +141,7 @@ pub enum MemberReason {
 }
 
 impl MemberReason {
-    /// The stable string.
+    /// The stable string (the variant's serde name).
     pub fn as_str(self) -> &'static str {
         match self {
             MemberReason::BelowThreshold => "BelowThreshold",
@@ -129,6 +153,12 @@ impl MemberReason {
             MemberReason::NoEndpoint => "NoEndpoint",
             MemberReason::Unreachable => "Unreachable",
         }
+    }
+
+    /// The reason whose stable string `text` is; `None` for any other text
+    /// (the empty string of a row without a reason included).
+    pub fn parse(text: &str) -> Option<MemberReason> {
+        by_serde_name(text)
     }
 }
 
@@ -147,6 +177,15 @@ impl fmt::Display for MemberReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// The variant of a unit-only enum whose serde name is `text`, as serde
+/// itself reads it; `None` for any other text.
+fn by_serde_name<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
+    use serde::de::IntoDeserializer;
+    let text: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+        text.into_deserializer();
+    T::deserialize(text).ok()
 }
 
 /// A member id as users see it elsewhere (EtcdMember `status.memberID`):
