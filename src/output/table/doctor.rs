@@ -1,0 +1,68 @@
+//! `doctor`: the findings worst first with their remedies, and with `-o
+//! wide` the checks that passed.
+
+use crate::report::DoctorReport;
+
+/// `doctor`: the findings worst first, each with its remedy; with `wide`,
+/// a column header and then every check that passed, under its own
+/// heading; then what could not be read.
+pub fn doctor(report: &DoctorReport, wide: bool) -> String {
+    use crate::plan::doctor::Severity;
+    let mut text = String::new();
+    if let Some(c) = &report.cluster {
+        text.push_str(&format!("{}/{}: {}\n", c.namespace, c.name, report.worst));
+    }
+    let (passed, problems): (Vec<_>, Vec<_>) = report
+        .findings
+        .iter()
+        .partition(|f| f.severity == Severity::Ok);
+    let width = problems
+        .iter()
+        .chain(passed.iter().filter(|_| wide))
+        .map(|f| f.check.len())
+        .max()
+        .unwrap_or(0)
+        .max("CHECK".len());
+    let line = |text: &mut String, f: &crate::plan::doctor::Finding| {
+        text.push_str(&format!(
+            "{:<8}  {:<width$}  {}\n",
+            f.severity.to_string().to_uppercase(),
+            f.check,
+            f.message
+        ));
+        if !f.remedy.is_empty() {
+            text.push_str(&format!("{:<8}  {:<width$}  → {}\n", "", "", f.remedy));
+        }
+    };
+    // With -o wide, the column header goes above the first finding listed.
+    let header = format!("{:<8}  {:<width$}  {}\n", "SEVERITY", "CHECK", "FINDING");
+    if wide && !problems.is_empty() {
+        text.push_str(&header);
+    }
+    for f in &problems {
+        line(&mut text, f);
+    }
+    if problems.is_empty() {
+        text.push_str("Nothing needs attention.\n");
+    }
+    if wide {
+        if !passed.is_empty() {
+            text.push_str(&format!("Passed ({} checks):\n", passed.len()));
+            if problems.is_empty() {
+                text.push_str(&header);
+            }
+        }
+        for f in &passed {
+            line(&mut text, f);
+        }
+    } else if !passed.is_empty() {
+        text.push_str(&format!(
+            "{} check(s) ok (-o wide lists them).\n",
+            passed.len()
+        ));
+    }
+    for u in &report.unread {
+        text.push_str(&format!("Not read: {u}\n"));
+    }
+    text
+}

@@ -1,0 +1,68 @@
+//! The `members` table and the account of a `member add|promote|remove`.
+
+use comfy_table::Cell;
+
+use super::{new_table, trim_lines};
+use crate::report::{MemberChangeReport, MembersReport};
+
+/// Renders `members`.
+pub fn members(report: &MembersReport) -> String {
+    let mut table = new_table(&["ID", "NAME", "PEER URLS", "CLIENT URLS", "LEARNER"]);
+    for m in &report.members {
+        table.add_row(vec![
+            Cell::new(&m.id),
+            Cell::new(if m.name.is_empty() {
+                "(unstarted)"
+            } else {
+                &m.name
+            }),
+            Cell::new(m.peer_urls.join(",")),
+            Cell::new(if m.client_urls.is_empty() {
+                "-".to_string()
+            } else {
+                m.client_urls.join(",")
+            }),
+            Cell::new(if m.is_learner { "true" } else { "false" }),
+        ]);
+    }
+    trim_lines(&table.to_string())
+}
+
+/// `member add|promote|remove`: what changed (or would), the quorum
+/// arithmetic, and for an add how to start the new member.
+pub fn member_change(report: &MemberChangeReport) -> String {
+    let q = &report.quorum;
+    let kind = if report.learner { "learner" } else { "voter" };
+    let who = match &report.id {
+        Some(id) if *id != report.member => format!("{} ({id})", report.member),
+        _ => report.member.clone(),
+    };
+    let what = match (report.action, report.dry_run) {
+        ("add", true) => format!("Would add {who} as a {kind}."),
+        ("add", false) => format!("Added {who} as a {kind}."),
+        ("promote", true) => format!("Would promote learner {who} to voter."),
+        ("promote", false) => format!("Promoted {who} to voter."),
+        (_, true) => format!("Would remove {kind} {who}."),
+        (_, false) => format!("Removed {kind} {who}."),
+    };
+    let mut text = format!(
+        "{what}\nVoters: {} before, {} after; quorum needs {}, and {} of them answer now.\n",
+        q.voters_before, q.voters_after, q.needed, q.answering_after
+    );
+    if let Some(refusal) = &report.refusal {
+        text.push_str(&format!("Forced past: {refusal}\n"));
+    }
+    if !report.start_with.is_empty() {
+        text.push_str("Start the new member with:\n");
+        for (k, v) in &report.start_with {
+            text.push_str(&format!("  {k}={v}\n"));
+        }
+        if report.learner {
+            text.push_str(&format!(
+                "then, once it has caught up: kubectl etcd member promote {}\n",
+                report.member
+            ));
+        }
+    }
+    text
+}

@@ -1,0 +1,245 @@
+//! The `status` and `status -A` tables: one column list (header, wide or
+//! not, alignment, cell) that drives the headers, every member row and the
+//! error row of a cluster that could not be probed; the NOSPACE notice and
+//! the gate's reasons follow the table.
+
+use comfy_table::Cell;
+
+use super::{new_table, opt_bytes, opt_num, right, trim_lines};
+use crate::quantity::format_bytes;
+use crate::report::{MemberRow, MultiStatusReport, StatusReport};
+
+/// Renders `status -A`: the member table with NAMESPACE and CLUSTER in
+/// front, an error row for a cluster that could not be probed, and each
+/// refusing cluster's gate reasons after the table.
+pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
+    let columns = status_columns(wide);
+    let header: Vec<&str> = ["NAMESPACE", "CLUSTER"]
+        .into_iter()
+        .chain(columns.iter().map(|c| c.header))
+        .collect();
+    let mut table = new_table(&header);
+    let mut footer = String::new();
+    for entry in &report.clusters {
+        let lead = [
+            Cell::new(&entry.cluster.namespace),
+            Cell::new(&entry.cluster.name),
+        ];
+        match (&entry.status, &entry.error) {
+            (Some(status), _) => {
+                for row in status_rows(status, wide) {
+                    table.add_row(lead.iter().cloned().chain(row).collect::<Vec<_>>());
+                }
+                if let Some(notice) = nospace_notice(status) {
+                    footer.push_str(&format!(
+                        "\n{}/{}: {}",
+                        entry.cluster.namespace, entry.cluster.name, notice
+                    ));
+                }
+                if !status.gate.passed {
+                    footer.push_str(&format!(
+                        "\n{}/{}: maintenance would be refused:\n",
+                        entry.cluster.namespace, entry.cluster.name
+                    ));
+                    for r in &status.gate.reasons {
+                        footer.push_str(&format!("  - {} [{}]\n", r.message, r.code));
+                    }
+                }
+            }
+            (None, error) => {
+                let error = format!("error: {}", error.as_deref().unwrap_or("unknown"));
+                let row = lead.iter().cloned().chain(error_row(&columns, &error));
+                table.add_row(row.collect::<Vec<_>>());
+            }
+        }
+    }
+    let mut text = trim_lines(&table.to_string());
+    text.push_str(&footer);
+    text
+}
+
+/// The line under a status table while NOSPACE is raised: the verdicts
+/// stay `healthy` (the gate tolerates NOSPACE, since a defrag is its
+/// cure), but the cluster takes no write that adds data until the alarm
+/// is disarmed. `None` without NOSPACE. Pure.
+pub fn nospace_notice(report: &StatusReport) -> Option<String> {
+    let mut on: Vec<&str> = report
+        .alarms
+        .iter()
+        .filter(|a| a.alarm == "NOSPACE")
+        .map(|a| a.member.as_str())
+        .collect();
+    if on.is_empty() {
+        return None;
+    }
+    on.sort();
+    on.dedup();
+    Some(format!(
+        "NOSPACE is raised (on {}): the cluster refuses writes (puts) until the alarm is disarmed; run `kubectl etcd doctor{}` for the remedy\n",
+        on.join(", "),
+        crate::report::ClusterRef::command_args(report.cluster.as_ref())
+    ))
+}
+
+/// How a status column lines up its cells, the "-" of a missing figure
+/// included.
+#[derive(Clone, Copy)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// One column of the `status` table (and of `status -A`, after NAMESPACE
+/// and CLUSTER): the one place that says its header, whether only `-o
+/// wide` shows it, how its cells line up, and what a member row puts in
+/// it. An error row (a cluster `status -A` could not probe) has a "-" in
+/// every column, aligned as the column's figures would be, and the error
+/// in the last column shown.
+struct Column {
+    header: &'static str,
+    wide_only: bool,
+    align: Align,
+    cell: fn(&MemberRow) -> String,
+}
+
+impl Column {
+    fn show(&self, text: String) -> Cell {
+        match self.align {
+            Align::Left => Cell::new(text),
+            Align::Right => right(text),
+        }
+    }
+}
+
+const fn column(header: &'static str, align: Align, cell: fn(&MemberRow) -> String) -> Column {
+    Column {
+        header,
+        wide_only: false,
+        align,
+        cell,
+    }
+}
+
+const fn wide(column: Column) -> Column {
+    Column {
+        wide_only: true,
+        ..column
+    }
+}
+
+fn text_or_dash(text: Option<&str>) -> String {
+    text.unwrap_or("-").to_string()
+}
+
+/// The columns in order; the wide-only ones last.
+const STATUS_COLUMNS: &[Column] = &[
+    column("NAME", Align::Left, |m| m.name.clone()),
+    column("ENDPOINT", Align::Left, |m| {
+        text_or_dash(m.endpoint.as_deref())
+    }),
+    column("ID", Align::Left, |m| text_or_dash(m.id.as_deref())),
+    column("VERSION", Align::Left, |m| {
+        text_or_dash(m.version.as_deref())
+    }),
+    column("DB SIZE", Align::Right, |m| opt_bytes(m.db_size)),
+    column("IN USE", Align::Right, |m| opt_bytes(m.db_size_in_use)),
+    column("RECLAIMABLE", Align::Right, |m| opt_bytes(m.reclaimable)),
+    column("QUOTA USE", Align::Left, quota_use),
+    column("ROLE", Align::Left, |m| role(m).to_string()),
+    column("ALARMS", Align::Left, |m| {
+        if m.alarms.is_empty() {
+            "-".to_string()
+        } else {
+            m.alarms.join(",")
+        }
+    }),
+    column("VERDICT", Align::Left, |m| m.verdict.clone()),
+    wide(column("RAFT TERM", Align::Right, |m| opt_num(m.raft_term))),
+    wide(column("RAFT INDEX", Align::Right, |m| {
+        opt_num(m.raft_index)
+    })),
+    wide(column("APPLIED", Align::Right, |m| {
+        opt_num(m.raft_applied_index)
+    })),
+    wide(column("QUOTA BYTES", Align::Right, |m| {
+        m.quota.bytes.to_string()
+    })),
+    wide(column("ERROR", Align::Left, |m| {
+        text_or_dash(m.error.as_deref())
+    })),
+];
+
+fn status_columns(wide: bool) -> Vec<&'static Column> {
+    STATUS_COLUMNS
+        .iter()
+        .filter(|c| wide || !c.wide_only)
+        .collect()
+}
+
+fn role(m: &MemberRow) -> &'static str {
+    if m.is_leader {
+        "leader ★"
+    } else if m.is_learner {
+        "learner"
+    } else if m.reachable {
+        "follower"
+    } else {
+        "-"
+    }
+}
+
+fn quota_use(m: &MemberRow) -> String {
+    match m.quota_used_percent {
+        Some(p) => format!(
+            "{p:.1}% of {} ({})",
+            format_bytes(m.quota.bytes),
+            m.quota.source.as_str()
+        ),
+        None => "-".into(),
+    }
+}
+
+/// The row of a cluster that could not be probed: "-" throughout, `error`
+/// in the last column.
+fn error_row(columns: &[&Column], error: &str) -> Vec<Cell> {
+    let Some((last, before)) = columns.split_last() else {
+        return Vec::new();
+    };
+    before
+        .iter()
+        .map(|c| c.show("-".to_string()))
+        .chain([last.show(error.to_string())])
+        .collect()
+}
+
+/// Renders `status`. `wide` adds raft progress, the exact quota and the
+/// probe error. When the gate refuses, its reasons follow the table.
+pub fn status(report: &StatusReport, wide: bool) -> String {
+    let columns = status_columns(wide);
+    let header: Vec<&str> = columns.iter().map(|c| c.header).collect();
+    let mut table = new_table(&header);
+    for row in status_rows(report, wide) {
+        table.add_row(row);
+    }
+    let mut text = trim_lines(&table.to_string());
+    if let Some(notice) = nospace_notice(report) {
+        text.push('\n');
+        text.push_str(&notice);
+    }
+    if !report.gate.passed {
+        text.push_str("\nHealth gate: maintenance would be refused:\n");
+        for r in &report.gate.reasons {
+            text.push_str(&format!("  - {} [{}]\n", r.message, r.code));
+        }
+    }
+    text
+}
+
+fn status_rows(report: &StatusReport, wide: bool) -> Vec<Vec<Cell>> {
+    let columns = status_columns(wide);
+    report
+        .members
+        .iter()
+        .map(|m| columns.iter().map(|c| c.show((c.cell)(m))).collect())
+        .collect()
+}

@@ -1,0 +1,300 @@
+//! `doctor`: what needs attention in one cluster, how bad it is, and what to
+//! do about it. Pure over `Facts` (the snapshot, the gate's verdict, and
+//! what the command could read besides: members' `/metrics`, certificates,
+//! the EtcdCluster's options, its Pods' arguments, the traffic setting);
+//! every check is its own function with a table test.
+//!
+//! A fact the command could not read is `None` and its check says nothing:
+//! doctor reports what it saw, and the command lists what it could not see.
+//!
+//! The checks are grouped by the facts they read: `snapshot.rs` (the
+//! snapshot and the gate), `metrics.rs` (members' `/metrics`) and
+//! `setup.rs` (options, certificates, Pods, the client Service); this
+//! module holds the findings and facts and runs the checks in report
+//! order ([`examine`]).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::plan::gate::GateVerdict;
+use crate::plan::rule::DefragRule;
+use crate::quantity::format_bytes;
+use crate::snapshot::ClusterSnapshot;
+pub use crate::snapshot::MemberMetrics;
+
+mod metrics;
+mod setup;
+mod snapshot;
+
+use metrics::MIN_FSYNCS;
+pub use metrics::{disk_latency, leader_changes};
+pub use setup::{certificates, compaction, stop_grpc_on_defrag, traffic};
+pub use snapshot::{alarms, defrag_space, fragmentation, gate, learners, quota, versions};
+
+/// How much a finding matters; ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Ok,
+    Warning,
+    Critical,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Ok => "ok",
+            Severity::Warning => "warning",
+            Severity::Critical => "critical",
+        })
+    }
+}
+
+/// One thing doctor found (or checked and found fine).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    pub severity: Severity,
+    /// Stable identifier of the check, e.g. `fragmentation`, `gate/ApplyLag`.
+    pub check: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
+    /// What was seen, with the numbers.
+    pub message: String,
+    /// One line: what to do (empty for ok findings).
+    pub remedy: String,
+}
+
+fn finding(
+    severity: Severity,
+    check: &str,
+    member: Option<&str>,
+    message: String,
+    remedy: impl Into<String>,
+) -> Finding {
+    Finding {
+        severity,
+        check: check.to_string(),
+        member: member.map(str::to_string),
+        message,
+        remedy: remedy.into(),
+    }
+}
+
+/// A certificate's end of validity, and what it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CertFact {
+    /// E.g. `server certificate of m1 (CN=…)`, `client certificate (--cert)`.
+    pub what: String,
+    /// Unix seconds.
+    pub not_after: i64,
+}
+
+/// The EtcdCluster's `spec.options` and `spec.storage` (plugin mode).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClusterSpecFacts {
+    pub auto_compaction_mode: Option<String>,
+    pub auto_compaction_retention: Option<String>,
+    /// `spec.storage.size` in bytes: each member's volume.
+    pub volume_bytes: Option<u64>,
+    /// `spec.storage.medium` is `Memory`.
+    pub memory_medium: bool,
+}
+
+/// The client Service's trafficDistribution and the members' placement.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrafficFacts {
+    pub value: String,
+    /// (member, its Pod's node, that node's `topology.kubernetes.io/zone`).
+    pub placement: Vec<(String, Option<String>, Option<String>)>,
+}
+
+/// Everything the checks look at. `None`: could not be read.
+#[derive(Debug, Clone, Default)]
+pub struct Facts<'a> {
+    pub snapshot: Option<&'a ClusterSnapshot>,
+    pub verdict: Option<&'a GateVerdict>,
+    /// The cluster's current revision, and the one compacted up to (0:
+    /// never compacted).
+    pub revisions: Option<(i64, i64)>,
+    pub metrics: BTreeMap<String, MemberMetrics>,
+    pub certs: Vec<CertFact>,
+    pub now: i64,
+    pub spec: Option<ClusterSpecFacts>,
+    /// Member name → its Pod's etcd arguments (plugin mode).
+    pub pod_args: BTreeMap<String, Vec<String>>,
+    /// The trafficDistribution in effect and where the members run (plugin
+    /// mode, when a value is set).
+    pub traffic: Option<TrafficFacts>,
+    /// The rule a defrag would use (the defaults unless given).
+    pub rule: DefragRule,
+    /// The cluster as the remedies name it (`my-etcd -n prod`, or empty).
+    pub cluster_args: String,
+}
+
+/// Every check, in the order the report lists them. A check that ran and
+/// found nothing adds an `ok` finding saying what it looked at, so that
+/// `-o wide` (and JSON) list every check that passed; a check whose facts
+/// could not be read adds nothing (the command lists what it could not
+/// read).
+pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let (Some(snap), Some(verdict)) = (facts.snapshot, facts.verdict) {
+        out.extend(gate(verdict, &facts.cluster_args));
+        if snap.alarm_list_error.is_none() {
+            out.extend(or_passed(
+                alarms(snap, &facts.cluster_args),
+                "alarm",
+                "no alarm is raised",
+            ));
+        } else {
+            out.extend(alarms(snap, &facts.cluster_args));
+        }
+        out.extend(fragmentation(snap, &facts.rule, &facts.cluster_args));
+        out.extend(or_passed(
+            quota(snap),
+            "quota",
+            "every member's backend is under 80% of its quota",
+        ));
+        let minors: std::collections::BTreeSet<String> = snap
+            .members
+            .iter()
+            .filter_map(|m| m.status())
+            .map(|s| s.version.split('.').take(2).collect::<Vec<_>>().join("."))
+            .collect();
+        if let Some(minor) = minors.first() {
+            out.extend(or_passed(
+                versions(snap),
+                "version-skew",
+                format!("every member runs etcd {minor}"),
+            ));
+        }
+        out.extend(or_passed(
+            learners(snap, verdict),
+            "learner",
+            "no learner is waiting to be promoted",
+        ));
+        if let Some(spec) = &facts.spec {
+            if let Some(volume) = spec.volume_bytes {
+                out.extend(or_passed(
+                    defrag_space(snap, spec),
+                    "defrag-space",
+                    format!(
+                        "a defrag fits on every member's {} volume",
+                        format_bytes(volume)
+                    ),
+                ));
+            }
+        }
+    }
+    if !facts.metrics.is_empty() {
+        let requested: u64 = facts.metrics.values().map(|m| m.move_leader_requests).sum();
+        let mut passed =
+            "no member sees frequent elections (3 or more, over 2 per hour)".to_string();
+        if requested > 0 {
+            passed.push_str(&format!(
+                "; {requested} transfer(s) requested through MoveLeader not counted"
+            ));
+        }
+        out.extend(or_passed(
+            leader_changes(&facts.metrics),
+            "leader-changes",
+            passed,
+        ));
+        let judged = facts
+            .metrics
+            .values()
+            .filter(|m| m.wal_fsyncs >= MIN_FSYNCS && m.wal_fsync_p99_seconds.is_some())
+            .count();
+        if judged > 0 {
+            out.extend(or_passed(
+                disk_latency(&facts.metrics),
+                "disk-latency",
+                format!("99% of WAL fsyncs finish within 10 ms on each of the {judged} member(s) with at least {MIN_FSYNCS} fsyncs"),
+            ));
+        }
+    }
+    let compacted = compaction(facts.revisions, facts.spec.as_ref());
+    let has = |check: &str| compacted.iter().any(|f| f.check == check);
+    let mut passed = Vec::new();
+    if let (Some((current, compacted_at)), false) = (facts.revisions, has("compaction")) {
+        passed.push(finding(
+            Severity::Ok,
+            "compaction",
+            None,
+            format!(
+                "{} revisions are kept (current {current}, compacted up to {compacted_at})",
+                current - compacted_at
+            ),
+            "",
+        ));
+    }
+    if let (Some(spec), false) = (&facts.spec, has("auto-compaction")) {
+        passed.push(finding(
+            Severity::Ok,
+            "auto-compaction",
+            None,
+            format!(
+                "auto-compaction keeps {} ({})",
+                spec.auto_compaction_retention.as_deref().unwrap_or("0"),
+                spec.auto_compaction_mode.as_deref().unwrap_or("periodic")
+            ),
+            "",
+        ));
+    }
+    out.extend(compacted);
+    out.extend(passed);
+    if let Some(first) = facts.certs.iter().min_by_key(|c| c.not_after) {
+        out.extend(or_passed(
+            certificates(&facts.certs, facts.now),
+            "certificate",
+            format!(
+                "every certificate is valid for 30 days or more (the first to expire: the {}, in {} days)",
+                first.what,
+                (first.not_after - facts.now) / 86_400
+            ),
+        ));
+    }
+    out.extend(stop_grpc_on_defrag(&facts.pod_args, facts.snapshot));
+    if let Some(t) = &facts.traffic {
+        out.extend(or_passed(
+            traffic(t),
+            "traffic",
+            format!("trafficDistribution {}: its prerequisites hold", t.value),
+        ));
+    }
+    // While NOSPACE is raised its remedy is the one to run: the others
+    // that would defragment defer to it, so that one command is offered.
+    if out.iter().any(|f| f.check == "alarm/NOSPACE") {
+        for f in out.iter_mut().filter(|f| {
+            matches!(f.check.as_str(), "fragmentation" | "quota") && f.severity > Severity::Ok
+        }) {
+            f.remedy = "the alarm/NOSPACE remedy covers it".into();
+        }
+    }
+    out.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    out
+}
+
+/// `found`, or one `ok` finding for `check` saying what passed.
+fn or_passed(found: Vec<Finding>, check: &str, passed: impl Into<String>) -> Vec<Finding> {
+    if found.is_empty() {
+        vec![finding(Severity::Ok, check, None, passed.into(), "")]
+    } else {
+        found
+    }
+}
+
+/// The worst severity among `findings` (Ok when none).
+pub fn worst(findings: &[Finding]) -> Severity {
+    findings
+        .iter()
+        .map(|f| f.severity)
+        .max()
+        .unwrap_or(Severity::Ok)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,192 @@
+//! The checks over how the cluster is set up: its compaction (history
+//! kept, auto-compaction options), certificates, the Pods' defrag flag and
+//! the client Service's traffic distribution.
+
+use std::collections::BTreeMap;
+
+use super::{finding, CertFact, ClusterSpecFacts, Finding, Severity, TrafficFacts};
+use crate::snapshot::{ClusterSnapshot, MemberStatus};
+
+/// History that is never compacted grows until the quota; a retention that
+/// is off or very long is the usual cause.
+pub fn compaction(revisions: Option<(i64, i64)>, spec: Option<&ClusterSpecFacts>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some((current, compacted)) = revisions {
+        let kept = current - compacted;
+        if kept > 1_000_000 {
+            out.push(finding(
+                Severity::Warning,
+                "compaction",
+                None,
+                format!(
+                    "{kept} revisions are kept (current {current}, compacted up to {compacted}): history is not being compacted"
+                ),
+                "compact (kubectl etcd compact --keep 10000) and turn on auto-compaction; a client that compacts (kube-apiserver does every 5 min) also counts",
+            ));
+        }
+    }
+    if let Some(spec) = spec {
+        let retention = spec.auto_compaction_retention.as_deref().unwrap_or("0");
+        let mode = spec.auto_compaction_mode.as_deref().unwrap_or("periodic");
+        let off = retention.trim_matches('0').trim_matches('.').is_empty();
+        let lax = match mode {
+            "revision" => retention.parse::<u64>().is_ok_and(|r| r > 1_000_000),
+            // A bare number means hours.
+            _ => retention
+                .parse::<f64>()
+                .map(|h| h * 3600.0)
+                .or_else(|_| crate::quantity::parse_duration(retention).map(|d| d.as_secs_f64()))
+                .is_ok_and(|s| s > 24.0 * 3600.0),
+        };
+        if off {
+            out.push(finding(
+                Severity::Warning,
+                "auto-compaction",
+                None,
+                "auto-compaction is off (spec.options.autoCompactionRetention is unset or 0)".into(),
+                "set spec.options.autoCompactionRetention (e.g. 1h), unless a client such as kube-apiserver compacts",
+            ));
+        } else if lax {
+            out.push(finding(
+                Severity::Warning,
+                "auto-compaction",
+                None,
+                format!("auto-compaction keeps {retention} ({mode}): history that long fills the backend"),
+                "lower spec.options.autoCompactionRetention (an hour or less is usual)",
+            ));
+        }
+    }
+    out
+}
+
+/// Certificates that expire soon or have expired.
+pub fn certificates(certs: &[CertFact], now: i64) -> Vec<Finding> {
+    certs
+        .iter()
+        .filter_map(|c| {
+            let left = c.not_after - now;
+            let days = left / 86_400;
+            let (severity, message) = if left <= 0 {
+                (Severity::Critical, format!("the {} expired {} day(s) ago", c.what, -days))
+            } else if days < 7 {
+                (Severity::Critical, format!("the {} expires in {days} day(s)", c.what))
+            } else if days < 30 {
+                (Severity::Warning, format!("the {} expires in {days} days", c.what))
+            } else {
+                return None;
+            };
+            Some(finding(
+                severity,
+                "certificate",
+                None,
+                message,
+                "renew it (cert-manager renews before expiry when its Certificate is healthy) and let the members reload",
+            ))
+        })
+        .collect()
+}
+
+/// etcd 3.6's `StopGRPCServiceOnDefrag` (3.5: the experimental flag) makes
+/// a defragmenting member report NOT_SERVING, so clients that health-check
+/// move away instead of waiting for the whole defrag.
+pub fn stop_grpc_on_defrag(
+    pod_args: &BTreeMap<String, Vec<String>>,
+    snap: Option<&ClusterSnapshot>,
+) -> Vec<Finding> {
+    if pod_args.is_empty() {
+        return vec![];
+    }
+    let set = |args: &Vec<String>| {
+        args.iter().any(|a| {
+            a.contains("StopGRPCServiceOnDefrag=true")
+                || a == "--experimental-stop-grpc-service-on-defrag"
+                || a == "--experimental-stop-grpc-service-on-defrag=true"
+        })
+    };
+    let supports = |name: &str| {
+        snap.and_then(|s| s.members.iter().find(|m| m.name == name))
+            .and_then(|m| m.status())
+            .is_none_or(|s: &MemberStatus| !s.version.starts_with("3.4"))
+    };
+    let missing: Vec<&str> = pod_args
+        .iter()
+        .filter(|(name, args)| !set(args) && supports(name))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if missing.is_empty() {
+        return vec![finding(
+            Severity::Ok,
+            "stop-grpc-on-defrag",
+            None,
+            "every member stops serving gRPC health while it defragments, so health-checking clients move away".into(),
+            "",
+        )];
+    }
+    vec![finding(
+        Severity::Ok,
+        "stop-grpc-on-defrag",
+        None,
+        format!(
+            "{} do not set StopGRPCServiceOnDefrag: clients sending to a defragmenting member wait for the whole defrag",
+            missing.join(", ")
+        ),
+        "consider --feature-gates=StopGRPCServiceOnDefrag=true (3.6) or --experimental-stop-grpc-service-on-defrag (3.5) for clients that health-check gRPC",
+    )]
+}
+
+/// A trafficDistribution value whose prerequisites are missing: zone
+/// hints need zone labels on the members' nodes and members in more than
+/// one zone; without them the proxy falls back to every endpoint.
+pub fn traffic(t: &TrafficFacts) -> Vec<Finding> {
+    let mut problems = Vec::new();
+    let unplaced: Vec<&str> = t
+        .placement
+        .iter()
+        .filter(|(_, node, _)| node.is_none())
+        .map(|(m, _, _)| m.as_str())
+        .collect();
+    if !unplaced.is_empty() {
+        problems.push(format!("{} have no node yet", unplaced.join(", ")));
+    }
+    if t.value != "PreferSameNode" {
+        let unlabelled: Vec<String> = t
+            .placement
+            .iter()
+            .filter_map(|(m, node, zone)| match (node, zone) {
+                (Some(n), None) => Some(format!("{n} (runs {m})")),
+                _ => None,
+            })
+            .collect();
+        if !unlabelled.is_empty() {
+            problems.push(format!(
+                "{}: nodes {} have no topology.kubernetes.io/zone label, so their endpoints carry no zone hint",
+                t.value,
+                unlabelled.join(", ")
+            ));
+        }
+        let zones: std::collections::BTreeSet<&str> = t
+            .placement
+            .iter()
+            .filter_map(|(_, _, z)| z.as_deref())
+            .collect();
+        if zones.len() == 1 && t.placement.len() > 1 {
+            problems.push(format!(
+                "{}: every member runs in zone {}, so clients in other zones get no same-zone member",
+                t.value,
+                zones.iter().next().copied().unwrap_or_default()
+            ));
+        }
+    }
+    problems
+        .into_iter()
+        .map(|p| {
+            finding(
+                Severity::Warning,
+                "traffic",
+                None,
+                p,
+                "label nodes with topology.kubernetes.io/zone and spread members across zones, or clear the value (kubectl etcd traffic clear)",
+            )
+        })
+        .collect()
+}

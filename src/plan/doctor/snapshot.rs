@@ -1,0 +1,304 @@
+//! The checks over what the snapshot and the gate show of the cluster
+//! itself: the gate's reasons, alarms, fragmentation, quota use, version
+//! skew, learners, and whether a defrag fits on the members' volumes.
+
+use std::collections::BTreeMap;
+
+use super::{finding, ClusterSpecFacts, Finding, Severity};
+use crate::plan::defrag::{predicted_outage, Measured, ETCD_REQUEST_TIMEOUT_SECONDS};
+use crate::plan::gate::{GateReason, GateVerdict};
+use crate::plan::rule::{DefragRule, RuleOutcome};
+use crate::quantity::format_bytes;
+use crate::snapshot::{AlarmKind, ClusterSnapshot};
+
+/// What the health gate refuses, as findings: the same reasons a defrag
+/// would stop on.
+pub fn gate(verdict: &GateVerdict, cluster: &str) -> Vec<Finding> {
+    if verdict.passed() {
+        return vec![finding(
+            Severity::Ok,
+            "gate",
+            None,
+            "the health gate passes: every voter answers, one leader, no lag".into(),
+            "",
+        )];
+    }
+    verdict
+        .reasons
+        .iter()
+        .map(|r| {
+            let (severity, remedy) = match r {
+                GateReason::MemberUnreachable { .. } | GateReason::MemberNotProbed { .. } => (
+                    Severity::Critical,
+                    "bring the member back (its Pod or process, its disk, the network) before any maintenance".to_string(),
+                ),
+                GateReason::NoLeader { .. }
+                | GateReason::LeaderDisagreement { .. }
+                | GateReason::LeaderNotMember { .. } => (
+                    Severity::Critical,
+                    "the members do not agree on a leader: check connectivity between members and their logs".into(),
+                ),
+                GateReason::Alarm { .. } => (
+                    Severity::Critical,
+                    "see the alarm finding".into(),
+                ),
+                GateReason::MemberError { .. } => (
+                    Severity::Critical,
+                    "read the member's log for the error it reports".into(),
+                ),
+                GateReason::ApplyLag { .. } | GateReason::BehindLeader { .. } => (
+                    Severity::Warning,
+                    format!("wait for it to catch up (kubectl etcd status {cluster}); if it never does, check its disk"),
+                ),
+                GateReason::LearnerPromoting { .. } => {
+                    (Severity::Warning, "wait for the promotion to finish".into())
+                }
+                GateReason::QuorumMargin { voters } => (
+                    Severity::Warning,
+                    format!("{voters} voter(s): losing one loses quorum; run 3 or 5 members"),
+                ),
+                // A sweep's own checks of one look (`gate::one_moment`,
+                // `gate::still_as_looked`); a sweep looks again by itself.
+                GateReason::SlowAnswer { .. } => (
+                    Severity::Warning,
+                    "check the member's disk and CPU: a sweep waits until every member answers promptly".into(),
+                ),
+                GateReason::TermDisagreement { .. } | GateReason::ChangedSinceLook { .. } => (
+                    Severity::Warning,
+                    format!("an election was under way: look again (kubectl etcd status {cluster})"),
+                ),
+            };
+            finding(
+                severity,
+                &format!("gate/{}", r.code()),
+                r.member(),
+                r.to_string(),
+                remedy.trim().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// NOSPACE and CORRUPT, per member. NOSPACE has one remedy, a single
+/// command: `defrag --compact` compacts, defragments every member that
+/// helps the cluster back under its quota whatever the rule
+/// (`plan::defrag::recover_nospace`), and disarms the alarm where the
+/// member is back under it.
+pub fn alarms(snap: &ClusterSnapshot, cluster: &str) -> Vec<Finding> {
+    let cluster = if cluster.is_empty() {
+        String::new()
+    } else {
+        format!(" {cluster}")
+    };
+    snap.alarms
+        .iter()
+        .map(|a| {
+            let member = snap.name_of(a.member_id);
+            match &a.kind {
+                AlarmKind::Nospace => finding(
+                    Severity::Critical,
+                    "alarm/NOSPACE",
+                    Some(&member),
+                    format!("NOSPACE is raised on {member}: the cluster refuses writes"),
+                    format!("kubectl etcd defrag{cluster} --compact (compacts the history, defragments every member that helps, and disarms the alarm once the members are back under their quota)"),
+                ),
+                other => finding(
+                    Severity::Critical,
+                    &format!("alarm/{}", other.as_str()),
+                    Some(&member),
+                    format!("{} is raised on {member}: its data may differ from the other members'", other.as_str()),
+                    "stop and compare the members' hashes (etcdctl endpoint hashkv) before anything else; never disarm it blind",
+                ),
+            }
+        })
+        .collect()
+}
+
+/// Members the defrag rule would defragment, with what would come back.
+pub fn fragmentation(snap: &ClusterSnapshot, rule: &DefragRule, cluster: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for m in &snap.members {
+        let Some(s) = m.status() else { continue };
+        let reclaim = s.db_size.saturating_sub(s.db_size_in_use);
+        if rule.evaluate(s.db_size, s.db_size_in_use, m.quota_bytes) != RuleOutcome::Skip {
+            out.push(finding(
+                Severity::Warning,
+                "fragmentation",
+                Some(&m.name),
+                format!(
+                    "{}: {} of its {} file is free space (rule: {rule})",
+                    m.name,
+                    format_bytes(reclaim),
+                    format_bytes(s.db_size)
+                ),
+                format!("kubectl etcd defrag {cluster}").trim().to_string(),
+            ));
+            if let Some(seconds) = predicted_outage(s.db_size_in_use, &Measured::default()) {
+                out.push(finding(
+                    Severity::Warning,
+                    "defrag-outage",
+                    Some(&m.name),
+                    format!(
+                        "{}: defragmenting {} in use takes about {seconds:.0}s, longer than etcd's {ETCD_REQUEST_TIMEOUT_SECONDS:.0}s request timeout: writes sent to {} fail meanwhile (`request timed out`, then `too many requests`)",
+                        m.name,
+                        format_bytes(s.db_size_in_use),
+                        m.name
+                    ),
+                    "defragment when writes are light, shrink what is in use (compact history, delete unused keys), and let clients use every member (StopGRPCServiceOnDefrag moves health-checking clients away)",
+                ));
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push(finding(
+            Severity::Ok,
+            "fragmentation",
+            None,
+            format!("no member needs a defrag (rule: {rule})"),
+            "",
+        ));
+    }
+    out
+}
+
+/// Size against quota: a member over its quota raises NOSPACE.
+pub fn quota(snap: &ClusterSnapshot) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for m in &snap.members {
+        let Some(s) = m.status() else { continue };
+        if m.quota_bytes == 0 {
+            continue;
+        }
+        let used = s.db_size as f64 / m.quota_bytes as f64;
+        let in_use = s.db_size_in_use as f64 / m.quota_bytes as f64;
+        let severity = if used >= 0.95 {
+            Severity::Critical
+        } else if used >= 0.80 {
+            Severity::Warning
+        } else {
+            continue;
+        };
+        // Fragmentation is cured by a defrag; data is not.
+        let remedy = if in_use < 0.70 {
+            "defragment it (kubectl etcd defrag) before it reaches the quota"
+        } else {
+            "the data itself nears the quota: compact more history, delete data, or raise the quota (--quota-backend-bytes, spec.options.quotaBackendBytes)"
+        };
+        out.push(finding(
+            severity,
+            "quota",
+            Some(&m.name),
+            format!(
+                "{}: {} is {:.0}% of its {} quota ({:.0}% in use)",
+                m.name,
+                format_bytes(s.db_size),
+                used * 100.0,
+                format_bytes(m.quota_bytes),
+                in_use * 100.0
+            ),
+            remedy,
+        ));
+    }
+    out
+}
+
+/// Members on different minor releases (an upgrade left half done).
+pub fn versions(snap: &ClusterSnapshot) -> Vec<Finding> {
+    let mut minors: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for m in &snap.members {
+        let Some(s) = m.status() else { continue };
+        let minor: String = s.version.split('.').take(2).collect::<Vec<_>>().join(".");
+        minors
+            .entry(minor)
+            .or_default()
+            .push(format!("{} {}", m.name, s.version));
+    }
+    if minors.len() <= 1 {
+        return vec![];
+    }
+    let all: Vec<String> = minors.values().flatten().cloned().collect();
+    vec![finding(
+        Severity::Warning,
+        "version-skew",
+        None,
+        format!("members run different minor releases: {}", all.join(", ")),
+        "finish the upgrade (or roll back) one member at a time; mixed minors are meant only for the upgrade itself",
+    )]
+}
+
+/// Learners: promote the ones that have caught up.
+pub fn learners(snap: &ClusterSnapshot, verdict: &GateVerdict) -> Vec<Finding> {
+    let leader_applied = verdict
+        .leader
+        .and_then(|l| snap.member_by_id(l))
+        .and_then(|m| m.status())
+        .map(|s| s.raft_applied_index);
+    snap.members
+        .iter()
+        .filter(|m| m.is_learner())
+        .map(|m| {
+            let caught_up = match (m.status(), leader_applied) {
+                (Some(s), Some(l)) => l.saturating_sub(s.raft_applied_index) <= 1000,
+                _ => false,
+            };
+            if caught_up {
+                finding(
+                    Severity::Warning,
+                    "learner",
+                    Some(&m.name),
+                    format!(
+                        "{} is a learner that has caught up, still not voting",
+                        m.name
+                    ),
+                    format!("kubectl etcd member promote {}", m.name),
+                )
+            } else {
+                finding(
+                    Severity::Ok,
+                    "learner",
+                    Some(&m.name),
+                    format!("{} is a learner still catching up", m.name),
+                    "",
+                )
+            }
+        })
+        .collect()
+}
+
+/// A defrag writes a new file of about the in-use size beside the old one:
+/// the volume must hold both.
+pub fn defrag_space(snap: &ClusterSnapshot, spec: &ClusterSpecFacts) -> Vec<Finding> {
+    let Some(volume) = spec.volume_bytes else {
+        return vec![];
+    };
+    // The WAL shares the volume: at least its one preallocated 64 MiB
+    // segment (up to five are kept).
+    const OTHER: u64 = 64 << 20;
+    let mut out = Vec::new();
+    for m in &snap.members {
+        let Some(s) = m.status() else { continue };
+        let needed = s.db_size + s.db_size_in_use + OTHER;
+        if needed > volume {
+            let medium = if spec.memory_medium {
+                "memory volume"
+            } else {
+                "volume"
+            };
+            out.push(finding(
+                Severity::Critical,
+                "defrag-space",
+                Some(&m.name),
+                format!(
+                    "{}: a defrag needs about {} on its {} {medium} ({} file, {} in use, plus WAL), so it would fail for lack of space",
+                    m.name,
+                    format_bytes(needed),
+                    format_bytes(volume),
+                    format_bytes(s.db_size),
+                    format_bytes(s.db_size_in_use)
+                ),
+                "grow spec.storage.size (a bigger volume for new members, then replace members one at a time) or compact first to lower the in-use size",
+            ));
+        }
+    }
+    out
+}

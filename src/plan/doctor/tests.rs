@@ -1,0 +1,622 @@
+use super::*;
+use crate::plan::gate::{evaluate, GateOptions};
+use crate::snapshot::{Alarm, AlarmKind, MemberSnapshot, MemberStatus, Probe};
+
+const MI: u64 = 1024 * 1024;
+
+/// Members (name, id, size MiB, in use MiB, learner, version, applied).
+fn cluster(rows: &[(&str, u64, u64, u64, bool, &str, u64)]) -> ClusterSnapshot {
+    ClusterSnapshot {
+        members: rows
+            .iter()
+            .map(|&(name, id, size, used, learner, version, applied)| {
+                MemberSnapshot::listed_for_test(
+                    name,
+                    id,
+                    learner,
+                    Probe::Answered(MemberStatus {
+                        member_id: id,
+                        leader: 1,
+                        db_size: size * MI,
+                        db_size_in_use: used * MI,
+                        raft_index: applied,
+                        raft_applied_index: applied,
+                        is_learner: learner,
+                        version: version.into(),
+                        ..Default::default()
+                    }),
+                )
+            })
+            .collect(),
+        member_list_known: true,
+        alarms: vec![],
+        alarm_list_error: None,
+    }
+}
+
+fn healthy() -> ClusterSnapshot {
+    cluster(&[
+        ("a", 1, 100, 90, false, "3.6.16", 500),
+        ("b", 2, 100, 90, false, "3.6.16", 500),
+        ("c", 3, 100, 90, false, "3.6.16", 500),
+    ])
+}
+
+fn checks(findings: &[Finding]) -> Vec<(Severity, String, Option<String>)> {
+    findings
+        .iter()
+        .map(|f| (f.severity, f.check.clone(), f.member.clone()))
+        .collect()
+}
+
+#[test]
+fn a_healthy_cluster_is_all_ok() {
+    let s = healthy();
+    let v = evaluate(&s, &GateOptions::default());
+    let facts = Facts {
+        snapshot: Some(&s),
+        verdict: Some(&v),
+        ..Default::default()
+    };
+    let found = examine(&facts);
+    assert_eq!(worst(&found), Severity::Ok);
+    // Every check that ran says it passed; those whose facts were not
+    // read (metrics, certificates, the EtcdCluster) say nothing.
+    let ok = |c: &str| (Severity::Ok, c.to_string(), None);
+    assert_eq!(
+        checks(&found),
+        [
+            ok("gate"),
+            ok("alarm"),
+            ok("fragmentation"),
+            ok("quota"),
+            ok("version-skew"),
+            ok("learner"),
+        ]
+    );
+    assert_eq!(found[4].message, "every member runs etcd 3.6");
+}
+
+#[test]
+fn every_check_that_ran_and_passed_is_listed() {
+    let s = healthy();
+    let v = evaluate(&s, &GateOptions::default());
+    let settled = MemberMetrics {
+        leader_changes: 4,
+        uptime_seconds: 600.0,
+        wal_fsync_p99_seconds: Some(0.002),
+        wal_fsyncs: 500,
+        ..Default::default()
+    };
+    let calm = MemberMetrics {
+        move_leader_requests: 3,
+        ..settled
+    };
+    let facts = Facts {
+        snapshot: Some(&s),
+        verdict: Some(&v),
+        revisions: Some((5_000, 4_000)),
+        metrics: [("a".to_string(), calm)].into_iter().collect(),
+        certs: vec![CertFact {
+            what: "client certificate (--cert)".into(),
+            not_after: 100 * 86_400,
+        }],
+        now: 0,
+        spec: Some(ClusterSpecFacts {
+            auto_compaction_retention: Some("1h".into()),
+            volume_bytes: Some(8 << 30),
+            ..Default::default()
+        }),
+        pod_args: [(
+            "a".to_string(),
+            vec!["--feature-gates=StopGRPCServiceOnDefrag=true".to_string()],
+        )]
+        .into_iter()
+        .collect(),
+        traffic: Some(TrafficFacts {
+            value: "PreferSameNode".into(),
+            placement: vec![("a".into(), Some("n1".into()), None)],
+        }),
+        ..Default::default()
+    };
+    let found = examine(&facts);
+    assert_eq!(worst(&found), Severity::Ok, "{found:#?}");
+    let names: Vec<&str> = found.iter().map(|f| f.check.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "gate",
+            "alarm",
+            "fragmentation",
+            "quota",
+            "version-skew",
+            "learner",
+            "defrag-space",
+            "leader-changes",
+            "disk-latency",
+            "compaction",
+            "auto-compaction",
+            "certificate",
+            "stop-grpc-on-defrag",
+            "traffic"
+        ]
+    );
+    let message = |check: &str| {
+        found
+            .iter()
+            .find(|f| f.check == check)
+            .map(|f| f.message.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        message("leader-changes"),
+        "no member sees frequent elections (3 or more, over 2 per hour); 3 transfer(s) requested through MoveLeader not counted"
+    );
+    assert_eq!(
+        message("compaction"),
+        "1000 revisions are kept (current 5000, compacted up to 4000)"
+    );
+    assert_eq!(
+        message("certificate"),
+        "every certificate is valid for 30 days or more (the first to expire: the client certificate (--cert), in 100 days)"
+    );
+    assert!(found.iter().all(|f| f.remedy.is_empty()));
+}
+
+#[test]
+fn gate_reasons_become_findings_with_severities() {
+    let mut s = healthy();
+    s.members[2].probe = Probe::refused_for_test();
+    if let Probe::Answered(st) = &mut s.members[1].probe {
+        st.raft_index = 500 + 5000;
+    }
+    let v = evaluate(&s, &GateOptions::default());
+    let found = gate(&v, "db");
+    assert!(found.contains(&Finding {
+        severity: Severity::Critical,
+        check: "gate/MemberUnreachable".into(),
+        member: Some("c".into()),
+        message: v.reasons.iter().find(|r| r.code() == "MemberUnreachable").unwrap().to_string(),
+        remedy: "bring the member back (its Pod or process, its disk, the network) before any maintenance".into(),
+    }));
+    let lag = found.iter().find(|f| f.check == "gate/ApplyLag").unwrap();
+    assert_eq!(
+        (lag.severity, lag.member.as_deref()),
+        (Severity::Warning, Some("b"))
+    );
+    assert!(lag.remedy.contains("kubectl etcd status db"));
+}
+
+#[test]
+fn alarms_are_critical_with_their_own_remedy() {
+    let mut s = healthy();
+    s.alarms = vec![
+        Alarm {
+            member_id: 1,
+            kind: AlarmKind::Nospace,
+        },
+        Alarm {
+            member_id: 2,
+            kind: AlarmKind::Corrupt,
+        },
+    ];
+    let found = alarms(&s, "db -n prod");
+    assert_eq!(
+        checks(&found),
+        [
+            (Severity::Critical, "alarm/NOSPACE".into(), Some("a".into())),
+            (Severity::Critical, "alarm/CORRUPT".into(), Some("b".into()))
+        ]
+    );
+    // One command, naming the cluster, that also disarms.
+    assert!(found[0]
+        .remedy
+        .starts_with("kubectl etcd defrag db -n prod --compact ("));
+    assert!(!found[0].remedy.contains("alarm disarm"));
+    assert!(found[1].remedy.contains("never disarm it blind"));
+    assert!(alarms(&s, "")[0]
+        .remedy
+        .starts_with("kubectl etcd defrag --compact ("));
+}
+
+#[test]
+fn under_nospace_one_command_is_offered() {
+    // A member over its quota and fragmented: without the alarm the
+    // quota and fragmentation findings each offer a defrag; with it
+    // they defer to the NOSPACE remedy.
+    let mut s = cluster(&[("a", 1, 1900, 100, false, "3.6.16", 1)]);
+    s.alarms = vec![Alarm {
+        member_id: 1,
+        kind: AlarmKind::Nospace,
+    }];
+    let verdict = crate::plan::gate::evaluate(&s, &Default::default());
+    let found = examine(&Facts {
+        snapshot: Some(&s),
+        verdict: Some(&verdict),
+        ..Default::default()
+    });
+    let commands: Vec<&str> = found
+        .iter()
+        .filter(|f| f.remedy.contains("kubectl etcd"))
+        .map(|f| f.check.as_str())
+        .collect();
+    assert_eq!(commands, ["alarm/NOSPACE"], "{found:#?}");
+    assert!(found
+        .iter()
+        .any(|f| f.check == "fragmentation" && f.remedy.contains("NOSPACE remedy")));
+}
+
+#[test]
+fn fragmentation_follows_the_defrag_rule() {
+    let s = cluster(&[
+        ("a", 1, 500, 100, false, "3.6.16", 1),
+        ("b", 2, 300, 150, false, "3.6.16", 1),
+    ]);
+    let found = fragmentation(&s, &DefragRule::default(), "db -n prod");
+    assert_eq!(
+        checks(&found),
+        [(Severity::Warning, "fragmentation".into(), Some("a".into()))]
+    );
+    assert_eq!(
+        found[0].message,
+        "a: 400 MiB of its 500 MiB file is free space (rule: reclaimable > 200 MiB)"
+    );
+    assert_eq!(found[0].remedy, "kubectl etcd defrag db -n prod");
+    let all = DefragRule {
+        all: true,
+        ..Default::default()
+    };
+    assert_eq!(fragmentation(&s, &all, "").len(), 2);
+}
+
+#[test]
+fn a_defrag_longer_than_etcds_request_timeout_is_named() {
+    // 1.2 GiB in use: about 15 s by the model, so writes to it fail.
+    let s = cluster(&[
+        ("a", 1, 2000, 1200, false, "3.6.16", 1),
+        ("b", 2, 2000, 100, false, "3.6.16", 1),
+    ]);
+    let found = fragmentation(&s, &DefragRule::default(), "");
+    assert_eq!(
+        checks(&found),
+        [
+            (Severity::Warning, "fragmentation".into(), Some("a".into())),
+            (Severity::Warning, "defrag-outage".into(), Some("a".into())),
+            (Severity::Warning, "fragmentation".into(), Some("b".into())),
+        ]
+    );
+    assert!(
+        found[1]
+            .message
+            .starts_with("a: defragmenting 1.2 GiB in use takes about 15s, longer than etcd's 7s request timeout"),
+        "{}",
+        found[1].message
+    );
+    assert!(found[1].remedy.contains("StopGRPCServiceOnDefrag"));
+}
+
+#[test]
+fn quota_warns_at_80_and_is_critical_at_95_percent() {
+    let mut s = cluster(&[
+        ("a", 1, 70, 60, false, "3.6.16", 1),
+        ("b", 2, 85, 30, false, "3.6.16", 1),
+        ("c", 3, 97, 90, false, "3.6.16", 1),
+    ]);
+    for m in &mut s.members {
+        m.quota_bytes = 100 * MI;
+    }
+    let found = quota(&s);
+    assert_eq!(
+        checks(&found),
+        [
+            (Severity::Warning, "quota".into(), Some("b".into())),
+            (Severity::Critical, "quota".into(), Some("c".into()))
+        ]
+    );
+    assert!(found[0].remedy.starts_with("defragment it"));
+    assert!(found[1]
+        .remedy
+        .starts_with("the data itself nears the quota"));
+    assert_eq!(
+        found[1].message,
+        "c: 97 MiB is 97% of its 100 MiB quota (90% in use)"
+    );
+}
+
+#[test]
+fn version_skew_is_minor_releases_only() {
+    let patch = cluster(&[
+        ("a", 1, 1, 1, false, "3.5.20", 1),
+        ("b", 2, 1, 1, false, "3.5.35", 1),
+    ]);
+    assert!(versions(&patch).is_empty());
+    let minor = cluster(&[
+        ("a", 1, 1, 1, false, "3.5.35", 1),
+        ("b", 2, 1, 1, false, "3.6.16", 1),
+    ]);
+    let found = versions(&minor);
+    assert_eq!(
+        found[0].message,
+        "members run different minor releases: a 3.5.35, b 3.6.16"
+    );
+}
+
+#[test]
+fn a_caught_up_learner_should_be_promoted() {
+    let s = cluster(&[
+        ("a", 1, 1, 1, false, "3.6.16", 5000),
+        ("b", 2, 1, 1, false, "3.6.16", 5000),
+        ("c", 3, 1, 1, false, "3.6.16", 5000),
+        ("ready", 4, 1, 1, true, "3.6.16", 4990),
+        ("behind", 5, 1, 1, true, "3.6.16", 10),
+    ]);
+    let v = evaluate(&s, &GateOptions::default());
+    let found = learners(&s, &v);
+    assert_eq!(
+        checks(&found),
+        [
+            (Severity::Warning, "learner".into(), Some("ready".into())),
+            (Severity::Ok, "learner".into(), Some("behind".into()))
+        ]
+    );
+    assert_eq!(found[0].remedy, "kubectl etcd member promote ready");
+}
+
+#[test]
+fn a_defrag_must_fit_on_the_volume() {
+    let s = cluster(&[
+        ("a", 1, 700, 300, false, "3.6.16", 1),
+        ("b", 2, 600, 300, false, "3.6.16", 1),
+    ]);
+    let spec = ClusterSpecFacts {
+        volume_bytes: Some(1024 * MI),
+        ..Default::default()
+    };
+    let found = defrag_space(&s, &spec);
+    assert_eq!(
+        checks(&found),
+        [(Severity::Critical, "defrag-space".into(), Some("a".into()))]
+    );
+    assert!(
+        found[0]
+            .message
+            .contains("needs about 1.0 GiB on its 1.0 GiB volume (700 MiB file, 300 MiB in use"),
+        "{}",
+        found[0].message
+    );
+    assert!(defrag_space(&s, &ClusterSpecFacts::default()).is_empty());
+}
+
+#[test]
+fn frequent_elections_and_slow_fsyncs() {
+    let metrics: BTreeMap<String, MemberMetrics> = [
+        (
+            "calm".to_string(),
+            MemberMetrics {
+                leader_changes: 1,
+                uptime_seconds: 60.0,
+                wal_fsync_p99_seconds: Some(0.002),
+                wal_fsyncs: 500,
+                ..Default::default()
+            },
+        ),
+        (
+            "restless".to_string(),
+            MemberMetrics {
+                leader_changes: 6,
+                uptime_seconds: 1800.0,
+                wal_fsync_p99_seconds: Some(0.05),
+                wal_fsyncs: 500,
+                ..Default::default()
+            },
+        ),
+        (
+            "old".to_string(),
+            MemberMetrics {
+                leader_changes: 5,
+                uptime_seconds: 30.0 * 86400.0,
+                wal_fsync_p99_seconds: Some(0.4),
+                wal_fsyncs: 500,
+                ..Default::default()
+            },
+        ),
+        (
+            "new".to_string(),
+            MemberMetrics {
+                leader_changes: 1,
+                uptime_seconds: 5.0,
+                wal_fsync_p99_seconds: Some(0.4),
+                wal_fsyncs: 20,
+                ..Default::default()
+            },
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let elections = leader_changes(&metrics);
+    assert_eq!(
+        checks(&elections),
+        [(
+            Severity::Warning,
+            "leader-changes".into(),
+            Some("restless".into())
+        )]
+    );
+    assert_eq!(
+        elections[0].message,
+        "restless has seen 6 leader changes in 30m up (12.0 per hour)"
+    );
+    // Transfers someone asked for are no elections: with 4 of restless's
+    // 6 changes carried out through MoveLeader (by any member), only 2
+    // elections remain, too few to warn about.
+    let mut asked = metrics.clone();
+    if let Some(m) = asked.get_mut("calm") {
+        m.move_leader_requests = 3;
+    }
+    if let Some(m) = asked.get_mut("old") {
+        m.move_leader_requests = 1;
+    }
+    assert!(leader_changes(&asked).is_empty());
+    // With 2 transfers asked for, 4 elections still warn, and say so.
+    if let Some(m) = asked.get_mut("calm") {
+        m.move_leader_requests = 1;
+    }
+    let split = leader_changes(&asked);
+    assert_eq!(
+        split[0].message,
+        "restless has seen 6 leader changes in 30m up: 2 requested through MoveLeader, 4 elections (8.0 per hour)"
+    );
+    assert!(split[0].remedy.contains("Transfers requested through MoveLeader (kubectl etcd move-leader, kubectl etcd defrag's leader handling) are not counted"));
+    let disks = disk_latency(&metrics);
+    assert_eq!(
+        checks(&disks),
+        [
+            (
+                Severity::Critical,
+                "disk-latency".into(),
+                Some("old".into())
+            ),
+            (
+                Severity::Warning,
+                "disk-latency".into(),
+                Some("restless".into())
+            )
+        ]
+    );
+}
+
+#[test]
+fn compaction_off_lax_or_not_happening() {
+    assert!(compaction(Some((2_000_000, 1_500_000)), None).is_empty());
+    assert_eq!(
+        compaction(Some((2_000_000, 0)), None)[0].check,
+        "compaction"
+    );
+    let spec = |mode: Option<&str>, retention: Option<&str>| ClusterSpecFacts {
+        auto_compaction_mode: mode.map(str::to_string),
+        auto_compaction_retention: retention.map(str::to_string),
+        ..Default::default()
+    };
+    for (mode, retention, want) in [
+        (None, None, Some("off")),
+        (None, Some("0"), Some("off")),
+        (Some("periodic"), Some("1h"), None),
+        (Some("periodic"), Some("5"), None),
+        (Some("periodic"), Some("48h"), Some("keeps")),
+        (None, Some("72"), Some("keeps")),
+        (Some("revision"), Some("1000"), None),
+        (Some("revision"), Some("5000000"), Some("keeps")),
+    ] {
+        let found = compaction(None, Some(&spec(mode, retention)));
+        match want {
+            None => assert!(found.is_empty(), "{mode:?} {retention:?}: {found:?}"),
+            Some(word) => assert!(
+                found[0].message.contains(word),
+                "{mode:?} {retention:?}: {found:?}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn certificates_warn_at_30_days_and_are_critical_at_7() {
+    let now = 1_000_000_000;
+    let cert = |days: i64| CertFact {
+        what: format!("cert+{days}"),
+        not_after: now + days * 86_400 + 60,
+    };
+    let found = certificates(&[cert(90), cert(20), cert(3), cert(-2)], now);
+    assert_eq!(
+        found
+            .iter()
+            .map(|f| (f.severity, f.message.as_str()))
+            .collect::<Vec<_>>(),
+        [
+            (Severity::Warning, "the cert+20 expires in 20 days"),
+            (Severity::Critical, "the cert+3 expires in 3 day(s)"),
+            (Severity::Critical, "the cert+-2 expired 1 day(s) ago"),
+        ]
+    );
+}
+
+#[test]
+fn stop_grpc_on_defrag_is_read_from_pod_args() {
+    let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let mut pods = BTreeMap::new();
+    pods.insert(
+        "a".to_string(),
+        args(&["--name=a", "--feature-gates=StopGRPCServiceOnDefrag=true"]),
+    );
+    pods.insert(
+        "b".to_string(),
+        args(&["--name=b", "--experimental-stop-grpc-service-on-defrag"]),
+    );
+    let found = stop_grpc_on_defrag(&pods, None);
+    assert!(found[0].message.starts_with("every member"), "{found:?}");
+    pods.insert("c".to_string(), args(&["--name=c"]));
+    let found = stop_grpc_on_defrag(&pods, None);
+    assert_eq!(found[0].message, "c do not set StopGRPCServiceOnDefrag: clients sending to a defragmenting member wait for the whole defrag");
+    assert!(stop_grpc_on_defrag(&BTreeMap::new(), None).is_empty());
+}
+
+#[test]
+fn traffic_needs_zone_labels_and_spread() {
+    let place = |rows: &[(&str, Option<&str>, Option<&str>)]| TrafficFacts {
+        value: "PreferSameZone".into(),
+        placement: rows
+            .iter()
+            .map(|(m, n, z)| (m.to_string(), n.map(str::to_string), z.map(str::to_string)))
+            .collect(),
+    };
+    let spread = place(&[("a", Some("n1"), Some("z1")), ("b", Some("n2"), Some("z2"))]);
+    assert!(traffic(&spread).is_empty());
+    let one_zone = place(&[("a", Some("n1"), Some("z1")), ("b", Some("n2"), Some("z1"))]);
+    assert_eq!(
+        traffic(&one_zone)[0].message,
+        "PreferSameZone: every member runs in zone z1, so clients in other zones get no same-zone member"
+    );
+    let unlabelled = place(&[
+        ("a", Some("n1"), None),
+        ("b", Some("n2"), Some("z2")),
+        ("c", None, None),
+    ]);
+    let found: Vec<String> = traffic(&unlabelled)
+        .into_iter()
+        .map(|f| f.message)
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "c have no node yet".to_string(),
+            "PreferSameZone: nodes n1 (runs a) have no topology.kubernetes.io/zone label, so their endpoints carry no zone hint".into(),
+            "PreferSameZone: every member runs in zone z2, so clients in other zones get no same-zone member".into(),
+        ]
+    );
+    let same_node = TrafficFacts {
+        value: "PreferSameNode".into(),
+        ..one_zone
+    };
+    assert!(traffic(&same_node).is_empty());
+}
+
+#[test]
+fn findings_are_listed_worst_first() {
+    let mut s = healthy();
+    s.alarms = vec![Alarm {
+        member_id: 1,
+        kind: AlarmKind::Nospace,
+    }];
+    let v = evaluate(&s, &GateOptions::default());
+    let facts = Facts {
+        snapshot: Some(&s),
+        verdict: Some(&v),
+        revisions: Some((3_000_000, 0)),
+        ..Default::default()
+    };
+    let found = examine(&facts);
+    let severities: Vec<Severity> = found.iter().map(|f| f.severity).collect();
+    let mut sorted = severities.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(severities, sorted);
+    assert_eq!(worst(&found), Severity::Critical);
+}
