@@ -325,9 +325,14 @@ async fn drive(
     session: Session,
     first: Fresh,
 ) -> Result<(), Error> {
-    let rule = phase::rule_of(current.spec.rule.as_ref()).map_err(crate::Error::Usage)?;
+    let options = settings::sweep_of_run(
+        current.spec.rule.as_ref(),
+        ctx.move_leader,
+        ctx.member_timeout,
+    )
+    .map_err(crate::Error::Usage)?;
     let input = RunInput {
-        options: settings::sweep_of_run(rule, ctx.move_leader, ctx.member_timeout),
+        options,
         finished,
         cluster: session.target.cluster.clone(),
     };

@@ -185,7 +185,7 @@ pub struct EtcdDefragSpec {
 
 /// `spec.rule` as written. Sizes stay Kubernetes quantity strings (the CRD
 /// field is int-or-string; an integer is read as its decimal string); they
-/// are converted to bytes by `controller::phase::rule_of`.
+/// are converted to bytes by `settings::sweep_of_run`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DefragRuleSpec {

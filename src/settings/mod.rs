@@ -21,10 +21,13 @@ use std::time::Duration;
 use crate::cli::{DefragArgs, GateArgs, GlobalArgs, MoveLeaderArg};
 use crate::error::{Error, Result};
 use crate::exec::SweepOptions;
+use crate::k8s::crd::DefragRuleSpec;
 use crate::output::OutputFormat;
 use crate::plan::defrag::MoveLeader;
 use crate::plan::gate::GateOptions;
+use crate::plan::rule::parse_percent;
 use crate::plan::rule::DefragRule;
+use crate::quantity::parse_bytes;
 use crate::reach::flags::Flags;
 
 /// What every command takes from the global flags.
@@ -241,16 +244,17 @@ fn sweep(args: &DefragArgs) -> Result<SweepOptions> {
 }
 
 /// The sweep options of one EtcdDefrag run processed by `--watch`: the
-/// rule from its spec, the leader handling and timeout from the watcher's
-/// flags. The operator's controller neither compacts, waits for health nor
-/// recovers NOSPACE, so neither does a run; it is gated by [`run_gate`].
+/// rule from its spec ([`rule_of`]), the leader handling and timeout from
+/// the watcher's flags. The operator's controller neither compacts, waits
+/// for health nor recovers NOSPACE, so neither does a run; it is gated by
+/// [`run_gate`]. A size in the spec that does not parse is the error.
 pub fn sweep_of_run(
-    rule: DefragRule,
+    spec: Option<&DefragRuleSpec>,
     move_leader: MoveLeader,
     member_timeout: Duration,
-) -> SweepOptions {
-    SweepOptions {
-        rule,
+) -> std::result::Result<SweepOptions, String> {
+    Ok(SweepOptions {
+        rule: rule_of(spec)?,
         selection: Vec::new(),
         move_leader,
         member_timeout,
@@ -258,7 +262,32 @@ pub fn sweep_of_run(
         gate: run_gate(),
         compact: false,
         recover_nospace: false,
-    }
+    })
+}
+
+/// `spec.rule` as the engine's rule. Sizes convert like `Quantity.Value()`;
+/// a `quotaUsageAbove` that does not parse as 1%..100% turns the quota arm
+/// off, as in the operator. Combination rules are the CRD's CEL, already
+/// enforced by the API server, so they are not checked again.
+fn rule_of(spec: Option<&DefragRuleSpec>) -> Result<DefragRule, String> {
+    let Some(spec) = spec else {
+        return Ok(DefragRule::default());
+    };
+    let quantity = |field: &str, text: &Option<String>| {
+        text.as_deref()
+            .map(parse_bytes)
+            .transpose()
+            .map_err(|e| format!("spec.rule.{field}: {e}"))
+    };
+    Ok(DefragRule {
+        all: spec.all.unwrap_or(false),
+        free_space_above: quantity("freeSpaceAbove", &spec.free_space_above)?,
+        quota_usage_above: spec
+            .quota_usage_above
+            .as_deref()
+            .and_then(|p| parse_percent(p).ok()),
+        min_reclaim: quantity("minReclaim", &spec.min_reclaim)?,
+    })
 }
 
 #[cfg(test)]
@@ -361,12 +390,54 @@ mod tests {
         let relaxed = gate_without_quorum_margin(gate(&args));
         assert!(relaxed.allow_quorum_loss);
         assert_eq!(relaxed.max_raft_lag, 7);
-        let run = sweep_of_run(
-            DefragRule::default(),
-            MoveLeader::Always,
-            Duration::from_secs(300),
-        );
+        let run = sweep_of_run(None, MoveLeader::Always, Duration::from_secs(300)).unwrap();
         assert!(run.gate.allow_quorum_loss && !run.compact && !run.recover_nospace);
         assert_eq!(run.gate.max_raft_lag, GateOptions::default().max_raft_lag);
+    }
+
+    #[test]
+    fn rule_from_spec() {
+        let spec = |all, free: Option<&str>, pct: Option<&str>, min: Option<&str>| DefragRuleSpec {
+            all,
+            free_space_above: free.map(Into::into),
+            quota_usage_above: pct.map(Into::into),
+            min_reclaim: min.map(Into::into),
+        };
+        assert_eq!(rule_of(None), Ok(DefragRule::default()));
+        assert_eq!(
+            rule_of(Some(&spec(None, None, None, None))),
+            Ok(DefragRule::default())
+        );
+        assert_eq!(
+            rule_of(Some(&spec(Some(true), None, None, None))).unwrap(),
+            DefragRule {
+                all: true,
+                ..Default::default()
+            }
+        );
+        assert_eq!(
+            rule_of(Some(&spec(None, Some("200Mi"), Some("80%"), Some("1000")))).unwrap(),
+            DefragRule {
+                all: false,
+                free_space_above: Some(209_715_200),
+                quota_usage_above: Some(80),
+                min_reclaim: Some(1000),
+            }
+        );
+        // 100% is legal under the oldest CRD; garbage turns the arm off.
+        assert_eq!(
+            rule_of(Some(&spec(None, None, Some("100%"), None)))
+                .unwrap()
+                .quota_usage_above,
+            Some(100)
+        );
+        assert_eq!(
+            rule_of(Some(&spec(None, None, Some("lots"), None)))
+                .unwrap()
+                .quota_usage_above,
+            None
+        );
+        let err = rule_of(Some(&spec(None, Some("big"), None, None))).unwrap_err();
+        assert!(err.starts_with("spec.rule.freeSpaceAbove"), "{err}");
     }
 }

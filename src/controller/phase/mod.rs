@@ -47,7 +47,7 @@ pub use conditions::{
 };
 pub use wire::{
     defragmented_rows, finished_from_rows, mark_gone, record_results, result_from_row,
-    row_from_result, rule_of,
+    row_from_result,
 };
 
 /// How long a waiting run (queued, deferred, dial failed) sleeps before its

@@ -4,10 +4,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 use super::*;
 use crate::k8s::crd::DefragPhase::{Complete, Failed, Pending, Running};
-use crate::k8s::crd::{DefragRuleSpec, MemberDefragStatus};
+use crate::k8s::crd::MemberDefragStatus;
 use crate::plan::defrag::Role;
 use crate::plan::gate::GateReason;
-use crate::plan::rule::DefragRule;
 use crate::report::MemberReason;
 
 const BASE: i64 = 1_800_000_000;
@@ -1250,52 +1249,6 @@ fn a_row_the_engine_never_reached_becomes_member_gone() {
         matches!(&t, Transition::Finalize { phase: Failed, message, .. } if message == "1/2 members defragmented"),
         "{t:?}"
     );
-}
-
-#[test]
-fn rule_from_spec() {
-    let spec = |all, free: Option<&str>, pct: Option<&str>, min: Option<&str>| DefragRuleSpec {
-        all,
-        free_space_above: free.map(Into::into),
-        quota_usage_above: pct.map(Into::into),
-        min_reclaim: min.map(Into::into),
-    };
-    assert_eq!(rule_of(None), Ok(DefragRule::default()));
-    assert_eq!(
-        rule_of(Some(&spec(None, None, None, None))),
-        Ok(DefragRule::default())
-    );
-    assert_eq!(
-        rule_of(Some(&spec(Some(true), None, None, None))).unwrap(),
-        DefragRule {
-            all: true,
-            ..Default::default()
-        }
-    );
-    assert_eq!(
-        rule_of(Some(&spec(None, Some("200Mi"), Some("80%"), Some("1000")))).unwrap(),
-        DefragRule {
-            all: false,
-            free_space_above: Some(209_715_200),
-            quota_usage_above: Some(80),
-            min_reclaim: Some(1000),
-        }
-    );
-    // 100% is legal under the oldest CRD; garbage turns the arm off.
-    assert_eq!(
-        rule_of(Some(&spec(None, None, Some("100%"), None)))
-            .unwrap()
-            .quota_usage_above,
-        Some(100)
-    );
-    assert_eq!(
-        rule_of(Some(&spec(None, None, Some("lots"), None)))
-            .unwrap()
-            .quota_usage_above,
-        None
-    );
-    let err = rule_of(Some(&spec(None, Some("big"), None, None))).unwrap_err();
-    assert!(err.starts_with("spec.rule.freeSpaceAbove"), "{err}");
 }
 
 #[test]

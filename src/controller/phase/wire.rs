@@ -8,10 +8,8 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
-use crate::k8s::crd::{DefragRuleSpec, EtcdDefragStatus, MemberDefragStatus};
+use crate::k8s::crd::{EtcdDefragStatus, MemberDefragStatus};
 use crate::plan::defrag::Role;
-use crate::plan::rule::{parse_percent, DefragRule};
-use crate::quantity::parse_bytes;
 use crate::report::{MemberReason, MemberResult, Outcome};
 
 /// A role as a status row spells it.
@@ -149,29 +147,4 @@ pub fn mark_gone(status: &mut EtcdDefragStatus, now: Timestamp) {
         row.reclaimed_bytes = None;
         row.finished_at = Some(Time(now));
     }
-}
-
-/// `spec.rule` as the engine's rule. Sizes convert like `Quantity.Value()`;
-/// a `quotaUsageAbove` that does not parse as 1%..100% turns the quota arm
-/// off, as in the operator. Combination rules are the CRD's CEL, already
-/// enforced by the API server, so they are not checked again.
-pub fn rule_of(spec: Option<&DefragRuleSpec>) -> Result<DefragRule, String> {
-    let Some(spec) = spec else {
-        return Ok(DefragRule::default());
-    };
-    let quantity = |field: &str, text: &Option<String>| {
-        text.as_deref()
-            .map(parse_bytes)
-            .transpose()
-            .map_err(|e| format!("spec.rule.{field}: {e}"))
-    };
-    Ok(DefragRule {
-        all: spec.all.unwrap_or(false),
-        free_space_above: quantity("freeSpaceAbove", &spec.free_space_above)?,
-        quota_usage_above: spec
-            .quota_usage_above
-            .as_deref()
-            .and_then(|p| parse_percent(p).ok()),
-        min_reclaim: quantity("minReclaim", &spec.min_reclaim)?,
-    })
 }
