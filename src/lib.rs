@@ -2,13 +2,20 @@
 //! plugin and a standalone CLI.
 //!
 //! A run follows the module order:
-//! `cli` (flags) → `target` (where the members are, TLS, auth, quota) →
-//! `snapshot` (Status/MemberList/AlarmList through `etcd::EtcdOps`) →
-//! `plan` (pure decisions: the health gate, the EtcdDefrag rule, the sweep
-//! plan and leader handling, alarm disarm) → `exec` (the sweep, one member at
-//! a time, re-gated before every step) → `report` (one serialisable result) →
-//! `output` (table, JSON, YAML on stdout; progress and prompts on stderr).
-//! `commands` wires these stages per command; `error` decides the exit code.
+//! `cli` (clap's definitions only) → `settings` (validated settings, each
+//! rule once) → `commands` (one file per command, dispatched once in
+//! `commands/mod.rs`; commands never import each other) → `session` (opens
+//! a cluster: `reach` says where the members are, TLS, auth, quota; `k8s`
+//! reads the EtcdCluster; `etcd` makes the per-member channels) →
+//! `etcd::take` (Status/MemberList/AlarmList through `etcd::EtcdOps`) →
+//! `look` (what that returned, as plain data) → `plan` (pure decisions:
+//! the health gate, the EtcdDefrag rule, the sweep plan and leader
+//! handling, alarm disarm) → `exec` (the sweep, one member at a time,
+//! re-gated before every step) → `report` (one serialisable result per
+//! command) → `output` (table, JSON, YAML on stdout; progress and prompts
+//! on stderr). `controller` is `--watch` over the same engine; `error`
+//! decides the exit code, from `failure`'s plain errors among others;
+//! `contract` holds the operator's literals.
 
 pub mod cli;
 pub mod commands;
@@ -21,6 +28,7 @@ pub mod exec;
 pub mod failure;
 pub mod k8s;
 pub mod logging;
+pub mod look;
 pub mod output;
 pub mod plan;
 pub mod quantity;
@@ -29,6 +37,5 @@ pub mod report;
 pub mod secret;
 pub mod session;
 pub mod settings;
-pub mod snapshot;
 
 pub use error::{Error, ExitStatus, Result};

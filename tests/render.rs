@@ -13,6 +13,9 @@ use std::time::Duration;
 use kubectl_etcd::contract::{FieldOwner, TrafficValue, ANNOTATION, FIELD_MANAGER};
 use kubectl_etcd::etcd::{FailureCause, RpcError};
 use kubectl_etcd::exec::{preview, RunInput, SweepOptions};
+use kubectl_etcd::look::{
+    Alarm, AlarmKind, ClusterLook, ListedMember, MemberLook, MemberStatus, Probe, StatusError,
+};
 use kubectl_etcd::output::OutputFormat;
 use kubectl_etcd::output::{render_data, table};
 use kubectl_etcd::plan::alarm::disarm_decisions;
@@ -25,10 +28,6 @@ use kubectl_etcd::report::{
     AlarmAction, AlarmResult, AlarmRow, Change, ClusterRef, ClusterStatus, DefragReport, HashCheck,
     HashVerdict, LeaderReport, MemberHash, MemberReason, MemberResult, MultiStatusReport, Outcome,
     ServerSupport, StatusReport, StopReason, Stopped, TrafficReport, ValueSupport,
-};
-use kubectl_etcd::snapshot::{
-    Alarm, AlarmKind, ClusterSnapshot, ListedMember, MemberSnapshot, MemberStatus, Probe,
-    StatusError,
 };
 
 const MIB: u64 = 1 << 20;
@@ -116,15 +115,9 @@ impl Answer {
 }
 
 /// A member MemberList lists as `etcd-<n>`, dialed at its pod IP.
-fn member(
-    n: usize,
-    id: u64,
-    learner: bool,
-    probe: Probe,
-    quota: (u64, QuotaSource),
-) -> MemberSnapshot {
+fn member(n: usize, id: u64, learner: bool, probe: Probe, quota: (u64, QuotaSource)) -> MemberLook {
     let name = format!("etcd-{n}");
-    MemberSnapshot {
+    MemberLook {
         name: name.clone(),
         id: Some(id),
         dial: Some(dial(&endpoint_of(n))),
@@ -150,8 +143,8 @@ fn timed_out(n: usize, op: &'static str, after: Duration) -> RpcError {
     }
 }
 
-fn snapshot(members: Vec<MemberSnapshot>, alarms: Vec<Alarm>) -> ClusterSnapshot {
-    ClusterSnapshot {
+fn snapshot(members: Vec<MemberLook>, alarms: Vec<Alarm>) -> ClusterLook {
+    ClusterLook {
         members,
         member_list_known: true,
         alarms,
@@ -159,7 +152,7 @@ fn snapshot(members: Vec<MemberSnapshot>, alarms: Vec<Alarm>) -> ClusterSnapshot
     }
 }
 
-fn status_report(cluster: Option<ClusterRef>, snap: &ClusterSnapshot) -> StatusReport {
+fn status_report(cluster: Option<ClusterRef>, snap: &ClusterLook) -> StatusReport {
     let verdict = evaluate(snap, &GateOptions::default());
     StatusReport::build(cluster, snap, &verdict)
 }
@@ -167,7 +160,7 @@ fn status_report(cluster: Option<ClusterRef>, snap: &ClusterSnapshot) -> StatusR
 // ---------------------------------------------------------------- status
 
 /// etcd 3.6 (reports its quota, 8 GiB), leader etcd-1, all healthy.
-fn healthy_snapshot() -> ClusterSnapshot {
+fn healthy_snapshot() -> ClusterLook {
     let quota = (8 * GIB, QuotaSource::Member);
     let answer = |id, db, in_use| {
         let mut a = Answer::new(id, ID1, "3.6.4", db, in_use);
@@ -187,7 +180,7 @@ fn healthy_snapshot() -> ClusterSnapshot {
 /// etcd 3.5 (no quota in Status; the EtcdCluster says 2 GiB): leader
 /// etcd-0; etcd-1 does not answer; etcd-2 raised NOSPACE and lags in
 /// applying; etcd-3 is a learner.
-fn troubled_snapshot() -> ClusterSnapshot {
+fn troubled_snapshot() -> ClusterLook {
     let quota = (2 * GIB, QuotaSource::Cluster);
     let nospace = Alarm {
         member_id: ID2,
@@ -651,7 +644,7 @@ fn alarm_table(header: &[&str], rows: Vec<Vec<String>>) -> String {
     }
 }
 
-fn alarm_list(snap: &ClusterSnapshot) -> String {
+fn alarm_list(snap: &ClusterLook) -> String {
     alarm_table(
         &["ALARM", "MEMBER", "MEMBER ID"],
         AlarmRow::all(snap)
@@ -680,7 +673,7 @@ fn alarm_disarm(actions: &[AlarmAction]) -> String {
 
 /// NOSPACE on etcd-0 (back under quota after a defrag) and on etcd-2
 /// (still full), CORRUPT on etcd-1.
-fn alarmed_snapshot() -> ClusterSnapshot {
+fn alarmed_snapshot() -> ClusterLook {
     let quota = (2 * GIB, QuotaSource::Cluster);
     let answer = |id, db, in_use| Answer::new(id, ID0, "3.5.21", db, in_use).probe();
     snapshot(

@@ -6,16 +6,16 @@ use crate::cli::{AlarmDisarmArgs, AlarmListArgs};
 use crate::error::{Error, ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{after, RunControl};
+use crate::look::AlarmKind;
 use crate::output;
 use crate::output::OutputFormat;
 use crate::plan::alarm::disarm_decisions;
 use crate::report::{AlarmAction, AlarmDisarmReport, AlarmListReport, AlarmResult, AlarmRow};
 use crate::settings::Global;
-use crate::snapshot::AlarmKind;
 
 pub async fn list(global: &Global, args: &AlarmListArgs) -> Result<ExitStatus> {
     let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
-    let snap = crate::etcd::look::take(&session.clients, &session.target).await?;
+    let snap = crate::etcd::take::look(&session.clients, &session.target).await?;
     let report = AlarmListReport {
         cluster: session.target.cluster.clone(),
         alarms: AlarmRow::all(&snap),
@@ -37,7 +37,7 @@ pub async fn list(global: &Global, args: &AlarmListArgs) -> Result<ExitStatus> {
 pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatus> {
     output::prompt::require_consent(args.yes, args.dry_run, "disarm alarms")?;
     let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
-    let snap = crate::etcd::look::take(&session.clients, &session.target).await?;
+    let snap = crate::etcd::take::look(&session.clients, &session.target).await?;
     for name in &args.members {
         if !snap.members.iter().any(|m| &m.name == name) {
             return Err(Error::usage(format!("--member {name}: no such member")));

@@ -8,13 +8,13 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::{clock, EtcdOps};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{wait, RunControl};
+use crate::look::ClusterLook;
 use crate::output;
 use crate::output::OutputFormat;
 use crate::plan::compact::{self, Decision, Keep};
 use crate::plan::gate::{self};
 use crate::report::{CompactReport, CompactedMember, NotRefreshed};
 use crate::settings::Global;
-use crate::snapshot::ClusterSnapshot;
 
 pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
     if args.revision.is_none() && args.keep.is_none() && args.keep_duration.is_none() {
@@ -25,7 +25,7 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
     output::prompt::require_consent(args.yes, args.dry_run, "compact")?;
     let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
-    let snap = crate::etcd::look::take(ops, target).await?;
+    let snap = crate::etcd::take::look(ops, target).await?;
     // A compaction takes no member out of service, so the gate's quorum
     // margin (one or two voters) does not apply; everything else does.
     let options = crate::settings::gate_without_quorum_margin(crate::settings::gate(&args.gate));
@@ -41,7 +41,7 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
         .dial
         .clone()
         .ok_or_else(|| Error::Refused("the leader has no client URL to dial".into()))?;
-    let (current, compacted) = crate::etcd::look::revisions(ops, &snap, &leader_dial).await?;
+    let (current, compacted) = crate::etcd::take::revisions(ops, &snap, &leader_dial).await?;
     let mut written_at = None;
     let keep = match (args.revision, args.keep, args.keep_duration) {
         (Some(r), _, _) => Keep::Revision(r),
@@ -141,7 +141,7 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
             .await
             .unwrap_or(None);
         signal = watch.finish();
-        let after = crate::etcd::look::take(ops, target).await?;
+        let after = crate::etcd::take::look(ops, target).await?;
         report.members = sizes(&snap, Some(&after));
         if let Some(why) = refused {
             let members = crate::plan::compact::not_refreshed(&snap, &after);
@@ -206,7 +206,7 @@ async fn dated<O: EtcdOps>(
 
 /// Each answering member's sizes in `before`, and its in-use size in
 /// `after` when given.
-fn sizes(before: &ClusterSnapshot, after: Option<&ClusterSnapshot>) -> Vec<CompactedMember> {
+fn sizes(before: &ClusterLook, after: Option<&ClusterLook>) -> Vec<CompactedMember> {
     before
         .members
         .iter()

@@ -119,7 +119,7 @@ async fn standalone_members(scope: &Scope) -> crate::error::Result<Option<Vec<St
     }
     let session = session::open(&reach, None).await?;
     let (clients, target) = (&session.clients, &session.target);
-    let (_, list) = crate::etcd::look::member_list(clients, target).await?;
+    let (_, list) = crate::etcd::take::member_list(clients, target).await?;
     let mut names: Vec<String> = list
         .into_iter()
         .map(|m| m.name)

@@ -25,10 +25,10 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
 
     // First look: the preview (unknown --member names are a usage error),
     // the dry run's whole answer, and what the prompt shows.
-    let first = Fresh::new(crate::etcd::look::take(ops, target).await?);
-    let verdict = gate::evaluate(&first.snapshot, &input.options.gate);
-    let preview = exec::preview(&first.snapshot, &verdict, &input)?;
-    if let Some(notice) = exec::outage_notice(&first.snapshot, &verdict, &input) {
+    let first = Fresh::new(crate::etcd::take::look(ops, target).await?);
+    let verdict = gate::evaluate(&first.look, &input.options.gate);
+    let preview = exec::preview(&first.look, &verdict, &input)?;
+    if let Some(notice) = exec::outage_notice(&first.look, &verdict, &input) {
         crate::logging::message(&format!("note: {notice}"));
     }
     if args.consent.dry_run {

@@ -14,6 +14,7 @@ use crate::cli::{DoctorArgs, FailOn};
 use crate::error::{ExitStatus, Result};
 use crate::etcd::http;
 use crate::k8s::{self, Kube};
+use crate::look::MemberMetrics;
 use crate::output;
 use crate::output::OutputFormat;
 use crate::plan::doctor::{self, CertFact, ClusterSpecFacts, Facts, Severity, TrafficFacts};
@@ -22,7 +23,6 @@ use crate::reach::tls;
 use crate::report::{ClusterRef, DoctorReport, FleetDoctorReport};
 use crate::session::{self, Session};
 use crate::settings::Global;
-use crate::snapshot::MemberMetrics;
 
 /// How long one member's `/metrics` may take.
 const HTTP_LIMIT: Duration = Duration::from_secs(5);
@@ -116,7 +116,7 @@ fn unreachable_report(cluster: Option<ClusterRef>, why: String) -> DoctorReport 
 async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> DoctorReport {
     let (ops, target) = (&session.clients, &session.target);
     let cluster = target.cluster.clone();
-    let snap = match crate::etcd::look::take(ops, target).await {
+    let snap = match crate::etcd::take::look(ops, target).await {
         Ok(s) => s,
         Err(e) => return unreachable_report(cluster, e.to_string()),
     };
@@ -129,7 +129,7 @@ async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> 
         .and_then(|l| snap.member_by_id(l))
         .and_then(|m| m.dial.clone())
     {
-        Some(leader) => match crate::etcd::look::revisions(ops, &snap, &leader).await {
+        Some(leader) => match crate::etcd::take::revisions(ops, &snap, &leader).await {
             Ok(r) => Some(r),
             Err(e) => {
                 unread.push(format!("the compacted revision ({e})"));

@@ -178,7 +178,7 @@ impl Fleet<'_> {
     async fn look(&self, cluster: ClusterRef) -> FleetCluster {
         let preview = async {
             let session = self.open(&cluster).await?;
-            let first = crate::etcd::look::take(&session.clients, &session.target).await?;
+            let first = crate::etcd::take::look(&session.clients, &session.target).await?;
             let verdict = gate::evaluate(&first, &self.options.gate);
             exec::preview(&first, &verdict, &self.input(&cluster))
         }

@@ -5,17 +5,17 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::EtcdOps;
 use crate::exec::signals::{self, Notices, SignalWatch, StopSignal};
 use crate::exec::RunControl;
+use crate::look::{ClusterLook, ListedMember, MemberLook};
 use crate::output;
 use crate::output::OutputFormat;
 use crate::plan::membership::{self, Named};
 use crate::reach::Dial;
 use crate::report::{member_id, MemberChangeReport, MembersReport};
 use crate::settings::Global;
-use crate::snapshot::{ClusterSnapshot, ListedMember, MemberSnapshot};
 
 pub async fn run(global: &Global, args: &MembersArgs) -> Result<ExitStatus> {
     let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
-    let (_, list) = crate::etcd::look::member_list(&session.clients, &session.target).await?;
+    let (_, list) = crate::etcd::take::member_list(&session.clients, &session.target).await?;
     let report = MembersReport::build(session.target.cluster.clone(), &list);
     let text = match global.output {
         OutputFormat::Table | OutputFormat::Wide => output::table::members(&report),
@@ -253,7 +253,7 @@ struct Proposed<'a> {
 /// the member the request goes through.
 struct Opened {
     session: crate::session::Session,
-    snap: ClusterSnapshot,
+    snap: ClusterLook,
     leader: Option<u64>,
     member: Option<Named>,
     via: Dial,
@@ -281,7 +281,7 @@ impl Proposed<'_> {
                 )));
             }
         }
-        let snap = crate::etcd::look::take(&session.clients, &session.target).await?;
+        let snap = crate::etcd::take::look(&session.clients, &session.target).await?;
         let leader = crate::plan::gate::evaluate(&snap, &Default::default()).leader;
         let member = match lookup {
             Lookup::None => None,
@@ -289,7 +289,7 @@ impl Proposed<'_> {
         };
         // Through the leader when it answers (etcd forwards anyway), else
         // any member that answers.
-        let answering = |m: &&MemberSnapshot| m.status().is_some();
+        let answering = |m: &&MemberLook| m.status().is_some();
         let (via, via_id) = leader
             .and_then(|l| snap.member_by_id(l))
             .filter(answering)
@@ -417,7 +417,7 @@ impl Opened {
 /// `member add` is not stored until it starts): the message says so and
 /// gives the command that names it by id.
 fn not_found(
-    snap: &ClusterSnapshot,
+    snap: &ClusterLook,
     action: &str,
     typed: &str,
     target: &crate::reach::Target,

@@ -18,7 +18,7 @@ pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
     output::prompt::require_consent(args.yes, args.dry_run, "move leadership")?;
     let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
-    let snap = crate::etcd::look::take(ops, target).await?;
+    let snap = crate::etcd::take::look(ops, target).await?;
     let verdict = gate::evaluate(&snap, &crate::settings::gate(&args.gate));
     if let Some(refused) = super::gate_refusal(&verdict) {
         return Ok(refused);
@@ -151,7 +151,7 @@ pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
         };
         signal = watch.finish();
         moved.map_err(|e| Error::etcd(format!("move leadership to {to_name}"), e))?;
-        let after = crate::etcd::look::take(ops, target).await?;
+        let after = crate::etcd::take::look(ops, target).await?;
         let v = gate::evaluate(&after, &crate::settings::gate(&args.gate));
         report.leader_after = v.leader.map(|id| after.name_of(id));
     }

@@ -37,7 +37,7 @@ pub async fn save(global: &Global, args: &SnapshotSaveArgs) -> Result<ExitStatus
     let target_file = check_destination(&args.file, args.force)?;
     let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
-    let snap = crate::etcd::look::take(ops, target).await?;
+    let snap = crate::etcd::take::look(ops, target).await?;
     let leader = gate::evaluate(&snap, &GateOptions::default()).leader;
     let source = match backup::source(&snap, leader, args.member.as_deref()) {
         Ok(source) => source,

@@ -56,7 +56,7 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
 }
 
 async fn probe(session: &crate::session::Session, args: &StatusArgs) -> Result<StatusReport> {
-    let snapshot = crate::etcd::look::take(&session.clients, &session.target).await?;
+    let snapshot = crate::etcd::take::look(&session.clients, &session.target).await?;
     let verdict = gate::evaluate(&snapshot, &crate::settings::gate(&args.gate));
     Ok(StatusReport::build(
         session.target.cluster.clone(),

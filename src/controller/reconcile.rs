@@ -26,7 +26,8 @@ use tokio_util::sync::CancellationToken;
 use super::context::{self, api_error, record_on, Context, Error};
 use super::metrics::RunLabels;
 use super::phase::{
-    self, CheckedReason, Event, Need, Observation, Reach, RunView, Sibling, Snapshots, Transition,
+    self, CheckedReason, EtcdSnapshots, Event, Need, Observation, Reach, RunView, Sibling,
+    Transition,
 };
 use crate::exec::{self, after, Fresh, Observer, RunControl, RunEvent, RunInput};
 use crate::k8s::crd::{DefragPhase, EtcdCluster, EtcdDefrag, EtcdDefragStatus};
@@ -128,8 +129,9 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
                 obs.reach = Some(reach);
                 probed = session;
             }
-            Transition::Gather(Need::Snapshots) => {
-                obs.snapshots = Some(snapshots(&ctx, &namespace, &obs.run.cluster).await?);
+            Transition::Gather(Need::EtcdSnapshots) => {
+                obs.etcd_snapshots =
+                    Some(etcd_snapshots(&ctx, &namespace, &obs.run.cluster).await?);
             }
             Transition::Ignore => return Ok(action),
             Transition::RequeueAfter(_) => return Ok(action),
@@ -268,7 +270,7 @@ async fn probe(
             )
         }
     };
-    let snap = match crate::etcd::look::take(&session.clients, &session.target).await {
+    let snap = match crate::etcd::take::look(&session.clients, &session.target).await {
         Ok(s) => s,
         Err(e) => {
             return (
@@ -290,7 +292,11 @@ async fn probe(
 
 /// Whether an EtcdSnapshot of the cluster is in progress (any phase but
 /// Complete and Failed). A server without the EtcdSnapshot kind has none.
-async fn snapshots(ctx: &Context, namespace: &str, cluster: &str) -> Result<Snapshots, Error> {
+async fn etcd_snapshots(
+    ctx: &Context,
+    namespace: &str,
+    cluster: &str,
+) -> Result<EtcdSnapshots, Error> {
     let resource = ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk(crate::contract::GROUP, "v1alpha2", "EtcdSnapshot"),
         "etcdsnapshots",
@@ -299,17 +305,17 @@ async fn snapshots(ctx: &Context, namespace: &str, cluster: &str) -> Result<Snap
         Api::namespaced_with(ctx.kube.client.clone(), namespace, &resource);
     let list = match api.list(&ListParams::default()).await {
         Ok(list) => list,
-        Err(e) if k8s::is_not_found(&e) => return Ok(Snapshots::Idle),
+        Err(e) if k8s::is_not_found(&e) => return Ok(EtcdSnapshots::Idle),
         Err(e) => return Err(api_error(format!("list EtcdSnapshots in {namespace}"))(e)),
     };
     for s in &list.items {
         let of_cluster = s.data["spec"]["clusterRef"]["name"].as_str() == Some(cluster);
         let phase = s.data["status"]["phase"].as_str().unwrap_or("");
         if of_cluster && !matches!(phase, "Complete" | "Failed") {
-            return Ok(Snapshots::InProgress { name: s.name_any() });
+            return Ok(EtcdSnapshots::InProgress { name: s.name_any() });
         }
     }
-    Ok(Snapshots::Idle)
+    Ok(EtcdSnapshots::Idle)
 }
 
 /// Runs the engine for this run and persists every member's row as it
@@ -453,9 +459,9 @@ async fn disarm_nospace(ctx: &Context, run: &EtcdDefrag, probed: Option<&(Sessio
     let Some((session, first)) = probed else {
         return;
     };
-    let snap = match crate::etcd::look::take(&session.clients, &session.target).await {
+    let snap = match crate::etcd::take::look(&session.clients, &session.target).await {
         Ok(s) => s,
-        Err(_) => first.snapshot.clone(),
+        Err(_) => first.look.clone(),
     };
     let failures: Vec<String> = after::disarm(
         &session.clients,

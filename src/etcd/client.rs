@@ -30,8 +30,8 @@ use super::{
 };
 use crate::error::chain_text;
 use crate::failure::{classify, AttemptContext};
+use crate::look::{Alarm, AlarmKind, ListedMember, MemberStatus, StatusError};
 use crate::reach::{Credentials, Dial, Scheme, Target, TlsMaterial};
-use crate::snapshot::{Alarm, AlarmKind, ListedMember, MemberStatus, StatusError};
 
 /// Connection settings plus the per-member connection cache.
 pub struct EtcdClients {

@@ -37,8 +37,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::{EtcdOps, FailureCause, KvHash, RpcError, SnapshotChunk, SnapshotStream};
+use crate::look::{Alarm, AlarmKind, ListedMember, MemberStatus, StatusError};
 use crate::reach::{Dial, Endpoint, QuotaFallback, Scheme, Target};
-use crate::snapshot::{Alarm, AlarmKind, ListedMember, MemberStatus, StatusError};
 
 /// One MiB, the unit of the sizes given to [`FakeCluster::new`].
 pub const MI: u64 = 1024 * 1024;
@@ -248,7 +248,7 @@ impl FakeCluster {
 
     /// A standalone-style target (like `--endpoints` listing every member,
     /// with discovery, plaintext), whose endpoints are the client URLs the
-    /// fake's MemberList advertises, so `snapshot::take` works unchanged.
+    /// fake's MemberList advertises, so `take::look` works unchanged.
     pub fn target(&self) -> Target {
         Target {
             dials: self
@@ -907,7 +907,7 @@ mod tests {
     async fn snapshot_take_works_unchanged_against_the_fake() {
         let fake = FakeCluster::new(&[("a", 500, 100), ("b", 400, 100), ("c", 300, 100)]);
         fake.set_leader("b");
-        let snap = crate::etcd::look::take(&fake, &fake.target())
+        let snap = crate::etcd::take::look(&fake, &fake.target())
             .await
             .unwrap();
         let names: Vec<&str> = snap.members.iter().map(|m| m.name.as_str()).collect();

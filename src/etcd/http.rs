@@ -14,8 +14,8 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use crate::look::MemberMetrics;
 use crate::reach::{Dial, Scheme, TlsMaterial};
-use crate::snapshot::MemberMetrics;
 
 /// The largest `/metrics` body read (etcd's is about 200 KB).
 const MAX_BODY: usize = 8 << 20;

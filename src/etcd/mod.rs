@@ -1,8 +1,8 @@
 //! The seam between decisions and etcd: `EtcdOps` (exactly the RPCs the
 //! tool uses, addressed to one member's endpoint), its real implementation,
-//! a scripted fake for tests, and the classification of connection failures
-//! into causes an operator can act on. What etcd answers is plain data owned
-//! by `snapshot`, so that decisions never depend on this module.
+//! a scripted fake for tests, and `take` (the look at every member through
+//! it). What etcd answers is plain data owned by `look`, and what went wrong
+//! by `failure`, so that decisions never depend on this module.
 //!
 //! Every RPC names the member it goes to. The real implementation keeps one
 //! gRPC channel per member endpoint, never a load-balanced one: a Status or
@@ -14,15 +14,15 @@ pub mod clock;
 #[cfg(test)]
 pub mod fake;
 pub mod http;
-pub mod look;
+pub mod take;
 
 use std::future::Future;
 
 pub use crate::failure::{ConnectFailure, FailureCause, RpcError, SettingsFrom};
 pub use client::EtcdClients;
 
+use crate::look::{Alarm, ListedMember, MemberStatus};
 use crate::reach::Dial;
-use crate::snapshot::{Alarm, ListedMember, MemberStatus};
 
 /// The etcd RPCs the tool issues, each addressed to one member's endpoint.
 ///

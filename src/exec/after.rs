@@ -5,15 +5,15 @@
 use std::time::Duration;
 
 use crate::etcd::{EtcdOps, KvHash, RpcError};
+use crate::look::ClusterLook;
 use crate::plan::alarm::disarm_decisions;
 use crate::report::{AlarmAction, AlarmResult, HashCheck, HashVerdict, MemberHash};
-use crate::snapshot::ClusterSnapshot;
 
 /// Disarms what `plan::alarm` allows (NOSPACE on members back under quota,
 /// or anything with `force`), per member, and reports every alarm.
 pub async fn disarm<O: EtcdOps>(
     ops: &O,
-    snap: &ClusterSnapshot,
+    snap: &ClusterLook,
     members: &[String],
     force: bool,
     cluster: Option<&crate::reach::ClusterRef>,
@@ -63,7 +63,7 @@ const CURRENT_REVISION_TRIES: usize = 5;
 /// every voter at once and compared only when the answers' revisions are
 /// equal, which they are when nothing is written. When neither gives
 /// comparable answers the check is reported as not possible.
-pub async fn hash_check<O: EtcdOps>(ops: &O, snap: &ClusterSnapshot) -> Option<HashCheck> {
+pub async fn hash_check<O: EtcdOps>(ops: &O, snap: &ClusterLook) -> Option<HashCheck> {
     let members: Vec<_> = snap
         .members
         .iter()

@@ -37,6 +37,7 @@ pub use events::{LogObserver, Observer, RunEvent};
 
 use crate::error::{Error, Result};
 use crate::etcd::EtcdOps;
+use crate::look::{self, ClusterLook};
 use crate::plan::defrag::{
     check_selection, choose_leader_handling, order_sweep, recover_nospace, transfer_target,
     Measured, MemberDecision, MoveLeader, Plan, Role,
@@ -45,7 +46,6 @@ use crate::plan::gate::{GateOptions, GateVerdict, ReasonView};
 use crate::plan::rule::DefragRule;
 use crate::reach::Target;
 use crate::report::{DefragReport, LeaderReport, MemberResult, Outcome, StopReason, Stopped};
-use crate::snapshot::{self, ClusterSnapshot};
 
 /// How long a member may take to answer again after its Defragment
 /// returned or timed out, before the run stops (the operator's Defragment
@@ -166,33 +166,33 @@ impl Halt {
 /// member does.
 pub const FRESH_FOR: Duration = Duration::from_millis(500);
 
-/// A snapshot and when it was taken.
+/// A look at the members and when it was taken.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fresh {
-    pub snapshot: ClusterSnapshot,
+    pub look: ClusterLook,
     pub taken: Instant,
 }
 
 impl Fresh {
-    pub fn new(snapshot: ClusterSnapshot) -> Fresh {
+    pub fn new(look: ClusterLook) -> Fresh {
         Fresh {
-            snapshot,
+            look,
             taken: Instant::now(),
         }
     }
 
     /// The snapshot if still fresh; consumes it either way.
-    pub fn take(slot: &mut Option<Fresh>) -> Option<ClusterSnapshot> {
+    pub fn take(slot: &mut Option<Fresh>) -> Option<ClusterLook> {
         slot.take()
             .filter(|f| f.taken.elapsed() < FRESH_FOR)
-            .map(|f| f.snapshot)
+            .map(|f| f.look)
     }
 }
 
 /// The notice for members whose writes will fail while they defragment
 /// (`plan::defrag::outage_notice`), from the same plan as `preview`.
 pub fn outage_notice(
-    snap: &ClusterSnapshot,
+    snap: &ClusterLook,
     verdict: &GateVerdict,
     input: &RunInput,
 ) -> Option<String> {
@@ -200,7 +200,7 @@ pub fn outage_notice(
 }
 
 /// The plan from the first look, leaving out members already finished.
-fn first_plan(snap: &ClusterSnapshot, verdict: &GateVerdict, input: &RunInput) -> Plan {
+fn first_plan(snap: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Plan {
     let done: BTreeSet<String> = input.finished.iter().map(|m| m.name.clone()).collect();
     plan_for(snap, verdict.leader, &input.options, &done)
 }
@@ -208,7 +208,7 @@ fn first_plan(snap: &ClusterSnapshot, verdict: &GateVerdict, input: &RunInput) -
 /// The sweep's plan from one snapshot: the rule's, plus a NOSPACE
 /// recovery when the options ask for it.
 pub(crate) fn plan_for(
-    snap: &ClusterSnapshot,
+    snap: &ClusterLook,
     leader: Option<u64>,
     opts: &SweepOptions,
     done: &BTreeSet<String>,
@@ -224,7 +224,7 @@ pub(crate) fn plan_for(
 /// Builds the dry-run view from one snapshot: gate, plan and leader choice;
 /// nothing is contacted. Members in `finished` are reported as they were.
 pub fn preview(
-    snap: &ClusterSnapshot,
+    snap: &ClusterLook,
     verdict: &GateVerdict,
     input: &RunInput,
 ) -> Result<DefragReport> {
@@ -300,10 +300,10 @@ pub async fn run<O: EtcdOps>(
 ) -> Result<DefragReport> {
     let first = match first {
         Some(f) => f,
-        None => Fresh::new(crate::etcd::look::take(ops, target).await?),
+        None => Fresh::new(crate::etcd::take::look(ops, target).await?),
     };
-    check_selection(&first.snapshot, &input.options.selection).map_err(Error::Usage)?;
-    let target = snapshot::with_members_as_seeds(target, &first.snapshot);
+    check_selection(&first.look, &input.options.selection).map_err(Error::Usage)?;
+    let target = look::with_members_as_seeds(target, &first.look);
 
     let mut sweep = sweep::Sweep::new(ops, target, input, observer, control, first);
     sweep.run().await;
@@ -318,8 +318,8 @@ pub async fn run<O: EtcdOps>(
     let denied = matches!(outcome.stopped, Some(StopReason::PermissionDenied { .. }));
     if control.halted() != Some(Halt::Abandoned) && !denied {
         let after = match outcome.final_view {
-            Some(f) if f.taken.elapsed() < FRESH_FOR => Ok(f.snapshot),
-            _ => crate::etcd::look::take(ops, &outcome.target).await,
+            Some(f) if f.taken.elapsed() < FRESH_FOR => Ok(f.look),
+            _ => crate::etcd::take::look(ops, &outcome.target).await,
         };
         match after {
             Ok(after) => {

@@ -11,13 +11,13 @@ use super::events::{Observer, RunEvent};
 use super::wait::{self, Compaction, NotBack};
 use super::{Fresh, Halt, RunControl, RunInput, SweepOptions, MEMBER_RETURN_LIMIT};
 use crate::etcd::{EtcdOps, RpcError};
+use crate::look::{self, ClusterLook};
 use crate::plan::defrag::{
     choose_leader_handling, transfer_target, Measured, MemberDecision, Plan, PlannedMember, Role,
 };
 use crate::plan::gate::{self, GateVerdict, ReasonView};
 use crate::reach::{Dial, Target};
 use crate::report::{LeaderReport, MemberReason, MemberResult, NotRefreshed, Outcome, StopReason};
-use crate::snapshot::{self, ClusterSnapshot};
 
 /// What the sweep leaves for the checks after it and the report.
 pub(super) struct SweepOutcome {
@@ -37,7 +37,7 @@ pub(super) struct SweepOutcome {
 
 /// The result of passing the gate.
 enum Gated {
-    Pass(ClusterSnapshot, GateVerdict),
+    Pass(ClusterLook, GateVerdict),
     Stop(StopReason),
 }
 
@@ -66,7 +66,7 @@ pub(super) struct Sweep<'a, O> {
     final_view: Option<Fresh>,
     /// The caller's first look: the members to report if no gate ever
     /// passed (a run refused at its first step still lists them).
-    first_view: ClusterSnapshot,
+    first_view: ClusterLook,
     /// Steps in a row whose member no longer saw what the look showed.
     changed_in_a_row: u32,
 }
@@ -121,7 +121,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             in_use_not_refreshed: None,
             defrag_total: Duration::ZERO,
             final_view: None,
-            first_view: first.snapshot.clone(),
+            first_view: first.look.clone(),
             carried: Some(first),
             changed_in_a_row: 0,
         }
@@ -245,7 +245,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 if let Some(why) = not_refreshed {
                     // Which figures did not move: those are not known.
                     // The look is kept for the first step's gate.
-                    let after = crate::etcd::look::take(self.ops, &self.target)
+                    let after = crate::etcd::take::look(self.ops, &self.target)
                         .await
                         .map_err(|e| StopReason::CompactionFailed {
                             detail: format!("no look at the members after the compaction: {e}"),
@@ -275,7 +275,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         loop {
             let taken = match Fresh::take(&mut self.carried) {
                 Some(snap) => Ok(snap),
-                None => crate::etcd::look::take(self.ops, &self.target).await,
+                None => crate::etcd::take::look(self.ops, &self.target).await,
             };
             let refused = match taken {
                 Ok(snap) => {
@@ -303,7 +303,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                     }
                     verdict.reasons.extend(moment);
                     if verdict.passed() {
-                        self.target = snapshot::with_members_as_seeds(&self.target, &snap);
+                        self.target = look::with_members_as_seeds(&self.target, &snap);
                         return Gated::Pass(snap, verdict);
                     }
                     StopReason::GateRefused {
@@ -343,7 +343,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
     /// sent.
     async fn hand_over_leadership(
         &mut self,
-        snap: &ClusterSnapshot,
+        snap: &ClusterLook,
         p: &Plan,
         next: &PlannedMember,
     ) -> Result<bool, Halt> {
@@ -432,7 +432,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
     /// request — only for `abandon`.
     async fn defragment(
         &mut self,
-        snap: &ClusterSnapshot,
+        snap: &ClusterLook,
         next: &PlannedMember,
     ) -> Result<(), StopReason> {
         let Some(dial) = dial_of(snap, &next.name) else {
@@ -537,7 +537,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             self.control,
         )
         .await?;
-        self.carried = Some(Fresh::new(returned.snapshot));
+        self.carried = Some(Fresh::new(returned.look));
         Ok((returned.db_size, returned.after))
     }
 
@@ -563,7 +563,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
     /// and term of the look the step was planned on.
     async fn still_as_looked(
         &self,
-        snap: &ClusterSnapshot,
+        snap: &ClusterLook,
         verdict: &GateVerdict,
         next: &PlannedMember,
     ) -> Result<(), gate::GateReason> {
@@ -584,7 +584,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
 
     /// A member the first plan meant to defragment that is no longer in the
     /// cluster, as its report line.
-    fn gone_member(&self, snap: &ClusterSnapshot) -> Option<MemberResult> {
+    fn gone_member(&self, snap: &ClusterLook) -> Option<MemberResult> {
         self.first_planned
             .iter()
             .filter(|m| !self.done.contains(&m.name))
@@ -682,7 +682,7 @@ fn describe_rpc_failure(e: &RpcError, back: &Result<(u64, Duration), NotBack>) -
     }
 }
 
-fn dial_of(snap: &ClusterSnapshot, name: &str) -> Option<Dial> {
+fn dial_of(snap: &ClusterLook, name: &str) -> Option<Dial> {
     snap.members
         .iter()
         .find(|m| m.name == name)

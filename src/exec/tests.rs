@@ -16,13 +16,13 @@ use super::{preview, run, wait, Fresh, RunControl, RunEvent, RunInput, SweepOpti
 use crate::etcd::fake::{Change, FakeCluster, Op, MI};
 use crate::etcd::FailureCause;
 use crate::exec::Observer;
+use crate::look::AlarmKind;
 use crate::plan::defrag::{MoveLeader, Role};
 use crate::plan::gate::{self, GateOptions, GateReason};
 use crate::plan::rule::DefragRule;
 use crate::report::{
     AlarmResult, DefragReport, HashVerdict, MemberReason, MemberResult, Outcome, StopReason,
 };
-use crate::snapshot::AlarmKind;
 
 fn secs(n: u64) -> Duration {
     Duration::from_secs(n)
@@ -248,7 +248,7 @@ async fn followers_most_reclaimable_first_and_the_leader_last() {
 
         // The dry run's plan from the same first look.
         let target = fake.target();
-        let snap = crate::etcd::look::take(&fake, &target).await.unwrap();
+        let snap = crate::etcd::take::look(&fake, &target).await.unwrap();
         let verdict = gate::evaluate(&snap, &input.options.gate);
         let dry = preview(&snap, &verdict, &input).unwrap();
         assert_eq!(
@@ -890,7 +890,7 @@ async fn a_resumed_run_leaves_finished_members_alone_and_reports_them_first() {
         ..input(options())
     };
 
-    let snap = crate::etcd::look::take(&fake, &fake.target())
+    let snap = crate::etcd::take::look(&fake, &fake.target())
         .await
         .unwrap();
     let dry = preview(&snap, &gate::evaluate(&snap, &input.options.gate), &input).unwrap();

@@ -9,17 +9,17 @@ use tokio::time::Instant;
 use super::events::{Observer, RunEvent};
 use super::{Halt, RunControl};
 use crate::etcd::{EtcdOps, FailureCause};
+use crate::look::ClusterLook;
 use crate::plan::defrag::ready_for_transfer;
 use crate::plan::gate::{self, GateOptions, GateReason};
 use crate::reach::{Dial, Target};
-use crate::snapshot::ClusterSnapshot;
 
 /// A member that answered again: its size on disk, how long that took, and
-/// the snapshot that showed it back (fresh enough for the next step's gate).
+/// the look that showed it back (fresh enough for the next step's gate).
 pub struct Returned {
     pub db_size: u64,
     pub after: Duration,
-    pub snapshot: ClusterSnapshot,
+    pub look: ClusterLook,
 }
 
 /// Why a member was not seen back.
@@ -50,7 +50,7 @@ pub async fn for_member<O: EtcdOps>(
     let mut announced: Option<String> = None;
     loop {
         let last = match ops.status(dial).await {
-            Ok(status) => match crate::etcd::look::take(ops, target).await {
+            Ok(status) => match crate::etcd::take::look(ops, target).await {
                 Ok(snap) => {
                     let verdict = gate::evaluate(&snap, gate_options);
                     let own: Vec<&GateReason> = verdict
@@ -61,7 +61,7 @@ pub async fn for_member<O: EtcdOps>(
                         return Ok(Returned {
                             db_size: status.db_size,
                             after: t0.elapsed(),
-                            snapshot: snap,
+                            look: snap,
                         });
                     }
                     own.iter()
@@ -204,7 +204,7 @@ pub async fn refresh_and_settle<O: EtcdOps>(
 /// has finished reclaims less.
 pub async fn compact_and_settle<O: EtcdOps>(
     ops: &O,
-    snap: &ClusterSnapshot,
+    snap: &ClusterLook,
     observer: &dyn Observer,
     control: &RunControl,
 ) -> Compaction {

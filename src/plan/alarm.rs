@@ -9,8 +9,8 @@
 
 use serde::Serialize;
 
+use crate::look::{Alarm, AlarmKind, ClusterLook};
 use crate::reach::{ClusterRef, QuotaSource};
-use crate::snapshot::{Alarm, AlarmKind, ClusterSnapshot};
 
 /// The verdict for one raised alarm.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -31,7 +31,7 @@ pub struct DisarmDecision {
 /// NOSPACE on a member still over quota. `cluster` names the cluster in
 /// the advice, so that it runs as printed.
 pub fn disarm_decisions(
-    snapshot: &ClusterSnapshot,
+    snapshot: &ClusterLook,
     members: &[String],
     force: bool,
     cluster: Option<&ClusterRef>,
@@ -128,19 +128,19 @@ pub fn back_under_quota(size: u64, quota: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{MemberSnapshot, MemberStatus, Probe};
+    use crate::look::{MemberLook, MemberStatus, Probe};
 
-    fn snap(sizes: &[(u64, u64)], alarms: Vec<Alarm>) -> ClusterSnapshot {
-        ClusterSnapshot {
+    fn snap(sizes: &[(u64, u64)], alarms: Vec<Alarm>) -> ClusterLook {
+        ClusterLook {
             members: sizes
                 .iter()
                 .enumerate()
                 .map(|(i, &(size, quota))| {
                     let id = i as u64 + 1;
-                    MemberSnapshot {
+                    MemberLook {
                         quota_bytes: quota,
                         quota_source: QuotaSource::Flag,
-                        ..MemberSnapshot::listed_for_test(
+                        ..MemberLook::listed_for_test(
                             &format!("m{id}"),
                             id,
                             false,

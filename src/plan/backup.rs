@@ -1,5 +1,5 @@
 //! `snapshot save`: which member to stream the backend from. Pure over the
-//! `ClusterSnapshot`; the command does the transfer.
+//! `ClusterLook`; the command does the transfer.
 //!
 //! The default is the most caught-up healthy follower, not the leader: a
 //! Snapshot reads the whole backend under a read transaction and keeps the
@@ -13,7 +13,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::snapshot::{AlarmKind, ClusterSnapshot, MemberSnapshot, StatusError};
+use crate::look::{AlarmKind, ClusterLook, MemberLook, StatusError};
 
 /// The member chosen, and what it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -90,17 +90,17 @@ impl Refusal {
 /// follower that answered cleanly (highest applied index, ties by name),
 /// else the leader. `leader` is the leader the members agree on, if any.
 pub fn source(
-    snapshot: &ClusterSnapshot,
+    snapshot: &ClusterLook,
     leader: Option<u64>,
     named: Option<&str>,
 ) -> Result<Source, Refusal> {
-    let corrupt = |m: &MemberSnapshot| {
+    let corrupt = |m: &MemberLook| {
         snapshot
             .alarms
             .iter()
             .any(|a| a.kind == AlarmKind::Corrupt && Some(a.member_id) == m.id)
     };
-    let role = |m: &MemberSnapshot| match leader {
+    let role = |m: &MemberLook| match leader {
         None => Role::Leaderless,
         Some(l) if m.id == Some(l) => Role::Leader,
         Some(_) if m.is_learner() => Role::Learner,
@@ -159,23 +159,23 @@ pub fn source(
         .ok_or(Refusal::NoneAnswering)
 }
 
-fn why_silent(m: &MemberSnapshot) -> String {
+fn why_silent(m: &MemberLook) -> String {
     match &m.probe {
-        crate::snapshot::Probe::Failed(e) => e.cause.to_string(),
-        crate::snapshot::Probe::NotProbed(why) => why.clone(),
-        crate::snapshot::Probe::Answered(_) => "it answered".into(),
+        crate::look::Probe::Failed(e) => e.cause.to_string(),
+        crate::look::Probe::NotProbed(why) => why.clone(),
+        crate::look::Probe::Answered(_) => "it answered".into(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{Alarm, MemberStatus, Probe};
+    use crate::look::{Alarm, MemberStatus, Probe};
 
     /// Members (name, id, applied index, learner, answered); all believe
     /// in leader 2.
-    fn cluster(rows: &[(&str, u64, u64, bool, bool)]) -> ClusterSnapshot {
-        ClusterSnapshot {
+    fn cluster(rows: &[(&str, u64, u64, bool, bool)]) -> ClusterLook {
+        ClusterLook {
             members: rows
                 .iter()
                 .map(|&(name, id, applied, learner, answered)| {
@@ -190,7 +190,7 @@ mod tests {
                     } else {
                         Probe::refused_for_test()
                     };
-                    MemberSnapshot::listed_for_test(name, id, learner, probe)
+                    MemberLook::listed_for_test(name, id, learner, probe)
                 })
                 .collect(),
             member_list_known: true,
@@ -199,7 +199,7 @@ mod tests {
         }
     }
 
-    fn three() -> ClusterSnapshot {
+    fn three() -> ClusterLook {
         cluster(&[
             ("a", 1, 100, false, true),
             ("b", 2, 120, false, true),
@@ -207,7 +207,7 @@ mod tests {
         ])
     }
 
-    fn picked(s: &ClusterSnapshot, leader: Option<u64>, named: Option<&str>) -> (String, Role) {
+    fn picked(s: &ClusterLook, leader: Option<u64>, named: Option<&str>) -> (String, Role) {
         match source(s, leader, named) {
             Ok(src) => (src.name, src.role),
             Err(e) => (format!("refused: {e}"), Role::Leaderless),
@@ -280,7 +280,7 @@ mod tests {
     fn a_named_member_is_used_as_it_is_even_the_leader_or_a_learner() {
         let mut s = three();
         assert_eq!(picked(&s, Some(2), Some("b")), ("b".into(), Role::Leader));
-        s.members.push(MemberSnapshot::listed_for_test(
+        s.members.push(MemberLook::listed_for_test(
             "l",
             9,
             true,

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::snapshot::ClusterSnapshot;
+use crate::look::ClusterLook;
 
 /// What the user asked to keep.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,7 +156,7 @@ pub fn revision(keep: Keep, current: i64, compacted: i64) -> Result<i64, Refusal
 /// such a figure is the one from before the compaction, not a fact about
 /// now (etcd recomputes it only when the member commits its backend).
 /// Members that answered only one of the two looks are left out.
-pub fn not_refreshed(before: &ClusterSnapshot, after: &ClusterSnapshot) -> Vec<String> {
+pub fn not_refreshed(before: &ClusterLook, after: &ClusterLook) -> Vec<String> {
     before
         .members
         .iter()
@@ -176,10 +176,10 @@ pub fn not_refreshed(before: &ClusterSnapshot, after: &ClusterSnapshot) -> Vec<S
 #[cfg(test)]
 mod not_refreshed_tests {
     use super::*;
-    use crate::snapshot::{MemberSnapshot, MemberStatus, Probe};
+    use crate::look::{MemberLook, MemberStatus, Probe};
 
-    fn look(in_use: &[(&str, Option<u64>)]) -> ClusterSnapshot {
-        ClusterSnapshot {
+    fn look(in_use: &[(&str, Option<u64>)]) -> ClusterLook {
+        ClusterLook {
             members: in_use
                 .iter()
                 .zip(1u64..)
@@ -192,7 +192,7 @@ mod not_refreshed_tests {
                         }),
                         None => Probe::NotProbed("silent".into()),
                     };
-                    MemberSnapshot::listed_for_test(name, id, false, probe)
+                    MemberLook::listed_for_test(name, id, false, probe)
                 })
                 .collect(),
             member_list_known: true,

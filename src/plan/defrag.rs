@@ -14,9 +14,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::rule::{DefragRule, RuleOutcome, Trigger};
-use crate::snapshot::{
-    AlarmKind, ClusterSnapshot, MemberSnapshot, MemberStatus, Probe, StatusError,
-};
+use crate::look::{AlarmKind, ClusterLook, MemberLook, MemberStatus, Probe, StatusError};
 
 /// A member's role when it was planned (lower-case in output, as in
 /// EtcdDefrag status).
@@ -119,7 +117,7 @@ impl Plan {
 /// a report lists every member (the gate refuses before a step can touch a
 /// voter that did not answer).
 pub fn order_sweep(
-    snapshot: &ClusterSnapshot,
+    snapshot: &ClusterLook,
     leader: Option<u64>,
     rule: &DefragRule,
     selection: &[String],
@@ -210,7 +208,7 @@ pub const NOSPACE_MIN_RECLAIM: u64 = 1024 * 1024;
 /// only `BelowThreshold` skips change (learners, members not selected and
 /// members already done stay as they were); the leader stays last. The
 /// one-shot command applies it; `--watch` keeps the operator's rule.
-pub fn recover_nospace(plan: Plan, snapshot: &ClusterSnapshot) -> Plan {
+pub fn recover_nospace(plan: Plan, snapshot: &ClusterLook) -> Plan {
     let alarmed: BTreeSet<u64> = snapshot
         .alarms
         .iter()
@@ -241,7 +239,7 @@ pub fn recover_nospace(plan: Plan, snapshot: &ClusterSnapshot) -> Plan {
 
 /// Checks `--member` names against the members the snapshot knows. Pure;
 /// the error names the unknown member and lists the known ones.
-pub fn check_selection(snapshot: &ClusterSnapshot, selection: &[String]) -> Result<(), String> {
+pub fn check_selection(snapshot: &ClusterLook, selection: &[String]) -> Result<(), String> {
     for name in selection {
         if !snapshot.members.iter().any(|m| &m.name == name) {
             let mut known: Vec<&str> = snapshot.members.iter().map(|m| m.name.as_str()).collect();
@@ -256,7 +254,7 @@ pub fn check_selection(snapshot: &ClusterSnapshot, selection: &[String]) -> Resu
 }
 
 /// Why a member that did not answer Status is silent, in words.
-fn silence(m: &MemberSnapshot) -> String {
+fn silence(m: &MemberLook) -> String {
     match &m.probe {
         Probe::Failed(e) => format!("did not answer Status: {}", e.cause),
         Probe::NotProbed(why) => format!("not probed: {why}"),
@@ -264,7 +262,7 @@ fn silence(m: &MemberSnapshot) -> String {
     }
 }
 
-fn role_of(m: &MemberSnapshot, leader: Option<u64>) -> Role {
+fn role_of(m: &MemberLook, leader: Option<u64>) -> Role {
     if m.is_learner() {
         Role::Learner
     } else if m.id.is_some() && m.id == leader {
@@ -517,7 +515,7 @@ pub fn ready_for_transfer(leader: &MemberStatus, target: &MemberStatus) -> bool 
 /// most likely to keep that window open longer (docs/benchmarks.md has what
 /// was measured). Pure.
 pub fn transfer_target(
-    snapshot: &ClusterSnapshot,
+    snapshot: &ClusterLook,
     leader: u64,
     pending: &BTreeSet<String>,
     defragmented: &[String],
@@ -553,17 +551,17 @@ pub fn transfer_target(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{MemberStatus, Probe};
+    use crate::look::{MemberStatus, Probe};
 
     const MI: u64 = 1024 * 1024;
 
     /// Members (name, id, db size MiB, in use MiB, learner); leader id 2.
-    fn snapshot(rows: &[(&str, u64, u64, u64, bool)]) -> ClusterSnapshot {
-        ClusterSnapshot {
+    fn snapshot(rows: &[(&str, u64, u64, u64, bool)]) -> ClusterLook {
+        ClusterLook {
             members: rows
                 .iter()
                 .map(|&(name, id, size, used, learner)| {
-                    MemberSnapshot::listed_for_test(
+                    MemberLook::listed_for_test(
                         name,
                         id,
                         learner,
@@ -605,7 +603,7 @@ mod tests {
     /// with nothing to gain alone.
     #[test]
     fn nospace_recovery_plans_what_brings_the_cluster_under_its_quota() {
-        use crate::snapshot::{Alarm, AlarmKind};
+        use crate::look::{Alarm, AlarmKind};
         let quota = 48 * MI;
         let mut s = snapshot(&[
             ("a", 1, 40, 40, false), // alarmed

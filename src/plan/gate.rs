@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::snapshot::{AlarmKind, ClusterSnapshot, MemberStatus, Probe, StatusError};
+use crate::look::{AlarmKind, ClusterLook, MemberStatus, Probe, StatusError};
 
 /// Default bound on raft lag, in entries. etcd itself stops accepting
 /// proposals at a 5000-entry gap between commit and apply; a healthy member
@@ -255,7 +255,7 @@ impl From<&GateReason> for ReasonView {
 /// Voters are the members MemberList does not mark as learners; learners are
 /// neither required to answer nor counted for quorum, but a learner whose own
 /// Status disagrees with MemberList (a promotion in flight) refuses.
-pub fn evaluate(snapshot: &ClusterSnapshot, options: &GateOptions) -> GateVerdict {
+pub fn evaluate(snapshot: &ClusterLook, options: &GateOptions) -> GateVerdict {
     let mut reasons = Vec::new();
 
     // 1. Every voting member answered.
@@ -404,7 +404,7 @@ pub const ONE_MOMENT: Duration = Duration::from_millis(500);
 /// term. The second catches an election under way: members learn a new
 /// term within a heartbeat (100 ms), so differing terms pass by
 /// themselves, and the sweep looks again rather than refuse at once.
-pub fn one_moment(snapshot: &ClusterSnapshot, limit: Duration) -> Vec<GateReason> {
+pub fn one_moment(snapshot: &ClusterLook, limit: Duration) -> Vec<GateReason> {
     let mut reasons = Vec::new();
     let fastest = snapshot.members.iter().filter_map(|m| m.answered_in).min();
     for m in &snapshot.members {
@@ -434,7 +434,7 @@ pub fn one_moment(snapshot: &ClusterSnapshot, limit: Duration) -> Vec<GateReason
 /// step: the same leader in the same raft term, and so the same role.
 /// `None` when it does; otherwise the reason, naming both views. Pure.
 pub fn still_as_looked(
-    snapshot: &ClusterSnapshot,
+    snapshot: &ClusterLook,
     leader: u64,
     member: &str,
     now: &MemberStatus,
@@ -465,13 +465,13 @@ pub fn still_as_looked(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{Alarm, MemberSnapshot, MemberStatus};
+    use crate::look::{Alarm, MemberLook, MemberStatus};
 
     /// A healthy 3-member cluster whose leader is member 1.
-    fn healthy(n: u64) -> ClusterSnapshot {
+    fn healthy(n: u64) -> ClusterLook {
         let members = (1..=n)
             .map(|id| {
-                MemberSnapshot::listed_for_test(
+                MemberLook::listed_for_test(
                     &format!("m{id}"),
                     id,
                     false,
@@ -488,7 +488,7 @@ mod tests {
                 )
             })
             .collect();
-        ClusterSnapshot {
+        ClusterLook {
             members,
             member_list_known: true,
             alarms: vec![],
@@ -496,20 +496,20 @@ mod tests {
         }
     }
 
-    fn status_mut(s: &mut ClusterSnapshot, i: usize) -> &mut MemberStatus {
+    fn status_mut(s: &mut ClusterLook, i: usize) -> &mut MemberStatus {
         match &mut s.members[i].probe {
             Probe::Answered(st) => st,
             _ => panic!("member {i} has no status"),
         }
     }
 
-    fn codes(s: &ClusterSnapshot, o: GateOptions) -> Vec<&'static str> {
+    fn codes(s: &ClusterLook, o: GateOptions) -> Vec<&'static str> {
         evaluate(s, &o).reasons.iter().map(|r| r.code()).collect()
     }
 
     #[test]
     fn gate_table() {
-        type Edit = fn(&mut ClusterSnapshot);
+        type Edit = fn(&mut ClusterLook);
         let cases: Vec<(&str, u64, Edit, Vec<&str>)> = vec![
             ("healthy 3 members passes", 3, |_| {}, vec![]),
             ("healthy 5 members passes", 5, |_| {}, vec![]),
@@ -723,7 +723,7 @@ mod tests {
 
     #[test]
     fn one_moment_table() {
-        type Edit = fn(&mut ClusterSnapshot);
+        type Edit = fn(&mut ClusterLook);
         fn ms(n: u64) -> Duration {
             Duration::from_millis(n)
         }

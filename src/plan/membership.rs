@@ -1,6 +1,6 @@
 //! `member add|promote|remove`: whether a membership change keeps the
 //! cluster able to reach quorum with the members that answer now. Pure over
-//! the `ClusterSnapshot`; the command asks etcd.
+//! the `ClusterLook`; the command asks etcd.
 //!
 //! Raft needs a majority of the voters *after* the change to commit anything
 //! (including the next membership change). Counting only the voters that
@@ -17,14 +17,14 @@
 
 use std::fmt;
 
-use crate::snapshot::{ClusterSnapshot, MemberSnapshot};
+use crate::look::{ClusterLook, MemberLook};
 
 /// The change asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Change<'a> {
     Add { learner: bool },
-    Promote(&'a MemberSnapshot),
-    Remove(&'a MemberSnapshot),
+    Promote(&'a MemberLook),
+    Remove(&'a MemberLook),
 }
 
 /// Voters before and after, and how many of them answer.
@@ -99,7 +99,7 @@ impl fmt::Display for Refusal {
 
 /// A member counts as answering when it answered Status (its errors are
 /// the gate's business; a member that answers can vote).
-fn answers(m: &MemberSnapshot) -> bool {
+fn answers(m: &MemberLook) -> bool {
     m.status().is_some()
 }
 
@@ -107,12 +107,12 @@ fn answers(m: &MemberSnapshot) -> bool {
 /// `max_lag`: how far behind the leader's applied index a learner may be
 /// and still be promoted.
 pub fn check(
-    snapshot: &ClusterSnapshot,
+    snapshot: &ClusterLook,
     change: Change<'_>,
     leader_applied: Option<u64>,
     max_lag: u64,
 ) -> Result<Quorum, Refusal> {
-    let voters: Vec<&MemberSnapshot> = snapshot
+    let voters: Vec<&MemberLook> = snapshot
         .members
         .iter()
         .filter(|m| !m.is_learner())
@@ -202,7 +202,7 @@ pub enum Named {
 /// optional), else its id in decimal as `etcdctl -w json` prints it. A
 /// member that was added but never started has no name in MemberList, so
 /// its id is the only way to name it. Pure.
-pub fn find_member(snapshot: &ClusterSnapshot, text: &str) -> Named {
+pub fn find_member(snapshot: &ClusterLook, text: &str) -> Named {
     let text = text.trim();
     if text.is_empty() {
         return Named::None;
@@ -232,13 +232,13 @@ pub fn find_member(snapshot: &ClusterSnapshot, text: &str) -> Named {
 
 /// Whether a member was added but has not started yet: MemberList gives
 /// it no name until it has joined.
-pub fn never_started(m: &MemberSnapshot) -> bool {
+pub fn never_started(m: &MemberLook) -> bool {
     m.listed.as_ref().is_some_and(|l| l.name.is_empty())
 }
 
 /// The members as an error message lists them: `name (hex id)`, and a
 /// member that never started by its id alone. Pure.
-pub fn describe_members(snapshot: &ClusterSnapshot) -> String {
+pub fn describe_members(snapshot: &ClusterLook) -> String {
     let mut shown: Vec<String> = snapshot
         .members
         .iter()
@@ -255,11 +255,11 @@ pub fn describe_members(snapshot: &ClusterSnapshot) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{MemberStatus, Probe};
+    use crate::look::{MemberStatus, Probe};
 
     /// Members (name, learner, answers, applied index).
-    fn cluster(rows: &[(&str, bool, bool, u64)]) -> ClusterSnapshot {
-        ClusterSnapshot {
+    fn cluster(rows: &[(&str, bool, bool, u64)]) -> ClusterLook {
+        ClusterLook {
             members: rows
                 .iter()
                 .enumerate()
@@ -274,7 +274,7 @@ mod tests {
                     } else {
                         Probe::refused_for_test()
                     };
-                    MemberSnapshot::listed_for_test(name, i as u64 + 1, learner, probe)
+                    MemberLook::listed_for_test(name, i as u64 + 1, learner, probe)
                 })
                 .collect(),
             member_list_known: true,
@@ -283,12 +283,12 @@ mod tests {
         }
     }
 
-    fn named<'a>(s: &'a ClusterSnapshot, name: &str) -> &'a MemberSnapshot {
+    fn named<'a>(s: &'a ClusterLook, name: &str) -> &'a MemberLook {
         s.members.iter().find(|m| m.name == name).unwrap()
     }
 
     /// (voters after, answering after, needed) or the refusal's text.
-    fn outcome(s: &ClusterSnapshot, change: Change<'_>) -> Result<(usize, usize, usize), String> {
+    fn outcome(s: &ClusterLook, change: Change<'_>) -> Result<(usize, usize, usize), String> {
         check(s, change, Some(100), 10)
             .map(|q| (q.voters_after, q.answering_after, q.needed))
             .map_err(|r| r.to_string())
@@ -373,7 +373,7 @@ mod tests {
         // Real ids, as etcd hands them out, and one added but never started.
         s.members[0].id = Some(0x8e9e_05c5_2164_694d);
         s.members[1].id = Some(0x0000_0000_0000_0abc);
-        let mut unstarted = MemberSnapshot::listed_for_test(
+        let mut unstarted = MemberLook::listed_for_test(
             "",
             0xdead_beef_0000_0001,
             false,

@@ -1,4 +1,4 @@
-//! Pure decisions over a `ClusterSnapshot`: the health gate now; the defrag
+//! Pure decisions over a `ClusterLook`: the health gate now; the defrag
 //! rule and the sweep plan build on it. Nothing here performs I/O, so every
 //! decision is table-tested without a cluster.
 

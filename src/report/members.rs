@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{member_id, ClusterRef};
-use crate::snapshot::ListedMember;
+use crate::look::ListedMember;
 
 /// `members`: the member list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

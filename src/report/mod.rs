@@ -16,9 +16,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::look::ClusterLook;
 use crate::plan::defrag::SkipReason;
 pub use crate::reach::ClusterRef;
-use crate::snapshot::ClusterSnapshot;
 
 pub mod alarm;
 pub mod compact;
@@ -57,7 +57,7 @@ pub struct AlarmRow {
 
 impl AlarmRow {
     /// Every alarm in the snapshot, with the member's name. Pure.
-    pub fn all(snapshot: &ClusterSnapshot) -> Vec<AlarmRow> {
+    pub fn all(snapshot: &ClusterLook) -> Vec<AlarmRow> {
         snapshot
             .alarms
             .iter()

@@ -5,9 +5,9 @@
 use serde::Serialize;
 
 use super::{member_id, AlarmRow, ClusterRef};
+use crate::look::{ClusterLook, Probe};
 use crate::plan::gate::{GateVerdict, ReasonView};
 use crate::reach::QuotaSource;
-use crate::snapshot::{ClusterSnapshot, Probe};
 
 /// `status`: one row per member plus the gate's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -70,7 +70,7 @@ impl StatusReport {
     /// Builds the status report. Pure.
     pub fn build(
         cluster: Option<ClusterRef>,
-        snapshot: &ClusterSnapshot,
+        snapshot: &ClusterLook,
         verdict: &GateVerdict,
     ) -> StatusReport {
         let mut members: Vec<MemberRow> = snapshot

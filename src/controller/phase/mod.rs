@@ -142,7 +142,7 @@ pub enum Reach {
 
 /// Whether an EtcdSnapshot of the cluster is in progress.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Snapshots {
+pub enum EtcdSnapshots {
     Idle,
     InProgress { name: String },
 }
@@ -157,7 +157,7 @@ pub struct Observation {
     /// Runs for the same cluster; the run itself may be among them.
     pub siblings: Option<Vec<Sibling>>,
     pub reach: Option<Reach>,
-    pub snapshots: Option<Snapshots>,
+    pub etcd_snapshots: Option<EtcdSnapshots>,
 }
 
 impl Observation {
@@ -169,7 +169,7 @@ impl Observation {
             cluster_exists: None,
             siblings: None,
             reach: None,
-            snapshots: None,
+            etcd_snapshots: None,
         }
     }
 }
@@ -185,7 +185,7 @@ pub enum Need {
     /// List running members, dial, probe and run the gate.
     Probe,
     /// LIST EtcdSnapshots of the cluster.
-    Snapshots,
+    EtcdSnapshots,
 }
 
 // ---------------------------------------------------------------------------
@@ -400,13 +400,13 @@ pub fn next(obs: &Observation) -> Transition {
 
     // Only a step that may defragment waits for a snapshot; finalizing
     // touches no member.
-    match &obs.snapshots {
-        None => Transition::Gather(Need::Snapshots),
-        Some(Snapshots::InProgress { name }) => defer(
+    match &obs.etcd_snapshots {
+        None => Transition::Gather(Need::EtcdSnapshots),
+        Some(EtcdSnapshots::InProgress { name }) => defer(
             obs,
             &format!("EtcdSnapshot \"{name}\" of this cluster is in progress"),
         ),
-        Some(Snapshots::Idle) => start(obs),
+        Some(EtcdSnapshots::Idle) => start(obs),
     }
 }
 

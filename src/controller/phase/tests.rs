@@ -73,7 +73,7 @@ fn ready(run: RunView, now: i64) -> Observation {
         cluster_exists: Some(true),
         siblings: Some(vec![]),
         reach: Some(healthy()),
-        snapshots: Some(Snapshots::Idle),
+        etcd_snapshots: Some(EtcdSnapshots::Idle),
     }
 }
 
@@ -144,8 +144,8 @@ fn facts_are_asked_for_in_contract_order() {
     obs.siblings = Some(vec![]);
     assert_eq!(next(&obs), Transition::Gather(Need::Probe));
     obs.reach = Some(healthy());
-    assert_eq!(next(&obs), Transition::Gather(Need::Snapshots));
-    obs.snapshots = Some(Snapshots::Idle);
+    assert_eq!(next(&obs), Transition::Gather(Need::EtcdSnapshots));
+    obs.etcd_snapshots = Some(EtcdSnapshots::Idle);
     assert!(matches!(next(&obs), Transition::Run { .. }));
 }
 
@@ -155,7 +155,7 @@ fn empty_to_pending_when_queued_written_only_when_changed() {
     obs.siblings = Some(vec![sibling("a", 5, Some(Running))]);
     // A queued run is decided without dialing anything.
     obs.reach = None;
-    obs.snapshots = None;
+    obs.etcd_snapshots = None;
     let t = next(&obs);
     let Transition::Queue {
         active,
@@ -260,7 +260,7 @@ fn serialization_order_is_creation_then_name_ignoring_terminal_runs() {
 fn empty_to_pending_when_deferred_before_start() {
     let mut obs = ready(view("d", 0), 5);
     obs.reach = Some(refused(&["m2", "m3"]));
-    obs.snapshots = None;
+    obs.etcd_snapshots = None;
     let t = next(&obs);
     let Transition::Defer {
         status,
@@ -537,7 +537,7 @@ fn finalize_complete_or_member_failed() {
     for case in cases {
         let mut obs = ready(running(case.rows, 50), 90);
         // Finalizing defragments nothing, so snapshots are not looked at.
-        obs.snapshots = None;
+        obs.etcd_snapshots = None;
         let t = next(&obs);
         let Transition::Finalize {
             phase,
@@ -720,7 +720,7 @@ fn dial_failure_retries_until_the_deadline_then_fails_without_disarm() {
         d,
     );
     before.reach = Some(dial_failed.clone());
-    before.snapshots = None;
+    before.etcd_snapshots = None;
     let t = next(&before);
     assert_eq!(
         t,
@@ -819,7 +819,7 @@ fn terminal_phases_are_sticky() {
 #[test]
 fn a_snapshot_in_progress_defers_the_run() {
     let mut obs = ready(view("d", 0), 5);
-    obs.snapshots = Some(Snapshots::InProgress {
+    obs.etcd_snapshots = Some(EtcdSnapshots::InProgress {
         name: "nightly".into(),
     });
     let t = next(&obs);
@@ -833,7 +833,7 @@ fn a_snapshot_in_progress_defers_the_run() {
 
     // A started run stays Running while it waits.
     let mut started = ready(running(vec![row("m1", "follower", "Pending", "")], 1), 5);
-    started.snapshots = obs.snapshots.clone();
+    started.etcd_snapshots = obs.etcd_snapshots.clone();
     assert_eq!(status_of(&next(&started)).phase, Some(Running));
 }
 

@@ -1,14 +1,14 @@
 use super::*;
+use crate::look::{Alarm, AlarmKind, ClusterLook, MemberLook, MemberStatus, Probe};
 use crate::plan::gate::{evaluate, GateOptions};
 use crate::reach::QuotaSource;
 use crate::report::{DoctorReport, StatusReport};
-use crate::snapshot::{Alarm, AlarmKind, ClusterSnapshot, MemberSnapshot, MemberStatus, Probe};
 
-fn member(id: u64, learner: bool, probe: Probe) -> MemberSnapshot {
-    MemberSnapshot {
+fn member(id: u64, learner: bool, probe: Probe) -> MemberLook {
+    MemberLook {
         quota_bytes: 1 << 30,
         quota_source: QuotaSource::Member,
-        ..MemberSnapshot::listed_for_test(&format!("etcd-{id}"), id, learner, probe)
+        ..MemberLook::listed_for_test(&format!("etcd-{id}"), id, learner, probe)
     }
 }
 
@@ -31,7 +31,7 @@ fn answered(id: u64, learner: bool) -> Probe {
 
 /// Leader 1, follower 2 unreachable, follower 3 with NOSPACE, learner 4.
 fn report() -> StatusReport {
-    let snapshot = ClusterSnapshot {
+    let snapshot = ClusterLook {
         members: vec![
             member(1, false, answered(1, false)),
             member(2, false, Probe::refused_for_test()),

@@ -18,20 +18,20 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::look::ClusterLook;
+pub use crate::look::MemberMetrics;
 use crate::plan::gate::GateVerdict;
 use crate::plan::rule::DefragRule;
 use crate::quantity::format_bytes;
-use crate::snapshot::ClusterSnapshot;
-pub use crate::snapshot::MemberMetrics;
 
+mod look;
 mod metrics;
 mod setup;
-mod snapshot;
 
+pub use look::{alarms, defrag_space, fragmentation, gate, learners, quota, versions};
 use metrics::MIN_FSYNCS;
 pub use metrics::{disk_latency, leader_changes};
 pub use setup::{certificates, compaction, stop_grpc_on_defrag, traffic};
-pub use snapshot::{alarms, defrag_space, fragmentation, gate, learners, quota, versions};
 
 /// How much a finding matters; ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -114,7 +114,7 @@ pub struct TrafficFacts {
 /// Everything the checks look at. `None`: could not be read.
 #[derive(Debug, Clone, Default)]
 pub struct Facts<'a> {
-    pub snapshot: Option<&'a ClusterSnapshot>,
+    pub snapshot: Option<&'a ClusterLook>,
     pub verdict: Option<&'a GateVerdict>,
     /// The cluster's current revision, and the one compacted up to (0:
     /// never compacted).

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::{finding, CertFact, ClusterSpecFacts, Finding, Severity, TrafficFacts};
-use crate::snapshot::{ClusterSnapshot, MemberStatus};
+use crate::look::{ClusterLook, MemberStatus};
 
 /// History that is never compacted grows until the quota; a retention that
 /// is off or very long is the usual cause.
@@ -91,7 +91,7 @@ pub fn certificates(certs: &[CertFact], now: i64) -> Vec<Finding> {
 /// move away instead of waiting for the whole defrag.
 pub fn stop_grpc_on_defrag(
     pod_args: &BTreeMap<String, Vec<String>>,
-    snap: Option<&ClusterSnapshot>,
+    snap: Option<&ClusterLook>,
 ) -> Vec<Finding> {
     if pod_args.is_empty() {
         return vec![];

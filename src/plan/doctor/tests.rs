@@ -1,16 +1,16 @@
 use super::*;
+use crate::look::{Alarm, AlarmKind, MemberLook, MemberStatus, Probe};
 use crate::plan::gate::{evaluate, GateOptions};
-use crate::snapshot::{Alarm, AlarmKind, MemberSnapshot, MemberStatus, Probe};
 
 const MI: u64 = 1024 * 1024;
 
 /// Members (name, id, size MiB, in use MiB, learner, version, applied).
-fn cluster(rows: &[(&str, u64, u64, u64, bool, &str, u64)]) -> ClusterSnapshot {
-    ClusterSnapshot {
+fn cluster(rows: &[(&str, u64, u64, u64, bool, &str, u64)]) -> ClusterLook {
+    ClusterLook {
         members: rows
             .iter()
             .map(|&(name, id, size, used, learner, version, applied)| {
-                MemberSnapshot::listed_for_test(
+                MemberLook::listed_for_test(
                     name,
                     id,
                     learner,
@@ -34,7 +34,7 @@ fn cluster(rows: &[(&str, u64, u64, u64, bool, &str, u64)]) -> ClusterSnapshot {
     }
 }
 
-fn healthy() -> ClusterSnapshot {
+fn healthy() -> ClusterLook {
     cluster(&[
         ("a", 1, 100, 90, false, "3.6.16", 500),
         ("b", 2, 100, 90, false, "3.6.16", 500),

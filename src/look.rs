@@ -1,8 +1,13 @@
-//! `ClusterSnapshot`: one consistent-enough look at every member (its
+//! `ClusterLook`: one consistent-enough look at every member (its
 //! Status, the MemberList, the AlarmList), as plain data. What etcd answers
 //! (`MemberStatus`, `ListedMember`, `Alarm`) is owned here too, so that the
 //! decisions in `plan` read it without depending on the I/O that takes it
-//! (`etcd::look`).
+//! (`etcd::take`).
+//!
+//! "Snapshot" means three other things in etcd and the operator, so this
+//! one is called a look: the backup file (`snapshot save`, `plan::backup`,
+//! `etcd::SnapshotChunk`) and the operator's EtcdSnapshot object (which an
+//! EtcdDefrag run waits for: `controller::phase::EtcdSnapshots`).
 
 use std::time::Duration;
 
@@ -178,7 +183,7 @@ pub enum Probe {
 
 /// One member as the snapshot saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemberSnapshot {
+pub struct MemberLook {
     /// The member's name in MemberList; the endpoint when it is unknown.
     pub name: String,
     /// Member id from MemberList or from the Status header.
@@ -222,7 +227,7 @@ impl Probe {
 }
 
 #[cfg(test)]
-impl MemberSnapshot {
+impl MemberLook {
     /// For tests: a member MemberList lists as `name`/`id`, whose probe is
     /// `probe`, with etcd's default 2 GiB quota (struct update to change it).
     pub(crate) fn listed_for_test(
@@ -230,8 +235,8 @@ impl MemberSnapshot {
         id: u64,
         is_learner: bool,
         probe: Probe,
-    ) -> MemberSnapshot {
-        MemberSnapshot {
+    ) -> MemberLook {
+        MemberLook {
             name: name.into(),
             id: Some(id),
             dial: None,
@@ -250,7 +255,7 @@ impl MemberSnapshot {
     }
 }
 
-impl MemberSnapshot {
+impl MemberLook {
     /// The Status answer, if any.
     pub fn status(&self) -> Option<&MemberStatus> {
         match &self.probe {
@@ -271,9 +276,9 @@ impl MemberSnapshot {
 
 /// Everything a decision needs, taken at one moment.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClusterSnapshot {
+pub struct ClusterLook {
     /// In MemberList order (then any probed endpoint MemberList did not list).
-    pub members: Vec<MemberSnapshot>,
+    pub members: Vec<MemberLook>,
     /// Whether MemberList answered; without it the voter set is unknown.
     pub member_list_known: bool,
     /// Alarms from AlarmList and from every member's Status errors, merged.
@@ -282,9 +287,9 @@ pub struct ClusterSnapshot {
     pub alarm_list_error: Option<String>,
 }
 
-impl ClusterSnapshot {
+impl ClusterLook {
     /// The member with this id.
-    pub fn member_by_id(&self, id: u64) -> Option<&MemberSnapshot> {
+    pub fn member_by_id(&self, id: u64) -> Option<&MemberLook> {
         self.members.iter().find(|m| m.id == Some(id))
     }
 
@@ -308,7 +313,7 @@ impl ClusterSnapshot {
 /// Adds every member's dial to the target's seeds (with discovery on), so
 /// that later snapshots still work when the endpoint first given goes down —
 /// a sweep must survive its seed being stopped or defragmented.
-pub fn with_members_as_seeds(target: &Target, snapshot: &ClusterSnapshot) -> Target {
+pub fn with_members_as_seeds(target: &Target, snapshot: &ClusterLook) -> Target {
     let mut target = target.clone();
     if target.discover {
         for dial in snapshot.members.iter().filter_map(|m| m.dial.clone()) {
@@ -325,7 +330,7 @@ pub(crate) fn member_row(
     dial: Option<Dial>,
     probe: Probe,
     fallback: QuotaFallback,
-) -> MemberSnapshot {
+) -> MemberLook {
     let status_id = match &probe {
         Probe::Answered(s) if s.member_id != 0 => Some(s.member_id),
         _ => None,
@@ -344,7 +349,7 @@ pub(crate) fn member_row(
         }) => (*q, QuotaSource::Member),
         _ => (fallback.bytes, fallback.source),
     };
-    MemberSnapshot {
+    MemberLook {
         name,
         id,
         dial,

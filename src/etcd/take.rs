@@ -1,4 +1,4 @@
-//! Taking the look at the members (`snapshot::ClusterSnapshot`): Status of
+//! Taking the look at the members (`look::ClusterLook`): Status of
 //! each member concurrently, MemberList, AlarmList, all through `EtcdOps`.
 //!
 //! This is the only I/O stage before a decision; the gate, the plan and the
@@ -14,11 +14,11 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use crate::error::{Error, Result};
 use crate::etcd::EtcdOps;
 use crate::failure::ConnectFailure;
-use crate::reach::{Dial, KnownMember, QuotaFallback, QuotaSource, Target};
-use crate::snapshot::{
-    dial_for_listed, member_row, Alarm, ClusterSnapshot, ListedMember, MemberSnapshot,
-    MemberStatus, Probe, StatusError,
+use crate::look::{
+    dial_for_listed, member_row, Alarm, ClusterLook, ListedMember, MemberLook, MemberStatus, Probe,
+    StatusError,
 };
+use crate::reach::{Dial, KnownMember, QuotaFallback, QuotaSource, Target};
 
 /// Asks the seeds for MemberList, concurrently; the first seed to answer
 /// wins (every member returns the same list), so a hung seed costs nothing
@@ -59,7 +59,7 @@ pub async fn member_list<O: EtcdOps>(
 /// is probed at its advertised client URL (a seed that matches that URL is
 /// reused as is). Without discovery, exactly the seeds are probed and
 /// MemberList only supplies names and the voter set.
-pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapshot> {
+pub async fn look<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterLook> {
     let (list_dial, list) = member_list(ops, target).await?;
 
     // Decide whom to probe: (MemberList entry, dial, why not dialed,
@@ -116,7 +116,7 @@ pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapsho
     }))
     .await;
 
-    let mut members: Vec<MemberSnapshot> = Vec::new();
+    let mut members: Vec<MemberLook> = Vec::new();
     for ((row, status), metrics_quota) in rows.into_iter().zip(statuses).zip(metrics_quotas) {
         let answered_in = match &status {
             Some((Ok(_), took)) => Some(*took),
@@ -185,7 +185,7 @@ pub async fn take<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterSnapsho
         }
     }
 
-    Ok(ClusterSnapshot {
+    Ok(ClusterLook {
         members,
         member_list_known: true,
         alarms: alarms.into_iter().collect(),
@@ -216,7 +216,7 @@ impl Row {
 /// one compacted up to, from `leader`'s HashKV (0: never compacted).
 pub async fn revisions<O: EtcdOps>(
     ops: &O,
-    snap: &ClusterSnapshot,
+    snap: &ClusterLook,
     leader: &Dial,
 ) -> Result<(i64, i64)> {
     let compacted = ops

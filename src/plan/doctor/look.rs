@@ -1,15 +1,15 @@
-//! The checks over what the snapshot and the gate show of the cluster
+//! The checks over what the look at the members and the gate show of the cluster
 //! itself: the gate's reasons, alarms, fragmentation, quota use, version
 //! skew, learners, and whether a defrag fits on the members' volumes.
 
 use std::collections::BTreeMap;
 
 use super::{finding, ClusterSpecFacts, Finding, Severity};
+use crate::look::{AlarmKind, ClusterLook};
 use crate::plan::defrag::{predicted_outage, Measured, ETCD_REQUEST_TIMEOUT_SECONDS};
 use crate::plan::gate::{GateReason, GateVerdict};
 use crate::plan::rule::{DefragRule, RuleOutcome};
 use crate::quantity::format_bytes;
-use crate::snapshot::{AlarmKind, ClusterSnapshot};
 
 /// What the health gate refuses, as findings: the same reasons a defrag
 /// would stop on.
@@ -84,7 +84,7 @@ pub fn gate(verdict: &GateVerdict, cluster: &str) -> Vec<Finding> {
 /// helps the cluster back under its quota whatever the rule
 /// (`plan::defrag::recover_nospace`), and disarms the alarm where the
 /// member is back under it.
-pub fn alarms(snap: &ClusterSnapshot, cluster: &str) -> Vec<Finding> {
+pub fn alarms(snap: &ClusterLook, cluster: &str) -> Vec<Finding> {
     let cluster = if cluster.is_empty() {
         String::new()
     } else {
@@ -115,7 +115,7 @@ pub fn alarms(snap: &ClusterSnapshot, cluster: &str) -> Vec<Finding> {
 }
 
 /// Members the defrag rule would defragment, with what would come back.
-pub fn fragmentation(snap: &ClusterSnapshot, rule: &DefragRule, cluster: &str) -> Vec<Finding> {
+pub fn fragmentation(snap: &ClusterLook, rule: &DefragRule, cluster: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     for m in &snap.members {
         let Some(s) = m.status() else { continue };
@@ -162,7 +162,7 @@ pub fn fragmentation(snap: &ClusterSnapshot, rule: &DefragRule, cluster: &str) -
 }
 
 /// Size against quota: a member over its quota raises NOSPACE.
-pub fn quota(snap: &ClusterSnapshot) -> Vec<Finding> {
+pub fn quota(snap: &ClusterLook) -> Vec<Finding> {
     let mut out = Vec::new();
     for m in &snap.members {
         let Some(s) = m.status() else { continue };
@@ -203,7 +203,7 @@ pub fn quota(snap: &ClusterSnapshot) -> Vec<Finding> {
 }
 
 /// Members on different minor releases (an upgrade left half done).
-pub fn versions(snap: &ClusterSnapshot) -> Vec<Finding> {
+pub fn versions(snap: &ClusterLook) -> Vec<Finding> {
     let mut minors: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for m in &snap.members {
         let Some(s) = m.status() else { continue };
@@ -227,7 +227,7 @@ pub fn versions(snap: &ClusterSnapshot) -> Vec<Finding> {
 }
 
 /// Learners: promote the ones that have caught up.
-pub fn learners(snap: &ClusterSnapshot, verdict: &GateVerdict) -> Vec<Finding> {
+pub fn learners(snap: &ClusterLook, verdict: &GateVerdict) -> Vec<Finding> {
     let leader_applied = verdict
         .leader
         .and_then(|l| snap.member_by_id(l))
@@ -267,7 +267,7 @@ pub fn learners(snap: &ClusterSnapshot, verdict: &GateVerdict) -> Vec<Finding> {
 
 /// A defrag writes a new file of about the in-use size beside the old one:
 /// the volume must hold both.
-pub fn defrag_space(snap: &ClusterSnapshot, spec: &ClusterSpecFacts) -> Vec<Finding> {
+pub fn defrag_space(snap: &ClusterLook, spec: &ClusterSpecFacts) -> Vec<Finding> {
     let Some(volume) = spec.volume_bytes else {
         return vec![];
     };
