@@ -5,7 +5,9 @@
 //! rounded **up** to the next integer (`100m` is 1 byte). This matters because
 //! the EtcdDefrag rule compares sizes strictly and must agree with the
 //! operator byte for byte. Durations use Go syntax (`500ms`, `1m30s`), which
-//! is what etcdctl users type.
+//! is what etcdctl users type: one parser, Go's `time.ParseDuration`
+//! ([`parse_go_duration`]), which `@every` schedules use as is and the
+//! flags through [`parse_duration`].
 
 use std::fmt;
 use std::time::Duration;
@@ -143,41 +145,227 @@ pub fn parse_quantity(text: &str) -> Result<i128, ParseError> {
     Ok(value)
 }
 
-/// Parses a Go/etcdctl duration: one or more `<number><unit>` pairs with
-/// units `ns`, `us`, `µs`, `ms`, `s`, `m`, `h` (`1m30s`, `1.5s`, `250ms`).
+/// Parses a duration as the etcdctl-style flags take it (`--timeout`,
+/// `--wait-healthy`, …) and as doctor reads `autoCompactionRetention`: one
+/// or more `<number><unit>` pairs with units `ns`, `us`, `µs`, `ms`, `s`,
+/// `m`, `h` (`1m30s`, `1.5s`, `250ms`), or a bare `0`.
+///
+/// A thin wrapper over the one parser, [`parse_go_duration`], with the
+/// flags' own differences from Go's grammar: blanks around the text are
+/// ignored; there is no sign; the micro sign is `µ` (U+00B5) only, not
+/// Go's other spelling `μ` (U+03BC); and the messages are this tool's
+/// ("missing unit (ms, s, m, h)" when the text ends in a number without
+/// its unit, "out of range" past Go's limit of about 292 years, a hint
+/// with examples otherwise). The value is Go's, exact to the nanosecond
+/// (digits below a nanosecond are dropped).
 pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
     const HELP: &str = "expected a duration such as 500ms, 5s, 2m or 1h30m";
-    let mut rest = text.trim();
-    if rest.is_empty() {
+    let trimmed = text.trim();
+    if trimmed.is_empty() || trimmed.starts_with(['+', '-']) || trimmed.contains('\u{3bc}') {
         return Err(ParseError::new(text, HELP));
     }
-    if rest == "0" {
-        return Ok(Duration::ZERO);
+    match parse_go_duration(trimmed) {
+        Ok(nanos) => Ok(Duration::from_nanos(nanos.unsigned_abs())),
+        Err(e) => {
+            let why = if e.kind == GoDurationErrorKind::Overflow {
+                "out of range"
+            } else if trimmed[e.pair..]
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b'.')
+            {
+                "missing unit (ms, s, m, h)"
+            } else {
+                HELP
+            };
+            Err(ParseError::new(text, why))
+        }
     }
-    let mut total = 0f64;
-    while !rest.is_empty() {
-        let number_end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(|| ParseError::new(text, "missing unit (ms, s, m, h)"))?;
-        let (number, after) = rest.split_at(number_end);
-        let value: f64 = number.parse().map_err(|_| ParseError::new(text, HELP))?;
-        let unit_end = after
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(after.len());
-        let (unit, next) = after.split_at(unit_end);
-        let seconds_per_unit = match unit {
-            "ns" => 1e-9,
-            "us" | "µs" => 1e-6,
-            "ms" => 1e-3,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return Err(ParseError::new(text, HELP)),
+}
+
+/// Why a Go duration did not parse. It prints as Go's `time` package words
+/// it (`time: invalid duration "1x"`, …), which is what the operator's
+/// messages embed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoDurationError {
+    input: String,
+    kind: GoDurationErrorKind,
+    /// Where the `<number><unit>` pair that failed begins (a byte offset).
+    pair: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum GoDurationErrorKind {
+    /// Not a duration at all (Go: "invalid duration").
+    Invalid,
+    /// A number without its unit.
+    MissingUnit,
+    UnknownUnit(String),
+    /// Past Go's limit, ±2⁶³ ns (Go: "invalid duration" too).
+    Overflow,
+}
+
+impl fmt::Display for GoDurationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let input = time_quote(&self.input);
+        match &self.kind {
+            GoDurationErrorKind::Invalid | GoDurationErrorKind::Overflow => {
+                write!(f, "time: invalid duration {input}")
+            }
+            GoDurationErrorKind::MissingUnit => {
+                write!(f, "time: missing unit in duration {input}")
+            }
+            GoDurationErrorKind::UnknownUnit(unit) => write!(
+                f,
+                "time: unknown unit {} in duration {input}",
+                time_quote(unit)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for GoDurationError {}
+
+/// The one duration parser: Go's `time.ParseDuration`, in nanoseconds.
+/// `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, units ns us µs μs ms s m h, and a
+/// bare `0`; integer arithmetic, so `1.1s` is exactly 1,100,000,000 ns.
+/// Overflow checks follow Go's, including where Go lets a sum wrap.
+/// `@every` schedules use it as is; the flags through [`parse_duration`].
+pub fn parse_go_duration(text: &str) -> Result<i64, GoDurationError> {
+    const LIMIT: u64 = 1 << 63;
+    let fail = |kind, pair| GoDurationError {
+        input: text.to_string(),
+        kind,
+        pair,
+    };
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    let mut negative = false;
+    if let Some(&sign @ (b'-' | b'+')) = bytes.first() {
+        negative = sign == b'-';
+        at = 1;
+    }
+    if &bytes[at..] == b"0" {
+        return Ok(0);
+    }
+    if at == bytes.len() {
+        return Err(fail(GoDurationErrorKind::Invalid, at));
+    }
+    let mut total: u64 = 0;
+    while at < bytes.len() {
+        let pair = at;
+        let invalid = || fail(GoDurationErrorKind::Invalid, pair);
+        let overflow = || fail(GoDurationErrorKind::Overflow, pair);
+        let first = bytes[at];
+        if !(first == b'.' || first.is_ascii_digit()) {
+            return Err(invalid());
+        }
+        let digits = bytes[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let mut whole: u64 = 0;
+        for &digit in &bytes[at..at + digits] {
+            if whole > LIMIT / 10 {
+                return Err(overflow());
+            }
+            whole = whole * 10 + u64::from(digit - b'0');
+            if whole > LIMIT {
+                return Err(overflow());
+            }
+        }
+        at += digits;
+
+        let (mut fraction, mut scale, mut has_fraction) = (0u64, 1f64, false);
+        if bytes.get(at) == Some(&b'.') {
+            at += 1;
+            let fraction_digits = bytes[at..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            // Go stops gaining precision on overflow instead of failing.
+            let mut overflowed = false;
+            for &digit in &bytes[at..at + fraction_digits] {
+                if overflowed || fraction > (LIMIT - 1) / 10 {
+                    overflowed = true;
+                    continue;
+                }
+                let next = fraction * 10 + u64::from(digit - b'0');
+                if next > LIMIT {
+                    overflowed = true;
+                    continue;
+                }
+                fraction = next;
+                scale *= 10.0;
+            }
+            has_fraction = fraction_digits > 0;
+            at += fraction_digits;
+        }
+        if digits == 0 && !has_fraction {
+            return Err(invalid());
+        }
+
+        let unit_len = bytes[at..]
+            .iter()
+            .take_while(|b| **b != b'.' && !b.is_ascii_digit())
+            .count();
+        if unit_len == 0 {
+            return Err(fail(GoDurationErrorKind::MissingUnit, pair));
+        }
+        let unit = &bytes[at..at + unit_len];
+        at += unit_len;
+        let unit_nanos: u64 = match unit {
+            b"ns" => 1,
+            b"us" | b"\xc2\xb5s" | b"\xce\xbcs" => 1_000,
+            b"ms" => 1_000_000,
+            b"s" => 1_000_000_000,
+            b"m" => 60_000_000_000,
+            b"h" => 3_600_000_000_000,
+            _ => {
+                let unit = String::from_utf8_lossy(unit).into_owned();
+                return Err(fail(GoDurationErrorKind::UnknownUnit(unit), pair));
+            }
         };
-        total += value * seconds_per_unit;
-        rest = next;
+        if whole > LIMIT / unit_nanos {
+            return Err(overflow());
+        }
+        let mut value = whole * unit_nanos;
+        if fraction > 0 {
+            value += (fraction as f64 * (unit_nanos as f64 / scale)) as u64;
+            if value > LIMIT {
+                return Err(overflow());
+            }
+        }
+        total = total.wrapping_add(value);
+        if total > LIMIT {
+            return Err(overflow());
+        }
     }
-    Duration::try_from_secs_f64(total).map_err(|_| ParseError::new(text, "out of range"))
+    if negative {
+        // `total` is at most 2^63 here, whose negation is i64::MIN, as in Go.
+        return Ok((total as i64).wrapping_neg());
+    }
+    i64::try_from(total).map_err(|_| fail(GoDurationErrorKind::Overflow, bytes.len()))
+}
+
+/// The quoting inside Go's `time` errors: non-ASCII and control characters
+/// become `\x` bytes.
+fn time_quote(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        if !c.is_ascii() || c < ' ' {
+            let mut buf = [0u8; 4];
+            for byte in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("\\x{byte:02x}"));
+            }
+        } else {
+            if c == '"' || c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Formats a byte count with binary units, one decimal below 10 of a unit:
@@ -280,6 +468,88 @@ mod tests {
         }
         for input in ["", "5", "s", "5x", "-1s", "1..5s"] {
             assert!(parse_duration(input).is_err(), "{input:?} should not parse");
+        }
+    }
+
+    /// The flags' grammar: Go's, less the sign and the second micro sign,
+    /// blanks around it ignored, and this tool's messages.
+    #[test]
+    fn flag_durations_and_their_messages() {
+        const HELP: &str = "expected a duration such as 500ms, 5s, 2m or 1h30m";
+        const UNIT: &str = "missing unit (ms, s, m, h)";
+        let ok: &[(&str, Duration)] = &[
+            (" 5s ", Duration::from_secs(5)),
+            ("1.s", Duration::from_secs(1)),
+            (".5s", Duration::from_millis(500)),
+            ("1.1s", Duration::from_millis(1100)),
+            ("250µs", Duration::from_micros(250)),
+            ("1h1m1s1ms1us1ns", Duration::new(3661, 1_001_001)),
+            ("00s", Duration::ZERO),
+        ];
+        for (input, want) in ok {
+            assert_eq!(parse_duration(input), Ok(*want), "{input:?}");
+        }
+        let refused: &[(&str, &str)] = &[
+            ("", HELP),
+            ("  ", HELP),
+            ("5", UNIT),
+            ("1.5", UNIT),
+            ("5s5", UNIT),
+            ("1..5", UNIT),
+            (".", UNIT),
+            ("1..5s", HELP),
+            (".s", HELP),
+            ("s", HELP),
+            ("5x", HELP),
+            ("5x5", HELP),
+            ("1h 30m", HELP),
+            ("-1s", HELP),
+            ("+1s", HELP),
+            ("1\u{3bc}s", HELP),
+            ("2562048h", "out of range"),
+        ];
+        for (input, why) in refused {
+            assert_eq!(
+                parse_duration(input).map_err(|e| e.to_string()),
+                Err(format!("invalid value {input:?}: {why}")),
+                "{input:?}"
+            );
+        }
+    }
+
+    /// Go's own grammar and words, which `@every` schedules embed.
+    #[test]
+    fn go_durations_and_their_messages() {
+        let ok: &[(&str, i64)] = &[
+            ("0", 0),
+            ("-0", 0),
+            ("+5s", 5_000_000_000),
+            ("-1.5h", -5_400_000_000_000),
+            ("1\u{3bc}s", 1_000),
+            ("0.0000000015s", 1),
+            ("9223372036854775807ns", i64::MAX),
+            ("-9223372036854775808ns", i64::MIN),
+        ];
+        for (input, nanos) in ok {
+            assert_eq!(parse_go_duration(input), Ok(*nanos), "{input:?}");
+        }
+        let refused: &[(&str, &str)] = &[
+            ("", r#"time: invalid duration """#),
+            (" 5s", r#"time: invalid duration " 5s""#),
+            ("5", r#"time: missing unit in duration "5""#),
+            ("5x", r#"time: unknown unit "x" in duration "5x""#),
+            (
+                "1é",
+                r#"time: unknown unit "\xc3\xa9" in duration "1\xc3\xa9""#,
+            ),
+            ("2562048h", r#"time: invalid duration "2562048h""#),
+        ];
+        for (input, message) in refused {
+            assert_eq!(
+                parse_go_duration(input).map_err(|e| e.to_string()),
+                Err(message.to_string()),
+                "{input:?}"
+            );
         }
     }
 
