@@ -400,6 +400,46 @@ pub fn format_duration(duration: Duration) -> String {
     }
 }
 
+/// Formats a duration as its nonzero parts, largest first, separated by
+/// spaces: `5s`, `1h 2m 3s`, `2days 3h`, `1year 1month 1day 10h 30m`,
+/// `1s 500ms`; `0s` for zero. A year is 365.25 days and a month 30.44
+/// days; the parts are `year(s)`, `month(s)`, `day(s)`, `h`, `m`, `s`,
+/// `ms`, `us`, `ns`. (The format humantime's `format_duration` prints,
+/// which messages have always used.)
+pub fn format_duration_parts(duration: Duration) -> String {
+    const YEAR: u64 = 31_557_600;
+    const MONTH: u64 = 2_630_016;
+    const DAY: u64 = 86_400;
+    let secs = duration.as_secs();
+    let nanos = u64::from(duration.subsec_nanos());
+    if secs == 0 && nanos == 0 {
+        return "0s".to_string();
+    }
+    let in_year = secs % YEAR;
+    let in_month = in_year % MONTH;
+    let in_day = in_month % DAY;
+    let parts: [(u64, &str, bool); 9] = [
+        (secs / YEAR, "year", true),
+        (in_year / MONTH, "month", true),
+        (in_month / DAY, "day", true),
+        (in_day / 3600, "h", false),
+        (in_day % 3600 / 60, "m", false),
+        (in_day % 60, "s", false),
+        (nanos / 1_000_000, "ms", false),
+        (nanos / 1000 % 1000, "us", false),
+        (nanos % 1000, "ns", false),
+    ];
+    parts
+        .iter()
+        .filter(|(n, _, _)| *n > 0)
+        .map(|&(n, unit, plural)| {
+            let s = if plural && n > 1 { "s" } else { "" };
+            format!("{n}{unit}{s}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -550,6 +590,35 @@ mod tests {
                 Err(message.to_string()),
                 "{input:?}"
             );
+        }
+    }
+
+    /// The spellings humantime's `format_duration` printed, which the
+    /// messages had before this formatter replaced it.
+    #[test]
+    fn duration_parts_are_humantimes_spellings() {
+        let cases: &[(Duration, &str)] = &[
+            (Duration::ZERO, "0s"),
+            (Duration::from_secs(5), "5s"),
+            (Duration::from_millis(1500), "1s 500ms"),
+            (Duration::from_secs(300), "5m"),
+            (Duration::from_secs(1800), "30m"),
+            (Duration::from_secs(3723), "1h 2m 3s"),
+            (Duration::from_secs(7200), "2h"),
+            (Duration::from_secs(86_400), "1day"),
+            (Duration::from_secs(2 * 86_400 + 3 * 3600), "2days 3h"),
+            (Duration::from_secs(2_630_016), "1month"),
+            (Duration::from_secs(2 * 2_630_016 + 86_400), "2months 1day"),
+            (Duration::from_secs(31_557_600), "1year"),
+            (
+                Duration::from_secs(2 * 31_557_600 + 2_630_016 + 86_400 + 37_800),
+                "2years 1month 1day 10h 30m",
+            ),
+            (Duration::new(1, 2_003_004), "1s 2ms 3us 4ns"),
+            (Duration::from_nanos(1), "1ns"),
+        ];
+        for (duration, want) in cases {
+            assert_eq!(format_duration_parts(*duration), *want, "{duration:?}");
         }
     }
 

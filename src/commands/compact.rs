@@ -58,7 +58,7 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
             written_at = at;
             Keep::Dated {
                 revision,
-                age: humantime::format_duration(age).to_string(),
+                age: crate::quantity::format_duration_parts(age),
             }
         }
         (None, None, None) => return Err(Error::usage("pass --revision N or --keep N")),
@@ -180,7 +180,7 @@ async fn dated<O: EtcdOps>(
     (compacted, current): (i64, i64),
     age: std::time::Duration,
 ) -> Result<(i64, Option<i64>)> {
-    let shown = humantime::format_duration(age);
+    let shown = crate::quantity::format_duration_parts(age);
     let clock = |e| Error::etcd(format!("date revisions by the Leases under {prefix}"), e);
     if clock::time_at(ops, leader, prefix, current)
         .await

@@ -15,6 +15,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::look::MemberMetrics;
+use crate::quantity::format_duration_parts;
 use crate::reach::{Dial, Scheme, TlsMaterial};
 
 /// The largest `/metrics` body read (etcd's is about 200 KB).
@@ -38,7 +39,7 @@ pub async fn get(
 ) -> Result<HttpAnswer, String> {
     tokio::time::timeout(limit, get_inner(dial, tls, path))
         .await
-        .map_err(|_| format!("no answer within {}", humantime::format_duration(limit)))?
+        .map_err(|_| format!("no answer within {}", format_duration_parts(limit)))?
 }
 
 async fn get_inner(

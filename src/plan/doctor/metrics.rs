@@ -2,8 +2,10 @@
 //! latency, which the Status RPC does not show.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use super::{finding, Finding, MemberMetrics, Severity};
+use crate::quantity::format_duration_parts;
 
 /// Elections: each one stalls writes for an election timeout. A transfer
 /// someone asked for (MoveLeader: `kubectl etcd move-leader`, the leader
@@ -25,8 +27,7 @@ pub fn leader_changes(metrics: &BTreeMap<String, MemberMetrics>) -> Vec<Finding>
         let per_hour = elections as f64 / hours.max(1.0 / 60.0);
         // Startup elects once; more than a few per hour is instability.
         if elections >= 3 && per_hour > 2.0 {
-            let up =
-                humantime::format_duration(std::time::Duration::from_secs(m.uptime_seconds as u64));
+            let up = format_duration_parts(Duration::from_secs(m.uptime_seconds as u64));
             let message = if requested == 0 {
                 format!(
                     "{name} has seen {} leader changes in {up} up ({per_hour:.1} per hour)",
