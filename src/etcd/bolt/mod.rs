@@ -691,47 +691,20 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
     })
 }
 
-/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), table-driven.
+/// CRC-32C (Castagnoli) over pieces fed in turn, by the `crc32c` crate.
 struct Crc32c(u32);
-
-const CRC32C_TABLE: [u32; 256] = crc32c_table();
-
-const fn crc32c_table() -> [u32; 256] {
-    let mut table = [0u32; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut bit = 0;
-        while bit < 8 {
-            c = if c & 1 != 0 {
-                (c >> 1) ^ 0x82F6_3B78
-            } else {
-                c >> 1
-            };
-            bit += 1;
-        }
-        table[i] = c;
-        i += 1;
-    }
-    table
-}
 
 impl Crc32c {
     fn new() -> Self {
-        Crc32c(!0)
+        Crc32c(0)
     }
 
     fn update(&mut self, bytes: &[u8]) {
-        let mut c = self.0;
-        for &b in bytes {
-            // The index is masked to 0..=255, so it is always in the table.
-            c = CRC32C_TABLE[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8);
-        }
-        self.0 = c;
+        self.0 = crc32c::crc32c_append(self.0, bytes);
     }
 
     fn finish(&self) -> u32 {
-        !self.0
+        self.0
     }
 }
 
