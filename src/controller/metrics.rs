@@ -7,16 +7,25 @@
 //! `cluster`: Prometheus (and the Prometheus operator) set those from the
 //! scrape target and would rename ours to `exported_*`.
 //!
-//! The server needs no web framework: it reads one request head, answers
-//! it and closes the connection (`Connection: close`). Only `GET` (and
-//! `HEAD`) is served; `/metrics` speaks OpenMetrics to a scraper that asks
-//! for it (Prometheus does) and the Prometheus text format otherwise.
+//! The server is hyper's HTTP/1.1, one request per connection
+//! (`Connection: close`); the routes are one pure function, [`respond`].
+//! Only `GET` (and `HEAD`) is served; `/metrics` speaks OpenMetrics to a
+//! scraper that asks for it (Prometheus does) and the Prometheus text
+//! format otherwise.
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use http_body_util::Full;
+use hyper::body::Bytes;
+use hyper::header::{HeaderValue, ACCEPT, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use kube::runtime::reflector::Store;
 use kube::ResourceExt;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -25,8 +34,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::{Registry, Unit};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::phase::CheckedReason;
@@ -347,7 +355,7 @@ pub async fn start(
 /// How long a client may take to send its request head.
 const READ_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The longest request head read.
+/// The longest request head read (hyper's smallest buffer).
 const MAX_HEAD: usize = 8 * 1024;
 
 /// Serves `/metrics`, `/healthz` and `/readyz` on `listener` until `stop`
@@ -369,7 +377,8 @@ pub async fn serve(
                 let metrics = metrics.clone();
                 let draining = draining.clone();
                 tokio::spawn(async move {
-                    if let Err(e) = answer(stream, &metrics, &draining).await {
+                    let ready = || metrics.is_ready() && !draining.is_cancelled();
+                    if let Err(e) = answer(TokioIo::new(stream), &metrics, ready).await {
                         tracing::debug!("metrics server: {e}");
                     }
                 });
@@ -383,93 +392,89 @@ pub async fn serve(
     }
 }
 
-async fn answer(
-    mut stream: TcpStream,
-    metrics: &Metrics,
-    draining: &CancellationToken,
-) -> std::io::Result<()> {
-    let head = match tokio::time::timeout(READ_TIMEOUT, read_head(&mut stream)).await {
-        Ok(head) => head?,
-        Err(_) => return Ok(()),
-    };
-    let ready = metrics.is_ready() && !draining.is_cancelled();
-    let response = respond(metrics, ready, &head);
-    stream.write_all(&response).await?;
-    stream.shutdown().await
+/// Answers the one request on `io` and closes the connection; `ready`
+/// says, when the request has come, whether `/readyz` is 200. A client
+/// that sends no request head within [`READ_TIMEOUT`] is hung up on.
+async fn answer<I>(io: I, metrics: &Metrics, ready: impl Fn() -> bool) -> hyper::Result<()>
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin,
+{
+    let service = service_fn(|request: Request<hyper::body::Incoming>| {
+        std::future::ready(Ok::<_, Infallible>(respond(metrics, ready(), &request)))
+    });
+    http1::Builder::new()
+        .keep_alive(false)
+        // A client may close its side once the request is sent.
+        .half_close(true)
+        .title_case_headers(true)
+        .auto_date_header(false)
+        .max_buf_size(MAX_HEAD)
+        .timer(TokioTimer::new())
+        .header_read_timeout(READ_TIMEOUT)
+        .serve_connection(io, service)
+        .await
 }
 
-/// Reads up to the blank line that ends the request head (or `MAX_HEAD`
-/// bytes, or the end of the stream).
-async fn read_head(stream: &mut TcpStream) -> std::io::Result<String> {
-    let mut head = Vec::with_capacity(1024);
-    let mut buf = [0u8; 1024];
-    while head.len() < MAX_HEAD {
-        let n = stream.read(&mut buf).await?;
-        if n == 0 {
-            break;
-        }
-        head.extend_from_slice(&buf[..n]);
-        if head.windows(4).any(|w| w == b"\r\n\r\n") || head.windows(2).any(|w| w == b"\n\n") {
-            break;
-        }
-    }
-    Ok(String::from_utf8_lossy(&head).into_owned())
-}
-
-/// The complete HTTP/1.1 response to a request head. Pure.
-pub fn respond(metrics: &Metrics, ready: bool, head: &str) -> Vec<u8> {
-    let mut lines = head.lines();
-    let mut parts = lines.next().unwrap_or("").split_whitespace();
-    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let path = target.split('?').next().unwrap_or("");
+/// The response to a request. Pure. Only the method, the target (an
+/// origin-form path, else 400) and the `Accept` header matter. The
+/// response carries its `Content-Length` (on `HEAD` too, without the
+/// body) and `Connection: close`.
+pub fn respond<B>(metrics: &Metrics, ready: bool, request: &Request<B>) -> Response<Full<Bytes>> {
     let plain = "text/plain; charset=utf-8";
-    let (status, content_type, body) = if method.is_empty() || !target.starts_with('/') {
-        ("400 Bad Request", plain, "bad request\n".to_string())
-    } else if method != "GET" && method != "HEAD" {
+    let uri = request.uri();
+    let origin_form =
+        uri.scheme().is_none() && uri.authority().is_none() && uri.path().starts_with('/');
+    let method = request.method();
+    let (status, content_type, body) = if !origin_form {
+        (StatusCode::BAD_REQUEST, plain, "bad request\n".to_string())
+    } else if method != Method::GET && method != Method::HEAD {
         (
-            "405 Method Not Allowed",
+            StatusCode::METHOD_NOT_ALLOWED,
             plain,
             "method not allowed\n".to_string(),
         )
     } else {
-        match path {
+        match uri.path() {
             "/metrics" => {
-                let openmetrics = lines.any(|l| {
-                    l.split_once(':').is_some_and(|(k, v)| {
-                        k.trim().eq_ignore_ascii_case("accept")
-                            && v.contains("application/openmetrics-text")
-                    })
+                let openmetrics = request.headers().get_all(ACCEPT).iter().any(|v| {
+                    v.as_bytes()
+                        .windows(b"application/openmetrics-text".len())
+                        .any(|w| w == b"application/openmetrics-text")
                 });
                 let content_type = if openmetrics {
                     OPENMETRICS
                 } else {
                     PROMETHEUS_TEXT
                 };
-                ("200 OK", content_type, metrics.render(openmetrics))
+                (StatusCode::OK, content_type, metrics.render(openmetrics))
             }
-            "/healthz" => ("200 OK", plain, "ok\n".to_string()),
-            "/readyz" if ready => ("200 OK", plain, "ok\n".to_string()),
+            "/healthz" => (StatusCode::OK, plain, "ok\n".to_string()),
+            "/readyz" if ready => (StatusCode::OK, plain, "ok\n".to_string()),
             "/readyz" => (
-                "503 Service Unavailable",
+                StatusCode::SERVICE_UNAVAILABLE,
                 plain,
                 "not ready: neither listed EtcdDefrags under the Lease nor standing by behind its holder yet, or stopping\n"
                     .to_string(),
             ),
-            _ => ("404 Not Found", plain, "not found\n".to_string()),
+            _ => (StatusCode::NOT_FOUND, plain, "not found\n".to_string()),
         }
     };
-    let mut response = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    if status.starts_with("405") {
-        response.push_str("Allow: GET, HEAD\r\n");
+    let length = body.len();
+    let body = if method == Method::HEAD {
+        Full::default()
+    } else {
+        Full::new(Bytes::from(body))
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
+    headers.insert(CONNECTION, HeaderValue::from_static("close"));
+    if status == StatusCode::METHOD_NOT_ALLOWED {
+        headers.insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
     }
-    response.push_str("\r\n");
-    if method != "HEAD" {
-        response.push_str(&body);
-    }
-    response.into_bytes()
+    response
 }
 
 #[cfg(test)]
@@ -617,8 +622,33 @@ mod tests {
         );
     }
 
+    /// What the server writes back when a client sends `request` (and
+    /// then closes its side), over an in-memory connection: the real
+    /// hyper server, byte for byte.
+    fn exchange(m: &Metrics, ready: bool, request: &str) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let (client, server) = tokio::io::duplex(1 << 20);
+            let serving = answer(TokioIo::new(server), m, || ready);
+            let asking = async move {
+                let (mut from, mut to) = tokio::io::split(client);
+                to.write_all(request.as_bytes()).await.unwrap();
+                to.shutdown().await.unwrap();
+                let mut text = String::new();
+                from.read_to_string(&mut text).await.unwrap();
+                text
+            };
+            let (_, text) = tokio::join!(serving, asking);
+            text
+        })
+    }
+
     fn response(m: &Metrics, ready: bool, head: &str) -> (String, String) {
-        let text = String::from_utf8(respond(m, ready, head)).unwrap();
+        let text = exchange(m, ready, head);
         let (head, body) = text.split_once("\r\n\r\n").unwrap();
         (head.to_string(), body.to_string())
     }
@@ -662,15 +692,81 @@ mod tests {
         let (head, _) = response(&m, true, "POST /metrics HTTP/1.1\r\n\r\n");
         assert!(head.starts_with("HTTP/1.1 405 "), "{head}");
         assert!(head.contains("Allow: GET, HEAD"), "{head}");
-        for nonsense in [
-            "",
-            "\r\n\r\n",
-            "GET\r\n\r\n",
-            "GET metrics HTTP/1.1\r\n\r\n",
-        ] {
+        for nonsense in ["GET\r\n\r\n", "GET metrics HTTP/1.1\r\n\r\n"] {
             let (head, _) = response(&m, true, nonsense);
             assert!(head.starts_with("HTTP/1.1 400 "), "{nonsense:?}: {head}");
         }
+        // No request line at all: hyper hangs up without an answer (the
+        // hand-written server before it answered 400).
+        for nothing in ["", "\r\n\r\n"] {
+            assert_eq!(exchange(&m, true, nothing), "", "{nothing:?}");
+        }
+    }
+
+    /// The bytes on the wire, whole: the same head fields, in the same
+    /// order and case, as the hand-written server wrote.
+    #[test]
+    fn answers_byte_for_byte() {
+        let m = Metrics::new();
+        let plain = "Content-Type: text/plain; charset=utf-8\r\n";
+        let cases = [
+            (
+                "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+                format!("HTTP/1.1 200 OK\r\n{plain}Content-Length: 3\r\nConnection: close\r\n\r\nok\n"),
+            ),
+            (
+                "HEAD /nope HTTP/1.1\r\n\r\n",
+                format!("HTTP/1.1 404 Not Found\r\n{plain}Content-Length: 10\r\nConnection: close\r\n\r\n"),
+            ),
+            (
+                "DELETE /metrics HTTP/1.1\r\n\r\n",
+                format!("HTTP/1.1 405 Method Not Allowed\r\n{plain}Content-Length: 19\r\nConnection: close\r\nAllow: GET, HEAD\r\n\r\nmethod not allowed\n"),
+            ),
+            (
+                "GET http://x/healthz HTTP/1.1\r\n\r\n",
+                format!("HTTP/1.1 400 Bad Request\r\n{plain}Content-Length: 12\r\nConnection: close\r\n\r\nbad request\n"),
+            ),
+        ];
+        for (request, want) in cases {
+            assert_eq!(exchange(&m, true, request), want, "{request:?}");
+        }
+    }
+
+    /// Over TCP as a scraper sees it: one answer per connection, which the
+    /// server then closes; once stopped, nothing listens.
+    #[tokio::test]
+    async fn serves_over_tcp_until_stopped() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let stop = CancellationToken::new();
+        let serving = tokio::spawn(serve(
+            listener,
+            Arc::new(Metrics::new()),
+            CancellationToken::new(),
+            stop.clone(),
+        ));
+        for path in ["/healthz", "/readyz"] {
+            let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+            stream
+                .write_all(format!("GET {path} HTTP/1.1\r\nHost: {address}\r\n\r\n").as_bytes())
+                .await
+                .unwrap();
+            let mut text = String::new();
+            tokio::time::timeout(Duration::from_secs(10), stream.read_to_string(&mut text))
+                .await
+                .expect("the server closes the connection after its answer")
+                .unwrap();
+            let want = if path == "/healthz" {
+                "HTTP/1.1 200 "
+            } else {
+                "HTTP/1.1 503 "
+            };
+            assert!(text.starts_with(want), "{path}: {text}");
+        }
+        stop.cancel();
+        serving.await.unwrap();
+        assert!(tokio::net::TcpStream::connect(address).await.is_err());
     }
 
     #[test]
