@@ -1,7 +1,8 @@
 //! The `DefragChecked` condition of an EtcdDefrag (contract §5.10): its
 //! reasons, how a pass builds it (keeping `lastTransitionTime` while the
 //! status holds), and whether writing it changes anything. Apart from the
-//! state machine, because the reconciler reads it too.
+//! state machine, which only picks the reason and message: this is the
+//! condition's bookkeeping (its reasons also label the deferral metrics).
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
