@@ -405,3 +405,29 @@ pub struct EtcdDefragPolicyStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
 }
+/// A condition of `type_`, as `meta.SetStatusCondition` sets it:
+/// `lastTransitionTime` is `now` only when the status (True/False) differs
+/// from `previous`'s (or there is none); otherwise it is kept.
+pub fn condition(
+    type_: &str,
+    status: bool,
+    reason: &str,
+    message: String,
+    generation: Option<i64>,
+    previous: Option<&Condition>,
+    now: jiff::Timestamp,
+) -> Condition {
+    let status = if status { "True" } else { "False" }.to_string();
+    let last_transition_time = match previous {
+        Some(p) if p.status == status => p.last_transition_time.clone(),
+        _ => Time(now),
+    };
+    Condition {
+        last_transition_time,
+        message,
+        observed_generation: generation,
+        reason: reason.to_string(),
+        status,
+        type_: type_.to_string(),
+    }
+}

@@ -4,7 +4,7 @@
 //! state machine, which only picks the reason and message: this is the
 //! condition's bookkeeping (its reasons also label the deferral metrics).
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
 
 use crate::k8s::crd::EtcdDefragStatus;
@@ -54,19 +54,15 @@ pub fn checked_condition(
     previous: Option<&Condition>,
     now: Timestamp,
 ) -> Condition {
-    let status = if status { "True" } else { "False" }.to_string();
-    let last_transition_time = match previous {
-        Some(p) if p.status == status => p.last_transition_time.clone(),
-        _ => Time(now),
-    };
-    Condition {
-        last_transition_time,
-        message,
-        observed_generation: generation,
-        reason: reason.as_str().to_string(),
+    crate::k8s::crd::condition(
+        CONDITION_TYPE,
         status,
-        type_: CONDITION_TYPE.to_string(),
-    }
+        reason.as_str(),
+        message,
+        generation,
+        previous,
+        now,
+    )
 }
 
 /// Whether writing `next` changes the condition: its status, reason,

@@ -408,24 +408,15 @@ pub fn active_condition(
     previous: Option<&Condition>,
     now: Timestamp,
 ) -> Condition {
-    let status = if reason == ActiveReason::Scheduled {
-        "True"
-    } else {
-        "False"
-    }
-    .to_string();
-    let last_transition_time = match previous {
-        Some(p) if p.status == status => p.last_transition_time.clone(),
-        _ => Time(now),
-    };
-    Condition {
-        last_transition_time,
+    crate::k8s::crd::condition(
+        CONDITION_TYPE,
+        reason == ActiveReason::Scheduled,
+        reason.as_str(),
         message,
-        observed_generation: generation,
-        reason: reason.as_str().to_string(),
-        status,
-        type_: CONDITION_TYPE.to_string(),
-    }
+        generation,
+        previous,
+        now,
+    )
 }
 
 /// Replaces the `Active` entry (or adds it); other types are left alone.
