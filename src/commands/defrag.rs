@@ -4,9 +4,8 @@
 use crate::error::{ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{self, Fresh, RunControl, RunInput};
-use crate::output;
-use crate::output::OutputFormat;
-use crate::plan::gate::{self};
+use crate::output::{self, OutputFormat};
+use crate::plan::gate;
 use crate::report::{DefragReport, Outcome, StopReason};
 use crate::session;
 use crate::settings::{Global, OneCluster};
