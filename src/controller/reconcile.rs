@@ -45,8 +45,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
     let namespace = run.namespace().unwrap_or_default();
     let name = run.name_any();
     let runs: Api<EtcdDefrag> = Api::namespaced(ctx.kube.client.clone(), &namespace);
-    if !ctx.fence.is_open() {
-        ctx.shutdown.cancel();
+    if ctx.fenced().is_err() {
         return Ok(Action::await_change());
     }
     // Decide from the object as the server has it now, not the watch
