@@ -129,7 +129,8 @@ fetch_etcd_deb() {
 
 # Commands of k8s.io/kubernetes, from the module pinned in testbed/go/<dir>
 # (one replace per staging module): kube-apiserver, whose first build takes
-# several minutes on two cores, in two releases — the current one, and v1.30
+# several minutes on two cores, in three releases — the current one (1.37),
+# v1.34 (the last before PreferSameZone/PreferSameNode went GA) and v1.30
 # (an API server that predates spec.trafficDistribution being on, for the
 # traffic tests) — and kubectl of the current one, so the plugin is tested
 # through the kubectl that matches the server.
@@ -219,9 +220,9 @@ build_operator() {
 # only etcd-v3.6).
 build_one() {
   case "$1" in
-    etcd-v3.6|etcd-v3.5) build_etcd "$1" ;;
+    etcd-v3.7|etcd-v3.6|etcd-v3.5) build_etcd "$1" ;;
     etcd-v3.4) fetch_etcd_deb "$1" ;;
-    kube-apiserver|kube-apiserver-v1.30) build_k8s "$1" kube-apiserver "$1" ;;
+    kube-apiserver|kube-apiserver-v1.34|kube-apiserver-v1.30) build_k8s "$1" kube-apiserver "$1" ;;
     kubectl) build_k8s kube-apiserver kubectl kubectl ;;
     kubelet) build_tools kubelet fake-kubelet=. ;;
     krew) build_tools krew kubectl-krew=sigs.k8s.io/krew/cmd/krew validate-krew-manifest=sigs.k8s.io/krew/cmd/validate-krew-manifest ;;
@@ -237,12 +238,12 @@ build_one() {
       build_one coredns ;;
     coredns) build_tools coredns coredns=. ;;
     operator) build_operator ;;
-    *) log "unknown server $1 (etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.30, kubectl, kubelet, krew, node, coredns, operator)"; exit 2 ;;
+    *) log "unknown server $1 (etcd-v3.7, etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.34, kube-apiserver-v1.30, kubectl, kubelet, krew, node, coredns, operator)"; exit 2 ;;
   esac
 }
 
 if [ "$#" -eq 0 ]; then
-  set -- etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.30 kubectl kubelet krew node operator
+  set -- etcd-v3.7 etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.34 kube-apiserver-v1.30 kubectl kubelet krew node operator
 fi
 for server in "$@"; do
   build_one "$server"

@@ -51,7 +51,7 @@ fn env(pairs: &[(&str, &str)]) -> Env {
 /// `"root:PASSWORD"`, printed in the error).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_wrong_password_is_never_printed() {
-    for version in [EtcdVersion::V3_6, EtcdVersion::V3_4] {
+    for version in [EtcdVersion::V3_7, EtcdVersion::V3_6, EtcdVersion::V3_4] {
         let cluster = start(ClusterSpec::new(3, Security::MutualTlsAuth).version(version)).await;
         let user = format!("--user=root:{WRONG}");
         let cases: Vec<(Vec<String>, Env)> = vec![
@@ -229,7 +229,7 @@ async fn a_user_without_password_is_asked_on_a_terminal() {
 /// text).
 #[tokio::test(flavor = "multi_thread")]
 async fn credentials_on_a_cluster_without_auth_are_ignored_with_a_warning() {
-    for version in [EtcdVersion::V3_6, EtcdVersion::V3_4] {
+    for version in [EtcdVersion::V3_7, EtcdVersion::V3_6, EtcdVersion::V3_4] {
         let cluster = start(ClusterSpec::new(3, Security::MutualTls).version(version)).await;
         let run = tool(
             &with(
@@ -257,7 +257,7 @@ async fn credentials_on_a_cluster_without_auth_are_ignored_with_a_warning() {
 /// no defragmentation on any member.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_user_without_the_root_role_stops_at_the_first_refusal() {
-    for version in [EtcdVersion::V3_6, EtcdVersion::V3_4] {
+    for version in [EtcdVersion::V3_7, EtcdVersion::V3_6, EtcdVersion::V3_4] {
         let mut spec = ClusterSpec::new(3, Security::MutualTlsAuth).version(version);
         spec.log_level = "info";
         let cluster = start(spec).await;

@@ -55,6 +55,11 @@ async fn keep_revision_refusals_and_dry_run_v3_6() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn keep_revision_refusals_and_dry_run_v3_7() {
+    keep_revision_refusals_and_dry_run(EtcdVersion::V3_7).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn keep_revision_refusals_and_dry_run_v3_5() {
     keep_revision_refusals_and_dry_run(EtcdVersion::V3_5).await;
 }

@@ -137,7 +137,12 @@ fn leader_name(doc: &serde_json::Value) -> String {
 /// 3.4).
 #[tokio::test(flavor = "multi_thread")]
 async fn below_threshold_is_skipped_and_all_defragments_all() {
-    for version in [EtcdVersion::V3_6, EtcdVersion::V3_5, EtcdVersion::V3_4] {
+    for version in [
+        EtcdVersion::V3_7,
+        EtcdVersion::V3_6,
+        EtcdVersion::V3_5,
+        EtcdVersion::V3_4,
+    ] {
         let mut spec = ClusterSpec::new(3, Security::Plain).version(version);
         spec.log_level = "info";
         let cluster = start(spec).await;
@@ -917,6 +922,11 @@ async fn member_selection_and_compaction() {
 #[tokio::test(flavor = "multi_thread")]
 async fn move_leader_command_and_alarm_list() {
     move_leader_command(EtcdVersion::V3_6).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn move_leader_command_and_alarm_list_v3_7() {
+    move_leader_command(EtcdVersion::V3_7).await;
 }
 
 /// The same against etcd 3.4.

@@ -159,6 +159,11 @@ async fn leader_changes_come_from_the_members_metrics() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn leader_changes_come_from_the_members_metrics_v3_7() {
+    leader_changes(EtcdVersion::V3_7).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn leader_changes_come_from_the_members_metrics_v3_4() {
     leader_changes(EtcdVersion::V3_4).await;
 }

@@ -48,6 +48,11 @@ async fn learner_added_started_promoted_and_removed_v3_6() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn learner_added_started_promoted_and_removed_v3_7() {
+    learner_lifecycle(EtcdVersion::V3_7).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn learner_added_started_promoted_and_removed_v3_5() {
     learner_lifecycle(EtcdVersion::V3_5).await;
 }

@@ -140,6 +140,11 @@ async fn nospace_recovery_works_as_printed() {
     nospace_recovery_as_printed(EtcdVersion::V3_6).await;
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn nospace_recovery_works_as_printed_v3_7() {
+    nospace_recovery_as_printed(EtcdVersion::V3_7).await;
+}
+
 /// Item 1 on etcd 3.4, whose Status carries no quota.
 #[tokio::test(flavor = "multi_thread")]
 async fn nospace_recovery_works_as_printed_v3_4() {
@@ -247,6 +252,11 @@ async fn sizes_after_compaction(version: EtcdVersion) {
 #[tokio::test(flavor = "multi_thread")]
 async fn sizes_after_a_compaction_are_true() {
     sizes_after_compaction(EtcdVersion::V3_6).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sizes_after_a_compaction_are_true_v3_7() {
+    sizes_after_compaction(EtcdVersion::V3_7).await;
 }
 
 /// Item 2 on etcd 3.4.

@@ -47,6 +47,11 @@ async fn move_leader_to_an_id_v3_6() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn move_leader_to_an_id_v3_7() {
+    move_leader_to_an_id(EtcdVersion::V3_7).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn move_leader_to_an_id_v3_4() {
     move_leader_to_an_id(EtcdVersion::V3_4).await;
 }
@@ -110,6 +115,11 @@ async fn move_leader_to_an_id(version: EtcdVersion) {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unstarted_member_is_removed_by_its_id_v3_6() {
     an_unstarted_member_is_removed_by_its_id(EtcdVersion::V3_6).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unstarted_member_is_removed_by_its_id_v3_7() {
+    an_unstarted_member_is_removed_by_its_id(EtcdVersion::V3_7).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -181,6 +191,11 @@ async fn an_unstarted_member_is_removed_by_its_id(version: EtcdVersion) {
 #[tokio::test(flavor = "multi_thread")]
 async fn nothing_to_compact_is_success_v3_6() {
     nothing_to_compact_is_success(EtcdVersion::V3_6).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn nothing_to_compact_is_success_v3_7() {
+    nothing_to_compact_is_success(EtcdVersion::V3_7).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -278,6 +293,11 @@ async fn nothing_to_compact_is_success(version: EtcdVersion) {
 #[tokio::test(flavor = "multi_thread")]
 async fn status_says_writes_are_refused_under_nospace_v3_6() {
     status_says_writes_are_refused_under_nospace(EtcdVersion::V3_6).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn status_says_writes_are_refused_under_nospace_v3_7() {
+    status_says_writes_are_refused_under_nospace(EtcdVersion::V3_7).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

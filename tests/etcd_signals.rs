@@ -150,6 +150,11 @@ async fn issue20_sigterm_mid_sweep_stops_after_the_member_in_flight_v3_6() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn issue20_sigterm_mid_sweep_stops_after_the_member_in_flight_v3_7() {
+    sigterm_stops_after_the_member_in_flight(EtcdVersion::V3_7).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn issue20_sigterm_mid_sweep_stops_after_the_member_in_flight_v3_4() {
     sigterm_stops_after_the_member_in_flight(EtcdVersion::V3_4).await;
 }
@@ -285,6 +290,11 @@ async fn sigterm_mid_snapshot_leaves_no_file(version: EtcdVersion) {
 #[tokio::test(flavor = "multi_thread")]
 async fn issue20_sigterm_mid_snapshot_leaves_no_file_v3_6() {
     sigterm_mid_snapshot_leaves_no_file(EtcdVersion::V3_6).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn issue20_sigterm_mid_snapshot_leaves_no_file_v3_7() {
+    sigterm_mid_snapshot_leaves_no_file(EtcdVersion::V3_7).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -180,6 +180,11 @@ async fn save_restore_and_status_v3_6() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn save_restore_and_status_v3_7() {
+    save_restore_and_status(EtcdVersion::V3_7).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn save_restore_and_status_v3_5() {
     save_restore_and_status(EtcdVersion::V3_5).await;
 }

@@ -19,6 +19,11 @@ async fn mtls_cluster_is_discovered_from_one_seed_v3_6() {
     discovered_from_one_seed(EtcdVersion::V3_6).await;
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn mtls_cluster_is_discovered_from_one_seed_v3_7() {
+    discovered_from_one_seed(EtcdVersion::V3_7).await;
+}
+
 /// The same on 3.4, whose Status has no quota: the member's own figure is
 /// read from its /metrics (2 GiB, the default it runs with) and shown as
 /// such.
@@ -29,6 +34,7 @@ async fn mtls_cluster_is_discovered_from_one_seed_v3_4() {
 
 async fn discovered_from_one_seed(version: EtcdVersion) {
     let (prefix, quota_source, quota_column) = match version {
+        EtcdVersion::V3_7 => ("3.7.", "member", "(member)"),
         EtcdVersion::V3_6 => ("3.6.", "member", "(member)"),
         EtcdVersion::V3_5 => ("3.5.", "metrics", "(metrics)"),
         EtcdVersion::V3_4 => ("3.4.", "metrics", "(metrics)"),
@@ -200,7 +206,12 @@ async fn raise(cluster: &Cluster, on_member: usize, alarm: AlarmType) {
 /// member it was raised on. On 3.6, 3.5 and 3.4.
 #[tokio::test(flavor = "multi_thread")]
 async fn corrupt_alarm_refuses_and_nospace_alone_does_not() {
-    for version in [EtcdVersion::V3_6, EtcdVersion::V3_5, EtcdVersion::V3_4] {
+    for version in [
+        EtcdVersion::V3_7,
+        EtcdVersion::V3_6,
+        EtcdVersion::V3_5,
+        EtcdVersion::V3_4,
+    ] {
         let cluster = start(ClusterSpec::new(3, Security::Plain).version(version)).await;
         let mut check = one_seed(&cluster);
         check.extend(args(&["status", "--check", "-o", "json"]));
@@ -232,6 +243,11 @@ async fn corrupt_alarm_refuses_and_nospace_alone_does_not() {
 #[tokio::test(flavor = "multi_thread")]
 async fn connection_mistakes_give_one_clear_line_and_exit_2() {
     connection_mistakes(EtcdVersion::V3_6).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn connection_mistakes_give_one_clear_line_and_exit_2_v3_7() {
+    connection_mistakes(EtcdVersion::V3_7).await;
 }
 
 /// The same against 3.4, whose refusals (bad password, missing client
@@ -333,7 +349,7 @@ async fn connection_mistakes(version: EtcdVersion) {
 /// users already have; a flag wins over its variable. On 3.6 and 3.4.
 #[tokio::test(flavor = "multi_thread")]
 async fn etcdctl_environment_is_honoured_and_flags_win() {
-    for version in [EtcdVersion::V3_6, EtcdVersion::V3_4] {
+    for version in [EtcdVersion::V3_7, EtcdVersion::V3_6, EtcdVersion::V3_4] {
         let cluster = start(ClusterSpec::new(3, Security::MutualTlsAuth).version(version)).await;
         let env = cluster.env();
         let doc = tool(&args(&["status", "-o", "json"]), &env)

@@ -137,7 +137,7 @@ async fn account_of(
         .create_subresource("token", account, &PostParams::default(), &request)
         .await
         .expect("TokenRequest for the ServiceAccount");
-    issued.status.expect("token issued").token
+    issued.status.and_then(|s| s.token).expect("token issued")
 }
 
 /// Mounts a tmpfs on /run in a private mount namespace (only this process
@@ -559,7 +559,7 @@ async fn the_cronjob_command_runs_in_cluster_with_its_service_account() {
         )
         .await
         .unwrap_or_else(|e| panic!("server-side apply of the CronJob: {e}"));
-    let kept = cronjobs.get(&name).await.unwrap().spec.unwrap();
+    let kept = cronjobs.get(&name).await.unwrap().spec;
     assert_eq!(kept.concurrency_policy.as_deref(), Some("Forbid"));
     assert_eq!(
         kept.job_template

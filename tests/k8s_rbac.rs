@@ -139,7 +139,7 @@ async fn deploy_manifests_are_valid_objects_and_arguments() {
                     .map(|_| ()),
                 "Deployment" => {
                     let d: Deployment = serde_json::from_value(doc.clone()).unwrap();
-                    let pod = d.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+                    let pod = d.spec.template.spec.as_ref().unwrap();
                     assert!(
                         pod.termination_grace_period_seconds.unwrap() > 300,
                         "{path}: the grace period must outlast a 5m Defragment"
@@ -152,7 +152,7 @@ async fn deploy_manifests_are_valid_objects_and_arguments() {
                 }
                 "CronJob" => {
                     let c: CronJob = serde_json::from_value(doc.clone()).unwrap();
-                    let pod = c.spec.as_ref().unwrap().job_template.spec.as_ref().unwrap();
+                    let pod = c.spec.job_template.spec.as_ref().unwrap();
                     assert!(
                         pod.active_deadline_seconds.is_some_and(|d| d < 24 * 3600),
                         "{path}: a stuck run ends before the next one is due"

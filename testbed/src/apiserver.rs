@@ -186,6 +186,14 @@ impl ApiServer {
             "--kubelet-preferred-address-types=InternalIP".into(),
             "--v=0".into(),
         ];
+        // From 1.37 an advertised loopback address is refused by the
+        // endpoint reconciler (it would publish 127.0.0.1 as the
+        // `kubernetes` Service's endpoint); on loopback nothing routes to
+        // that Service, so it keeps no endpoints. The real node binds a
+        // routable address and keeps the reconciler.
+        if options.bind.starts_with("127.") || options.bind == "::1" {
+            args.push("--endpoint-reconciler-type=none".into());
+        }
         if !options.service_accounts {
             args.push("--disable-admission-plugins=ServiceAccount".into());
         }

@@ -4,11 +4,14 @@ use std::path::PathBuf;
 
 use crate::Result;
 
-/// The etcd releases of the test bed: 3.6 and 3.5 built from their Go
+/// The etcd releases of the test bed: 3.7, 3.6 and 3.5 built from their Go
 /// modules (pinned in `testbed/go/*/go.mod`), 3.4 unpacked from Debian's
 /// `etcd-server`/`etcd-client` packages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EtcdVersion {
+    /// 3.7.x: reports `dbSizeQuota` like 3.6, and has no `--experimental-*`
+    /// flags left (nor the v2 store).
+    V3_7,
     /// 3.6.x: reports `dbSizeQuota` in Status.
     V3_6,
     /// 3.5.x: does not report the quota.
@@ -21,6 +24,7 @@ pub enum EtcdVersion {
 impl EtcdVersion {
     fn dir(self) -> &'static str {
         match self {
+            EtcdVersion::V3_7 => "etcd-v3.7",
             EtcdVersion::V3_6 => "etcd-v3.6",
             EtcdVersion::V3_5 => "etcd-v3.5",
             EtcdVersion::V3_4 => "etcd-v3.4",
@@ -30,25 +34,26 @@ impl EtcdVersion {
     /// Where `testbed/build.sh` gets this release from, for error messages.
     fn source(self) -> &'static str {
         match self {
-            EtcdVersion::V3_6 | EtcdVersion::V3_5 => "etcd from its Go module",
+            EtcdVersion::V3_7 | EtcdVersion::V3_6 | EtcdVersion::V3_5 => "etcd from its Go module",
             EtcdVersion::V3_4 => "etcd 3.4 from Debian's etcd-server and etcd-client packages",
         }
     }
 
-    /// Parses `3.6` / `3.5` / `3.4`.
+    /// Parses `3.7` / `3.6` / `3.5` / `3.4`.
     pub fn parse(text: &str) -> Result<EtcdVersion> {
         match text.trim_start_matches('v') {
+            "3.7" => Ok(EtcdVersion::V3_7),
             "3.6" => Ok(EtcdVersion::V3_6),
             "3.5" => Ok(EtcdVersion::V3_5),
             "3.4" => Ok(EtcdVersion::V3_4),
             other => Err(format!(
-                "unknown etcd version {other:?}: use 3.6, 3.5 or 3.4"
+                "unknown etcd version {other:?}: use 3.7, 3.6, 3.5 or 3.4"
             )),
         }
     }
 }
 
-/// The folder holding `etcd-v3.6/`, `etcd-v3.5/`, `etcd-v3.4/` and the
+/// The folder holding `etcd-v3.7/`, `etcd-v3.6/`, `etcd-v3.5/`, `etcd-v3.4/` and the
 /// kube-apiserver folders:
 /// `$KUBECTL_ETCD_TESTBED_CACHE/current`, default
 /// `~/.cache/kubectl-etcd-testbed/current`.
@@ -92,7 +97,7 @@ pub fn etcdctl(version: EtcdVersion) -> Result<PathBuf> {
     binary(version, "etcdctl")
 }
 
-/// The etcdutl binary of `version` (3.5 and 3.6; 3.4 has none: its
+/// The etcdutl binary of `version` (3.5 to 3.7; 3.4 has none: its
 /// etcdctl restores snapshots itself).
 pub fn etcdutl(version: EtcdVersion) -> Result<PathBuf> {
     binary(version, "etcdutl")
@@ -102,9 +107,13 @@ pub fn etcdutl(version: EtcdVersion) -> Result<PathBuf> {
 /// `testbed/go/kube-apiserver*/go.mod`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum KubeRelease {
-    /// The current release (1.34): knows every trafficDistribution value.
+    /// The current release (1.37): `PreferSameZone` and `PreferSameNode`
+    /// are GA, and `PreferClose` answers with a deprecation warning.
     #[default]
     Current,
+    /// 1.34: knows every trafficDistribution value behind the
+    /// `PreferSameTrafficDistribution` gate (beta, on by default).
+    V1_34,
     /// 1.30: `spec.trafficDistribution` is alpha and off, so the server
     /// accepts the field and silently drops it.
     V1_30,
@@ -114,6 +123,7 @@ impl KubeRelease {
     fn dir(self) -> &'static str {
         match self {
             KubeRelease::Current => "kube-apiserver",
+            KubeRelease::V1_34 => "kube-apiserver-v1.34",
             KubeRelease::V1_30 => "kube-apiserver-v1.30",
         }
     }

@@ -65,6 +65,8 @@ pub struct ClusterSpec {
     pub extra_sans: Vec<String>,
     /// etcd's `--log-level` (default `warn`; `info` records defragmentations).
     pub log_level: &'static str,
+    /// More flags for every member (e.g. `--snapshot-count=100`).
+    pub extra_args: Vec<String>,
 }
 
 impl ClusterSpec {
@@ -72,13 +74,14 @@ impl ClusterSpec {
         ClusterSpec {
             members,
             security,
-            version: EtcdVersion::V3_6,
+            version: EtcdVersion::V3_7,
             quota_backend_bytes: None,
             dir: None,
             names: None,
             standard_ports: false,
             extra_sans: Vec::new(),
             log_level: "warn",
+            extra_args: Vec::new(),
         }
     }
 
@@ -102,6 +105,12 @@ impl ClusterSpec {
 
     pub fn quota(mut self, bytes: u64) -> Self {
         self.quota_backend_bytes = Some(bytes);
+        self
+    }
+
+    /// One more flag for every member.
+    pub fn arg(mut self, flag: &str) -> Self {
+        self.extra_args.push(flag.to_string());
         self
     }
 }
@@ -851,6 +860,7 @@ fn member_args(
     if let Some(q) = spec.quota_backend_bytes {
         args.push(format!("--quota-backend-bytes={q}"));
     }
+    args.extend(spec.extra_args.iter().cloned());
     args
 }
 

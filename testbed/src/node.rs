@@ -376,7 +376,7 @@ impl Node {
                 ..Default::default()
             },
             role_ref: RoleRef {
-                api_group: "rbac.authorization.k8s.io".into(),
+                api_group: Some("rbac.authorization.k8s.io".into()),
                 kind: "ClusterRole".into(),
                 name: "system:kubelet-api-admin".into(),
             },

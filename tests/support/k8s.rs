@@ -150,7 +150,7 @@ pub fn member_names(cluster: &str, n: usize) -> Vec<String> {
 
 /// Publishes a real 3-member etcd cluster as EtcdCluster `name` in `ns`.
 pub async fn fixture(client: &Client, ns: &str, name: &str, mode: Mode) -> Fixture {
-    fixture_with(client, ns, name, mode, EtcdVersion::V3_6, 3).await
+    fixture_with(client, ns, name, mode, EtcdVersion::V3_7, 3).await
 }
 
 pub async fn fixture_with(
