@@ -15,13 +15,15 @@
 //! command) → `output` (table, JSON, YAML on stdout; progress and prompts
 //! on stderr). `controller` is `--watch` over the same engine; `error`
 //! decides the exit code, from `failure`'s plain errors among others;
-//! `contract` holds the operator's literals.
+//! `contract` holds the operator's literals, `defects` etcd's known defects
+//! by release.
 
 pub mod cli;
 pub mod commands;
 pub mod complete;
 pub mod contract;
 pub mod controller;
+pub mod defects;
 pub mod error;
 pub mod etcd;
 pub mod exec;

@@ -165,6 +165,15 @@ async fn change_one(
     } else {
         member.name.clone()
     };
+    let hazards = if action == "promote" {
+        membership::promotion_hazards(&open.snap)
+    } else {
+        vec![]
+    };
+    // Said before the prompt, so the promotion is agreed to knowing them.
+    for hazard in &hazards {
+        crate::logging::message(&format!("warning: known etcd defect: {hazard}"));
+    }
     let Some(mut report) = open
         .decide(&change, action, &shown, member.is_learner(), checked)
         .await?
@@ -172,6 +181,7 @@ async fn change_one(
         return Ok(ExitStatus::Failed);
     };
     report.id = Some(member_id(id));
+    report.known_defects = hazards;
     let mut signal = None;
     if !args.change.dry_run {
         if action == "remove" && open.via_id == Some(id) {
@@ -357,6 +367,7 @@ impl Opened {
             refusal,
             start_with: vec![],
             members_after: vec![],
+            known_defects: vec![],
         };
         if proposed.flags.dry_run {
             return Ok(Some(report));

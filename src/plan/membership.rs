@@ -252,6 +252,41 @@ pub fn describe_members(snapshot: &ClusterLook) -> String {
     shown.join(", ")
 }
 
+/// Known defects of learner promotion (`defects`, `Touches::Promotion`) in
+/// the releases the members run, one line each: which members, what goes
+/// wrong, what to upgrade to. Every member applies a promotion to its own
+/// backend, so every member's release counts. Pure.
+pub fn promotion_hazards(snap: &ClusterLook) -> Vec<String> {
+    use crate::defects::{affecting, Release, Touches};
+    let mut lines: Vec<(&'static str, String, Vec<String>)> = Vec::new();
+    for m in &snap.members {
+        let Some(release) = m.status().and_then(|s| Release::parse(&s.version)) else {
+            continue;
+        };
+        for hit in affecting(release)
+            .into_iter()
+            .filter(|h| h.defect.touches == Touches::Promotion)
+        {
+            let who = format!("{} ({release})", m.name);
+            match lines
+                .iter_mut()
+                .find(|(code, _, _)| *code == hit.defect.code)
+            {
+                Some(line) => line.2.push(who),
+                None => lines.push((
+                    hit.defect.code,
+                    format!("{}: {}", hit.defect.summary, hit.advice(release)),
+                    vec![who],
+                )),
+            }
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(code, what, who)| format!("{} [{code}]: {what}", who.join(", ")))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -442,5 +477,42 @@ mod tests {
         let refusal = check(&s, Change::Promote(named(&s, "a")), Some(100), 10).unwrap_err();
         assert_eq!(refusal, Refusal::NotALearner { name: "a".into() });
         assert!(!refusal.forceable());
+    }
+
+    #[test]
+    fn promotion_hazards_name_every_affected_member_once_per_defect() {
+        let mut s = cluster(&[
+            ("a", false, true, 100),
+            ("b", false, true, 100),
+            ("l", true, true, 100),
+        ]);
+        let versions = ["3.5.19", "3.5.19", "3.5.35"];
+        for (m, v) in s.members.iter_mut().zip(versions) {
+            if let Probe::Answered(st) = &mut m.probe {
+                st.version = v.into();
+            }
+        }
+        let lines = promotion_hazards(&s);
+        let persisted = lines
+            .iter()
+            .find(|l| l.contains("[learner-promotion-not-persisted]"))
+            .expect("3.5.19 does not persist promotions");
+        assert!(
+            persisted.starts_with("a (3.5.19), b (3.5.19) ["),
+            "{persisted}"
+        );
+        assert!(
+            persisted.ends_with("upgrade to 3.5.24 or later (etcd PR 20797)"),
+            "{persisted}"
+        );
+        assert!(!persisted.contains("l (3.5.35)"), "{persisted}");
+        // 3.5.19 also has the MemberUpdate and auth defects; 3.5.35 none.
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        for (m, v) in s.members.iter_mut().zip(["3.5.35", "3.6.16", "3.7.3"]) {
+            if let Probe::Answered(st) = &mut m.probe {
+                st.version = v.into();
+            }
+        }
+        assert!(promotion_hazards(&s).is_empty());
     }
 }

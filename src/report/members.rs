@@ -74,6 +74,11 @@ pub struct MemberChangeReport {
     /// The member list after the change (empty on a dry run).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub members_after: Vec<MemberListRow>,
+    /// For a promotion: known etcd defects of promotion in the members'
+    /// releases (`plan::membership::promotion_hazards`), also warned about
+    /// on stderr before the change.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub known_defects: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

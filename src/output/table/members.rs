@@ -49,6 +49,9 @@ pub fn member_change(report: &MemberChangeReport) -> String {
         "{what}\nVoters: {} before, {} after; quorum needs {}, and {} of them answer now.\n",
         q.voters_before, q.voters_after, q.needed, q.answering_after
     );
+    for defect in &report.known_defects {
+        text.push_str(&format!("Known etcd defect: {defect}\n"));
+    }
     if let Some(refusal) = &report.refusal {
         text.push_str(&format!("Forced past: {refusal}\n"));
     }

@@ -63,6 +63,10 @@ pub fn gate(verdict: &GateVerdict, cluster: &str) -> Vec<Finding> {
                     Severity::Warning,
                     "check the member's disk and CPU: a sweep waits until every member answers promptly".into(),
                 ),
+                GateReason::SnapshotInFlight { advice, .. } => (
+                    Severity::Warning,
+                    format!("wait until the member has caught up with the leader (kubectl etcd status {cluster}), then {advice}"),
+                ),
                 GateReason::TermDisagreement { .. } | GateReason::ChangedSinceLook { .. } => (
                     Severity::Warning,
                     format!("an election was under way: look again (kubectl etcd status {cluster})"),
@@ -301,4 +305,52 @@ pub fn defrag_space(snap: &ClusterLook, spec: &ClusterSpecFacts) -> Vec<Finding>
         }
     }
     out
+}
+
+/// Known defects of the releases the members run (`plan::defects`): one
+/// finding per defect, naming every member it affects and the release to
+/// upgrade to. Defects of defragmentation and data are warnings; the ones
+/// only `member promote` meets are warnings too, as a promotion can be
+/// lost or done by surprise.
+pub fn known_defects(snap: &ClusterLook) -> Vec<Finding> {
+    use crate::defects::{affecting, Release, Touches};
+    // defect code -> (the hit of the first member, its release, members)
+    let mut by_defect: BTreeMap<&'static str, (crate::defects::Hit, Release, Vec<String>)> =
+        BTreeMap::new();
+    let mut order: Vec<&'static str> = Vec::new();
+    for m in &snap.members {
+        let Some(release) = m.status().and_then(|s| Release::parse(&s.version)) else {
+            continue;
+        };
+        for hit in affecting(release) {
+            let entry = by_defect.entry(hit.defect.code).or_insert_with(|| {
+                order.push(hit.defect.code);
+                (hit, release, Vec::new())
+            });
+            entry.2.push(format!("{} ({release})", m.name));
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|code| by_defect.remove(code))
+        .map(|(hit, release, members)| {
+            let what = match hit.defect.touches {
+                Touches::Defrag => "defragmentation",
+                Touches::Promotion => "learner promotion",
+                Touches::Data => "data",
+            };
+            finding(
+                Severity::Warning,
+                &format!("known-defect/{}", hit.defect.code),
+                None,
+                format!(
+                    "{} run{} a release with a known {what} defect: {}",
+                    members.join(", "),
+                    if members.len() == 1 { "s" } else { "" },
+                    hit.defect.summary
+                ),
+                hit.advice(release),
+            )
+        })
+        .collect()
 }

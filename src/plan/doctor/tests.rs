@@ -71,6 +71,7 @@ fn a_healthy_cluster_is_all_ok() {
             ok("fragmentation"),
             ok("quota"),
             ok("version-skew"),
+            ok("known-defect"),
             ok("learner"),
         ]
     );
@@ -130,6 +131,7 @@ fn every_check_that_ran_and_passed_is_listed() {
             "fragmentation",
             "quota",
             "version-skew",
+            "known-defect",
             "learner",
             "defrag-space",
             "leader-changes",
@@ -339,6 +341,47 @@ fn version_skew_is_minor_releases_only() {
         found[0].message,
         "members run different minor releases: a 3.5.35, b 3.6.16"
     );
+}
+
+#[test]
+fn known_defects_name_each_affected_member_and_the_upgrade() {
+    let mixed = cluster(&[
+        ("a", 1, 1, 1, false, "3.4.23", 1),
+        ("b", 2, 1, 1, false, "3.4.23", 1),
+        ("c", 3, 1, 1, false, "3.4.38", 1),
+    ]);
+    let found = known_defects(&mixed);
+    let race = found
+        .iter()
+        .find(|f| f.check == "known-defect/apply-snapshot-during-defrag")
+        .expect("3.4.23 has the race");
+    assert_eq!(race.severity, Severity::Warning);
+    assert!(
+        race.message.starts_with(
+            "a (3.4.23), b (3.4.23) run a release with a known defragmentation defect"
+        ),
+        "{}",
+        race.message
+    );
+    assert!(!race.message.contains("c (3.4.38)"), "{}", race.message);
+    assert_eq!(race.remedy, "upgrade to 3.4.38 or later (etcd PR 20659)");
+    // 3.4.38 still lacks the MemberUpdate fix (no 3.4 has it).
+    let update = found
+        .iter()
+        .find(|f| f.check == "known-defect/member-update-promotes-learner")
+        .expect("every 3.4 has it");
+    assert!(
+        update
+            .message
+            .starts_with("a (3.4.23), b (3.4.23), c (3.4.38) run"),
+        "{}",
+        update.message
+    );
+    let fixed = cluster(&[
+        ("a", 1, 1, 1, false, "3.6.16", 1),
+        ("b", 2, 1, 1, false, "3.7.3", 1),
+    ]);
+    assert!(known_defects(&fixed).is_empty());
 }
 
 #[test]
@@ -619,4 +662,47 @@ fn findings_are_listed_worst_first() {
     sorted.sort_by(|a, b| b.cmp(a));
     assert_eq!(severities, sorted);
     assert_eq!(worst(&found), Severity::Critical);
+}
+
+#[test]
+fn maintenance_feature_gates_say_how_they_change_maintenance() {
+    let gates = |pairs: &[(&str, bool)]| -> BTreeMap<String, bool> {
+        pairs.iter().map(|(g, on)| (g.to_string(), *on)).collect()
+    };
+    let mut features = BTreeMap::new();
+    features.insert(
+        "a".to_string(),
+        gates(&[("StopGRPCServiceOnDefrag", true), ("AllAlpha", false)]),
+    );
+    features.insert(
+        "b".to_string(),
+        gates(&[("StopGRPCServiceOnDefrag", false)]),
+    );
+    let found = server_features(&features);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].check, "feature-gate/StopGRPCServiceOnDefrag");
+    assert_eq!(found[0].severity, Severity::Ok);
+    assert!(
+        found[0].message.starts_with("StopGRPCServiceOnDefrag is on for a and off for b: with it on, a defragmenting member answers NOT_SERVING"),
+        "{}",
+        found[0].message
+    );
+    features.insert(
+        "b".to_string(),
+        gates(&[
+            ("StopGRPCServiceOnDefrag", true),
+            ("CompactHashCheck", false),
+        ]),
+    );
+    let found = server_features(&features);
+    let messages: Vec<&str> = found.iter().map(|f| f.message.as_str()).collect();
+    assert!(
+        messages[0].starts_with("StopGRPCServiceOnDefrag is on for every member (a, b)"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].starts_with("CompactHashCheck is off for every member (b)"),
+        "{messages:?}"
+    );
+    assert!(server_features(&BTreeMap::new()).is_empty());
 }
