@@ -201,6 +201,58 @@ pub struct MemberLook {
     /// that span, so a slow one may be from another moment than the rest
     /// (`plan::gate::one_moment`). `None` when it did not answer.
     pub answered_in: Option<Duration>,
+    /// Whether a snapshot from the leader could be reaching this member,
+    /// read only for members whose release has the applySnapshot/Defragment
+    /// race (`defects::APPLY_SNAPSHOT_DURING_DEFRAG`). `None`: not read.
+    pub snapshot_watch: Option<SnapshotWatch>,
+}
+
+/// What says whether a snapshot from the leader could be on its way to a
+/// member, or being applied by it. etcd's leader sends a whole snapshot to
+/// a follower whose log it no longer holds; the follower saves it, then
+/// swaps its backend for it (`applySnapshot`), which on the affected
+/// releases may run while a Defragment rewrites the same backend.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SnapshotWatch {
+    /// The leader's raft progress state for this member, from the leader's
+    /// `/debug/vars` (`raft.status.progress`): `StateReplicate` when it
+    /// streams entries, `StateProbe` while it looks for where the member's
+    /// log ends, `StateSnapshot` while a snapshot is being sent.
+    pub leader_progress: Option<String>,
+    /// Snapshots the member is receiving or applying now, from its own
+    /// `/metrics` (`etcd_network_snapshot_receive_inflights_total` plus
+    /// `etcd_server_snapshot_apply_in_progress_total`, both from 3.4).
+    pub in_flight: Option<u64>,
+    /// What could not be read, and why.
+    pub unread: Vec<String>,
+}
+
+impl SnapshotWatch {
+    /// Whether nothing says a snapshot is coming or being applied: the
+    /// leader streams entries to the member and the member has no
+    /// snapshot in flight. Anything unread counts as a possible snapshot.
+    pub fn quiet(&self) -> bool {
+        self.unread.is_empty()
+            && self.leader_progress.as_deref() == Some("StateReplicate")
+            && self.in_flight == Some(0)
+    }
+
+    /// Why it is not quiet, in words.
+    pub fn why_not_quiet(&self) -> String {
+        let mut why = Vec::new();
+        match self.leader_progress.as_deref() {
+            Some("StateReplicate") | None => {}
+            Some("StateSnapshot") => why.push("the leader is sending it a snapshot".to_string()),
+            Some(state) => why.push(format!(
+                "the leader's raft progress for it is {state}, not StateReplicate (it may need a snapshot)"
+            )),
+        }
+        if let Some(n) = self.in_flight.filter(|n| *n > 0) {
+            why.push(format!("it is receiving or applying {n} snapshot(s)"));
+        }
+        why.extend(self.unread.iter().cloned());
+        why.join("; ")
+    }
 }
 
 #[cfg(test)]
@@ -251,6 +303,7 @@ impl MemberLook {
             quota_bytes: 2 << 30,
             quota_source: QuotaSource::Default,
             answered_in: None,
+            snapshot_watch: None,
         }
     }
 }
@@ -358,6 +411,7 @@ pub(crate) fn member_row(
         quota_bytes,
         quota_source,
         answered_in: None,
+        snapshot_watch: None,
     }
 }
 

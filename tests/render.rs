@@ -132,6 +132,7 @@ fn member(n: usize, id: u64, learner: bool, probe: Probe, quota: (u64, QuotaSour
         quota_bytes: quota.0,
         quota_source: quota.1,
         answered_in: None,
+        snapshot_watch: None,
     }
 }
 
@@ -767,6 +768,10 @@ fn server(version: &str, minor: u32) -> ServerSupport {
                 value: *v,
                 since: format!("1.{}", v.since_minor()),
                 supported: expected_support(*v, Some((1, minor))),
+                deprecated: v
+                    .deprecated()
+                    .filter(|(since, _)| minor >= *since)
+                    .map(|(since, instead)| format!("1.{since}: use {instead}")),
             })
             .collect(),
     }

@@ -10,7 +10,7 @@
 //! takes the first answer) leaves it to the next caller instead of throwing
 //! a TLS handshake away and dialing the same member again.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -579,6 +579,25 @@ impl EtcdOps for EtcdClients {
         let quota = super::http::parse_metrics(&answer.body, 0.0).quota_bytes?;
         self.quotas().insert(key, quota);
         Some(quota)
+    }
+
+    async fn raft_progress(&self, leader: &Dial) -> Result<BTreeMap<u64, String>, String> {
+        let answer = super::http::get(
+            leader,
+            self.tls.as_ref(),
+            "/debug/vars",
+            self.command_timeout,
+        )
+        .await
+        .map_err(|e| format!("/debug/vars of the leader: {e}"))?;
+        super::http::parse_raft_progress(&answer.body)
+    }
+
+    async fn snapshots_in_flight(&self, dial: &Dial) -> Result<u64, String> {
+        let answer = super::http::get(dial, self.tls.as_ref(), "/metrics", self.command_timeout)
+            .await
+            .map_err(|e| format!("/metrics: {e}"))?;
+        super::http::parse_snapshots_in_flight(&answer.body)
     }
 
     async fn refresh_sizes(&self, dial: &Dial) -> Result<(), RpcError> {

@@ -31,6 +31,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -162,6 +163,13 @@ struct State {
     /// What every member's `/metrics` says its quota is (`None`: no
     /// metrics to read).
     metrics_quota: Option<u64>,
+    /// The release every member reports in Status.
+    version: String,
+    /// The leader's raft progress state for a member, by name, where it is
+    /// not `StateReplicate`.
+    progress: BTreeMap<String, String>,
+    /// Snapshots a member is receiving or applying, by name.
+    snapshots: BTreeMap<String, u64>,
     failures: Vec<Scripted>,
     delays: Vec<(String, Op, Duration)>,
     script: Vec<(usize, Change)>,
@@ -231,6 +239,9 @@ impl FakeCluster {
                 silent: false,
                 in_use_churn: false,
                 metrics_quota: None,
+                version: "3.5.17".into(),
+                progress: BTreeMap::new(),
+                snapshots: BTreeMap::new(),
                 failures: Vec::new(),
                 delays: Vec::new(),
                 script: Vec::new(),
@@ -357,6 +368,20 @@ impl FakeCluster {
     /// byte smaller than the last: sizes never settle.
     pub fn churn_in_use(&self, on: bool) {
         self.lock().in_use_churn = on;
+    }
+
+    /// Every member reports this release in Status.
+    pub fn version(&self, version: &str) {
+        self.lock().version = version.to_string();
+    }
+
+    /// The leader's raft progress state for `name` (`StateSnapshot`,
+    /// `StateProbe`; `StateReplicate` is the default), and the snapshots
+    /// `name` is receiving or applying.
+    pub fn snapshot_to(&self, name: &str, progress: &str, in_flight: u64) {
+        let mut s = self.lock();
+        s.progress.insert(name.to_string(), progress.to_string());
+        s.snapshots.insert(name.to_string(), in_flight);
     }
 
     /// Every member's `/metrics` reports this quota (`None`: unreadable).
@@ -641,7 +666,7 @@ impl State {
         let m = &self.members[i];
         MemberStatus {
             member_id: m.id,
-            version: "3.5.17".into(),
+            version: self.version.clone(),
             db_size: m.db_size,
             db_size_in_use: m.shown_in_use.unwrap_or(m.in_use),
             db_size_quota: None,
@@ -781,6 +806,36 @@ impl EtcdOps for FakeCluster {
 
     async fn backend_quota(&self, _dial: &Dial) -> Option<u64> {
         self.lock().metrics_quota
+    }
+
+    async fn raft_progress(&self, leader: &Dial) -> Result<BTreeMap<u64, String>, String> {
+        let s = self.lock();
+        let asked = s
+            .members
+            .iter()
+            .find(|m| m.endpoint == leader.endpoint)
+            .ok_or("no such member")?;
+        if asked.id != s.leader {
+            return Err("the member asked is not the leader".into());
+        }
+        Ok(s.members
+            .iter()
+            .filter(|m| !m.removed)
+            .map(|m| {
+                let state = s.progress.get(&m.name).cloned();
+                (m.id, state.unwrap_or_else(|| "StateReplicate".into()))
+            })
+            .collect())
+    }
+
+    async fn snapshots_in_flight(&self, dial: &Dial) -> Result<u64, String> {
+        let s = self.lock();
+        let m = s
+            .members
+            .iter()
+            .find(|m| m.endpoint == dial.endpoint)
+            .ok_or("no such member")?;
+        Ok(s.snapshots.get(&m.name).copied().unwrap_or(0))
     }
 
     async fn refresh_sizes(&self, dial: &Dial) -> Result<(), RpcError> {

@@ -7,6 +7,7 @@
 //! expected name, and our client certificate when we have one. HTTP/1.0 is
 //! asked for so the body ends with the connection (no chunking to undo).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -183,6 +184,91 @@ pub fn parse_metrics(text: &str, now: f64) -> MemberMetrics {
     m
 }
 
+/// The leader's raft progress for each member, from a `/debug/vars` body:
+/// member id → progress state (`StateReplicate`, `StateProbe`,
+/// `StateSnapshot`). etcd publishes raft's status there as `raft.status`
+/// (3.4 to 3.7 alike); only a leader tracks progress, so a follower's map
+/// is empty.
+pub fn parse_raft_progress(body: &str) -> Result<BTreeMap<u64, String>, String> {
+    let vars: serde_json::Value =
+        serde_json::from_str(body).map_err(|e| format!("/debug/vars is not JSON: {e}"))?;
+    let status = vars
+        .get("raft.status")
+        .ok_or("/debug/vars has no raft.status")?;
+    if status.get("raftState").and_then(|s| s.as_str()) != Some("StateLeader") {
+        return Err(format!(
+            "the member asked is not the leader (raft state {})",
+            status.get("raftState").unwrap_or(&serde_json::Value::Null)
+        ));
+    }
+    let progress = status
+        .get("progress")
+        .and_then(|p| p.as_object())
+        .ok_or("raft.status has no progress")?;
+    let mut out = BTreeMap::new();
+    for (id, p) in progress {
+        let id =
+            u64::from_str_radix(id, 16).map_err(|_| format!("raft.status: member id {id:?}"))?;
+        let state = p
+            .get("state")
+            .and_then(|s| s.as_str())
+            .ok_or_else(|| format!("raft.status: no state for {id:x}"))?;
+        out.insert(id, state.to_string());
+    }
+    Ok(out)
+}
+
+/// Snapshots a member is receiving or applying, from its `/metrics`: the
+/// sum of `etcd_network_snapshot_receive_inflights_total` (one series per
+/// sending peer, none before the first snapshot) and
+/// `etcd_server_snapshot_apply_in_progress_total` (always present, which
+/// tells a body without it is not etcd's).
+pub fn parse_snapshots_in_flight(text: &str) -> Result<u64, String> {
+    let mut applying = None;
+    let mut receiving = 0.0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let Some((name, value)) = line.rsplit_once(' ') else {
+            continue;
+        };
+        let Ok(value) = value.parse::<f64>() else {
+            continue;
+        };
+        if name == "etcd_server_snapshot_apply_in_progress_total" {
+            applying = Some(value);
+        } else if name.starts_with("etcd_network_snapshot_receive_inflights_total{")
+            || name == "etcd_network_snapshot_receive_inflights_total"
+        {
+            receiving += value;
+        }
+    }
+    let applying =
+        applying.ok_or("its /metrics has no etcd_server_snapshot_apply_in_progress_total")?;
+    Ok((applying + receiving).max(0.0) as u64)
+}
+
+/// The server's feature gates and whether each is on, from its `/metrics`
+/// (`etcd_server_feature_enabled{name="…",stage="…"} 0|1`, etcd 3.6 and
+/// later; empty before).
+pub fn parse_feature_gates(text: &str) -> BTreeMap<String, bool> {
+    let mut gates = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let Some(labels) = line.strip_prefix("etcd_server_feature_enabled{") else {
+            continue;
+        };
+        let Some((labels, value)) = labels.rsplit_once("} ") else {
+            continue;
+        };
+        let name = labels
+            .split(',')
+            .find_map(|l| l.strip_prefix("name=\""))
+            .map(|n| n.trim_end_matches('"'));
+        if let (Some(name), Ok(value)) = (name, value.trim().parse::<f64>()) {
+            gates.insert(name.to_string(), value >= 1.0);
+        }
+    }
+    gates
+}
+
 /// Quantile `q` of a histogram from its cumulative `(le, count)` buckets,
 /// interpolated linearly inside the bucket that holds it, as Prometheus'
 /// `histogram_quantile` does. In the `+Inf` bucket: the largest finite
@@ -237,6 +323,51 @@ grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"Status\",grpc_service=\
 # TYPE etcd_server_quota_backend_bytes gauge
 etcd_server_quota_backend_bytes 9.5e+07
 ";
+
+    #[test]
+    fn the_leaders_progress_comes_from_debug_vars() {
+        // As etcd 3.4.23 wrote it (raft's own JSON, inside expvar's).
+        let leader = r#"{
+"cmdline": ["etcd"],
+"raft.status": {"id":"8e9e05c52164694d","term":2,"vote":"8e9e05c52164694d","commit":912,"lead":"8e9e05c52164694d","raftState":"StateLeader","applied":912,"progress":{"8e9e05c52164694d":{"match":912,"next":913,"state":"StateReplicate"},"91bc3c398fb3c146":{"match":0,"next":700,"state":"StateSnapshot"},"fd422379fda50e48":{"match":880,"next":881,"state":"StateProbe"}},"leadtransferee":"0"}
+}"#;
+        let progress = parse_raft_progress(leader).expect("progress");
+        assert_eq!(progress.len(), 3);
+        assert_eq!(progress[&0x8e9e05c52164694d], "StateReplicate");
+        assert_eq!(progress[&0x91bc3c398fb3c146], "StateSnapshot");
+        assert_eq!(progress[&0xfd422379fda50e48], "StateProbe");
+        let follower = r#"{"raft.status": {"id":"91bc3c398fb3c146","term":2,"vote":"0","commit":912,"lead":"8e9e05c52164694d","raftState":"StateFollower","applied":912,"progress":{},"leadtransferee":"0"}}"#;
+        let err = parse_raft_progress(follower).expect_err("a follower has no progress");
+        assert!(err.contains("not the leader"), "{err}");
+        assert!(parse_raft_progress("{}").is_err());
+        assert!(parse_raft_progress("<html>").is_err());
+    }
+
+    #[test]
+    fn feature_gates_come_from_etcd_server_feature_enabled() {
+        // As etcd 3.7.3 wrote them.
+        let text = "# TYPE etcd_server_feature_enabled gauge
+etcd_server_feature_enabled{name=\"AllAlpha\",stage=\"ALPHA\"} 0
+etcd_server_feature_enabled{name=\"StopGRPCServiceOnDefrag\",stage=\"ALPHA\"} 1
+etcd_server_feature_enabled{name=\"TxnModeWriteWithSharedBuffer\",stage=\"BETA\"} 1
+";
+        let gates = parse_feature_gates(text);
+        assert_eq!(gates.len(), 3);
+        assert!(gates["StopGRPCServiceOnDefrag"]);
+        assert!(!gates["AllAlpha"]);
+        assert!(parse_feature_gates(SAMPLE).is_empty(), "3.5 has none");
+    }
+
+    #[test]
+    fn snapshots_in_flight_add_receiving_and_applying() {
+        let idle = "# TYPE etcd_server_snapshot_apply_in_progress_total gauge\netcd_server_snapshot_apply_in_progress_total 0\n";
+        assert_eq!(parse_snapshots_in_flight(idle), Ok(0));
+        let receiving = "etcd_network_snapshot_receive_inflights_total{From=\"8e9e05c52164694d\"} 1\netcd_server_snapshot_apply_in_progress_total 0\n";
+        assert_eq!(parse_snapshots_in_flight(receiving), Ok(1));
+        let both = "etcd_network_snapshot_receive_inflights_total{From=\"a\"} 0\netcd_server_snapshot_apply_in_progress_total 1\n";
+        assert_eq!(parse_snapshots_in_flight(both), Ok(1));
+        assert!(parse_snapshots_in_flight(SAMPLE).is_err());
+    }
 
     #[test]
     fn the_figures_come_from_the_exposition_text() {

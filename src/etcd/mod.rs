@@ -16,6 +16,7 @@ pub mod fake;
 pub mod http;
 pub mod take;
 
+use std::collections::BTreeMap;
 use std::future::Future;
 
 pub use crate::failure::{ConnectFailure, FailureCause, RpcError, SettingsFrom};
@@ -128,6 +129,18 @@ pub trait EtcdOps: Send + Sync {
     /// cannot be read (another metrics port, a proxy in the way): the
     /// caller then has no figure of the member's own.
     fn backend_quota(&self, dial: &Dial) -> impl Future<Output = Option<u64>> + Send;
+
+    /// The leader's raft progress for each member (member id → `StateReplicate`,
+    /// `StateProbe` or `StateSnapshot`), from its `/debug/vars`. Only the
+    /// leader tracks progress: asked of another member it is an error.
+    fn raft_progress(
+        &self,
+        leader: &Dial,
+    ) -> impl Future<Output = Result<BTreeMap<u64, String>, String>> + Send;
+
+    /// Snapshots this member is receiving or applying now, from its
+    /// `/metrics`.
+    fn snapshots_in_flight(&self, dial: &Dial) -> impl Future<Output = Result<u64, String>> + Send;
 
     /// Makes every member recompute its in-use size without writing a key:
     /// a Lease is granted and revoked through this member. etcd computes

@@ -11,12 +11,13 @@ use std::collections::BTreeSet;
 use futures::future::join_all;
 use futures::stream::{FuturesUnordered, StreamExt};
 
+use crate::defects::{self, APPLY_SNAPSHOT_DURING_DEFRAG};
 use crate::error::{Error, Result};
 use crate::etcd::EtcdOps;
 use crate::failure::ConnectFailure;
 use crate::look::{
     dial_for_listed, member_row, Alarm, ClusterLook, ListedMember, MemberLook, MemberStatus, Probe,
-    StatusError,
+    SnapshotWatch, StatusError,
 };
 use crate::reach::{Dial, KnownMember, QuotaFallback, QuotaSource, Target};
 
@@ -168,6 +169,8 @@ pub async fn look<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterLook> {
         }
     }
 
+    watch_snapshots(ops, &mut members).await;
+
     let mut alarms: BTreeSet<Alarm> = BTreeSet::new();
     let alarm_list_error = match alarm_answer {
         Ok(list) => {
@@ -191,6 +194,87 @@ pub async fn look<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterLook> {
         alarms: alarms.into_iter().collect(),
         alarm_list_error,
     })
+}
+
+/// For the members whose release has the applySnapshot/Defragment race
+/// (`defects::APPLY_SNAPSHOT_DURING_DEFRAG`): whether a snapshot from the
+/// leader could be reaching them. Members of fixed releases cost nothing.
+async fn watch_snapshots<O: EtcdOps>(ops: &O, members: &mut [MemberLook]) {
+    let affected: Vec<usize> = members
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| {
+            m.status()
+                .is_some_and(|s| defects::has(&s.version, APPLY_SNAPSHOT_DURING_DEFRAG).is_some())
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if affected.is_empty() {
+        return;
+    }
+    let watches = snapshot_watches(ops, members, &affected).await;
+    for (i, watch) in affected.into_iter().zip(watches) {
+        members[i].snapshot_watch = Some(watch);
+    }
+}
+
+/// The `SnapshotWatch` of each member `which` indexes in `members` (a
+/// look's members, which name the leader and how to dial it). The leader's
+/// `/debug/vars` is read once and each member's `/metrics` once, all at
+/// the same time. The sweep asks again right before it touches a member.
+pub async fn snapshot_watches<O: EtcdOps>(
+    ops: &O,
+    members: &[MemberLook],
+    which: &[usize],
+) -> Vec<SnapshotWatch> {
+    // The leader the answering members name; when they disagree the gate
+    // refuses on that already.
+    let leader = members
+        .iter()
+        .filter_map(|m| m.status())
+        .map(|s| s.leader)
+        .find(|l| *l != 0);
+    let leader_dial = leader
+        .and_then(|id| members.iter().find(|m| m.id == Some(id)))
+        .and_then(|m| m.dial.clone());
+    let progress = async {
+        match &leader_dial {
+            Some(dial) => ops.raft_progress(dial).await,
+            None => Err("no leader could be asked for its raft progress".to_string()),
+        }
+    };
+    let in_flight = join_all(which.iter().map(|&i| {
+        let dial = members.get(i).and_then(|m| m.dial.clone());
+        async move {
+            match dial {
+                Some(d) => ops.snapshots_in_flight(&d).await,
+                None => Err("it was not dialed".to_string()),
+            }
+        }
+    }));
+    let (progress, in_flight) = futures::join!(progress, in_flight);
+    which
+        .iter()
+        .zip(in_flight)
+        .map(|(&i, in_flight)| {
+            let mut watch = SnapshotWatch::default();
+            match (&progress, members.get(i).and_then(|m| m.id)) {
+                (Ok(map), Some(id)) => match map.get(&id) {
+                    Some(state) => watch.leader_progress = Some(state.clone()),
+                    None => watch
+                        .unread
+                        .push("the leader tracks no raft progress for it".into()),
+                },
+                (Ok(_), None) => watch.unread.push("its member id is not known".into()),
+                (Err(e), _) => watch.unread.push(e.clone()),
+            }
+            match in_flight {
+                Ok(n) => watch.in_flight = Some(n),
+                Err(e) => watch.unread.push(format!("its snapshots in flight: {e}")),
+            }
+            watch
+        })
+        .collect()
 }
 
 /// One member to probe, before the probe.

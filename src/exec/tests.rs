@@ -362,6 +362,40 @@ async fn gate_refusal_mid_sweep_stops_with_a_partial_report() {
     assert!(!report.succeeded());
 }
 
+/// etcd's applySnapshot/Defragment race (fixed in 3.4.38, 3.5.23, 3.6.5):
+/// on an affected release, a member the leader starts sending a snapshot
+/// to mid-sweep is not defragmented; on a fixed release nothing is read
+/// and the sweep goes on.
+#[tokio::test(start_paused = true)]
+async fn a_snapshot_on_its_way_stops_the_sweep_on_affected_releases_only() {
+    for (version, affected) in [("3.4.23", true), ("3.4.38", false), ("3.5.22", true)] {
+        let fake = three();
+        fake.version(version);
+        let rec = Recorder::with_hook(|e| {
+            if matches!(e, RunEvent::MemberFinished { result } if result.name == "b") {
+                fake.snapshot_to("c", "StateSnapshot", 1);
+            }
+        });
+        let report = sweep(&fake, &input(options()), &rec, &RunControl::default()).await;
+        if !affected {
+            assert_eq!(fake.defrag_order(), ["b", "c", "a"], "{version}");
+            assert!(report.succeeded(), "{version}");
+            continue;
+        }
+        assert_eq!(fake.defrag_order(), ["b"], "{version}");
+        let Some(StopReason::GateRefused { reasons }) = report.stop_reason() else {
+            panic!("{version}: {:?}", report.stopped);
+        };
+        let [GateReason::SnapshotInFlight { member, why, .. }] = &reasons[..] else {
+            panic!("{version}: {reasons:?}");
+        };
+        assert_eq!(member, "c");
+        assert!(why.contains("the leader is sending it a snapshot"), "{why}");
+        assert!(why.contains("receiving or applying 1 snapshot"), "{why}");
+        assert_eq!(report.refusal[0].code, "SnapshotInFlight");
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn wait_healthy_retries_with_backoff_until_the_gate_passes() {
     let fake = three();

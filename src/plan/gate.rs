@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::look::{AlarmKind, ClusterLook, MemberStatus, Probe, StatusError};
+use crate::look::{
+    AlarmKind, ClusterLook, MemberLook, MemberStatus, Probe, SnapshotWatch, StatusError,
+};
 
 /// Default bound on raft lag, in entries. etcd itself stops accepting
 /// proposals at a 5000-entry gap between commit and apply; a healthy member
@@ -77,6 +79,17 @@ pub enum GateReason {
     /// Members answered from different raft terms: an election was under
     /// way while the look was taken (`one_moment`).
     TermDisagreement { views: Vec<(String, u64)> },
+    /// The member runs a release whose Defragment can race a snapshot
+    /// from the leader and corrupt its data
+    /// (`defects::APPLY_SNAPSHOT_DURING_DEFRAG`), and a snapshot could be
+    /// on its way or being applied (`look::SnapshotWatch`).
+    SnapshotInFlight {
+        member: String,
+        version: String,
+        why: String,
+        /// `upgrade to 3.4.38 or later (etcd PR 20659)`.
+        advice: String,
+    },
     /// The member about to be touched no longer sees the leader and term
     /// the step was planned on (`still_as_looked`).
     ChangedSinceLook {
@@ -104,6 +117,7 @@ impl GateReason {
             GateReason::SlowAnswer { .. } => "SlowAnswer",
             GateReason::TermDisagreement { .. } => "TermDisagreement",
             GateReason::ChangedSinceLook { .. } => "ChangedSinceLook",
+            GateReason::SnapshotInFlight { .. } => "SnapshotInFlight",
         }
     }
 
@@ -119,6 +133,7 @@ impl GateReason {
             | GateReason::BehindLeader { member, .. }
             | GateReason::LearnerPromoting { member }
             | GateReason::SlowAnswer { member, .. }
+            | GateReason::SnapshotInFlight { member, .. }
             | GateReason::ChangedSinceLook { member, .. } => Some(member),
             GateReason::LeaderDisagreement { .. }
             | GateReason::LeaderNotMember { .. }
@@ -142,6 +157,7 @@ impl GateReason {
                 format!("answered in {}", crate::quantity::format_duration(*took))
             }
             GateReason::ChangedSinceLook { .. } => "changed since the look".into(),
+            GateReason::SnapshotInFlight { .. } => "snapshot in flight".into(),
             other => other.code().into(),
         }
     }
@@ -201,6 +217,15 @@ impl fmt::Display for GateReason {
                     views.join(", ")
                 )
             }
+            GateReason::SnapshotInFlight {
+                member,
+                version,
+                why,
+                advice,
+            } => write!(
+                f,
+                "member {member} runs etcd {version}, where a snapshot from the leader applied during Defragment can corrupt its data, and {why}; wait until it has caught up, or {advice}"
+            ),
             GateReason::ChangedSinceLook { member, looked, now } => write!(
                 f,
                 "member {member} now reports {now}; the look showed {looked}"
@@ -367,6 +392,14 @@ pub fn evaluate(snapshot: &ClusterLook, options: &GateOptions) -> GateVerdict {
         }
     }
 
+    // 4b. On a release with the applySnapshot/Defragment race, no
+    // snapshot may be on its way to a member or being applied by it.
+    for m in &snapshot.members {
+        if let Some(watch) = &m.snapshot_watch {
+            reasons.extend(snapshot_in_flight(m, watch));
+        }
+    }
+
     // 5. No learner mid-promotion.
     for m in &snapshot.members {
         if let (Some(listed), Some(s)) = (&m.listed, m.status()) {
@@ -386,6 +419,29 @@ pub fn evaluate(snapshot: &ClusterLook, options: &GateOptions) -> GateVerdict {
     }
 
     GateVerdict { reasons, leader }
+}
+
+/// `SnapshotInFlight` for `member` when its `watch` is not quiet. Pure;
+/// the gate asks it of every watched member of a look, and the sweep again
+/// of the member it is about to touch, with a watch read right then.
+pub fn snapshot_in_flight(member: &MemberLook, watch: &SnapshotWatch) -> Option<GateReason> {
+    if watch.quiet() {
+        return None;
+    }
+    let version = member
+        .status()
+        .map(|s| s.version.clone())
+        .unwrap_or_default();
+    let advice = crate::defects::has(&version, crate::defects::APPLY_SNAPSHOT_DURING_DEFRAG)
+        .zip(crate::defects::Release::parse(&version))
+        .map(|(hit, running)| hit.advice(running))
+        .unwrap_or_else(|| "upgrade etcd".into());
+    Some(GateReason::SnapshotInFlight {
+        member: member.name.clone(),
+        version,
+        why: watch.why_not_quiet(),
+        advice,
+    })
 }
 
 /// How far apart the Status answers of a look that a step acts on may
@@ -681,6 +737,72 @@ mod tests {
             }
             edit(&mut s);
             assert_eq!(codes(&s, GateOptions::default()), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_snapshot_that_could_reach_an_affected_member_refuses() {
+        use crate::look::SnapshotWatch;
+        fn watch(progress: Option<&str>, in_flight: Option<u64>, unread: &[&str]) -> SnapshotWatch {
+            SnapshotWatch {
+                leader_progress: progress.map(str::to_string),
+                in_flight,
+                unread: unread.iter().map(|u| u.to_string()).collect(),
+            }
+        }
+        let cases: Vec<(&str, SnapshotWatch, Vec<&str>, &str)> = vec![
+            (
+                "streaming, nothing in flight",
+                watch(Some("StateReplicate"), Some(0), &[]),
+                vec![],
+                "",
+            ),
+            (
+                "the leader sends a snapshot",
+                watch(Some("StateSnapshot"), Some(0), &[]),
+                vec!["SnapshotInFlight"],
+                "the leader is sending it a snapshot",
+            ),
+            (
+                "the leader probes",
+                watch(Some("StateProbe"), Some(0), &[]),
+                vec!["SnapshotInFlight"],
+                "StateProbe",
+            ),
+            (
+                "the member applies one",
+                watch(Some("StateReplicate"), Some(1), &[]),
+                vec!["SnapshotInFlight"],
+                "receiving or applying 1 snapshot",
+            ),
+            (
+                "the leader's progress unread",
+                watch(
+                    None,
+                    Some(0),
+                    &["/debug/vars of the leader: connect: refused"],
+                ),
+                vec!["SnapshotInFlight"],
+                "/debug/vars of the leader",
+            ),
+        ];
+        for (name, w, want, says) in cases {
+            let mut s = healthy(3);
+            status_mut(&mut s, 1).version = "3.4.23".into();
+            s.members[1].snapshot_watch = Some(w);
+            let verdict = evaluate(&s, &GateOptions::default());
+            let codes: Vec<&str> = verdict.reasons.iter().map(|r| r.code()).collect();
+            assert_eq!(codes, want, "{name}");
+            if let Some(r) = verdict.reasons.first() {
+                let text = r.to_string();
+                assert_eq!(r.member(), Some("m2"), "{name}");
+                assert!(text.contains(says), "{name}: {text}");
+                assert!(text.contains("etcd 3.4.23"), "{name}: {text}");
+                assert!(
+                    text.contains("upgrade to 3.4.38 or later (etcd PR 20659)"),
+                    "{name}: {text}"
+                );
+            }
         }
     }
 

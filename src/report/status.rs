@@ -57,6 +57,22 @@ pub struct MemberRow {
     pub verdict: String,
     /// Stable codes of the gate reasons that name this member.
     pub reasons: Vec<&'static str>,
+    /// For a member whose release has the applySnapshot/Defragment race:
+    /// what says whether a snapshot from the leader could be reaching it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot_watch: Option<SnapshotWatchView>,
+}
+
+/// `look::SnapshotWatch` as `status -o json` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotWatchView {
+    /// The leader's raft progress state for the member.
+    pub leader_progress: Option<String>,
+    /// Snapshots the member is receiving or applying.
+    pub in_flight: Option<u64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
 }
 
 /// A quota figure and where it came from.
@@ -120,6 +136,11 @@ impl StatusReport {
                     alarms,
                     verdict: verdict_text,
                     reasons: own.iter().map(|r| r.code()).collect(),
+                    snapshot_watch: m.snapshot_watch.as_ref().map(|w| SnapshotWatchView {
+                        leader_progress: w.leader_progress.clone(),
+                        in_flight: w.in_flight,
+                        unread: w.unread.clone(),
+                    }),
                 }
             })
             .collect();
