@@ -67,6 +67,21 @@ impl TrafficValue {
     }
 }
 
+impl TrafficValue {
+    /// The first Kubernetes minor release (1.x) that answers a write of the
+    /// value with a deprecation warning, and the value it names instead:
+    /// from 1.35 (`PreferSameZone` GA, KEP-3015) `PreferClose` is
+    /// `deprecated; use "PreferSameZone"`. The two mean the same to
+    /// kube-proxy; the annotation keeps the value the user chose, as the
+    /// operator applies it literally.
+    pub fn deprecated(self) -> Option<(u32, TrafficValue)> {
+        match self {
+            TrafficValue::PreferClose => Some((35, TrafficValue::PreferSameZone)),
+            TrafficValue::PreferSameZone | TrafficValue::PreferSameNode => None,
+        }
+    }
+}
+
 impl fmt::Display for TrafficValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

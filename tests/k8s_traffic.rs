@@ -142,7 +142,7 @@ async fn set_show_clear_cycle_writes_only_the_client_service() {
         doc["server"]["version"]
             .as_str()
             .unwrap()
-            .starts_with("v1.34"),
+            .starts_with("v1.37"),
         "{doc}"
     );
     for v in doc["server"]["values"].as_array().unwrap() {
@@ -475,8 +475,9 @@ async fn bad_input_and_missing_objects_exit_2_and_change_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_value_the_server_rejects_is_an_error_and_leaves_nothing() {
-    // The current release with the newer values' gate off answers 422.
-    let server = start_apiserver(KubeRelease::Current, "PreferSameTrafficDistribution=false").await;
+    // 1.34 with the newer values' gate off answers 422 (from 1.35 the gate
+    // is GA and locked on).
+    let server = start_apiserver(KubeRelease::V1_34, "PreferSameTrafficDistribution=false").await;
     let client = server.admin_client(None).await.unwrap();
     let (ns, name) = ("traffic-gate", "db");
     services_fixture(&client, ns, name, true).await;
@@ -521,11 +522,89 @@ async fn a_value_the_server_rejects_is_an_error_and_leaves_nothing() {
     assert_eq!(h.annotation.as_deref(), Some("PreferClose"));
     assert!(!h.owners.contains(&MANAGER.to_string()));
 
-    // PreferClose is not behind that gate.
-    traffic(&kc, &["set", "PreferClose", "--yes"])
-        .await
-        .expect_code(0);
+    // PreferClose is not behind that gate, and 1.34 does not deprecate it.
+    let run = traffic(&kc, &["set", "PreferClose", "--yes", "-o", "json"]).await;
+    run.expect_code(0);
     assert_eq!(held(&client, ns, name).await.owners, [MANAGER]);
+    let doc = run.json();
+    assert!(doc["change"].get("serverWarnings").is_none(), "{doc}");
+    assert!(!run.stderr.contains("deprecated"), "{}", run.stderr);
+    drop(server);
+}
+
+/// Kubernetes 1.37 (PreferSameZone GA since 1.35) answers a write of
+/// PreferClose with a deprecation warning: the tool passes on the server's
+/// own words, still writes exactly the value asked for (the operator
+/// applies the annotation literally), and says how to move on.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_api_servers_deprecation_warning_is_passed_on() {
+    let server = start_apiserver(KubeRelease::Current, "").await;
+    let client = server.admin_client(None).await.unwrap();
+    let (ns, name) = ("traffic-warn", "db");
+    services_fixture(&client, ns, name, true).await;
+    let kc = kubeconfig_on(&server, "traffic-warn.yaml", &[ns]);
+    let said = "spec.trafficDistribution: \"PreferClose\" is deprecated; use \"PreferSameZone\"";
+
+    let run = traffic(&kc, &["set", "PreferClose", "--yes", "-o", "json"]).await;
+    run.expect_code(0);
+    let doc = run.json();
+    assert_eq!(
+        doc["server"]["version"]
+            .as_str()
+            .map(|v| v.starts_with("v1.37.")),
+        Some(true),
+        "{doc}"
+    );
+    assert_eq!(doc["change"]["serverWarnings"], json!([said]), "{doc}");
+    assert!(
+        run.stderr.contains(said),
+        "warned on stderr too: {}",
+        run.stderr
+    );
+    let close = doc["server"]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["value"] == "PreferClose")
+        .unwrap();
+    assert_eq!(close["deprecated"], "1.35: use PreferSameZone", "{doc}");
+    let notes = doc["change"]["notes"].to_string();
+    assert!(
+        notes.contains(&format!(
+            "kubectl etcd traffic set PreferSameZone {name} -n {ns}"
+        )),
+        "{notes}"
+    );
+    // Read back from the API server: exactly the value asked for, and the
+    // annotation the operator reads says the same.
+    let h = held(&client, ns, name).await;
+    assert_eq!(h.value.as_deref(), Some("PreferClose"));
+    assert_eq!(h.annotation.as_deref(), Some("PreferClose"));
+
+    // The advice, run as printed, draws no warning.
+    let run = traffic(
+        &kc,
+        &[
+            "set",
+            "PreferSameZone",
+            name,
+            "-n",
+            ns,
+            "--yes",
+            "-o",
+            "json",
+        ],
+    )
+    .await;
+    run.expect_code(0);
+    assert!(
+        run.json()["change"].get("serverWarnings").is_none(),
+        "{}",
+        run.stdout
+    );
+    let h = held(&client, ns, name).await;
+    assert_eq!(h.value.as_deref(), Some("PreferSameZone"));
+    assert_eq!(h.annotation.as_deref(), Some("PreferSameZone"));
     drop(server);
 }
 
@@ -742,7 +821,9 @@ async fn traffic_role_is_sufficient_and_every_rule_is_needed() {
         )
         .await;
         let before = held(&client, ns, name).await;
-        let run = traffic(&kc, &["set", "PreferClose", "db", "--yes"]).await;
+        // PreferSameZone: a PreferClose write would also draw 1.37's
+        // deprecation warning on stderr.
+        let run = traffic(&kc, &["set", "PreferSameZone", "db", "--yes"]).await;
         assert_eq!(run.code, 2, "{resource}/{verb}: {run:?}");
         assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
         let want = format!("cannot {verb} resource \"{resource}\"");

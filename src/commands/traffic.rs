@@ -122,6 +122,11 @@ fn report(
                     value: *v,
                     since: format!("1.{}", v.since_minor()),
                     supported: expected_support(*v, l.minor),
+                    deprecated: v.deprecated().and_then(|(since, instead)| {
+                        l.minor
+                            .filter(|&(major, minor)| major > 1 || minor >= since)
+                            .map(|_| format!("1.{since}: use {instead}"))
+                    }),
                 })
                 .collect(),
         },
@@ -247,6 +252,16 @@ pub async fn set(global: &Global, args: &TrafficSetArgs) -> Result<ExitStatus> {
             }
         }
         change.service_written = !dry_run;
+        if let Some((since, instead)) = wanted.deprecated() {
+            if l.minor
+                .is_some_and(|(major, minor)| major > 1 || minor >= since)
+            {
+                change.notes.push(format!(
+                    "{wanted} is deprecated from Kubernetes 1.{since} in favour of {instead}, which kube-proxy treats the same: kubectl etcd traffic set {instead} {} -n {ns}",
+                    cl
+                ));
+            }
+        }
         change.notes.push(format!(
             "Service {ns}/{svc}: trafficDistribution {would}applied as {wanted} by {FIELD_MANAGER} (was {}{})",
             shown(value_before.as_deref()),
@@ -257,6 +272,7 @@ pub async fn set(global: &Global, args: &TrafficSetArgs) -> Result<ExitStatus> {
             }
         ));
     }
+    change.server_warnings = l.kube.warnings.take();
     print(
         global,
         &report(&l, &cluster_after, &service_after, Some(change)),
@@ -478,6 +494,7 @@ pub async fn clear(global: &Global, args: &TrafficClearArgs) -> Result<ExitStatu
             "Service {ns}/{svc} has no trafficDistribution and EtcdCluster {ns}/{cl} no annotation: nothing to do"
         ));
     }
+    change.server_warnings = l.kube.warnings.take();
     print(
         global,
         &report(&l, &cluster_after, &service_after, Some(change)),

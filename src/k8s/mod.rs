@@ -37,6 +37,53 @@ pub struct Kube {
     pub client: Client,
     pub default_namespace: String,
     pub server: String,
+    /// What the API server said in `Warning` headers.
+    pub warnings: ServerWarnings,
+}
+
+/// What the API server said in `Warning` headers (a deprecated value, a
+/// field it will drop), in the order the answers came. Every warning is
+/// also logged at warn level as it arrives, so none goes unseen; commands
+/// that write take them for their report.
+#[derive(Debug, Clone, Default)]
+pub struct ServerWarnings(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl ServerWarnings {
+    /// The warnings since the last `take`.
+    pub fn take(&self) -> Vec<String> {
+        match self.0.lock() {
+            Ok(mut w) => std::mem::take(&mut *w),
+            Err(_) => vec![],
+        }
+    }
+
+    fn record(&self, headers: &http::HeaderMap) {
+        for value in headers.get_all(http::header::WARNING) {
+            let text = warning_text(&String::from_utf8_lossy(value.as_bytes()));
+            tracing::warn!(warning = %text, "the API server warned");
+            if let Ok(mut w) = self.0.lock() {
+                if !w.contains(&text) {
+                    w.push(text);
+                }
+            }
+        }
+    }
+}
+
+/// The text of one `Warning` header as the API server writes it
+/// (`299 - "text"`, RFC 7234 with Kubernetes' escaping); anything else as
+/// it came.
+pub fn warning_text(header: &str) -> String {
+    let rest = header.trim();
+    let quoted = rest
+        .strip_prefix("299 - ")
+        .map(str::trim)
+        .and_then(|q| q.strip_prefix('"'))
+        .and_then(|q| q.rfind('"').map(|end| &q[..end]));
+    match quoted {
+        Some(text) => text.replace("\\\"", "\"").replace("\\\\", "\\"),
+        None => rest.to_string(),
+    }
 }
 
 /// Whether this process runs in a Pod (service-account token mounted).
@@ -87,12 +134,23 @@ pub async fn connect(settings: &KubeSettings) -> Result<Kube> {
         .namespace
         .clone()
         .unwrap_or_else(|| config.default_namespace.clone());
-    let client = Client::try_from(config)
-        .map_err(|e| Error::kube(format!("cannot build a client for {server}"), &server, e))?;
+    let warnings = ServerWarnings::default();
+    let sink = warnings.clone();
+    let heard = tower::util::MapResponseLayer::new(
+        move |answer: http::Response<Box<kube::client::DynBody>>| {
+            sink.record(answer.headers());
+            answer
+        },
+    );
+    let client = kube::client::ClientBuilder::try_from(config)
+        .map_err(|e| Error::kube(format!("cannot build a client for {server}"), &server, e))?
+        .with_layer(&heard)
+        .build();
     Ok(Kube {
         client,
         default_namespace,
         server,
+        warnings,
     })
 }
 
@@ -414,4 +472,41 @@ async fn with_secrets(
         pod_ips,
         secrets,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warning_headers_give_the_servers_words() {
+        for (header, text) in [
+            (
+                r#"299 - "spec.trafficDistribution: \"PreferClose\" is deprecated; use \"PreferSameZone\"""#,
+                r#"spec.trafficDistribution: "PreferClose" is deprecated; use "PreferSameZone""#,
+            ),
+            (
+                r#"299 - "policy/v1beta1 PodSecurityPolicy is deprecated""#,
+                "policy/v1beta1 PodSecurityPolicy is deprecated",
+            ),
+            (r#"299 - "a \\ b""#, r"a \ b"),
+            ("something else", "something else"),
+        ] {
+            assert_eq!(warning_text(header), text, "{header}");
+        }
+        let warnings = ServerWarnings::default();
+        let mut headers = http::HeaderMap::new();
+        headers.append(
+            http::header::WARNING,
+            http::HeaderValue::from_static("299 - \"one\""),
+        );
+        headers.append(
+            http::header::WARNING,
+            http::HeaderValue::from_static("299 - \"two\""),
+        );
+        warnings.record(&headers);
+        warnings.record(&headers);
+        assert_eq!(warnings.take(), ["one", "two"]);
+        assert!(warnings.take().is_empty());
+    }
 }

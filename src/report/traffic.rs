@@ -47,6 +47,10 @@ pub struct ValueSupport {
     /// Expected from the version (`null` when the version is unknown);
     /// feature gates can differ, `set --dry-run` asks the server itself.
     pub supported: Option<bool>,
+    /// On a server that deprecates the value: from which release, and
+    /// the value it names instead (`1.35: use PreferSameZone`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deprecated: Option<String>,
 }
 
 /// What `set` / `clear` did.
@@ -61,6 +65,10 @@ pub struct Change {
     pub service_written: bool,
     /// One sentence per step, as the table prints them.
     pub notes: Vec<String>,
+    /// What the API server said in `Warning` headers to the writes (and
+    /// their dry runs), as it said it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub server_warnings: Vec<String>,
 }
 
 impl Change {
@@ -78,6 +86,7 @@ impl Change {
             value_before,
             service_action,
             service_written: false,
+            server_warnings: vec![],
             notes: Vec::new(),
         }
     }

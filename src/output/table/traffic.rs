@@ -12,6 +12,9 @@ pub fn traffic(report: &TrafficReport) -> String {
             text.push_str(note);
             text.push('\n');
         }
+        for warning in &change.server_warnings {
+            text.push_str(&format!("The API server warned: {warning}\n"));
+        }
         if change.dry_run {
             text.push_str(
                 "Dry run: the API server validated every write and stored none; below is what it would store.\n",
@@ -39,7 +42,10 @@ pub fn traffic(report: &TrafficReport) -> String {
                 Some(false) => "no",
                 None => "?",
             };
-            format!("{} {mark} ({}+)", v.value, v.since)
+            match &v.deprecated {
+                Some(d) => format!("{} {mark} ({}+, deprecated {d})", v.value, v.since),
+                None => format!("{} {mark} ({}+)", v.value, v.since),
+            }
         })
         .collect::<Vec<_>>()
         .join(", ");
