@@ -151,11 +151,16 @@ async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> 
     }))
     .await;
     let mut metrics: BTreeMap<String, MemberMetrics> = BTreeMap::new();
+    let mut features: BTreeMap<String, BTreeMap<String, bool>> = BTreeMap::new();
     let mut served: Vec<(Vec<u8>, Vec<String>)> = Vec::new();
     for (name, answer) in answers {
         match answer {
             Ok(a) => {
                 metrics.insert(name.clone(), http::parse_metrics(&a.body, now as f64));
+                let gates = http::parse_feature_gates(&a.body);
+                if !gates.is_empty() {
+                    features.insert(name.clone(), gates);
+                }
                 if let Some(own) = a.peer_certificates.into_iter().next() {
                     match served.iter_mut().find(|(der, _)| *der == own) {
                         Some((_, names)) => names.push(name),
@@ -202,6 +207,7 @@ async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> 
         verdict: Some(&verdict),
         revisions,
         metrics,
+        features,
         certs,
         now,
         cluster_args: cluster

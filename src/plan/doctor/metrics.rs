@@ -86,3 +86,59 @@ pub fn disk_latency(metrics: &BTreeMap<String, MemberMetrics>) -> Vec<Finding> {
         })
         .collect()
 }
+
+/// The server feature gates that change maintenance, with what each does
+/// to it when on and when off. etcd 3.6 and later publish every gate's
+/// state in `/metrics` (`etcd_server_feature_enabled`).
+pub const MAINTENANCE_GATES: &[(&str, &str, &str)] = &[
+    (
+        "StopGRPCServiceOnDefrag",
+        "a defragmenting member answers NOT_SERVING to gRPC health checks, so clients that health-check (the kube-apiserver's etcd client does) move to another member for the defrag: a follower's defrag costs them a reconnect, not a stall",
+        "clients sending to a defragmenting member wait for the whole defrag (or fail after etcd's 7 s request timeout); --feature-gates=StopGRPCServiceOnDefrag=true lets them move away",
+    ),
+    (
+        "CompactHashCheck",
+        "the leader compares the members' hashes after each compaction and raises CORRUPT on a mismatch, which stops every defrag until it is looked into",
+        "a member whose data diverged is found only by a hash check (the sweep compares HashKV before and after; kubectl etcd doctor)",
+    ),
+    (
+        "InitialCorruptCheck",
+        "a member compares its data with its peers when it starts, so one that comes back diverged (after a crash mid-defrag, say) refuses to serve",
+        "a member that comes back diverged serves its own data until a hash check finds it",
+    ),
+];
+
+/// One finding per gate of [`MAINTENANCE_GATES`] that some member
+/// reports: which members have it on and off, and how that changes
+/// maintenance. Informational (`ok`): gates are choices, not faults.
+pub fn server_features(features: &BTreeMap<String, BTreeMap<String, bool>>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (gate, when_on, when_off) in MAINTENANCE_GATES {
+        let (mut on, mut off) = (Vec::new(), Vec::new());
+        for (member, gates) in features {
+            match gates.get(*gate) {
+                Some(true) => on.push(member.as_str()),
+                Some(false) => off.push(member.as_str()),
+                None => {}
+            }
+        }
+        let message = match (on.is_empty(), off.is_empty()) {
+            (true, true) => continue,
+            (false, true) => format!("{gate} is on for every member ({}): {when_on}", on.join(", ")),
+            (true, false) => format!("{gate} is off for every member ({}): {when_off}", off.join(", ")),
+            (false, false) => format!(
+                "{gate} is on for {} and off for {}: with it on, {when_on}; with it off, {when_off}",
+                on.join(", "),
+                off.join(", ")
+            ),
+        };
+        out.push(finding(
+            Severity::Ok,
+            &format!("feature-gate/{gate}"),
+            None,
+            message,
+            "",
+        ));
+    }
+    out
+}

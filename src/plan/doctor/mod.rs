@@ -28,9 +28,11 @@ mod look;
 mod metrics;
 mod setup;
 
-pub use look::{alarms, defrag_space, fragmentation, gate, learners, quota, versions};
+pub use look::{
+    alarms, defrag_space, fragmentation, gate, known_defects, learners, quota, versions,
+};
 use metrics::MIN_FSYNCS;
-pub use metrics::{disk_latency, leader_changes};
+pub use metrics::{disk_latency, leader_changes, server_features};
 pub use setup::{certificates, compaction, stop_grpc_on_defrag, traffic};
 
 /// How much a finding matters; ordered.
@@ -120,6 +122,9 @@ pub struct Facts<'a> {
     /// never compacted).
     pub revisions: Option<(i64, i64)>,
     pub metrics: BTreeMap<String, MemberMetrics>,
+    /// Member name → its server feature gates, from its `/metrics`
+    /// (etcd 3.6 and later).
+    pub features: BTreeMap<String, BTreeMap<String, bool>>,
     pub certs: Vec<CertFact>,
     pub now: i64,
     pub spec: Option<ClusterSpecFacts>,
@@ -171,6 +176,13 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
                 format!("every member runs etcd {minor}"),
             ));
         }
+        if snap.members.iter().any(|m| m.status().is_some()) {
+            out.extend(or_passed(
+                known_defects(snap),
+                "known-defect",
+                "no member runs a release with a known defect this tool checks for",
+            ));
+        }
         out.extend(or_passed(
             learners(snap, verdict),
             "learner",
@@ -216,6 +228,7 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
             ));
         }
     }
+    out.extend(server_features(&facts.features));
     let compacted = compaction(facts.revisions, facts.spec.as_ref());
     let has = |check: &str| compacted.iter().any(|f| f.check == check);
     let mut passed = Vec::new();
