@@ -572,39 +572,13 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         };
         match self.ops.status(&dial).await {
             Ok(now) => match gate::still_as_looked(snap, leader, &next.name, &now) {
-                None => self.no_snapshot_on_its_way(snap, &next.name).await,
+                None => super::wait::no_snapshot_on_its_way(self.ops, snap, &next.name).await,
                 Some(reason) => Err(reason),
             },
             Err(e) => Err(gate::GateReason::MemberUnreachable {
                 member: next.name.clone(),
                 cause: e.cause.to_string(),
             }),
-        }
-    }
-
-    /// For a member of a release with the applySnapshot/Defragment race
-    /// (the look watched it): the watch read again, right before the
-    /// member is touched, since the look may be from before a snapshot
-    /// started.
-    async fn no_snapshot_on_its_way(
-        &self,
-        snap: &ClusterLook,
-        name: &str,
-    ) -> Result<(), gate::GateReason> {
-        let Some(i) = snap
-            .members
-            .iter()
-            .position(|m| m.name == name && m.snapshot_watch.is_some())
-        else {
-            return Ok(());
-        };
-        let watch = crate::etcd::take::snapshot_watches(self.ops, &snap.members, &[i]).await;
-        match watch
-            .first()
-            .and_then(|w| gate::snapshot_in_flight(&snap.members[i], w))
-        {
-            Some(reason) => Err(reason),
-            None => Ok(()),
         }
     }
 

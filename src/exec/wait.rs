@@ -14,6 +14,32 @@ use crate::plan::defrag::ready_for_transfer;
 use crate::plan::gate::{self, GateOptions, GateReason};
 use crate::reach::{Dial, Target};
 
+/// For a member of a release with the applySnapshot/Defragment race (the
+/// look watched it): the leader's progress and the member's snapshots in
+/// flight read again, right before the member is touched, since the look
+/// may be from before a snapshot started.
+pub(super) async fn no_snapshot_on_its_way<O: EtcdOps>(
+    ops: &O,
+    snap: &ClusterLook,
+    name: &str,
+) -> Result<(), GateReason> {
+    let Some(i) = snap
+        .members
+        .iter()
+        .position(|m| m.name == name && m.snapshot_watch.is_some())
+    else {
+        return Ok(());
+    };
+    let watch = crate::etcd::take::snapshot_watches(ops, &snap.members, &[i]).await;
+    match watch
+        .first()
+        .and_then(|w| gate::snapshot_in_flight(&snap.members[i], w))
+    {
+        Some(reason) => Err(reason),
+        None => Ok(()),
+    }
+}
+
 /// A member that answered again: its size on disk, how long that took, and
 /// the look that showed it back (fresh enough for the next step's gate).
 pub struct Returned {
