@@ -138,17 +138,22 @@ fn client_config(tls: &TlsMaterial) -> Result<rustls::ClientConfig, String> {
     }
 }
 
+/// The samples of a Prometheus exposition text: each series (its name
+/// with its labels) and its value; comments and unparseable lines skipped.
+fn samples(text: &str) -> impl Iterator<Item = (&str, f64)> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|line| {
+            let (series, value) = line.rsplit_once(' ')?;
+            Some((series, value.parse::<f64>().ok()?))
+        })
+}
+
 /// The figures `doctor` uses from a `/metrics` body, `now` in Unix seconds.
 pub fn parse_metrics(text: &str, now: f64) -> MemberMetrics {
     let mut m = MemberMetrics::default();
     let mut buckets: Vec<(f64, f64)> = Vec::new();
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let Some((name, value)) = line.rsplit_once(' ') else {
-            continue;
-        };
-        let Ok(value) = value.parse::<f64>() else {
-            continue;
-        };
+    for (name, value) in samples(text) {
         if name == "etcd_disk_wal_fsync_duration_seconds_count" {
             m.wal_fsyncs = value as u64;
         } else if name == "etcd_server_leader_changes_seen_total" {
@@ -226,13 +231,7 @@ pub fn parse_raft_progress(body: &str) -> Result<BTreeMap<u64, String>, String> 
 pub fn parse_snapshots_in_flight(text: &str) -> Result<u64, String> {
     let mut applying = None;
     let mut receiving = 0.0;
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let Some((name, value)) = line.rsplit_once(' ') else {
-            continue;
-        };
-        let Ok(value) = value.parse::<f64>() else {
-            continue;
-        };
+    for (name, value) in samples(text) {
         if name == "etcd_server_snapshot_apply_in_progress_total" {
             applying = Some(value);
         } else if name.starts_with("etcd_network_snapshot_receive_inflights_total{")
@@ -251,18 +250,16 @@ pub fn parse_snapshots_in_flight(text: &str) -> Result<u64, String> {
 /// later; empty before).
 pub fn parse_feature_gates(text: &str) -> BTreeMap<String, bool> {
     let mut gates = BTreeMap::new();
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let Some(labels) = line.strip_prefix("etcd_server_feature_enabled{") else {
-            continue;
-        };
-        let Some((labels, value)) = labels.rsplit_once("} ") else {
+    for (series, value) in samples(text) {
+        let Some(labels) = series.strip_prefix("etcd_server_feature_enabled{") else {
             continue;
         };
         let name = labels
+            .trim_end_matches('}')
             .split(',')
             .find_map(|l| l.strip_prefix("name=\""))
             .map(|n| n.trim_end_matches('"'));
-        if let (Some(name), Ok(value)) = (name, value.trim().parse::<f64>()) {
+        if let Some(name) = name {
             gates.insert(name.to_string(), value >= 1.0);
         }
     }
