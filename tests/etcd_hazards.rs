@@ -184,7 +184,7 @@ async fn the_snapshot_watch_is_what_the_servers_publish() {
 
 /// doctor reads each member's feature gates from its own `/metrics`
 /// (etcd 3.6 and later) and says how the ones that matter change
-/// maintenance; judged against the flags the members were started with
+/// maintenance, and `status -o wide` lists the ones that are on; judged against the flags the members were started with
 /// and the gauge each member publishes.
 #[tokio::test(flavor = "multi_thread")]
 async fn doctor_reads_the_feature_gates_each_member_runs_with() {
@@ -219,6 +219,22 @@ async fn doctor_reads_the_feature_gates_each_member_runs_with() {
             1,
             "{doc}"
         );
+        // status -o wide shows the gates that are on, per member.
+        let mut flags = args(&["status", "-o", "wide"]);
+        flags.extend(one_seed(&cluster));
+        let run = tool(&flags, &[]).await;
+        run.expect_code(0);
+        let header = run.stdout.lines().next().unwrap();
+        assert!(header.contains("FEATURES"), "{}", run.stdout);
+        let rows: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with('m')).collect();
+        assert_eq!(rows.len(), 3, "{}", run.stdout);
+        for row in rows {
+            assert_eq!(
+                row.contains("StopGRPCServiceOnDefrag"),
+                on,
+                "{version:?}: {row}"
+            );
+        }
     }
     // 3.5 publishes no gates: nothing is said about them.
     let cluster = Cluster::start(ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_5))

@@ -30,7 +30,11 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
         return run_all(global, args).await;
     }
     let session = session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
-    let report = probe(&session, args).await?;
+    let snapshot = crate::etcd::take::look(&session.clients, &session.target).await?;
+    let mut report = report_of(&session, args, &snapshot);
+    if global.output == OutputFormat::Wide {
+        read_feature_gates(&session, &snapshot, &mut report).await;
+    }
     let text = match global.output {
         OutputFormat::Table => output::table::status(&report, false),
         OutputFormat::Wide => output::table::status(&report, true),
@@ -54,14 +58,55 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// `-o wide`: each member's maintenance feature gates that are on, from
+/// its `/metrics` (etcd 3.6 and later), read at once; a member whose
+/// metrics cannot be read keeps `None` (shown as `-`).
+async fn read_feature_gates(
+    session: &crate::session::Session,
+    snapshot: &crate::look::ClusterLook,
+    report: &mut StatusReport,
+) {
+    use crate::etcd::http;
+    let tls = session.target.tls.as_ref();
+    let answers = futures::future::join_all(report.members.iter().map(|row| {
+        let dial = snapshot
+            .members
+            .iter()
+            .find(|m| m.name == row.name)
+            .and_then(|m| m.dial.clone());
+        async move {
+            let dial = dial?;
+            let answer = http::get(&dial, tls, "/metrics", std::time::Duration::from_secs(2))
+                .await
+                .ok()?;
+            let gates = http::parse_feature_gates(&answer.body);
+            Some(
+                crate::plan::doctor::MAINTENANCE_GATES
+                    .iter()
+                    .filter(|(name, _, _)| gates.get(*name) == Some(&true))
+                    .map(|(name, _, _)| name.to_string())
+                    .collect::<Vec<_>>(),
+            )
+        }
+    }))
+    .await;
+    for (row, gates) in report.members.iter_mut().zip(answers) {
+        row.feature_gates = gates;
+    }
+}
+
 async fn probe(session: &crate::session::Session, args: &StatusArgs) -> Result<StatusReport> {
     let snapshot = crate::etcd::take::look(&session.clients, &session.target).await?;
-    let verdict = gate::evaluate(&snapshot, &crate::settings::gate(&args.gate));
-    Ok(StatusReport::build(
-        session.target.cluster.clone(),
-        &snapshot,
-        &verdict,
-    ))
+    Ok(report_of(session, args, &snapshot))
+}
+
+fn report_of(
+    session: &crate::session::Session,
+    args: &StatusArgs,
+    snapshot: &crate::look::ClusterLook,
+) -> StatusReport {
+    let verdict = gate::evaluate(snapshot, &crate::settings::gate(&args.gate));
+    StatusReport::build(session.target.cluster.clone(), snapshot, &verdict)
 }
 
 async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {

@@ -61,6 +61,11 @@ pub struct MemberRow {
     /// what says whether a snapshot from the leader could be reaching it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot_watch: Option<SnapshotWatchView>,
+    /// The server feature gates that change maintenance and are on for
+    /// this member (`plan::doctor::MAINTENANCE_GATES`), from its
+    /// `/metrics`: read for `-o wide` only; empty before etcd 3.6.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feature_gates: Option<Vec<String>>,
 }
 
 /// `look::SnapshotWatch` as `status -o json` shows it.
@@ -141,6 +146,7 @@ impl StatusReport {
                         in_flight: w.in_flight,
                         unread: w.unread.clone(),
                     }),
+                    feature_gates: None,
                 }
             })
             .collect();

@@ -164,6 +164,12 @@ const STATUS_COLUMNS: &[Column] = &[
     wide(column("QUOTA BYTES", Align::Right, |m| {
         m.quota.bytes.to_string()
     })),
+    wide(column("FEATURES", Align::Left, |m| {
+        match &m.feature_gates {
+            Some(on) if !on.is_empty() => on.join(","),
+            _ => "-".to_string(),
+        }
+    })),
     wide(column("ERROR", Align::Left, |m| {
         text_or_dash(m.error.as_deref())
     })),

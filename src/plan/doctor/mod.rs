@@ -32,7 +32,7 @@ pub use look::{
     alarms, defrag_space, fragmentation, gate, known_defects, learners, quota, versions,
 };
 use metrics::MIN_FSYNCS;
-pub use metrics::{disk_latency, leader_changes, server_features};
+pub use metrics::{disk_latency, leader_changes, server_features, MAINTENANCE_GATES};
 pub use setup::{certificates, compaction, stop_grpc_on_defrag, traffic};
 
 /// How much a finding matters; ordered.
