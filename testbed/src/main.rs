@@ -38,7 +38,7 @@ struct UpArgs {
     /// plain, tls, mtls or mtls-auth
     #[arg(long, default_value = "mtls")]
     security: String,
-    /// 3.6, 3.5 or 3.4
+    /// 3.7, 3.6, 3.5 or 3.4
     #[arg(long, default_value = "3.6")]
     version: String,
     #[arg(long)]
@@ -71,7 +71,7 @@ enum NodeCmd {
         /// node is Ready.
         #[arg(long)]
         env_file: Option<PathBuf>,
-        /// etcd releases to build images for (3.6, 3.5, 3.4), comma-separated.
+        /// etcd releases to build images for (3.7, 3.6, 3.5, 3.4), comma-separated.
         #[arg(long, default_value = "3.6")]
         etcd: String,
         /// Also run the real etcd-operator (built by `testbed/build.sh
