@@ -22,7 +22,7 @@ use kubectl_etcd::plan::alarm::disarm_decisions;
 use kubectl_etcd::plan::defrag::{choose_leader_handling, Measured, MoveLeader, Role};
 use kubectl_etcd::plan::gate::{evaluate, GateOptions};
 use kubectl_etcd::plan::rule::DefragRule;
-use kubectl_etcd::plan::traffic::{expected_support, Assessment, ServiceAction};
+use kubectl_etcd::plan::traffic::{deprecated_on, expected_support, Assessment, ServiceAction};
 use kubectl_etcd::reach::{Dial, Endpoint, QuotaSource, Scheme};
 use kubectl_etcd::report::{
     AlarmAction, AlarmResult, AlarmRow, Change, ClusterRef, ClusterStatus, DefragReport, HashCheck,
@@ -768,9 +768,7 @@ fn server(version: &str, minor: u32) -> ServerSupport {
                 value: *v,
                 since: format!("1.{}", v.since_minor()),
                 supported: expected_support(*v, Some((1, minor))),
-                deprecated: v
-                    .deprecated()
-                    .filter(|(since, _)| minor >= *since)
+                deprecated: deprecated_on(*v, Some((1, minor)))
                     .map(|(since, instead)| format!("1.{since}: use {instead}")),
             })
             .collect(),

@@ -19,8 +19,9 @@ use crate::k8s::service::{self, ApplyError};
 use crate::k8s::{self, Kube};
 use crate::output;
 use crate::plan::traffic::{
-    client_service_name, decide, expected_support, kept, owned_by_us, parse_server_version,
-    Assessment, FieldOwner, ServiceAction, TrafficValue, ANNOTATION, FIELD_MANAGER,
+    client_service_name, decide, deprecated_on, expected_support, kept, owned_by_us,
+    parse_server_version, Assessment, FieldOwner, ServiceAction, TrafficValue, ANNOTATION,
+    FIELD_MANAGER,
 };
 use crate::report::{Change, ClusterRef, ServerSupport, TrafficReport, ValueSupport};
 use crate::settings::Global;
@@ -122,11 +123,8 @@ fn report(
                     value: *v,
                     since: format!("1.{}", v.since_minor()),
                     supported: expected_support(*v, l.minor),
-                    deprecated: v.deprecated().and_then(|(since, instead)| {
-                        l.minor
-                            .filter(|&(major, minor)| major > 1 || minor >= since)
-                            .map(|_| format!("1.{since}: use {instead}"))
-                    }),
+                    deprecated: deprecated_on(*v, l.minor)
+                        .map(|(since, instead)| format!("1.{since}: use {instead}")),
                 })
                 .collect(),
         },
@@ -252,15 +250,10 @@ pub async fn set(global: &Global, args: &TrafficSetArgs) -> Result<ExitStatus> {
             }
         }
         change.service_written = !dry_run;
-        if let Some((since, instead)) = wanted.deprecated() {
-            if l.minor
-                .is_some_and(|(major, minor)| major > 1 || minor >= since)
-            {
-                change.notes.push(format!(
-                    "{wanted} is deprecated from Kubernetes 1.{since} in favour of {instead}, which kube-proxy treats the same: kubectl etcd traffic set {instead} {} -n {ns}",
-                    cl
-                ));
-            }
+        if let Some((since, instead)) = deprecated_on(wanted, l.minor) {
+            change.notes.push(format!(
+                "{wanted} is deprecated from Kubernetes 1.{since} in favour of {instead}, which kube-proxy treats the same: kubectl etcd traffic set {instead} {cl} -n {ns}"
+            ));
         }
         change.notes.push(format!(
             "Service {ns}/{svc}: trafficDistribution {would}applied as {wanted} by {FIELD_MANAGER} (was {}{})",

@@ -34,8 +34,23 @@ pub fn parse_server_version(major: &str, minor: &str, git_version: &str) -> Opti
 /// `None` when the version is unknown. Gates can move this either way, which
 /// is why `set` reads the result back instead of trusting this.
 pub fn expected_support(value: TrafficValue, version: Option<(u32, u32)>) -> Option<bool> {
-    let (major, minor) = version?;
-    Some(major > 1 || (major == 1 && minor >= value.since_minor()))
+    Some(at_least(version?, value.since_minor()))
+}
+
+/// On a server of `version` that deprecates `value`: from which 1.x
+/// release, and the value it names instead (`PreferClose` from 1.35:
+/// `PreferSameZone`). `None` when it does not, or the version is unknown.
+pub fn deprecated_on(
+    value: TrafficValue,
+    version: Option<(u32, u32)>,
+) -> Option<(u32, TrafficValue)> {
+    let (since, instead) = value.deprecated()?;
+    at_least(version?, since).then_some((since, instead))
+}
+
+/// Whether `major.minor` is 1.`since` or later.
+fn at_least((major, minor): (u32, u32), since: u32) -> bool {
+    major > 1 || (major == 1 && minor >= since)
 }
 
 /// Whether the operator's field manager is among `owners`.
@@ -295,6 +310,17 @@ mod tests {
         assert_eq!(support(PreferSameNode, (1, 34)), Some(true));
         assert_eq!(support(PreferSameNode, (2, 0)), Some(true));
         assert_eq!(expected_support(PreferClose, None), None);
+        assert_eq!(deprecated_on(PreferClose, Some((1, 34))), None);
+        assert_eq!(
+            deprecated_on(PreferClose, Some((1, 35))),
+            Some((35, PreferSameZone))
+        );
+        assert_eq!(
+            deprecated_on(PreferClose, Some((2, 0))),
+            Some((35, PreferSameZone))
+        );
+        assert_eq!(deprecated_on(PreferClose, None), None);
+        assert_eq!(deprecated_on(PreferSameZone, Some((1, 37))), None);
     }
 
     #[test]
