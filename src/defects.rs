@@ -253,6 +253,44 @@ pub fn affecting(release: Release) -> Vec<Hit> {
         .collect()
 }
 
+/// One defect and the members it affects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Affecting {
+    /// The defect as it affects the first of `members`.
+    pub hit: Hit,
+    /// That member's release, which `hit.advice` is given for.
+    pub release: Release,
+    /// Every member it affects, as `name (release)`.
+    pub members: Vec<String>,
+}
+
+/// The defects that affect any of `members` (name, the version it reports),
+/// each once with every member it affects, in the order they are first met.
+/// Unparseable versions are not assumed affected.
+pub fn among<'a>(members: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<Affecting> {
+    let mut found: Vec<Affecting> = Vec::new();
+    for (name, version) in members {
+        let Some(release) = Release::parse(version) else {
+            continue;
+        };
+        for hit in affecting(release) {
+            let who = format!("{name} ({release})");
+            match found
+                .iter_mut()
+                .find(|a| a.hit.defect.code == hit.defect.code)
+            {
+                Some(a) => a.members.push(who),
+                None => found.push(Affecting {
+                    hit,
+                    release,
+                    members: vec![who],
+                }),
+            }
+        }
+    }
+    found
+}
+
 /// Whether `version` (as a member reports it) has the defect `code`.
 /// Unparseable versions are not assumed affected.
 pub fn has(version: &str, code: &str) -> Option<Hit> {
@@ -383,6 +421,27 @@ mod tests {
                 "promote-fails-with-auth"
             ]
         );
+    }
+
+    #[test]
+    fn among_groups_members_by_defect_in_the_order_met() {
+        let found = among([
+            ("a", "3.4.23"),
+            ("b", "3.7.3"),
+            ("c", "3.4.37"),
+            ("d", "junk"),
+        ]);
+        let race = &found[0];
+        assert_eq!(race.hit.defect.code, APPLY_SNAPSHOT_DURING_DEFRAG);
+        assert_eq!(race.members, ["a (3.4.23)", "c (3.4.37)"]);
+        assert_eq!(race.release, Release::new(3, 4, 23));
+        // 3.4.37 has the panic fix: only a.
+        let panics = found
+            .iter()
+            .find(|f| f.hit.defect.code == "defrag-error-panics")
+            .expect("3.4.23 has it");
+        assert_eq!(panics.members, ["a (3.4.23)"]);
+        assert!(among([("b", "3.7.3")]).is_empty());
     }
 
     #[test]

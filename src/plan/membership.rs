@@ -257,33 +257,23 @@ pub fn describe_members(snapshot: &ClusterLook) -> String {
 /// wrong, what to upgrade to. Every member applies a promotion to its own
 /// backend, so every member's release counts. Pure.
 pub fn promotion_hazards(snap: &ClusterLook) -> Vec<String> {
-    use crate::defects::{affecting, Release, Touches};
-    let mut lines: Vec<(&'static str, String, Vec<String>)> = Vec::new();
-    for m in &snap.members {
-        let Some(release) = m.status().and_then(|s| Release::parse(&s.version)) else {
-            continue;
-        };
-        for hit in affecting(release)
-            .into_iter()
-            .filter(|h| h.defect.touches == Touches::Promotion)
-        {
-            let who = format!("{} ({release})", m.name);
-            match lines
-                .iter_mut()
-                .find(|(code, _, _)| *code == hit.defect.code)
-            {
-                Some(line) => line.2.push(who),
-                None => lines.push((
-                    hit.defect.code,
-                    format!("{}: {}", hit.defect.summary, hit.advice(release)),
-                    vec![who],
-                )),
-            }
-        }
-    }
-    lines
+    use crate::defects::{among, Touches};
+    let versions = snap
+        .members
+        .iter()
+        .filter_map(|m| m.status().map(|s| (m.name.as_str(), s.version.as_str())));
+    among(versions)
         .into_iter()
-        .map(|(code, what, who)| format!("{} [{code}]: {what}", who.join(", ")))
+        .filter(|a| a.hit.defect.touches == Touches::Promotion)
+        .map(|a| {
+            format!(
+                "{} [{}]: {}: {}",
+                a.members.join(", "),
+                a.hit.defect.code,
+                a.hit.defect.summary,
+                a.hit.advice(a.release)
+            )
+        })
         .collect()
 }
 

@@ -313,43 +313,30 @@ pub fn defrag_space(snap: &ClusterLook, spec: &ClusterSpecFacts) -> Vec<Finding>
 /// only `member promote` meets are warnings too, as a promotion can be
 /// lost or done by surprise.
 pub fn known_defects(snap: &ClusterLook) -> Vec<Finding> {
-    use crate::defects::{affecting, Release, Touches};
-    // defect code -> (the hit of the first member, its release, members)
-    let mut by_defect: BTreeMap<&'static str, (crate::defects::Hit, Release, Vec<String>)> =
-        BTreeMap::new();
-    let mut order: Vec<&'static str> = Vec::new();
-    for m in &snap.members {
-        let Some(release) = m.status().and_then(|s| Release::parse(&s.version)) else {
-            continue;
-        };
-        for hit in affecting(release) {
-            let entry = by_defect.entry(hit.defect.code).or_insert_with(|| {
-                order.push(hit.defect.code);
-                (hit, release, Vec::new())
-            });
-            entry.2.push(format!("{} ({release})", m.name));
-        }
-    }
-    order
+    use crate::defects::{among, Touches};
+    let versions = snap
+        .members
+        .iter()
+        .filter_map(|m| m.status().map(|s| (m.name.as_str(), s.version.as_str())));
+    among(versions)
         .into_iter()
-        .filter_map(|code| by_defect.remove(code))
-        .map(|(hit, release, members)| {
-            let what = match hit.defect.touches {
+        .map(|a| {
+            let what = match a.hit.defect.touches {
                 Touches::Defrag => "defragmentation",
                 Touches::Promotion => "learner promotion",
                 Touches::Data => "data",
             };
             finding(
                 Severity::Warning,
-                &format!("known-defect/{}", hit.defect.code),
+                &format!("known-defect/{}", a.hit.defect.code),
                 None,
                 format!(
                     "{} run{} a release with a known {what} defect: {}",
-                    members.join(", "),
-                    if members.len() == 1 { "s" } else { "" },
-                    hit.defect.summary
+                    a.members.join(", "),
+                    if a.members.len() == 1 { "s" } else { "" },
+                    a.hit.defect.summary
                 ),
-                hit.advice(release),
+                a.hit.advice(a.release),
             )
         })
         .collect()
