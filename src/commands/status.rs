@@ -58,6 +58,11 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// How long `-o wide` waits for one member's `/metrics`: a status at a
+/// terminal is not held up for long by a metrics port that does not answer
+/// (its FEATURES cell is then `-`).
+const FEATURES_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// `-o wide`: each member's maintenance feature gates that are on, from
 /// its `/metrics` (etcd 3.6 and later), read at once; a member whose
 /// metrics cannot be read keeps `None` (shown as `-`).
@@ -76,7 +81,7 @@ async fn read_feature_gates(
             .and_then(|m| m.dial.clone());
         async move {
             let dial = dial?;
-            let answer = http::get(&dial, tls, "/metrics", std::time::Duration::from_secs(2))
+            let answer = http::get(&dial, tls, "/metrics", FEATURES_LIMIT)
                 .await
                 .ok()?;
             let gates = http::parse_feature_gates(&answer.body);
