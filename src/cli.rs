@@ -428,6 +428,14 @@ pub struct DefragArgs {
     #[arg(long, value_parser = parse_duration, value_name = "DURATION", help_heading = RUN)]
     pub wait_healthy: Option<Duration>,
 
+    /// Defragment a member even when its Pod's liveness (or startup) probe
+    /// fails while etcd defragments and the kubelet would restart it before
+    /// the predicted defrag ends. Without it such a member is held back
+    /// (Skipped, reason ProbeBudget). Plugin mode reads the probes; with
+    /// --watch it applies to every run.
+    #[arg(long, help_heading = RUN)]
+    pub allow_probe_restart: bool,
+
     #[command(flatten)]
     pub gate: GateArgs,
 

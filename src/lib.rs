@@ -29,6 +29,7 @@ pub mod etcd;
 pub mod exec;
 pub mod failure;
 pub mod k8s;
+pub mod kubelet;
 pub mod logging;
 pub mod look;
 pub mod output;

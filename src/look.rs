@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::failure::RpcError;
+use crate::kubelet::PodProbes;
 use crate::reach::{Dial, Endpoint, QuotaFallback, QuotaSource, Scheme, Target};
 
 /// What one member said about itself in `Maintenance.Status`.
@@ -205,6 +206,9 @@ pub struct MemberLook {
     /// read only for members whose release has the applySnapshot/Defragment
     /// race (`defects::APPLY_SNAPSHOT_DURING_DEFRAG`). `None`: not read.
     pub snapshot_watch: Option<SnapshotWatch>,
+    /// The probes its Pod's etcd container has, read from the API server
+    /// when the cluster was resolved (plugin mode). `None`: not known.
+    pub probes: Option<PodProbes>,
 }
 
 /// What says whether a snapshot from the leader could be on its way to a
@@ -304,6 +308,7 @@ impl MemberLook {
             quota_source: QuotaSource::Default,
             answered_in: None,
             snapshot_watch: None,
+            probes: None,
         }
     }
 }
@@ -412,6 +417,7 @@ pub(crate) fn member_row(
         quota_source,
         answered_in: None,
         snapshot_watch: None,
+        probes: None,
     }
 }
 

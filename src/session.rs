@@ -375,6 +375,7 @@ pub async fn open_objects(
             name: m.name.clone(),
             id: m.member_id,
             dial: dial.clone(),
+            probes: m.probes.clone(),
         })
         .collect();
     let target = Target {

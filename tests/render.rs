@@ -573,6 +573,7 @@ fn defrag_dry_run() -> DefragReport {
             gate: GateOptions::default(),
             compact: false,
             recover_nospace: true,
+            allow_probe_restart: false,
         },
         finished: vec![],
         cluster: None,

@@ -40,6 +40,8 @@ pub struct Context {
     pub move_leader: MoveLeader,
     /// The Defragment RPC timeout (the operator's is 5 minutes).
     pub member_timeout: Duration,
+    /// `--allow-probe-restart`: no member is held back for its probe.
+    pub allow_probe_restart: bool,
     /// Cancelled on shutdown or when the Lease is lost: the engine stops
     /// after the member in flight.
     pub shutdown: CancellationToken,

@@ -92,6 +92,7 @@ pub async fn lead(
             connection,
             move_leader: settings.move_leader,
             member_timeout: settings.member_timeout,
+            allow_probe_restart: settings.allow_probe_restart,
             shutdown: acting,
             fence,
             metrics: metrics.clone(),

@@ -334,8 +334,10 @@ async fn drive(
         current.spec.rule.as_ref(),
         ctx.move_leader,
         ctx.member_timeout,
+        ctx.allow_probe_restart,
     )
     .map_err(crate::Error::Usage)?;
+    let earlier: Vec<String> = finished.iter().map(|m| m.name.clone()).collect();
     let input = RunInput {
         options,
         finished,
@@ -374,6 +376,11 @@ async fn drive(
         phase::mark_gone(&mut status, now);
     }
     write_status(ctx, runs, &mut current, &status).await?;
+    // The row has no room for why a member was held back: the event does.
+    for m in report.held_back().filter(|m| !earlier.contains(&m.name)) {
+        let why = m.detail.clone().unwrap_or_default();
+        record(ctx, &current, &Event::defrag_held_back(&m.name, &why)).await;
+    }
     let failures: Vec<String> = report
         .alarms
         .iter()

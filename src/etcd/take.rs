@@ -144,6 +144,7 @@ pub async fn look<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterLook> {
         let mut member = member_row(listed_member, row.dial, probe, fallback);
         member.answered_in = answered_in;
         if let Some(known) = row.known {
+            member.probes = known.probes;
             if member.listed.is_none() {
                 member.name = known.name;
                 member.id = member.id.or(known.id);

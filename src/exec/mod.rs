@@ -70,6 +70,10 @@ pub struct SweepOptions {
     /// its quota whatever the rule (`plan::defrag::recover_nospace`): the
     /// one-shot command does; `--watch` keeps the operator's rule.
     pub recover_nospace: bool,
+    /// `--allow-probe-restart`: defragment a member even when its Pod's
+    /// probe would have the kubelet restart it mid-defrag
+    /// (`plan::probes::hold_back`).
+    pub allow_probe_restart: bool,
 }
 
 /// One run's inputs.
@@ -202,22 +206,34 @@ pub fn outage_notice(
 /// The plan from the first look, leaving out members already finished.
 fn first_plan(snap: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Plan {
     let done: BTreeSet<String> = input.finished.iter().map(|m| m.name.clone()).collect();
-    plan_for(snap, verdict.leader, &input.options, &done)
+    plan_for(
+        snap,
+        verdict.leader,
+        &input.options,
+        &done,
+        &Measured::default(),
+    )
 }
 
 /// The sweep's plan from one snapshot: the rule's, plus a NOSPACE
-/// recovery when the options ask for it.
+/// recovery when the options ask for it, less the members whose probe
+/// would have them restarted mid-defrag (predicted from what `measured`
+/// holds) unless the options allow that.
 pub(crate) fn plan_for(
     snap: &ClusterLook,
     leader: Option<u64>,
     opts: &SweepOptions,
     done: &BTreeSet<String>,
+    measured: &Measured,
 ) -> Plan {
-    let plan = order_sweep(snap, leader, &opts.rule, &opts.selection, done);
+    let mut plan = order_sweep(snap, leader, &opts.rule, &opts.selection, done);
     if opts.recover_nospace {
-        recover_nospace(plan, snap)
-    } else {
+        plan = recover_nospace(plan, snap);
+    }
+    if opts.allow_probe_restart {
         plan
+    } else {
+        crate::plan::probes::hold_back(plan, snap, measured)
     }
 }
 

@@ -156,7 +156,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             if let Some(h) = self.control.halted() {
                 return self.stop(h.reason(None)).await;
             }
-            let p = super::plan_for(&snap, verdict.leader, self.opts, &self.done);
+            let p = super::plan_for(&snap, verdict.leader, self.opts, &self.done, &self.measured);
             if !self.announced {
                 self.announced = true;
                 self.first_planned = p.to_defrag().cloned().collect();
@@ -633,8 +633,13 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
     pub(super) fn finish(mut self) -> SweepOutcome {
         if !self.announced {
             let verdict = gate::evaluate(&self.first_view, &self.opts.gate);
-            self.last_plan =
-                super::plan_for(&self.first_view, verdict.leader, self.opts, &self.done);
+            self.last_plan = super::plan_for(
+                &self.first_view,
+                verdict.leader,
+                self.opts,
+                &self.done,
+                &self.measured,
+            );
         }
         for m in &self.last_plan.members {
             if self.done.contains(&m.name) {

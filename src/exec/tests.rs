@@ -43,6 +43,7 @@ fn options() -> SweepOptions {
         gate: GateOptions::default(),
         compact: false,
         recover_nospace: true,
+        allow_probe_restart: false,
     }
 }
 
@@ -394,6 +395,102 @@ async fn a_snapshot_on_its_way_stops_the_sweep_on_affected_releases_only() {
         assert!(why.contains("receiving or applying 1 snapshot"), "{why}");
         assert_eq!(report.refusal[0].code, "SnapshotInFlight");
     }
+}
+
+/// `fake`'s target as plugin mode makes it: every member known by name
+/// behind its dial, `c`'s Pod with a liveness probe on `/livez` that the
+/// kubelet gives up on after 1–2 s (the model predicts 1.5 s for 100 MiB).
+fn with_a_tight_probe_on_c(fake: &FakeCluster) -> crate::reach::Target {
+    use crate::kubelet::{Handler, PodProbes, Probe, ProbeKind};
+    let mut target = fake.target();
+    target.discover = false;
+    target.known = ["a", "b", "c"]
+        .iter()
+        .zip(&target.dials)
+        .map(|(name, dial)| crate::reach::KnownMember {
+            name: name.to_string(),
+            id: None,
+            dial: dial.clone(),
+            probes: (*name == "c").then(|| PodProbes {
+                pod: "c".into(),
+                container: "etcd".into(),
+                started: Some(true),
+                liveness: Some(Probe {
+                    kind: ProbeKind::Liveness,
+                    handler: Handler::HttpGet {
+                        path: "/livez".into(),
+                        port: "2381".into(),
+                    },
+                    period_seconds: 1,
+                    timeout_seconds: 1,
+                    failure_threshold: 1,
+                }),
+                startup: None,
+            }),
+        })
+        .collect();
+    target
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_member_its_probe_would_restart_is_held_back_unless_allowed() {
+    use Outcome::*;
+    let fake = three();
+    let target = with_a_tight_probe_on_c(&fake);
+    let rec = Recorder::default();
+    let report = run(
+        &fake,
+        &target,
+        &input(options()),
+        &rec,
+        &RunControl::default(),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(fake.defrag_order(), ["b", "a"]);
+    assert_eq!(
+        outcomes(&report),
+        [
+            line("b", Defragmented, None),
+            line("a", Defragmented, None),
+            line("c", Skipped, Some(MemberReason::ProbeBudget)),
+        ]
+    );
+    let why = member(&report, "c").detail.clone().unwrap();
+    assert!(why.contains("--allow-probe-restart"), "{why}");
+    assert!(why.contains("after 1–2s of defrag"), "{why}");
+    assert!(!report.succeeded());
+    assert!(
+        report.problems().join("; ").contains("c held back"),
+        "{:?}",
+        report.problems()
+    );
+    // The plan announced it held back from the start.
+    let planned = rec.events().into_iter().find_map(|e| match e {
+        RunEvent::Planned { order, .. } => Some(order),
+        _ => None,
+    });
+    assert_eq!(planned.unwrap(), ["b", "a"]);
+
+    let fake = three();
+    let target = with_a_tight_probe_on_c(&fake);
+    let allowed = SweepOptions {
+        allow_probe_restart: true,
+        ..options()
+    };
+    let report = run(
+        &fake,
+        &target,
+        &input(allowed),
+        &Recorder::default(),
+        &RunControl::default(),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(fake.defrag_order(), ["b", "c", "a"]);
+    assert!(report.succeeded(), "{:?}", report.problems());
 }
 
 #[tokio::test(start_paused = true)]

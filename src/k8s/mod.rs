@@ -18,6 +18,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
 use crate::error::{Error, Result};
+use crate::kubelet::PodProbes;
 use crd::{EtcdCluster, EtcdMember, CLUSTER_LABEL};
 use objects::{secret_names, ClusterObjects};
 
@@ -317,8 +318,8 @@ pub async fn fetch_around(
 ) -> Result<ClusterObjects> {
     let name = cluster.metadata.name.clone().unwrap_or_default();
     let members = list_members(kube, namespace, &name).await?;
-    let pod_ips = member_pod_ips(kube, namespace, &members, None).await?;
-    with_secrets(kube, namespace, cluster, members, pod_ips).await
+    let pods = member_pods(kube, namespace, &members, None).await?;
+    with_secrets(kube, namespace, cluster, members, pods).await
 }
 
 /// The EtcdMembers and member Pod IPs of many clusters, each read with one
@@ -328,9 +329,29 @@ pub async fn fetch_around(
 pub struct Prefetched {
     /// (namespace, cluster) → its EtcdMembers.
     members: BTreeMap<(String, String), Vec<EtcdMember>>,
-    /// (namespace, Pod) → `status.podIP`, for labelled Pods that have one.
-    pod_ips: BTreeMap<(String, String), String>,
+    /// (namespace, Pod) → `status.podIP` (for labelled Pods that have
+    /// one) and the etcd container's probes.
+    pods: BTreeMap<(String, String), PodFacts>,
 }
+
+/// What plugin mode takes from a member's Pod.
+#[derive(Debug, Clone, Default)]
+struct PodFacts {
+    ip: Option<String>,
+    probes: Option<PodProbes>,
+}
+
+impl PodFacts {
+    fn of(pod: &Pod) -> PodFacts {
+        PodFacts {
+            ip: pod.status.as_ref().and_then(|s| s.pod_ip.clone()),
+            probes: objects::pod_probes(pod),
+        }
+    }
+}
+
+/// Pod name → IP, and Pod name → probes, for the Pods read.
+type MemberPods = (BTreeMap<String, String>, BTreeMap<String, PodProbes>);
 
 /// Reads [`Prefetched`] for the EtcdClusters in `namespace` (every
 /// namespace when `None`).
@@ -358,17 +379,17 @@ pub async fn prefetch(kube: &Kube, namespace: Option<&str>) -> Result<Prefetched
             .unwrap_or_default();
         by_cluster.entry((ns, cluster)).or_default().push(m);
     }
-    let pod_ips = pods
+    let pods = pods
         .items
-        .into_iter()
+        .iter()
         .filter_map(|p| {
-            let ip = p.status.and_then(|s| s.pod_ip)?;
-            Some(((p.metadata.namespace?, p.metadata.name?), ip))
+            let key = (p.metadata.namespace.clone()?, p.metadata.name.clone()?);
+            Some((key, PodFacts::of(p)))
         })
         .collect();
     Ok(Prefetched {
         members: by_cluster,
-        pod_ips,
+        pods,
     })
 }
 
@@ -386,13 +407,13 @@ pub async fn fetch_prefetched(
         .get(&(namespace.clone(), name))
         .cloned()
         .unwrap_or_default();
-    let pod_ips = member_pod_ips(kube, &namespace, &members, Some(prefetched)).await?;
-    with_secrets(kube, &namespace, cluster, members, pod_ips).await
+    let pods = member_pods(kube, &namespace, &members, Some(prefetched)).await?;
+    with_secrets(kube, &namespace, cluster, members, pods).await
 }
 
-/// Pod name → IP for each member's Pod (`status.podName`, else the
-/// member's name): from `prefetched` where it has the Pod, else one GET
-/// per Pod.
+/// Each member's Pod (`status.podName`, else the member's name): its IP
+/// and its etcd container's probes, from `prefetched` where it has the
+/// Pod, else one GET per Pod.
 ///
 /// The GETs go one after the other, as do the Secret reads below: on the
 /// connection already open they take a millisecond or two each, while a
@@ -401,12 +422,12 @@ pub async fn fetch_prefetched(
 /// here (kube's HTTP/1.1 client does not set TCP_NODELAY). `status` of a
 /// 3-member cluster took about 75 ms with concurrent Pod GETs, 33 ms
 /// without (docs/benchmarks.md).
-async fn member_pod_ips(
+async fn member_pods(
     kube: &Kube,
     namespace: &str,
     members: &[EtcdMember],
     prefetched: Option<&Prefetched>,
-) -> Result<BTreeMap<String, String>> {
+) -> Result<MemberPods> {
     let pods: Api<Pod> = Api::namespaced(kube.client.clone(), namespace);
     let pod_names: Vec<String> = members
         .iter()
@@ -419,32 +440,36 @@ async fn member_pod_ips(
         })
         .collect();
     let known =
-        |p: &str| prefetched.and_then(|f| f.pod_ips.get(&(namespace.to_string(), p.to_string())));
-    let mut ips = BTreeMap::new();
+        |p: &str| prefetched.and_then(|f| f.pods.get(&(namespace.to_string(), p.to_string())));
+    let (mut ips, mut probes) = (BTreeMap::new(), BTreeMap::new());
     for p in pod_names {
-        if let Some(ip) = known(&p) {
-            ips.insert(p, ip.clone());
-            continue;
+        let facts = match known(&p) {
+            Some(facts) => facts.clone(),
+            None => pods
+                .get_opt(&p)
+                .await
+                .map_err(|e| describe(kube, &format!("get Pod {namespace}/{p}"), e))?
+                .map(|pod| PodFacts::of(&pod))
+                .unwrap_or_default(),
+        };
+        if let Some(ip) = facts.ip {
+            ips.insert(p.clone(), ip);
         }
-        let pod = pods
-            .get_opt(&p)
-            .await
-            .map_err(|e| describe(kube, &format!("get Pod {namespace}/{p}"), e))?;
-        if let Some(ip) = pod.and_then(|pod| pod.status).and_then(|s| s.pod_ip) {
-            ips.insert(p, ip);
+        if let Some(found) = facts.probes {
+            probes.insert(p, found);
         }
     }
-    Ok(ips)
+    Ok((ips, probes))
 }
 
 /// Reads the Secrets `cluster` names (one after the other, see
-/// [`member_pod_ips`]) and assembles what `resolve` needs.
+/// [`member_pods`]) and assembles what `resolve` needs.
 async fn with_secrets(
     kube: &Kube,
     namespace: &str,
     cluster: EtcdCluster,
     members: Vec<EtcdMember>,
-    pod_ips: BTreeMap<String, String>,
+    (pod_ips, probes): MemberPods,
 ) -> Result<ClusterObjects> {
     let secrets_api: Api<Secret> = Api::namespaced(kube.client.clone(), namespace);
     let mut secrets = BTreeMap::new();
@@ -470,6 +495,7 @@ async fn with_secrets(
         cluster,
         members,
         pod_ips,
+        probes,
         secrets,
     })
 }

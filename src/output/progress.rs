@@ -278,6 +278,7 @@ mod tests {
                 db_size: 100,
                 in_use: 10,
                 silent: None,
+                held_back: None,
             },
         }
     }

@@ -36,6 +36,10 @@ pub enum SkipReason {
     Learner,
     /// Not named by `--member`.
     NotSelected,
+    /// Its liveness (or startup) probe fails while it defragments, and the
+    /// kubelet would restart it before the predicted defrag ends
+    /// (`plan::probes::hold_back`).
+    ProbeBudget,
     /// It did not answer Status, so neither its sizes nor the rule's
     /// verdict are known (the gate refuses while a voter is silent).
     Unreachable,
@@ -47,6 +51,7 @@ impl SkipReason {
             SkipReason::BelowThreshold => "BelowThreshold",
             SkipReason::Learner => "Learner",
             SkipReason::NotSelected => "NotSelected",
+            SkipReason::ProbeBudget => "ProbeBudget",
             SkipReason::Unreachable => "Unreachable",
         }
     }
@@ -77,6 +82,9 @@ pub struct PlannedMember {
     /// Why it did not answer Status (its probe error), when it did not: its
     /// sizes are then 0, not known.
     pub silent: Option<String>,
+    /// Why it is held back (`SkipReason::ProbeBudget`), with the numbers
+    /// and the flag that overrides it.
+    pub held_back: Option<String>,
 }
 
 impl PlannedMember {
@@ -142,6 +150,7 @@ pub fn order_sweep(
                 db_size: 0,
                 in_use: 0,
                 silent: Some(silence(m)),
+                held_back: None,
             });
             continue;
         };
@@ -164,6 +173,7 @@ pub fn order_sweep(
             db_size: status.db_size,
             in_use: status.db_size_in_use,
             silent: None,
+            held_back: None,
         };
         entries.push(entry);
     }

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use crate::k8s::crd::{EtcdMember, HEADLESS_SERVICE_ANNOTATION};
 pub use crate::k8s::objects::{auth_active, secret_names, ClusterObjects, SecretData, SecretRole};
+use crate::kubelet::PodProbes;
 use crate::reach::tls::ClientIdentity;
 use crate::reach::{
     ClusterRef, Credentials, QuotaFallback, QuotaSource, Scheme, TlsMaterial, DEFAULT_QUOTA_BYTES,
@@ -28,6 +29,8 @@ pub struct ResolvedMember {
     pub pod_ip: Option<String>,
     /// `status.memberID` (16 hex digits) once the operator has recorded it.
     pub member_id: Option<u64>,
+    /// Its Pod's etcd container probes, when the Pod exists.
+    pub probes: Option<PodProbes>,
 }
 
 /// A resolved cluster, ready to become a `Target`.
@@ -94,6 +97,7 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
             member_id,
             dns_name: format!("{name}.{service}.{ns}.svc"),
             pod_ip: objects.pod_ips.get(&pod).cloned(),
+            probes: objects.probes.get(&pod).cloned(),
             pod,
             name,
         });
@@ -289,6 +293,7 @@ mod tests {
                 member("etcd-ccccc", |_| {}),
             ],
             pod_ips: [("etcd-aaaaa".to_string(), "10.1.0.5".to_string())].into(),
+            probes: Default::default(),
             secrets: secrets
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))

@@ -124,6 +124,8 @@ pub struct KnownMember {
     pub name: String,
     pub id: Option<u64>,
     pub dial: Dial,
+    /// Its Pod's etcd container probes (plugin mode, when the Pod exists).
+    pub probes: Option<crate::kubelet::PodProbes>,
 }
 
 /// Everything needed to reach one etcd cluster.

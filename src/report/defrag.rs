@@ -55,6 +55,7 @@ impl DefragReport {
         self.stopped.is_none()
             && self.members.iter().all(|m| m.outcome != Outcome::Failed)
             && self.skipped_unknown().next().is_none()
+            && self.held_back().next().is_none()
             && self
                 .alarms
                 .iter()
@@ -78,6 +79,15 @@ impl DefragReport {
                 && m.reason == Some(MemberReason::BelowThreshold)
                 && stale.contains(&m.name)
         })
+    }
+
+    /// Members held back because the kubelet would restart them
+    /// mid-defrag (`MemberReason::ProbeBudget`): the run did not do what
+    /// it was asked for them.
+    pub fn held_back(&self) -> impl Iterator<Item = &MemberResult> {
+        self.members
+            .iter()
+            .filter(|m| m.reason == Some(MemberReason::ProbeBudget))
     }
 
     /// The stop reason, if the run stopped early.
@@ -118,6 +128,13 @@ impl DefragReport {
             format!(
                 "{} skipped on an in-use figure etcd had not refreshed since the compaction; what it holds is not known",
                 m.name
+            )
+        }));
+        parts.extend(self.held_back().map(|m| {
+            format!(
+                "{} held back: the kubelet would restart it mid-defrag ({} to defragment it anyway)",
+                m.name,
+                crate::plan::probes::ALLOW_FLAG
             )
         }));
         parts.extend(
@@ -191,6 +208,7 @@ impl MemberResult {
                 .silent
                 .as_ref()
                 .map(|why| format!("{why} (member id {})", member_id(m.id)))
+                .or_else(|| m.held_back.clone())
                 .or_else(|| {
                     (m.decision
                         == crate::plan::defrag::MemberDecision::Defrag(

@@ -138,6 +138,9 @@ pub enum MemberReason {
     /// Skipped: it did not answer Status (the detail has its probe error);
     /// its sizes are not known.
     Unreachable,
+    /// Skipped: the kubelet would restart it mid-defrag (the detail has
+    /// its probe, the numbers and the flag that overrides it).
+    ProbeBudget,
 }
 
 impl MemberReason {
@@ -152,6 +155,7 @@ impl MemberReason {
             MemberReason::MemberGone => "MemberGone",
             MemberReason::NoEndpoint => "NoEndpoint",
             MemberReason::Unreachable => "Unreachable",
+            MemberReason::ProbeBudget => "ProbeBudget",
         }
     }
 
@@ -169,6 +173,7 @@ impl From<SkipReason> for MemberReason {
             SkipReason::Learner => MemberReason::Learner,
             SkipReason::NotSelected => MemberReason::NotSelected,
             SkipReason::Unreachable => MemberReason::Unreachable,
+            SkipReason::ProbeBudget => MemberReason::ProbeBudget,
         }
     }
 }

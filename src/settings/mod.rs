@@ -159,6 +159,8 @@ pub struct Watch {
     pub force_takeover: bool,
     pub lease_duration: Duration,
     pub metrics_address: Option<SocketAddr>,
+    /// `--allow-probe-restart`, for every run.
+    pub allow_probe_restart: bool,
 }
 
 /// Settles `defrag`'s flags into one mode, checking what clap cannot:
@@ -191,6 +193,7 @@ pub fn defrag(args: &DefragArgs) -> Result<Defrag> {
             force_takeover: args.force_takeover,
             lease_duration: args.lease_duration,
             metrics_address: args.metrics_address,
+            allow_probe_restart: args.allow_probe_restart,
         }));
     }
     if fleet {
@@ -240,6 +243,7 @@ fn sweep(args: &DefragArgs) -> Result<SweepOptions> {
         gate: gate(&args.gate),
         compact: args.compact,
         recover_nospace: true,
+        allow_probe_restart: args.allow_probe_restart,
     })
 }
 
@@ -247,11 +251,13 @@ fn sweep(args: &DefragArgs) -> Result<SweepOptions> {
 /// rule from its spec ([`rule_of`]), the leader handling and timeout from
 /// the watcher's flags. The operator's controller neither compacts, waits
 /// for health nor recovers NOSPACE, so neither does a run; it is gated by
-/// [`run_gate`]. A size in the spec that does not parse is the error.
+/// [`run_gate`]. `allow_probe_restart` is the watcher's flag. A size in
+/// the spec that does not parse is the error.
 pub fn sweep_of_run(
     spec: Option<&DefragRuleSpec>,
     move_leader: MoveLeader,
     member_timeout: Duration,
+    allow_probe_restart: bool,
 ) -> std::result::Result<SweepOptions, String> {
     Ok(SweepOptions {
         rule: rule_of(spec)?,
@@ -262,6 +268,7 @@ pub fn sweep_of_run(
         gate: run_gate(),
         compact: false,
         recover_nospace: false,
+        allow_probe_restart,
     })
 }
 
@@ -390,7 +397,7 @@ mod tests {
         let relaxed = gate_without_quorum_margin(gate(&args));
         assert!(relaxed.allow_quorum_loss);
         assert_eq!(relaxed.max_raft_lag, 7);
-        let run = sweep_of_run(None, MoveLeader::Always, Duration::from_secs(300)).unwrap();
+        let run = sweep_of_run(None, MoveLeader::Always, Duration::from_secs(300), false).unwrap();
         assert!(run.gate.allow_quorum_loss && !run.compact && !run.recover_nospace);
         assert_eq!(run.gate.max_raft_lag, GateOptions::default().max_raft_lag);
     }

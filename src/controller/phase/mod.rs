@@ -200,6 +200,10 @@ pub enum EventReason {
     ClusterNotFound,
     DeadlineExceeded,
     AlarmDisarmFailed,
+    /// Ours: a member held back because the kubelet would restart it
+    /// mid-defrag (its row is `Skipped`/`ProbeBudget`, which has no room
+    /// for the numbers).
+    DefragHeldBack,
 }
 
 impl EventReason {
@@ -210,6 +214,7 @@ impl EventReason {
             EventReason::ClusterNotFound => "ClusterNotFound",
             EventReason::DeadlineExceeded => "DeadlineExceeded",
             EventReason::AlarmDisarmFailed => "AlarmDisarmFailed",
+            EventReason::DefragHeldBack => "DefragHeldBack",
         }
     }
 }
@@ -230,6 +235,14 @@ impl Event {
         Event {
             reason: EventReason::DefragFailed,
             message: format!("defragmentation of member {member} failed: {error}"),
+        }
+    }
+
+    /// A member held back for its probe budget; `why` has the numbers.
+    pub fn defrag_held_back(member: &str, why: &str) -> Event {
+        Event {
+            reason: EventReason::DefragHeldBack,
+            message: format!("member {member} was not defragmented: {why}"),
         }
     }
 

@@ -1146,6 +1146,7 @@ fn every_outcome_and_reason_round_trips_through_a_status_row() {
             "MemberGone",
             "NoEndpoint",
             "Unreachable",
+            "ProbeBudget",
         ]
     );
     let reasons: Vec<MemberReason> = serde_names::<MemberReason>()

@@ -341,3 +341,49 @@ pub fn known_defects(snap: &ClusterLook) -> Vec<Finding> {
         })
         .collect()
 }
+
+/// Members whose Pod's probe would have the kubelet restart them in the
+/// middle of a defrag (`plan::probes`), each with the numbers; when none
+/// would, one `ok` finding that says how each member's probe fares. Empty
+/// when no member's probes are known (standalone mode, or no Pods).
+pub fn probe_budgets(snap: &ClusterLook) -> Vec<Finding> {
+    use crate::plan::probes::{budget, remedy, Budget};
+    let mut over = Vec::new();
+    let mut fine = Vec::new();
+    for m in &snap.members {
+        let Some(status) = m.status() else { continue };
+        match budget(m, status.db_size_in_use, &Measured::default()) {
+            Some(Budget::Exceeded(risk)) => over.push(finding(
+                Severity::Warning,
+                "probe-budget",
+                Some(&m.name),
+                risk.to_string(),
+                remedy(&risk),
+            )),
+            Some(Budget::Within(risk)) => fine.push(format!(
+                "{}: {} restarts it after {:.0}s of defrag at the earliest, its defrag is predicted at {:.1}s",
+                m.name,
+                risk.probe.describe(),
+                risk.window.earliest_seconds,
+                risk.predicted_seconds
+            )),
+            Some(Budget::Untouched { probe, why }) => {
+                fine.push(format!("{}: {} ({why})", m.name, probe.describe()))
+            }
+            None => {}
+        }
+    }
+    if !over.is_empty() || fine.is_empty() {
+        return over;
+    }
+    vec![finding(
+        Severity::Ok,
+        "probe-budget",
+        None,
+        format!(
+            "no member's probe would have the kubelet restart it mid-defrag: {}",
+            fine.join("; ")
+        ),
+        "",
+    )]
+}

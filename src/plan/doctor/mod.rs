@@ -29,7 +29,8 @@ mod metrics;
 mod setup;
 
 pub use look::{
-    alarms, defrag_space, fragmentation, gate, known_defects, learners, quota, versions,
+    alarms, defrag_space, fragmentation, gate, known_defects, learners, probe_budgets, quota,
+    versions,
 };
 use metrics::MIN_FSYNCS;
 pub use metrics::{disk_latency, leader_changes, server_features, MAINTENANCE_GATES};
@@ -183,6 +184,7 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
                 "no member runs a release with a known defect this tool checks for",
             ));
         }
+        out.extend(probe_budgets(snap));
         out.extend(or_passed(
             learners(snap, verdict),
             "learner",

@@ -706,3 +706,69 @@ fn maintenance_feature_gates_say_how_they_change_maintenance() {
     );
     assert!(server_features(&BTreeMap::new()).is_empty());
 }
+
+#[test]
+fn probe_budgets_warn_with_the_numbers_only_where_the_kubelet_would_restart() {
+    use crate::kubelet::{Handler, PodProbes, Probe as KubeletProbe, ProbeKind};
+    let probes = |handler: Handler, period, timeout, threshold| PodProbes {
+        pod: "x".into(),
+        container: "etcd".into(),
+        started: Some(true),
+        liveness: Some(KubeletProbe {
+            kind: ProbeKind::Liveness,
+            handler,
+            period_seconds: period,
+            timeout_seconds: timeout,
+            failure_threshold: threshold,
+        }),
+        startup: None,
+    };
+    let livez = || Handler::HttpGet {
+        path: "/livez".into(),
+        port: "2381".into(),
+    };
+    // 90 MiB in use: the model predicts 0.25 s + 1.13 s.
+    let mut s = healthy();
+    assert!(probe_budgets(&s).is_empty(), "no probes known, no finding");
+    s.members[0].probes = Some(probes(livez(), 1, 1, 1));
+    s.members[1].probes = Some(probes(livez(), 10, 15, 8));
+    s.members[2].probes = Some(probes(
+        Handler::TcpSocket {
+            port: "2380".into(),
+        },
+        10,
+        1,
+        3,
+    ));
+    let found = probe_budgets(&s);
+    assert_eq!(
+        checks(&found),
+        [(Severity::Warning, "probe-budget".into(), Some("a".into()))]
+    );
+    let message = &found[0].message;
+    for part in [
+        "member a's liveness probe (GET /livez on port 2381, every 1s, timeout 1s, 1 failure) fails while it defragments, so the kubelet restarts it",
+        "after 1–2s of defrag",
+        "predicted at 1.4s (90 MiB in use, at the model's 12s per GB)",
+    ] {
+        assert!(message.contains(part), "{message}\nlacks: {part}");
+    }
+    assert!(found[0].remedy.contains("--allow-probe-restart"));
+
+    s.members[0].probes = Some(probes(livez(), 10, 15, 8));
+    let found = probe_budgets(&s);
+    assert_eq!(
+        checks(&found),
+        [(Severity::Ok, "probe-budget".into(), None)]
+    );
+    assert!(
+        found[0]
+            .message
+            .contains("after 120s of defrag at the earliest")
+            && found[0]
+                .message
+                .contains("c: liveness probe (a TCP connect to port 2380"),
+        "{}",
+        found[0].message
+    );
+}
