@@ -133,6 +133,7 @@ fn member(n: usize, id: u64, learner: bool, probe: Probe, quota: (u64, QuotaSour
         quota_source: quota.1,
         answered_in: None,
         snapshot_watch: None,
+        probes: None,
     }
 }
 
