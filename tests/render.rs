@@ -424,6 +424,7 @@ fn defrag_done() -> DefragReport {
             result: AlarmResult::Disarmed,
             why: "back under its quota (612 MiB of 2.0 GiB)".into(),
         }],
+        notes: Vec::new(),
         hash_check: Some(HashCheck {
             revision: 98_311,
             agree: Some(true),
@@ -509,6 +510,7 @@ fn defrag_stopped() -> DefragReport {
         wall_ms: 365_200,
         defrag_ms: 64_300,
         alarms: vec![],
+        notes: Vec::new(),
         hash_check: Some(HashCheck {
             revision: 0,
             agree: None,

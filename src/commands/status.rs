@@ -71,32 +71,17 @@ async fn read_feature_gates(
     snapshot: &crate::look::ClusterLook,
     report: &mut StatusReport,
 ) {
-    use crate::etcd::http;
-    let tls = session.target.tls.as_ref();
-    let answers = futures::future::join_all(report.members.iter().map(|row| {
-        let dial = snapshot
-            .members
-            .iter()
-            .find(|m| m.name == row.name)
-            .and_then(|m| m.dial.clone());
-        async move {
-            let dial = dial?;
-            let answer = http::get(&dial, tls, "/metrics", FEATURES_LIMIT)
-                .await
-                .ok()?;
-            let gates = http::parse_feature_gates(&answer.body);
-            Some(
-                crate::plan::doctor::MAINTENANCE_GATES
-                    .iter()
-                    .filter(|(name, _, _)| gates.get(*name) == Some(&true))
-                    .map(|(name, _, _)| name.to_string())
-                    .collect::<Vec<_>>(),
-            )
-        }
-    }))
-    .await;
-    for (row, gates) in report.members.iter_mut().zip(answers) {
-        row.feature_gates = gates;
+    let read =
+        crate::etcd::take::feature_gates(snapshot, session.target.tls.as_ref(), FEATURES_LIMIT)
+            .await;
+    for row in report.members.iter_mut() {
+        row.feature_gates = read.get(&row.name).map(|gates| {
+            crate::plan::doctor::MAINTENANCE_GATES
+                .iter()
+                .filter(|(name, _, _)| gates.get(*name) == Some(&true))
+                .map(|(name, _, _)| name.to_string())
+                .collect::<Vec<_>>()
+        });
     }
 }
 

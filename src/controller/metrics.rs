@@ -613,6 +613,7 @@ mod tests {
             defrag_ms: 0,
             alarms: Vec::new(),
             hash_check: None,
+            notes: Vec::new(),
         };
         m.sweep_finished(&labels(), &report);
         let text = m.render(false);

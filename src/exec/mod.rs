@@ -193,14 +193,16 @@ impl Fresh {
     }
 }
 
-/// The notice for members whose writes will fail while they defragment
-/// (`plan::defrag::outage_notice`), from the same plan as `preview`.
-pub fn outage_notice(
+/// What the plan from the first look says about itself
+/// (`plan::notes::notes`): the same plan as `preview`'s, with the members'
+/// feature gates as read from their `/metrics`.
+pub fn plan_notes(
     snap: &ClusterLook,
     verdict: &GateVerdict,
     input: &RunInput,
-) -> Option<String> {
-    crate::plan::defrag::outage_notice(&first_plan(snap, verdict, input), &Measured::default())
+    features: &crate::plan::notes::FeatureGates,
+) -> Vec<String> {
+    crate::plan::notes::notes(&first_plan(snap, verdict, input), snap, features)
 }
 
 /// The plan from the first look, leaving out members already finished.
@@ -294,6 +296,7 @@ pub fn preview(
         defrag_ms: 0,
         alarms: Vec::new(),
         hash_check: None,
+        notes: Vec::new(),
     })
 }
 
@@ -359,6 +362,7 @@ pub async fn run<O: EtcdOps>(
         defrag_ms: millis(outcome.defrag_total),
         alarms,
         hash_check,
+        notes: Vec::new(),
     })
 }
 

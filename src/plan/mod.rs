@@ -9,6 +9,7 @@ pub mod defrag;
 pub mod doctor;
 pub mod gate;
 pub mod membership;
+pub mod notes;
 pub mod probes;
 pub mod rule;
 pub mod schedule;

@@ -45,6 +45,10 @@ pub struct DefragReport {
     pub alarms: Vec<AlarmAction>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hash_check: Option<HashCheck>,
+    /// How the servers change the plan (`plan::notes`): feature gates,
+    /// known defects, probes, predicted write outages.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl DefragReport {

@@ -333,6 +333,7 @@ mod tests {
             defrag_ms: 0,
             alarms: Vec::new(),
             hash_check: None,
+            notes: Vec::new(),
         }
     }
 
