@@ -774,9 +774,17 @@ pub struct TrafficShowArgs {
 
 #[derive(Debug, Args)]
 pub struct TrafficSetArgs {
-    /// The value for spec.trafficDistribution.
+    /// The value for spec.trafficDistribution. PreferClose and
+    /// PreferSameZone are one setting under two names: the name the API
+    /// server uses is written (PreferSameZone from Kubernetes 1.35,
+    /// PreferClose before 1.34), to the annotation and the Service alike.
     #[arg(value_enum, value_name = "VALUE", hide_possible_values = false)]
     pub value: TrafficValueArg,
+
+    /// Write VALUE as given, even where the API server names it otherwise
+    /// (deprecated, or not kept with its default feature gates).
+    #[arg(long)]
+    pub exact: bool,
 
     #[command(flatten)]
     pub cluster: ClusterArg,

@@ -453,14 +453,14 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
     // the client Service the operator made; when the operator puts its own
     // fields back (a hand edit of the selector), the value and its owner
     // stay — no flapping between the two.
-    bed.etcd(&["traffic", "set", "PreferClose", "plain", "--yes"])
+    bed.etcd(&["traffic", "set", "PreferSameZone", "plain", "--yes"])
         .await
         .expect_code(0);
     let services: Api<Service> = Api::namespaced(bed.client.clone(), NS);
     let svc = services.get("plain-client").await.unwrap();
     assert_eq!(
         traffic_of(&svc),
-        (Some("PreferClose".into()), vec![TRAFFIC_MANAGER.into()])
+        (Some("PreferSameZone".into()), vec![TRAFFIC_MANAGER.into()])
     );
     let selector = svc.spec.as_ref().unwrap().selector.clone();
     services
@@ -478,7 +478,7 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
         let svc = services.get("plain-client").await.unwrap();
         assert_eq!(
             traffic_of(&svc),
-            (Some("PreferClose".into()), vec![TRAFFIC_MANAGER.into()]),
+            (Some("PreferSameZone".into()), vec![TRAFFIC_MANAGER.into()]),
             "while the operator reconciles the Service"
         );
         if svc.spec.as_ref().unwrap().selector == selector {
@@ -495,7 +495,7 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
         .await
         .expect_code(0)
         .json();
-    assert!(show.to_string().contains("PreferClose"), "{show}");
+    assert!(show.to_string().contains("PreferSameZone"), "{show}");
     bed.etcd(&["traffic", "clear", "plain", "--yes"])
         .await
         .expect_code(0);

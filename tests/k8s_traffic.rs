@@ -150,13 +150,13 @@ async fn set_show_clear_cycle_writes_only_the_client_service() {
     }
 
     // set: annotation and value, owned by the operator's field manager only.
-    traffic(&kc, &["set", "PreferClose", "--yes"])
+    traffic(&kc, &["set", "PreferSameZone", "--yes"])
         .await
         .expect_code(0);
     let after_set = held(&client, ns, name).await;
-    assert_eq!(after_set.value.as_deref(), Some("PreferClose"));
+    assert_eq!(after_set.value.as_deref(), Some("PreferSameZone"));
     assert_eq!(after_set.owners, [MANAGER]);
-    assert_eq!(after_set.annotation.as_deref(), Some("PreferClose"));
+    assert_eq!(after_set.annotation.as_deref(), Some("PreferSameZone"));
     assert_eq!(
         after_set.headless_rv, start.headless_rv,
         "headless Service written"
@@ -167,17 +167,17 @@ async fn set_show_clear_cycle_writes_only_the_client_service() {
         .expect_code(0)
         .json();
     assert_eq!(doc["state"], "in-step", "{doc}");
-    assert_eq!(doc["value"], "PreferClose");
-    assert_eq!(doc["annotation"], "PreferClose");
+    assert_eq!(doc["value"], "PreferSameZone");
+    assert_eq!(doc["annotation"], "PreferSameZone");
     assert_eq!(doc["ownedByFieldManager"], true);
     assert_eq!(doc["owners"][0]["manager"], MANAGER);
     assert_eq!(doc["owners"][0]["operation"], "Apply");
     let table = traffic(&kc, &["show"]).await.expect_code(0).stdout.clone();
-    assert!(table.contains("VALUE       PreferClose"), "{table}");
+    assert!(table.contains("VALUE       PreferSameZone"), "{table}");
     assert!(table.contains("STATE       in step"), "{table}");
 
     // The same value again: no write at all.
-    let run = traffic(&kc, &["set", "PreferClose", "--yes"]).await;
+    let run = traffic(&kc, &["set", "PreferSameZone", "--yes"]).await;
     run.expect_code(0);
     assert!(run.stdout.contains("nothing to do"), "{}", run.stdout);
     assert_eq!(
@@ -219,7 +219,7 @@ async fn set_restores_hand_edits_of_value_and_of_ownership() {
     services_fixture(&client, ns, name, true).await;
     let kc = ctx("traffic-drift.yaml", ns);
     let start = held(&client, ns, name).await;
-    traffic(&kc, &["set", "PreferClose", "--yes"])
+    traffic(&kc, &["set", "PreferSameZone", "--yes"])
         .await
         .expect_code(0);
 
@@ -241,11 +241,11 @@ async fn set_restores_hand_edits_of_value_and_of_ownership() {
         .expect_code(0)
         .json();
     assert_eq!(doc["state"], "pending-apply", "{doc}");
-    traffic(&kc, &["set", "PreferClose", "--yes"])
+    traffic(&kc, &["set", "PreferSameZone", "--yes"])
         .await
         .expect_code(0);
     let h = held(&client, ns, name).await;
-    assert_eq!(h.value.as_deref(), Some("PreferClose"));
+    assert_eq!(h.value.as_deref(), Some("PreferSameZone"));
     assert_eq!(h.owners, [MANAGER]);
 
     // A forced apply by someone else takes ownership: taken back (forced).
@@ -259,11 +259,11 @@ async fn set_restores_hand_edits_of_value_and_of_ownership() {
     )
     .await;
     assert_eq!(held(&client, ns, name).await.owners, ["platform-apply"]);
-    traffic(&kc, &["set", "PreferClose", "--yes"])
+    traffic(&kc, &["set", "PreferSameZone", "--yes"])
         .await
         .expect_code(0);
     let h = held(&client, ns, name).await;
-    assert_eq!(h.value.as_deref(), Some("PreferClose"));
+    assert_eq!(h.value.as_deref(), Some("PreferSameZone"));
     assert_eq!(h.owners, [MANAGER]);
 
     // The value put back by hand, ownership still the editor's: `set`
@@ -282,16 +282,16 @@ async fn set_restores_hand_edits_of_value_and_of_ownership() {
         ns,
         "db-client",
         "kubectl-edit",
-        "PreferClose",
+        "PreferSameZone",
         false,
     )
     .await;
     let h = held(&client, ns, name).await;
     assert_eq!(
         (h.value.as_deref(), h.owners.clone()),
-        (Some("PreferClose"), vec!["kubectl-edit".to_string()])
+        (Some("PreferSameZone"), vec!["kubectl-edit".to_string()])
     );
-    traffic(&kc, &["set", "PreferClose", "--yes"])
+    traffic(&kc, &["set", "PreferSameZone", "--yes"])
         .await
         .expect_code(0);
     let h = held(&client, ns, name).await;
@@ -305,14 +305,14 @@ async fn clear_leaves_a_value_another_manager_also_holds() {
     let (ns, name) = ("traffic-shared", "db");
     services_fixture(&client, ns, name, true).await;
     let kc = ctx("traffic-shared.yaml", ns);
-    traffic(&kc, &["set", "PreferClose", "--yes"])
+    traffic(&kc, &["set", "PreferSameZone", "--yes"])
         .await
         .expect_code(0);
     // The same value applied by a second manager: shared ownership.
     let api: Api<Service> = Api::namespaced(client.clone(), ns);
     let intent = json!({"apiVersion": "v1", "kind": "Service",
         "metadata": {"name": "db-client", "namespace": ns},
-        "spec": {"trafficDistribution": "PreferClose"}});
+        "spec": {"trafficDistribution": "PreferSameZone"}});
     api.patch(
         "db-client",
         &PatchParams::apply("platform-team"),
@@ -332,7 +332,7 @@ async fn clear_leaves_a_value_another_manager_also_holds() {
         run.stdout
     );
     let h = held(&client, ns, name).await;
-    assert_eq!(h.value.as_deref(), Some("PreferClose"));
+    assert_eq!(h.value.as_deref(), Some("PreferSameZone"));
     assert_eq!(h.owners, ["platform-team"]);
     assert_eq!(h.annotation, None);
 }
@@ -437,7 +437,7 @@ async fn bad_input_and_missing_objects_exit_2_and_change_nothing() {
     );
 
     // No client Service: an error, and no Service is created.
-    let run = traffic(&kc, &["set", "PreferClose", "noservice", "--yes"]).await;
+    let run = traffic(&kc, &["set", "PreferSameZone", "noservice", "--yes"]).await;
     assert_eq!(run.code, 2, "{run:?}");
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
     assert!(
@@ -532,10 +532,12 @@ async fn a_value_the_server_rejects_is_an_error_and_leaves_nothing() {
     drop(server);
 }
 
-/// Kubernetes 1.37 (PreferSameZone GA since 1.35) answers a write of
-/// PreferClose with a deprecation warning: the tool passes on the server's
-/// own words, still writes exactly the value asked for (the operator
-/// applies the annotation literally), and says how to move on.
+/// Kubernetes 1.37 (PreferSameZone GA since 1.35) names PreferClose
+/// PreferSameZone: `set PreferClose` writes that name to the annotation
+/// and the Service alike, and draws no warning. With `--exact` the server
+/// answers the deprecated name with a warning: the tool passes on the
+/// server's own words, writes exactly the value asked for, and says how to
+/// move on.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_api_servers_deprecation_warning_is_passed_on() {
     let server = start_apiserver(KubeRelease::Current, "").await;
@@ -546,6 +548,24 @@ async fn the_api_servers_deprecation_warning_is_passed_on() {
     let said = "spec.trafficDistribution: \"PreferClose\" is deprecated; use \"PreferSameZone\"";
 
     let run = traffic(&kc, &["set", "PreferClose", "--yes", "-o", "json"]).await;
+    run.expect_code(0);
+    let doc = run.json();
+    assert!(doc["change"].get("serverWarnings").is_none(), "{doc}");
+    assert!(
+        doc["change"]["notes"].to_string().contains(
+            "PreferClose is written as PreferSameZone, the same routing: Kubernetes 1.35 and later name PreferClose PreferSameZone"
+        ),
+        "{doc}"
+    );
+    let h = held(&client, ns, name).await;
+    assert_eq!(h.value.as_deref(), Some("PreferSameZone"));
+    assert_eq!(h.annotation.as_deref(), Some("PreferSameZone"));
+
+    let run = traffic(
+        &kc,
+        &["set", "PreferClose", "--exact", "--yes", "-o", "json"],
+    )
+    .await;
     run.expect_code(0);
     let doc = run.json();
     assert_eq!(
@@ -605,6 +625,36 @@ async fn the_api_servers_deprecation_warning_is_passed_on() {
     let h = held(&client, ns, name).await;
     assert_eq!(h.value.as_deref(), Some("PreferSameZone"));
     assert_eq!(h.annotation.as_deref(), Some("PreferSameZone"));
+    drop(server);
+}
+
+/// Before 1.34 PreferSameZone is named PreferClose: on 1.30 with the
+/// field's gate on, `set PreferSameZone` writes PreferClose to the
+/// annotation and the Service, which the server keeps; `--exact` writes
+/// PreferSameZone as given, which the server rejects, leaving nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_older_server_gets_the_older_name_of_the_same_value() {
+    let server = start_apiserver(KubeRelease::V1_30, "ServiceTrafficDistribution=true").await;
+    let client = server.admin_client(None).await.unwrap();
+    let (ns, name) = ("traffic-rename", "db");
+    services_fixture(&client, ns, name, true).await;
+    let kc = kubeconfig_on(&server, "traffic-rename.yaml", &[ns]);
+
+    let run = traffic(&kc, &["set", "PreferSameZone", "--exact", "--yes"]).await;
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    let h = held(&client, ns, name).await;
+    assert_eq!((h.value, h.annotation), (None, None));
+
+    let run = traffic(&kc, &["set", "PreferSameZone", "--yes", "-o", "json"]).await;
+    run.expect_code(0);
+    let notes = run.json()["change"]["notes"].to_string();
+    assert!(
+        notes.contains("PreferSameZone is written as PreferClose, the same routing: before Kubernetes 1.34 PreferSameZone is named PreferClose, and this API server is 1.30"),
+        "{notes}"
+    );
+    let h = held(&client, ns, name).await;
+    assert_eq!(h.value.as_deref(), Some("PreferClose"));
+    assert_eq!(h.annotation.as_deref(), Some("PreferClose"));
     drop(server);
 }
 
@@ -731,7 +781,7 @@ async fn a_failed_apply_after_the_annotation_puts_the_annotation_back() {
     refuse_real_writes(&client, ns).await;
     let kc = ctx("traffic-undo.yaml", ns);
 
-    traffic(&kc, &["set", "PreferClose", "--yes"])
+    traffic(&kc, &["set", "PreferSameZone", "--yes"])
         .await
         .expect_code(0);
     let before = held(&client, ns, name).await;
@@ -742,13 +792,13 @@ async fn a_failed_apply_after_the_annotation_puts_the_annotation_back() {
         run.stderr.contains("test policy")
             && run
                 .stderr
-                .contains("restored the annotation to PreferClose"),
+                .contains("restored the annotation to PreferSameZone"),
         "{}",
         run.stderr
     );
     let h = held(&client, ns, name).await;
-    assert_eq!(h.annotation.as_deref(), Some("PreferClose"));
-    assert_eq!(h.value.as_deref(), Some("PreferClose"));
+    assert_eq!(h.annotation.as_deref(), Some("PreferSameZone"));
+    assert_eq!(h.value.as_deref(), Some("PreferSameZone"));
     assert_eq!(h.owners, [MANAGER]);
     assert_eq!(
         (h.service_rv, h.headless_rv),
@@ -776,13 +826,13 @@ async fn traffic_role_is_sufficient_and_every_rule_is_needed() {
     // With exactly the manifest's rules: show, set and clear all work (the
     // cluster name omitted, so the list permission is used too).
     traffic(&kc, &["show"]).await.expect_code(0);
-    traffic(&kc, &["set", "PreferClose", "--yes"])
+    traffic(&kc, &["set", "PreferSameZone", "--yes"])
         .await
         .expect_code(0);
     let h = held(&client, ns, name).await;
     assert_eq!(
         (h.value.as_deref(), h.annotation.as_deref()),
-        (Some("PreferClose"), Some("PreferClose"))
+        (Some("PreferSameZone"), Some("PreferSameZone"))
     );
     traffic(&kc, &["clear", "--yes"]).await.expect_code(0);
     let h = held(&client, ns, name).await;

@@ -19,7 +19,7 @@ use crate::k8s::service::{self, ApplyError};
 use crate::k8s::{self, Kube};
 use crate::output;
 use crate::plan::traffic::{
-    client_service_name, decide, deprecated_on, expected_support, kept, owned_by_us,
+    client_service_name, decide, deprecated_on, expected_support, for_server, kept, owned_by_us,
     parse_server_version, Assessment, FieldOwner, ServiceAction, TrafficValue, ANNOTATION,
     FIELD_MANAGER,
 };
@@ -169,8 +169,13 @@ fn shown(value: Option<&str>) -> &str {
 }
 
 pub async fn set(global: &Global, args: &TrafficSetArgs) -> Result<ExitStatus> {
-    let wanted = value_arg(args.value);
+    let asked = value_arg(args.value);
     let l = begin(global, &args.cluster, &args.write).await?;
+    let (wanted, renamed) = if args.exact {
+        (asked, None)
+    } else {
+        for_server(asked, l.minor)
+    };
     let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
     let (dry_run, yes) = (args.write.dry_run, args.write.yes);
     let annotation_before = l.annotation();
@@ -185,6 +190,11 @@ pub async fn set(global: &Global, args: &TrafficSetArgs) -> Result<ExitStatus> {
         value_before.clone(),
         action,
     );
+    if let Some(why) = renamed {
+        change.notes.push(format!(
+            "{asked} is written as {wanted}, the same routing: {why} (--exact writes {asked} as given)"
+        ));
+    }
     if !annotate && action == ServiceAction::Nothing {
         change.notes.push(format!(
             "Service {ns}/{svc} already has trafficDistribution {wanted}, held by {FIELD_MANAGER}, and the annotation agrees: nothing to do"

@@ -48,6 +48,50 @@ pub fn deprecated_on(
     at_least(version?, since).then_some((since, instead))
 }
 
+/// The value `traffic set` writes for `asked` on a server of `version`,
+/// and why when it is another: the same routing under the name that
+/// server gives it. `PreferClose` and `PreferSameZone` are one setting
+/// to kube-proxy (KEP-3015 renamed the first to the second): before 1.34
+/// a server does not keep `PreferSameZone` with its default gates (1.30
+/// keeps `PreferClose` only with `ServiceTrafficDistribution` on), and
+/// from 1.35 it answers `PreferClose` with a deprecation warning.
+/// `PreferSameNode` has no older name. Both the annotation and the field
+/// get the value written, so the operator applies the same. Pure.
+pub fn for_server(
+    asked: TrafficValue,
+    version: Option<(u32, u32)>,
+) -> (TrafficValue, Option<String>) {
+    let Some(version) = version else {
+        return (asked, None);
+    };
+    match asked {
+        TrafficValue::PreferClose => match deprecated_on(asked, Some(version)) {
+            Some((since, instead)) => (
+                instead,
+                Some(format!(
+                    "Kubernetes 1.{since} and later name PreferClose {instead} (the old name is deprecated), and this API server is {}.{}",
+                    version.0, version.1
+                )),
+            ),
+            None => (asked, None),
+        },
+        TrafficValue::PreferSameZone
+            if !at_least(version, TrafficValue::PreferSameZone.since_minor()) =>
+        {
+            (
+                TrafficValue::PreferClose,
+                Some(format!(
+                    "before Kubernetes 1.{} PreferSameZone is named PreferClose, and this API server is {}.{}",
+                    TrafficValue::PreferSameZone.since_minor(),
+                    version.0,
+                    version.1
+                )),
+            )
+        }
+        _ => (asked, None),
+    }
+}
+
 /// Whether `major.minor` is 1.`since` or later.
 fn at_least((major, minor): (u32, u32), since: u32) -> bool {
     major > 1 || (major == 1 && minor >= since)
@@ -179,6 +223,38 @@ pub fn kept(wanted: TrafficValue, returned: Option<&str>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_writes_the_name_the_server_gives_the_value() {
+        use TrafficValue::*;
+        for (asked, version, written, said) in [
+            (PreferClose, Some((1, 37)), PreferSameZone, true),
+            (PreferClose, Some((1, 35)), PreferSameZone, true),
+            (PreferClose, Some((1, 34)), PreferClose, false),
+            (PreferClose, Some((1, 31)), PreferClose, false),
+            (PreferSameZone, Some((1, 33)), PreferClose, true),
+            (PreferSameZone, Some((1, 31)), PreferClose, true),
+            // 1.30 keeps PreferClose only with its gate on, never PreferSameZone.
+            (PreferSameZone, Some((1, 30)), PreferClose, true),
+            (PreferSameZone, Some((1, 34)), PreferSameZone, false),
+            (PreferSameNode, Some((1, 33)), PreferSameNode, false),
+            (PreferSameNode, Some((1, 37)), PreferSameNode, false),
+            (PreferClose, None, PreferClose, false),
+            (PreferSameZone, Some((2, 0)), PreferSameZone, false),
+        ] {
+            let (got, why) = for_server(asked, version);
+            assert_eq!(
+                (got, why.is_some()),
+                (written, said),
+                "{asked} on {version:?}"
+            );
+        }
+        let (_, why) = for_server(PreferClose, Some((1, 37)));
+        assert_eq!(
+            why.unwrap(),
+            "Kubernetes 1.35 and later name PreferClose PreferSameZone (the old name is deprecated), and this API server is 1.37"
+        );
+    }
 
     use Assessment as S;
     use ServiceAction::{Apply, Nothing, Release};

@@ -3,7 +3,8 @@
 //! while every probe endpoint a Pod might use is asked every 100 ms, each
 //! with a 1 s timeout, as a kubelet would: `GET /health`, `/livez`,
 //! `/readyz` (and `/health?serializable=true`, kubeadm's older liveness
-//! path), and a TCP connect to the client and the peer port.
+//! path), `/version` and `/metrics`, and a TCP connect to the client and
+//! the peer port.
 //!
 //! A probe that answers 200 within its timeout passed; anything else (a
 //! non-200, a refused or reset connection, no answer within 1 s) failed.
@@ -31,7 +32,14 @@ struct Args {
     in_use_mb: u64,
 }
 
-const PATHS: &[&str] = &["/health", "/health?serializable=true", "/livez", "/readyz"];
+const PATHS: &[&str] = &[
+    "/health",
+    "/health?serializable=true",
+    "/livez",
+    "/readyz",
+    "/version",
+    "/metrics",
+];
 const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 const PERIOD: Duration = Duration::from_millis(100);
 
