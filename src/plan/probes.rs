@@ -3,9 +3,10 @@
 //!
 //! What fails while a member defragments was measured on etcd 3.5, 3.6 and
 //! 3.7 (docs/benchmarks.md, "A member's own probes while it defragments"):
-//! every HTTP endpoint it serves (`/health`, `/livez`, `/readyz`, on the
-//! client and the metrics port) hangs until the defrag ends, while a TCP
-//! connect to the client or the peer port never fails. Its gRPC health
+//! its HTTP health endpoints (`/health`, `/livez`, `/readyz`, and
+//! `/version` from 3.6) hang until the defrag ends, while `/metrics` and a
+//! TCP connect to the client or the peer port never fail. A probe on any
+//! other path is counted as one that hangs. Its gRPC health
 //! service answers `NOT_SERVING` for the length of a defrag only with
 //! `StopGRPCServiceOnDefrag` on (etcd's `v3rpc/health.go`). An exec probe
 //! runs a command the tool cannot judge. A probe in charge
@@ -42,9 +43,13 @@ pub enum Exposure {
 /// Pure.
 pub fn exposure(handler: &Handler, grpc_stops: Option<bool>) -> (Exposure, &'static str) {
     match handler {
+        Handler::HttpGet { path, .. } if path.split('?').next() == Some("/metrics") => (
+            Exposure::Holds,
+            "etcd's /metrics answers while it defragments",
+        ),
         Handler::HttpGet { .. } => (
             Exposure::Fails,
-            "every HTTP endpoint etcd serves (/health, /livez, /readyz) hangs until a defrag ends",
+            "etcd's HTTP health endpoints (/health, /livez, /readyz, and /version from 3.6) hang until a defrag ends",
         ),
         Handler::TcpSocket { .. } => (
             Exposure::Holds,
@@ -265,6 +270,22 @@ mod tests {
         };
         for (handler, gate, expected) in [
             (http(), None, Exposure::Fails),
+            (
+                Handler::HttpGet {
+                    path: "/metrics".into(),
+                    port: "2381".into(),
+                },
+                None,
+                Exposure::Holds,
+            ),
+            (
+                Handler::HttpGet {
+                    path: "/version".into(),
+                    port: "2379".into(),
+                },
+                None,
+                Exposure::Fails,
+            ),
             (
                 Handler::TcpSocket {
                     port: "2380".into(),
