@@ -14,6 +14,7 @@ use crate::etcd::{EtcdOps, RpcError};
 use crate::look::{self, ClusterLook};
 use crate::plan::defrag::{
     choose_leader_handling, transfer_target, Measured, MemberDecision, Plan, PlannedMember, Role,
+    SkipReason,
 };
 use crate::plan::gate::{self, GateVerdict, ReasonView};
 use crate::reach::{Dial, Target};
@@ -178,6 +179,22 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                     .await;
             }
             self.last_plan = p.clone();
+            // A member held back for its probe stays held back for the
+            // run: a faster rate measured on other members' disks does
+            // not free it, while a slower one can still hold back a member
+            // the first plan let through.
+            let held: Vec<PlannedMember> = p
+                .members
+                .iter()
+                .filter(|m| m.decision == MemberDecision::Skip(SkipReason::ProbeBudget))
+                .filter(|m| !self.done.contains(&m.name))
+                .cloned()
+                .collect();
+            for m in held {
+                let result =
+                    MemberResult::planned(&m, Outcome::Skipped, Some(MemberReason::ProbeBudget));
+                self.finish_member(result).await;
+            }
             if let Some(gone) = self.gone_member(&snap) {
                 self.finish_member(gone).await;
                 self.carried = Some(Fresh::new(snap));
