@@ -349,6 +349,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l all
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l dry-run -d 'Print the plan (order, leader handling, each member\'s verdict and predicted reclaim) and change nothing'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l compact -d 'Compact at the current revision first, and wait until every member\'s in-use size has settled'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l allow-probe-restart -d 'Defragment a member even when its Pod\'s liveness (or startup) probe fails while etcd defragments and the kubelet would restart it before the predicted defrag ends. Without it such a member is held back (Skipped, reason ProbeBudget). Plugin mode reads the probes; with --watch it applies to every run'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l allow-quorum-loss -d 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l watch -d 'Run as the EtcdDefrag controller: process every EtcdDefrag in the namespace (-n, or all with -A) the way the etcd-operator\'s controller does, until Ctrl-C or SIGTERM. Uses --move-leader and --timeout; the rule comes from each object. Run exactly one processor per cluster'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s A -l all-namespaces -d 'Every EtcdCluster in every namespace (a fleet sweep), or with --watch every namespace\'s EtcdDefrags'
@@ -707,6 +708,7 @@ json\t''
 yaml\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l log-format -d 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event\'s fields; messages and errors too)' -r -f -a "text\t''
 json\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l exact -d 'Write VALUE as given, even where the API server names it otherwise (deprecated, or not kept with its default feature gates)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l dry-run -d 'Send every write as a server-side dry run (the server validates it and stores nothing) and print what would change'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'

@@ -16,7 +16,8 @@
 //! on stderr). `controller` is `--watch` over the same engine; `error`
 //! decides the exit code, from `failure`'s plain errors among others;
 //! `contract` holds the operator's literals, `defects` etcd's known defects
-//! by release.
+//! by release, `kubelet` a member Pod's probes and when the kubelet restarts
+//! a container whose probe keeps failing.
 
 pub mod cli;
 pub mod commands;

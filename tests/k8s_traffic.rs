@@ -229,12 +229,12 @@ async fn set_restores_hand_edits_of_value_and_of_ownership() {
         ns,
         "db-client",
         "kubectl-edit",
-        "PreferSameZone",
+        "PreferSameNode",
         false,
     )
     .await;
     let h = held(&client, ns, name).await;
-    assert_eq!(h.value.as_deref(), Some("PreferSameZone"));
+    assert_eq!(h.value.as_deref(), Some("PreferSameNode"));
     assert_eq!(h.owners, ["kubectl-edit"]);
     let doc = traffic(&kc, &["show", "-o", "json"])
         .await
@@ -273,7 +273,7 @@ async fn set_restores_hand_edits_of_value_and_of_ownership() {
         ns,
         "db-client",
         "kubectl-edit",
-        "PreferSameZone",
+        "PreferSameNode",
         false,
     )
     .await;

@@ -10,11 +10,10 @@ use tokio::time::Instant;
 use super::events::{Observer, RunEvent};
 use super::wait::{self, Compaction, NotBack};
 use super::{Fresh, Halt, RunControl, RunInput, SweepOptions, MEMBER_RETURN_LIMIT};
-use crate::etcd::{EtcdOps, RpcError};
+use crate::etcd::EtcdOps;
 use crate::look::{self, ClusterLook};
 use crate::plan::defrag::{
     choose_leader_handling, transfer_target, Measured, MemberDecision, Plan, PlannedMember, Role,
-    SkipReason,
 };
 use crate::plan::gate::{self, GateVerdict, ReasonView};
 use crate::reach::{Dial, Target};
@@ -183,13 +182,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             // run: a faster rate measured on other members' disks does
             // not free it, while a slower one can still hold back a member
             // the first plan let through.
-            let held: Vec<PlannedMember> = p
-                .members
-                .iter()
-                .filter(|m| m.decision == MemberDecision::Skip(SkipReason::ProbeBudget))
-                .filter(|m| !self.done.contains(&m.name))
-                .cloned()
-                .collect();
+            let held: Vec<PlannedMember> = p.held_back(&self.done).cloned().collect();
             for m in held {
                 let result =
                     MemberResult::planned(&m, Outcome::Skipped, Some(MemberReason::ProbeBudget));
@@ -517,7 +510,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             Err(e) => {
                 result.outcome = Outcome::Failed;
                 result.reason = Some(MemberReason::RpcError);
-                result.detail = Some(describe_rpc_failure(e, &back));
+                result.detail = Some(wait::describe_rpc_failure(e, &back));
             }
             Ok(()) if next.role == Role::Follower => {
                 self.measured.add(&next.name, next.in_use, took)
@@ -690,17 +683,6 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             final_view: self.final_view,
             target: self.target,
         }
-    }
-}
-
-fn describe_rpc_failure(e: &RpcError, back: &Result<(u64, Duration), NotBack>) -> String {
-    match back {
-        Ok((after, recovered)) => format!(
-            "{e}; the member answered again {} later with {} on disk",
-            crate::quantity::format_duration(*recovered),
-            crate::quantity::format_bytes(*after)
-        ),
-        Err(_) => e.to_string(),
     }
 }
 

@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 use super::events::{Observer, RunEvent};
 use super::{Halt, RunControl};
-use crate::etcd::{EtcdOps, FailureCause};
+use crate::etcd::{EtcdOps, FailureCause, RpcError};
 use crate::look::ClusterLook;
 use crate::plan::defrag::ready_for_transfer;
 use crate::plan::gate::{self, GateOptions, GateReason};
@@ -271,5 +271,21 @@ pub async fn compact_and_settle<O: EtcdOps>(
     Compaction::Done {
         revision,
         not_refreshed,
+    }
+}
+
+/// A failed Defragment's detail: the error, and whether (and how soon,
+/// with what on disk) the member answered again.
+pub(super) fn describe_rpc_failure(
+    e: &RpcError,
+    back: &Result<(u64, Duration), NotBack>,
+) -> String {
+    match back {
+        Ok((after, recovered)) => format!(
+            "{e}; the member answered again {} later with {} on disk",
+            crate::quantity::format_duration(*recovered),
+            crate::quantity::format_bytes(*after)
+        ),
+        Err(_) => e.to_string(),
     }
 }

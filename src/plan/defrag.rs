@@ -109,6 +109,17 @@ impl Plan {
             .find(|m| matches!(m.decision, MemberDecision::Defrag(_)))
     }
 
+    /// Members held back for their probe (`SkipReason::ProbeBudget`) that
+    /// are not in `done`.
+    pub fn held_back<'a>(
+        &'a self,
+        done: &'a BTreeSet<String>,
+    ) -> impl Iterator<Item = &'a PlannedMember> + 'a {
+        self.members.iter().filter(move |m| {
+            m.decision == MemberDecision::Skip(SkipReason::ProbeBudget) && !done.contains(&m.name)
+        })
+    }
+
     /// Members that will be defragmented, in order.
     pub fn to_defrag(&self) -> impl Iterator<Item = &PlannedMember> {
         self.members
