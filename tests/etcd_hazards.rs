@@ -90,6 +90,19 @@ async fn doctor_names_the_known_defects_of_each_members_release() {
         panics[0]["remedy"],
         "upgrade to 3.4.35 or later (etcd PR 18843)"
     );
+    // The defrag plan says what the sweep does about the two that touch
+    // defragmentation on this release.
+    let mut flags = args(&["defrag", "--all", "--dry-run", "-o", "json"]);
+    flags.extend(one_seed(&cluster));
+    let plan = tool(&flags, &[]).await;
+    plan.expect_code(0);
+    let notes = plan.json()["notes"].to_string();
+    for said in [
+        "can corrupt its data: right before each of them the sweep asks the leader's raft progress",
+        "a Defragment that fails takes the member down; the sweep waits for it to answer again",
+    ] {
+        assert!(notes.contains(said), "{notes}\nlacks {said}");
+    }
     let update = findings(&doc, "known-defect/member-update-promotes-learner");
     assert!(
         update[0]["remedy"]
@@ -219,6 +232,33 @@ async fn doctor_reads_the_feature_gates_each_member_runs_with() {
             1,
             "{doc}"
         );
+        // defrag's plan says what the gate means for clients during each
+        // member's defrag, on stderr and in the dry run's report.
+        let mut flags = args(&["defrag", "--all", "--dry-run", "-o", "json"]);
+        flags.extend(one_seed(&cluster));
+        let run = tool(&flags, &[]).await;
+        run.expect_code(0);
+        let notes = run.json()["notes"].clone();
+        let said = if on {
+            "StopGRPCServiceOnDefrag is on for "
+        } else {
+            "StopGRPCServiceOnDefrag is off for "
+        };
+        let note = notes
+            .as_array()
+            .unwrap_or_else(|| panic!("{version:?}: no notes: {}", run.stdout))
+            .iter()
+            .filter_map(|n| n.as_str())
+            .find(|n| n.starts_with(said))
+            .unwrap_or_else(|| panic!("{version:?}: {notes}"));
+        for m in ["m0", "m1", "m2"] {
+            assert!(note.contains(m), "{version:?}: {note}");
+        }
+        assert!(
+            run.stderr.contains(&format!("note: {note}")),
+            "{version:?}: {}",
+            run.stderr
+        );
         // status -o wide shows the gates that are on, per member.
         let mut flags = args(&["status", "-o", "wide"]);
         flags.extend(one_seed(&cluster));
@@ -236,10 +276,20 @@ async fn doctor_reads_the_feature_gates_each_member_runs_with() {
             );
         }
     }
-    // 3.5 publishes no gates: nothing is said about them.
+    // 3.5 publishes no gates: nothing is said about them, by doctor or by
+    // the plan.
     let cluster = Cluster::start(ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_5))
         .await
         .unwrap();
+    let mut flags = args(&["defrag", "--all", "--dry-run", "-o", "json"]);
+    flags.extend(one_seed(&cluster));
+    let run = tool(&flags, &[]).await;
+    run.expect_code(0);
+    assert!(
+        !run.stdout.contains("StopGRPCServiceOnDefrag"),
+        "{}",
+        run.stdout
+    );
     let mut flags = args(&["doctor", "-o", "json"]);
     flags.extend(one_seed(&cluster));
     let run = tool(&flags, &[]).await;
