@@ -346,6 +346,14 @@ pub struct ClusterLook {
 }
 
 impl ClusterLook {
+    /// (name, version) of every member that answered Status, for
+    /// `defects::among`.
+    pub fn versions(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.members
+            .iter()
+            .filter_map(|m| m.status().map(|s| (m.name.as_str(), s.version.as_str())))
+    }
+
     /// The member with this id.
     pub fn member_by_id(&self, id: u64) -> Option<&MemberLook> {
         self.members.iter().find(|m| m.id == Some(id))

@@ -10,7 +10,7 @@
 mod support;
 
 use k8s_openapi::api::core::v1::{Pod, Service};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, PostParams};
 use serde_json::json;
 
 use support::k8s::*;
@@ -35,43 +35,20 @@ fn message<'a>(doc: &'a serde_json::Value, check: &str) -> &'a str {
         .unwrap()
 }
 
-/// Replaces member `member`'s Pod with one whose etcd runs with `args`
-/// (a Pod's arguments cannot be edited in place).
+/// Replaces member `member`'s Pod with one whose etcd runs with `args`,
+/// in the operator's layout: every flag in `command`, after `etcd`.
 async fn with_args(pods: &Api<Pod>, cluster: &str, member: &str, ip: &str, args: &[&str]) {
-    pods.delete(
-        member,
-        &DeleteParams {
-            grace_period_seconds: Some(0),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
-    for _ in 0..50 {
-        if pods.get_opt(member).await.unwrap().is_none() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    // The operator's layout: every flag in `command`, after `etcd`.
     let command: Vec<&str> = std::iter::once("etcd")
         .chain(args.iter().copied())
         .collect();
-    let pod: Pod = serde_json::from_value(json!({
-        "metadata": {"name": member, "labels": member_labels(cluster, member)},
-        "spec": {"hostname": member, "subdomain": cluster, "nodeName": NODE,
-                 "containers": [{"name": "etcd", "image": "quay.io/coreos/etcd:v3.6.16",
-                                 "command": command}]},
-    }))
-    .unwrap();
-    pods.create(&PostParams::default(), &pod).await.unwrap();
-    pods.patch_status(
+    replace_pod(
+        pods,
+        cluster,
         member,
-        &PatchParams::default(),
-        &Patch::Merge(json!({"status": {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}]}})),
+        ip,
+        json!({"name": "etcd", "image": "quay.io/coreos/etcd:v3.6.16", "command": command}),
     )
-    .await
-    .unwrap();
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

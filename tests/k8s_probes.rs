@@ -12,51 +12,24 @@
 
 mod support;
 
-use std::process::Stdio;
-
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::Api;
 use serde_json::{json, Value};
 
 use support::k8s::*;
 use support::watch::*;
 use support::*;
 
-/// Replaces `member`'s Pod with one whose etcd container has `liveness`
-/// (a Pod's probes cannot be edited in place).
+/// Replaces `member`'s Pod with one whose etcd container has `liveness`.
 async fn with_liveness(pods: &Api<Pod>, cluster: &str, member: &str, ip: &str, liveness: Value) {
-    pods.delete(
+    replace_pod(
+        pods,
+        cluster,
         member,
-        &DeleteParams {
-            grace_period_seconds: Some(0),
-            ..Default::default()
-        },
+        ip,
+        json!({"name": "etcd", "image": "quay.io/coreos/etcd:v3.7.3", "livenessProbe": liveness}),
     )
-    .await
-    .unwrap();
-    for _ in 0..50 {
-        if pods.get_opt(member).await.unwrap().is_none() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    let mut labels = member_labels(cluster, member);
-    labels["etcd-operator.cozystack.io/role"] = json!("voter");
-    let pod: Pod = serde_json::from_value(json!({
-        "metadata": {"name": member, "labels": labels},
-        "spec": {"hostname": member, "subdomain": cluster, "nodeName": NODE,
-                 "containers": [{"name": "etcd", "image": "quay.io/coreos/etcd:v3.7.3",
-                                 "livenessProbe": liveness}]},
-    }))
-    .unwrap();
-    pods.create(&PostParams::default(), &pod).await.unwrap();
-    pods.patch_status(
-        member,
-        &PatchParams::default(),
-        &Patch::Merge(json!({"status": {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}]}})),
-    )
-    .await
-    .unwrap();
+    .await;
 }
 
 fn row<'a>(doc: &'a Value, member: &str) -> &'a Value {
@@ -215,22 +188,7 @@ async fn a_member_its_probe_would_restart_mid_defrag_is_held_back_unless_allowed
 
     // --watch holds it back too: its row says ProbeBudget, an event has
     // the numbers, and the run completes with the others done.
-    let mut watcher = tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
-        .args([
-            kc_arg.as_str(),
-            "--connect=direct",
-            "-n",
-            ns,
-            "defrag",
-            "--watch",
-        ])
-        .env_remove("KUBECONFIG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut watcher = spawn_watcher(&kc, ns, &[]);
     create_run(&client, ns, "held", "db", json!({"all": true})).await;
     let status = wait_phase(&client, ns, "held", &["Complete", "Failed"]).await;
     watcher.kill().await.unwrap();

@@ -7,7 +7,6 @@
 
 mod support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::Lease;
@@ -15,20 +14,10 @@ use kube::api::{Api, DynamicObject};
 use kube::Client;
 use serde_json::json;
 use support::k8s::*;
-use support::watch::defrag_count;
+use support::watch::{defrag_count, spawn_watcher};
 
 fn watcher(kc: &std::path::Path, ns: &str) -> tokio::process::Child {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
-        .arg(format!("--kubeconfig={}", kc.display()))
-        .args(["--connect=direct", "-n", ns, "defrag", "--watch"])
-        .args(["--lease-duration=3s"])
-        .env_remove("KUBECONFIG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn the watcher")
+    spawn_watcher(kc, ns, &["--lease-duration=3s"])
 }
 
 fn signal(child: &tokio::process::Child, sig: nix::sys::signal::Signal) {

@@ -258,11 +258,7 @@ pub fn describe_members(snapshot: &ClusterLook) -> String {
 /// backend, so every member's release counts. Pure.
 pub fn promotion_hazards(snap: &ClusterLook) -> Vec<String> {
     use crate::defects::{among, Touches};
-    let versions = snap
-        .members
-        .iter()
-        .filter_map(|m| m.status().map(|s| (m.name.as_str(), s.version.as_str())));
-    among(versions)
+    among(snap.versions())
         .into_iter()
         .filter(|a| a.hit.defect.touches == Touches::Promotion)
         .map(|a| {

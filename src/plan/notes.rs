@@ -66,12 +66,7 @@ fn grpc_on_defrag(planned: &[&str], features: &FeatureGates) -> Vec<String> {
 /// What the sweep does about each known defect touching defragmentation
 /// that a planned member's release has.
 fn defects(planned: &[&str], snap: &ClusterLook) -> Vec<String> {
-    let versions = snap
-        .members
-        .iter()
-        .filter(|m| planned.contains(&m.name.as_str()))
-        .filter_map(|m| m.status().map(|s| (m.name.as_str(), s.version.as_str())));
-    among(versions)
+    among(snap.versions().filter(|(name, _)| planned.contains(name)))
         .into_iter()
         .filter(|a| a.hit.defect.touches == Touches::Defrag)
         .map(|a| {

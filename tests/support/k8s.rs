@@ -443,6 +443,49 @@ pub async fn forward_members(fx: &Fixture) -> &'static Kubelet {
     kubelet
 }
 
+/// Replaces `member`'s Pod with a voter's Pod whose one container is
+/// `container` (a Pod's command and probes cannot be edited in place), and
+/// gives it `ip` as the fixture's Pods have.
+pub async fn replace_pod(
+    pods: &Api<Pod>,
+    cluster: &str,
+    member: &str,
+    ip: &str,
+    container: serde_json::Value,
+) {
+    pods.delete(
+        member,
+        &kube::api::DeleteParams {
+            grace_period_seconds: Some(0),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    for _ in 0..50 {
+        if pods.get_opt(member).await.unwrap().is_none() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let mut labels = member_labels(cluster, member);
+    labels["etcd-operator.cozystack.io/role"] = json!("voter");
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": {"name": member, "labels": labels},
+        "spec": {"hostname": member, "subdomain": cluster, "nodeName": NODE,
+                 "containers": [container]},
+    }))
+    .unwrap();
+    pods.create(&PostParams::default(), &pod).await.unwrap();
+    pods.patch_status(
+        member,
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}]}})),
+    )
+    .await
+    .unwrap();
+}
+
 /// A member Pod (a voter's) whose status carries `ip`.
 pub async fn add_pod(pods: &Api<Pod>, cluster: &str, member: &str, ip: Option<&str>) {
     let mut labels = member_labels(cluster, member);

@@ -12,6 +12,26 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::k8s::{create, dynamic};
 use super::Cluster;
 
+/// `kubectl-etcd --kubeconfig=KC --connect=direct -n NS defrag --watch
+/// EXTRA…` with its output discarded, killed when dropped.
+pub fn spawn_watcher(
+    kubeconfig: &std::path::Path,
+    ns: &str,
+    extra: &[&str],
+) -> tokio::process::Child {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
+        .arg(format!("--kubeconfig={}", kubeconfig.display()))
+        .args(["--connect=direct", "-n", ns, "defrag", "--watch"])
+        .args(extra)
+        .env_remove("KUBECONFIG")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the watcher")
+}
+
 /// The EtcdDefrags of `ns`.
 pub fn runs(client: &Client, ns: &str) -> Api<DynamicObject> {
     dynamic(client, ns, "EtcdDefrag", "etcddefrags")

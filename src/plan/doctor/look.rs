@@ -314,11 +314,7 @@ pub fn defrag_space(snap: &ClusterLook, spec: &ClusterSpecFacts) -> Vec<Finding>
 /// lost or done by surprise.
 pub fn known_defects(snap: &ClusterLook) -> Vec<Finding> {
     use crate::defects::{among, Touches};
-    let versions = snap
-        .members
-        .iter()
-        .filter_map(|m| m.status().map(|s| (m.name.as_str(), s.version.as_str())));
-    among(versions)
+    among(snap.versions())
         .into_iter()
         .map(|a| {
             let what = match a.hit.defect.touches {
