@@ -14,6 +14,7 @@ pub mod kubelet;
 pub mod node;
 pub mod operator;
 pub mod ports;
+pub mod soak;
 pub mod storage;
 pub mod tool_image;
 

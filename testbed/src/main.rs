@@ -29,6 +29,34 @@ enum Cmd {
     },
     /// Start a cluster, write its ETCDCTL_* settings, wait for Ctrl-C/SIGTERM.
     Up(UpArgs),
+    /// Randomized faults during `kubectl-etcd defrag`, judged by the
+    /// members' own logs; exit 1 on any violation. A round replays alone
+    /// with `--seed S --from-round R --rounds 1`.
+    Soak(SoakArgs),
+}
+
+#[derive(clap::Args)]
+struct SoakArgs {
+    /// The seed (default: from the clock; printed first either way).
+    #[arg(long)]
+    seed: Option<u64>,
+    #[arg(long, default_value_t = 10)]
+    rounds: u64,
+    /// The first round's number.
+    #[arg(long, default_value_t = 0)]
+    from_round: u64,
+    /// 3.7, 3.6, 3.5 or 3.4
+    #[arg(long, default_value = "3.6")]
+    version: String,
+    /// The kubectl-etcd binary under test.
+    #[arg(long, default_value = "target/debug/kubectl-etcd")]
+    tool: PathBuf,
+    /// Faults fall within this many ms of the tool's start.
+    #[arg(long, default_value_t = 6000)]
+    span_ms: u64,
+    /// MB written per member before each round (30% kept).
+    #[arg(long, default_value_t = 40)]
+    fragment_mb: u64,
 }
 
 #[derive(clap::Args)]
@@ -169,6 +197,7 @@ async fn run(cli: Cli) -> Result<(), String> {
                 },
         } => return node_up(env_file, &etcd, operator).await,
         Cmd::Up(args) => args,
+        Cmd::Soak(args) => return soak(args).await,
     };
     let UpArgs {
         members,
@@ -210,5 +239,64 @@ async fn run(cli: Cli) -> Result<(), String> {
     );
     until_stopped().await?;
     drop(cluster);
+    Ok(())
+}
+
+async fn soak(args: SoakArgs) -> Result<(), String> {
+    use kubectl_etcd_testbed::soak::run::{round, Settings};
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1)
+    });
+    let _ = writeln!(std::io::stdout(), "seed {seed}");
+    let settings = Settings {
+        seed,
+        version: EtcdVersion::parse(&args.version)?,
+        tool: args.tool,
+        span_ms: args.span_ms,
+        fragment_mb: args.fragment_mb,
+    };
+    let (mut faults, mut violations) = (0usize, 0usize);
+    let mut by_kind = std::collections::BTreeMap::<&str, usize>::new();
+    for r in args.from_round..args.from_round + args.rounds {
+        let result = round(&settings, r).await?;
+        faults += result.plan.faults.len();
+        for f in &result.plan.faults {
+            *by_kind.entry(f.kind()).or_default() += 1;
+        }
+        let kinds: Vec<String> = result
+            .plan
+            .faults
+            .iter()
+            .map(|f| format!("{}@{}ms", f.kind(), f.at_ms()))
+            .collect();
+        let _ = writeln!(
+            std::io::stdout(),
+            "round {r}: {} members, faults [{}], exit {}, {} defrag(s) logged, {} violation(s)",
+            result.plan.members,
+            kinds.join(", "),
+            result.exit,
+            result.defragmented,
+            result.violations.len()
+        );
+        for v in &result.violations {
+            let _ = writeln!(
+                std::io::stdout(),
+                "  VIOLATION (seed {seed} round {r}): {v}"
+            );
+        }
+        violations += result.violations.len();
+        let _ = std::io::stdout().flush();
+    }
+    let _ = writeln!(
+        std::io::stdout(),
+        "{} rounds, {faults} faults ({by_kind:?}), {violations} violation(s)",
+        args.rounds
+    );
+    if violations > 0 {
+        return Err(format!("{violations} violation(s)"));
+    }
     Ok(())
 }

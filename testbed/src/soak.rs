@@ -1,0 +1,439 @@
+//! The fault soak (issue 25), its pure half: each round's plan drawn from a
+//! seed, and the invariants judged from what the servers recorded. The
+//! runner (`soak::run`) starts the cluster, the tool and the faults, and
+//! turns each member's own log into an [`Observed`].
+//!
+//! A round is reproducible from `(seed, round)` alone: [`plan_round`] draws
+//! everything from a generator seeded with both.
+
+pub mod run;
+
+use std::fmt;
+
+/// splitmix64: small, fast, and the same on every machine.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64, round: u64) -> Rng {
+        Rng(seed ^ round.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `low..=high`.
+    pub fn between(&mut self, low: u64, high: u64) -> u64 {
+        low + self.next_u64() % (high - low + 1)
+    }
+
+    /// True with probability `percent` / 100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next_u64() % 100 < percent
+    }
+}
+
+/// One fault, at a moment counted from the start of the tool's run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// SIGSTOP member, SIGCONT after `for_ms`.
+    Pause {
+        member: usize,
+        at_ms: u64,
+        for_ms: u64,
+    },
+    /// SIGKILL member, start it again after `down_ms`.
+    KillRestart {
+        member: usize,
+        at_ms: u64,
+        down_ms: u64,
+    },
+    /// A third party moves leadership to another member.
+    MoveLeader { at_ms: u64 },
+    /// The tool gets SIGTERM (or SIGINT), and with `twice` again 300 ms later.
+    StopTool { at_ms: u64, term: bool, twice: bool },
+}
+
+impl Fault {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Fault::Pause { .. } => "pause",
+            Fault::KillRestart { .. } => "kill-restart",
+            Fault::MoveLeader { .. } => "move-leader",
+            Fault::StopTool { .. } => "stop-tool",
+        }
+    }
+
+    pub fn at_ms(&self) -> u64 {
+        match *self {
+            Fault::Pause { at_ms, .. }
+            | Fault::KillRestart { at_ms, .. }
+            | Fault::MoveLeader { at_ms }
+            | Fault::StopTool { at_ms, .. } => at_ms,
+        }
+    }
+}
+
+/// What one round does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundPlan {
+    pub seed: u64,
+    pub round: u64,
+    /// 3, sometimes 5.
+    pub members: usize,
+    pub faults: Vec<Fault>,
+}
+
+/// The plan of round `round` of seed `seed`: one to three faults, each at
+/// a moment within the first `span_ms` of the run.
+pub fn plan_round(seed: u64, round: u64, span_ms: u64) -> RoundPlan {
+    let mut rng = Rng::new(seed, round);
+    let members = if rng.chance(20) { 5 } else { 3 };
+    let count = rng.between(1, 3);
+    let mut faults = Vec::new();
+    let mut stopped_tool = false;
+    for _ in 0..count {
+        let at_ms = rng.between(0, span_ms);
+        let member = rng.between(0, members as u64 - 1) as usize;
+        let fault = match rng.between(0, 9) {
+            0..=3 => Fault::Pause {
+                member,
+                at_ms,
+                for_ms: rng.between(200, 8000),
+            },
+            4..=5 => Fault::KillRestart {
+                member,
+                at_ms,
+                down_ms: rng.between(200, 5000),
+            },
+            6..=7 => Fault::MoveLeader { at_ms },
+            _ if !stopped_tool => {
+                stopped_tool = true;
+                Fault::StopTool {
+                    at_ms,
+                    term: rng.chance(50),
+                    twice: rng.chance(30),
+                }
+            }
+            _ => Fault::MoveLeader { at_ms },
+        };
+        faults.push(fault);
+    }
+    faults.sort_by_key(Fault::at_ms);
+    RoundPlan {
+        seed,
+        round,
+        members,
+        faults,
+    }
+}
+
+/// A defragmentation in a member's own log: its start, and its end when
+/// the member logged one (a member killed mid-defrag did not; its defrag
+/// lasted until the kill, `cut`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Defrag {
+    pub member: usize,
+    pub start: f64,
+    pub end: Option<f64>,
+    pub cut: Option<f64>,
+}
+
+impl Defrag {
+    /// When it stopped holding the member, as far as anyone can tell.
+    pub fn until(&self, round_end: f64) -> f64 {
+        self.end.or(self.cut).unwrap_or(round_end)
+    }
+}
+
+/// A span in which a member could not answer: paused or dead.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outage {
+    pub member: usize,
+    pub from: f64,
+    pub to: f64,
+}
+
+/// What a round left on record: the members' own logs, the faults as
+/// injected, and the tool's exit code and rows (only to compare with the
+/// logs, never as evidence by themselves).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Observed {
+    pub defrags: Vec<Defrag>,
+    pub outages: Vec<Outage>,
+    pub round_end: f64,
+    pub exit: i32,
+    /// Members the tool's report calls Defragmented.
+    pub reported_defragmented: Vec<usize>,
+    /// Members of the cluster.
+    pub members: usize,
+    /// Keys a client had acknowledged writes for, and those found after.
+    pub acknowledged: u64,
+    pub found: u64,
+    /// When the tool was first sent SIGINT or SIGTERM, if it was.
+    pub stopped_at: Option<f64>,
+}
+
+/// How long after a stop signal a defrag may still start: the Defragment
+/// the tool had already sent when the signal came reaches the member's
+/// log a moment later.
+pub const STOP_GRACE_SECONDS: f64 = 0.2;
+
+/// A broken invariant.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Violation {
+    TwoAtOnce { a: usize, b: usize, at: f64 },
+    StartedWhileDown { member: usize, down: usize, at: f64 },
+    Twice { member: usize },
+    ReportedNotLogged { member: usize },
+    ExitZeroNotAllDone { missing: Vec<usize> },
+    WriteLost { acknowledged: u64, found: u64 },
+    StartedAfterStop { member: usize, after: f64 },
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Violation::TwoAtOnce { a, b, at } => {
+                write!(f, "m{a} and m{b} defragmented at once (at {at:.3})")
+            }
+            Violation::StartedWhileDown { member, down, at } => write!(
+                f,
+                "m{member} started defragmenting at {at:.3} while m{down} had been down longer than one gate probe"
+            ),
+            Violation::Twice { member } => write!(f, "m{member} defragmented twice in one run"),
+            Violation::ReportedNotLogged { member } => write!(
+                f,
+                "the report calls m{member} Defragmented, its own log has no finished defrag"
+            ),
+            Violation::ExitZeroNotAllDone { missing } => {
+                write!(f, "exit 0, but no finished defrag in the logs of {missing:?}")
+            }
+            Violation::WriteLost {
+                acknowledged,
+                found,
+            } => write!(f, "{acknowledged} writes acknowledged, {found} found after"),
+            Violation::StartedAfterStop { member, after } => write!(
+                f,
+                "m{member} started defragmenting {after:.3}s after the tool was told to stop"
+            ),
+        }
+    }
+}
+
+/// The invariants over one round. `probe_s`: how long a member must have
+/// been down before a step's gate is sure to see it (one Status timeout).
+/// Pure.
+pub fn check(o: &Observed, probe_s: f64) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for (i, a) in o.defrags.iter().enumerate() {
+        for b in &o.defrags[i + 1..] {
+            let (a_end, b_end) = (a.until(o.round_end), b.until(o.round_end));
+            if a.start < b_end && b.start < a_end {
+                out.push(Violation::TwoAtOnce {
+                    a: a.member,
+                    b: b.member,
+                    at: a.start.max(b.start),
+                });
+            }
+        }
+        for down in &o.outages {
+            if down.member != a.member && down.from + probe_s <= a.start && a.start < down.to {
+                out.push(Violation::StartedWhileDown {
+                    member: a.member,
+                    down: down.member,
+                    at: a.start,
+                });
+            }
+        }
+    }
+    for m in 0..o.members {
+        let finished = o
+            .defrags
+            .iter()
+            .filter(|d| d.member == m && d.end.is_some())
+            .count();
+        if finished > 1 {
+            out.push(Violation::Twice { member: m });
+        }
+        if finished == 0 && o.reported_defragmented.contains(&m) {
+            out.push(Violation::ReportedNotLogged { member: m });
+        }
+    }
+    if o.exit == 0 {
+        let missing: Vec<usize> = (0..o.members)
+            .filter(|m| !o.defrags.iter().any(|d| d.member == *m && d.end.is_some()))
+            .collect();
+        if !missing.is_empty() {
+            out.push(Violation::ExitZeroNotAllDone { missing });
+        }
+    }
+    if let Some(stop) = o.stopped_at {
+        for d in o
+            .defrags
+            .iter()
+            .filter(|d| d.start > stop + STOP_GRACE_SECONDS)
+        {
+            out.push(Violation::StartedAfterStop {
+                member: d.member,
+                after: d.start - stop,
+            });
+        }
+    }
+    if o.found < o.acknowledged {
+        out.push(Violation::WriteLost {
+            acknowledged: o.acknowledged,
+            found: o.found,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_round_is_the_same_from_its_seed_and_number() {
+        assert_eq!(plan_round(7, 3, 10_000), plan_round(7, 3, 10_000));
+        assert_ne!(plan_round(7, 3, 10_000), plan_round(7, 4, 10_000));
+        let mut kinds = std::collections::BTreeSet::new();
+        for round in 0..200 {
+            let plan = plan_round(42, round, 10_000);
+            assert!(matches!(plan.members, 3 | 5));
+            assert!((1..=3).contains(&plan.faults.len()));
+            assert!(plan.faults.windows(2).all(|w| w[0].at_ms() <= w[1].at_ms()));
+            let stops = plan
+                .faults
+                .iter()
+                .filter(|f| matches!(f, Fault::StopTool { .. }))
+                .count();
+            assert!(stops <= 1);
+            for f in &plan.faults {
+                kinds.insert(f.kind());
+                match *f {
+                    Fault::Pause { member, for_ms, .. } => {
+                        assert!(member < plan.members && (200..=8000).contains(&for_ms))
+                    }
+                    Fault::KillRestart {
+                        member, down_ms, ..
+                    } => {
+                        assert!(member < plan.members && (200..=5000).contains(&down_ms))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(kinds.len(), 4, "{kinds:?}");
+    }
+
+    fn done(member: usize, start: f64, end: f64) -> Defrag {
+        Defrag {
+            member,
+            start,
+            end: Some(end),
+            cut: None,
+        }
+    }
+
+    fn clean() -> Observed {
+        Observed {
+            defrags: vec![done(1, 1.0, 1.5), done(2, 2.0, 2.4), done(0, 3.0, 3.5)],
+            outages: vec![],
+            round_end: 10.0,
+            exit: 0,
+            reported_defragmented: vec![0, 1, 2],
+            members: 3,
+            acknowledged: 50,
+            found: 50,
+            stopped_at: None,
+        }
+    }
+
+    #[test]
+    fn each_invariant_catches_its_violation() {
+        assert_eq!(check(&clean(), 1.0), vec![]);
+
+        let mut o = clean();
+        o.defrags[1].start = 1.4;
+        assert!(matches!(
+            check(&o, 1.0)[..],
+            [Violation::TwoAtOnce { a: 1, b: 2, .. }]
+        ));
+
+        // A defrag cut off by a kill holds its member until the kill.
+        let mut o = clean();
+        o.defrags[0] = Defrag {
+            member: 1,
+            start: 1.0,
+            end: None,
+            cut: Some(2.2),
+        };
+        o.reported_defragmented = vec![0, 2];
+        o.exit = 1;
+        assert!(matches!(check(&o, 1.0)[..], [Violation::TwoAtOnce { .. }]));
+
+        // Down 1.5 s before m2 started: the gate should have seen it.
+        let mut o = clean();
+        o.outages.push(Outage {
+            member: 0,
+            from: 0.5,
+            to: 2.5,
+        });
+        assert_eq!(
+            check(&o, 1.0),
+            vec![Violation::StartedWhileDown {
+                member: 2,
+                down: 0,
+                at: 2.0
+            }]
+        );
+        // Down only 0.3 s before: no gate could have known.
+        let mut o = clean();
+        o.outages.push(Outage {
+            member: 0,
+            from: 1.8,
+            to: 2.5,
+        });
+        assert_eq!(check(&o, 1.0), vec![]);
+
+        let mut o = clean();
+        o.defrags.push(done(1, 5.0, 5.3));
+        assert_eq!(check(&o, 1.0), vec![Violation::Twice { member: 1 }]);
+
+        let mut o = clean();
+        o.defrags.remove(2);
+        o.exit = 1;
+        assert_eq!(
+            check(&o, 1.0),
+            vec![Violation::ReportedNotLogged { member: 0 }]
+        );
+        o.reported_defragmented = vec![1, 2];
+        o.exit = 0;
+        assert_eq!(
+            check(&o, 1.0),
+            vec![Violation::ExitZeroNotAllDone { missing: vec![0] }]
+        );
+
+        let mut o = clean();
+        o.stopped_at = Some(1.9);
+        o.exit = 143;
+        o.reported_defragmented = vec![1, 2];
+        o.defrags.remove(2);
+        assert_eq!(check(&o, 1.0), vec![]);
+        o.stopped_at = Some(1.7);
+        assert!(matches!(
+            check(&o, 1.0)[..],
+            [Violation::StartedAfterStop { member: 2, .. }]
+        ));
+
+        let mut o = clean();
+        o.found = 49;
+        assert!(matches!(check(&o, 1.0)[..], [Violation::WriteLost { .. }]));
+    }
+}
