@@ -281,6 +281,9 @@ async fn soak(args: SoakArgs) -> Result<(), String> {
             result.defragmented,
             result.violations.len()
         );
+        if !result.violations.is_empty() {
+            let _ = writeln!(std::io::stdout(), "  faults: {:?}", result.plan.faults);
+        }
         for v in &result.violations {
             let _ = writeln!(
                 std::io::stdout(),
