@@ -197,7 +197,14 @@ async fn run(cli: Cli) -> Result<(), String> {
                 },
         } => return node_up(env_file, &etcd, operator).await,
         Cmd::Up(args) => args,
-        Cmd::Soak(args) => return soak(args).await,
+        // Stopped, the round in progress is dropped: its cluster's members
+        // are killed and its folder removed.
+        Cmd::Soak(args) => {
+            return tokio::select! {
+                done = soak(args) => done,
+                stopped = until_stopped() => stopped.and(Err("stopped".into())),
+            }
+        }
     };
     let UpArgs {
         members,
