@@ -102,10 +102,18 @@ pub async fn round(settings: &Settings, round: u64) -> Result<RoundResult> {
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("spawn {}: {e}", settings.tool.display()))?;
+    let stderr = tool.stderr.take().map(|mut err| {
+        tokio::spawn(async move {
+            use tokio::io::AsyncReadExt;
+            let mut text = String::new();
+            let _ = err.read_to_string(&mut text).await;
+            text
+        })
+    });
     let tool_pid = tool.id();
 
     // The faults, each at its moment; outages as they happened.
@@ -173,6 +181,26 @@ pub async fn round(settings: &Settings, round: u64) -> Result<RoundResult> {
         stopped_at: *stopped_at.lock().await,
     };
     let violations = check(&observed, GATE_PROBE_SECONDS);
+    let tool_log = match stderr {
+        Some(task) => task.await.unwrap_or_default(),
+        None => String::new(),
+    };
+    if !violations.is_empty() {
+        // What a violation is judged on, kept for whoever looks into it:
+        // the tool's own account (-v), the members' logs, the outages.
+        let keep = format!("soak-{}-{round}.txt", settings.seed);
+        let text = format!(
+            "started {started:.3}\noutages {:?}\ndefrags {:?}\n--- tool stderr\n{tool_log}\n{}",
+            observed.outages,
+            observed.defrags,
+            logs.iter()
+                .enumerate()
+                .map(|(i, l)| format!("--- m{i}\n{l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        std::fs::write(&keep, text).map_err(|e| format!("write {keep}: {e}"))?;
+    }
     Ok(RoundResult {
         defragmented: observed.defrags.iter().filter(|d| d.end.is_some()).count(),
         plan,
