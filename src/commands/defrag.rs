@@ -27,8 +27,7 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     let first = Fresh::new(crate::etcd::take::look(ops, target).await?);
     let verdict = gate::evaluate(&first.look, &input.options.gate);
     let mut preview = exec::preview(&first.look, &verdict, &input)?;
-    let features =
-        crate::etcd::take::feature_gates(&first.look, target.tls.as_ref(), FEATURES_LIMIT).await;
+    let features = crate::etcd::take::feature_gates(&first.look, target.tls.as_ref()).await;
     let notes = exec::plan_notes(&first.look, &verdict, &input, &features);
     for note in &notes {
         crate::logging::message(&format!("note: {note}"));
@@ -86,11 +85,6 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     let status = exit_status(&report);
     Ok(signals::exit_status(signal, status, status))
 }
-
-/// How long the first look waits for a member's `/metrics` (its feature
-/// gates, for the plan's notes): a plan is not held up by a metrics port
-/// that does not answer.
-const FEATURES_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// 0 when the run did everything; 130 when abandoned by a second Ctrl-C;
 /// 2 when etcd refused the user permission (nothing changed); else 1,

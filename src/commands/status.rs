@@ -58,11 +58,6 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-/// How long `-o wide` waits for one member's `/metrics`: a status at a
-/// terminal is not held up for long by a metrics port that does not answer
-/// (its FEATURES cell is then `-`).
-const FEATURES_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// `-o wide`: each member's maintenance feature gates that are on, from
 /// its `/metrics` (etcd 3.6 and later), read at once; a member whose
 /// metrics cannot be read keeps `None` (shown as `-`).
@@ -71,9 +66,7 @@ async fn read_feature_gates(
     snapshot: &crate::look::ClusterLook,
     report: &mut StatusReport,
 ) {
-    let read =
-        crate::etcd::take::feature_gates(snapshot, session.target.tls.as_ref(), FEATURES_LIMIT)
-            .await;
+    let read = crate::etcd::take::feature_gates(snapshot, session.target.tls.as_ref()).await;
     for row in report.members.iter_mut() {
         row.feature_gates = read.get(&row.name).map(|gates| {
             crate::plan::doctor::MAINTENANCE_GATES

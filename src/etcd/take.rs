@@ -314,20 +314,26 @@ pub async fn revisions<O: EtcdOps>(
     Ok((snap.revision(), compacted))
 }
 
+/// How long a feature-gate read waits for a member's `/metrics`: a
+/// `status -o wide` or a defrag plan is not held up for long by a metrics
+/// port that does not answer.
+pub const FEATURES_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Each member's feature gates from its `/metrics` (etcd 3.6 and later
 /// publish them as `etcd_server_feature_enabled`), read at once, each
-/// within `limit`: member name → gate → on (empty for a release that
+/// within [`FEATURES_LIMIT`]: member name → gate → on (empty for a release that
 /// publishes none: 3.4, 3.5). A member whose metrics could not be read in
 /// time is absent.
 pub async fn feature_gates(
     snap: &ClusterLook,
     tls: Option<&crate::reach::TlsMaterial>,
-    limit: std::time::Duration,
 ) -> std::collections::BTreeMap<String, std::collections::BTreeMap<String, bool>> {
     let answers = join_all(snap.members.iter().filter_map(|m| {
         let dial = m.dial.clone()?;
         Some(async move {
-            let answer = super::http::get(&dial, tls, "/metrics", limit).await.ok()?;
+            let answer = super::http::get(&dial, tls, "/metrics", FEATURES_LIMIT)
+                .await
+                .ok()?;
             Some((
                 m.name.clone(),
                 super::http::parse_feature_gates(&answer.body),

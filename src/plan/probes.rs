@@ -18,7 +18,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::defrag::{predict, Measured, MemberDecision, Plan, SkipReason};
+use super::defrag::{predict, Measured, MemberDecision, Plan, SkipReason, MODEL_SECONDS_PER_BYTE};
 use crate::kubelet::{Handler, Probe, RestartWindow};
 use crate::look::{ClusterLook, MemberLook};
 use crate::quantity::format_bytes;
@@ -149,9 +149,9 @@ impl fmt::Display for ProbeRisk {
             self.predicted_seconds,
             format_bytes(self.in_use),
             if self.basis == "measured" {
-                "at the rate measured on this sweep's followers"
+                "at the rate measured on this sweep's followers".to_string()
             } else {
-                "at the model's 12s per GB"
+                format!("at the model's {:.0}s per GB", MODEL_SECONDS_PER_BYTE * 1e9)
             },
             self.why
         )
