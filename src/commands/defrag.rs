@@ -24,7 +24,7 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
 
     // First look: the preview (unknown --member names are a usage error),
     // the dry run's whole answer, and what the prompt shows.
-    let first = Fresh::new(crate::etcd::take::look(ops, target).await?);
+    let first = Fresh::look(ops, target).await?;
     let verdict = gate::evaluate(&first.look, &input.options.gate);
     let mut preview = exec::preview(&first.look, &verdict, &input)?;
     let features = crate::etcd::take::feature_gates(&first.look, target.tls.as_ref()).await;

@@ -269,8 +269,8 @@ async fn probe(
             )
         }
     };
-    let snap = match crate::etcd::take::look(&session.clients, &session.target).await {
-        Ok(s) => s,
+    let first = match Fresh::look(&session.clients, &session.target).await {
+        Ok(f) => f,
         Err(e) => {
             return (
                 Reach::DialFailed {
@@ -280,13 +280,13 @@ async fn probe(
             )
         }
     };
-    let verdict = gate::evaluate(&snap, &settings::run_gate());
+    let verdict = gate::evaluate(&first.look, &settings::run_gate());
     let reach = Reach::Probed {
         running: session.target.known.len(),
         desired,
         verdict,
     };
-    (reach, Some((session, Fresh::new(snap))))
+    (reach, Some((session, first)))
 }
 
 /// Whether an EtcdSnapshot of the cluster is in progress (any phase but

@@ -61,6 +61,16 @@ pub async fn member_list<O: EtcdOps>(
 /// reused as is). Without discovery, exactly the seeds are probed and
 /// MemberList only supplies names and the voter set.
 pub async fn look<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterLook> {
+    Ok(look_timed(ops, target).await?.0)
+}
+
+/// [`look`], and when it asked the members for their Status: no answer in
+/// the look is older than that (MemberList, asked before, only names the
+/// members).
+pub async fn look_timed<O: EtcdOps>(
+    ops: &O,
+    target: &Target,
+) -> Result<(ClusterLook, tokio::time::Instant)> {
     let (list_dial, list) = member_list(ops, target).await?;
 
     // Decide whom to probe: (MemberList entry, dial, why not dialed,
@@ -189,12 +199,13 @@ pub async fn look<O: EtcdOps>(ops: &O, target: &Target) -> Result<ClusterLook> {
         }
     }
 
-    Ok(ClusterLook {
+    let look = ClusterLook {
         members,
         member_list_known: true,
         alarms: alarms.into_iter().collect(),
         alarm_list_error,
-    })
+    };
+    Ok((look, asked))
 }
 
 /// For the members whose release has the applySnapshot/Defragment race

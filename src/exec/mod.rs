@@ -170,7 +170,17 @@ impl Halt {
 /// member does.
 pub const FRESH_FOR: Duration = Duration::from_millis(500);
 
-/// A look at the members and when it was taken.
+/// How old a look may be when a step acts on it, counted from when its
+/// first question was asked (`Fresh::age`). A look is one moment only if
+/// it came back promptly: one that waited seconds for a member that
+/// stopped right after it answered (a hung AlarmList, a `/metrics` read)
+/// carries answers from before the stop, and the gate would pass on them.
+/// Far above a look's duration on a far network (a few round trips), far
+/// below one gate probe (`--command-timeout`, 5 s).
+pub const ACT_WITHIN: Duration = Duration::from_secs(2);
+
+/// A look at the members and when it asked them for Status: its answers
+/// are no older than `taken`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fresh {
     pub look: ClusterLook,
@@ -178,6 +188,8 @@ pub struct Fresh {
 }
 
 impl Fresh {
+    /// A look that has just come back, stamped now. For looks whose
+    /// taking is not timed (tests); [`Fresh::look`] stamps when it asks.
     pub fn new(look: ClusterLook) -> Fresh {
         Fresh {
             look,
@@ -185,11 +197,25 @@ impl Fresh {
         }
     }
 
-    /// The snapshot if still fresh; consumes it either way.
-    pub fn take(slot: &mut Option<Fresh>) -> Option<ClusterLook> {
-        slot.take()
-            .filter(|f| f.taken.elapsed() < FRESH_FOR)
-            .map(|f| f.look)
+    /// A look that was asked for at `asked`.
+    pub fn asked_at(look: ClusterLook, asked: Instant) -> Fresh {
+        Fresh { look, taken: asked }
+    }
+
+    /// Takes a look, stamped with when it asked the members for Status.
+    pub async fn look<O: EtcdOps>(ops: &O, target: &Target) -> Result<Fresh> {
+        let (look, asked) = crate::etcd::take::look_timed(ops, target).await?;
+        Ok(Fresh::asked_at(look, asked))
+    }
+
+    /// How old its oldest answer may be.
+    pub fn age(&self) -> Duration {
+        self.taken.elapsed()
+    }
+
+    /// The look if still fresh; consumes it either way.
+    pub fn take(slot: &mut Option<Fresh>) -> Option<Fresh> {
+        slot.take().filter(|f| f.age() < FRESH_FOR)
     }
 }
 
@@ -319,7 +345,7 @@ pub async fn run<O: EtcdOps>(
 ) -> Result<DefragReport> {
     let first = match first {
         Some(f) => f,
-        None => Fresh::new(crate::etcd::take::look(ops, target).await?),
+        None => Fresh::look(ops, target).await?,
     };
     check_selection(&first.look, &input.options.selection).map_err(Error::Usage)?;
     let target = look::with_members_as_seeds(target, &first.look);
@@ -337,7 +363,7 @@ pub async fn run<O: EtcdOps>(
     let denied = matches!(outcome.stopped, Some(StopReason::PermissionDenied { .. }));
     if control.halted() != Some(Halt::Abandoned) && !denied {
         let after = match outcome.final_view {
-            Some(f) if f.taken.elapsed() < FRESH_FOR => Ok(f.look),
+            Some(f) if f.age() < FRESH_FOR => Ok(f.look),
             _ => crate::etcd::take::look(ops, &outcome.target).await,
         };
         match after {

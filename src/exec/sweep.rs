@@ -37,7 +37,7 @@ pub(super) struct SweepOutcome {
 
 /// The result of passing the gate.
 enum Gated {
-    Pass(ClusterLook, GateVerdict),
+    Pass(Fresh, GateVerdict),
     Stop(StopReason),
 }
 
@@ -69,6 +69,8 @@ pub(super) struct Sweep<'a, O> {
     first_view: ClusterLook,
     /// Steps in a row whose member no longer saw what the look showed.
     changed_in_a_row: u32,
+    /// Steps in a row whose look had aged past `ACT_WITHIN` by the step.
+    aged_in_a_row: u32,
 }
 
 /// Looks taken again at once, within one gate, when the look was not one
@@ -124,6 +126,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             first_view: first.look.clone(),
             carried: Some(first),
             changed_in_a_row: 0,
+            aged_in_a_row: 0,
         }
     }
 
@@ -147,16 +150,17 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 self.final_view = self.carried.take();
                 return;
             }
-            let (snap, verdict) = match self.pass_gate().await {
-                Gated::Pass(s, v) => (s, v),
+            let (fresh, verdict) = match self.pass_gate().await {
+                Gated::Pass(f, v) => (f, v),
                 Gated::Stop(reason) => return self.stop(reason).await,
             };
+            let snap = &fresh.look;
             // Taking the snapshot can take seconds: a stop or a deadline
             // that came meanwhile wins over the step it would start.
             if let Some(h) = self.control.halted() {
                 return self.stop(h.reason(None)).await;
             }
-            let p = super::plan_for(&snap, verdict.leader, self.opts, &self.done, &self.measured);
+            let p = super::plan_for(snap, verdict.leader, self.opts, &self.done, &self.measured);
             if !self.announced {
                 self.announced = true;
                 self.first_planned = p.to_defrag().cloned().collect();
@@ -188,19 +192,19 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                     MemberResult::planned(&m, Outcome::Skipped, Some(MemberReason::ProbeBudget));
                 self.finish_member(result).await;
             }
-            if let Some(gone) = self.gone_member(&snap) {
+            if let Some(gone) = self.gone_member(snap) {
                 self.finish_member(gone).await;
-                self.carried = Some(Fresh::new(snap));
+                self.carried = Some(fresh);
                 continue;
             }
             let Some(next) = p.next().cloned() else {
-                self.final_view = Some(Fresh::new(snap));
+                self.final_view = Some(fresh);
                 return;
             };
             // The look may be older than the step: ask the member itself,
             // right before touching it, whether it still sees the leader
             // and term the plan was made on.
-            match self.still_as_looked(&snap, &verdict, &next).await {
+            match self.still_as_looked(snap, &verdict, &next).await {
                 Ok(()) => self.changed_in_a_row = 0,
                 Err(reason) => {
                     self.changed_in_a_row += 1;
@@ -224,14 +228,36 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 }
             }
             if next.role == Role::Leader && self.leader.is_none() {
-                match self.hand_over_leadership(&snap, &p, &next).await {
+                match self.hand_over_leadership(snap, &p, &next).await {
                     // Re-snapshot: the old leader is now a follower.
                     Ok(true) => continue,
                     Ok(false) => {}
                     Err(h) => return self.stop(h.reason(None)).await,
                 }
             }
-            if let Err(reason) = self.defragment(&snap, &next).await {
+            // The gate passed on the look's answers, not on the cluster
+            // now: a look that came back late, or steps that took long
+            // since (the member's own check, a handover that fell back to
+            // in-place), may hide a member that stopped after it
+            // answered. Older than ACT_WITHIN, it is taken again.
+            if fresh.age() > super::ACT_WITHIN {
+                let reason = gate::GateReason::LookAged {
+                    age: fresh.age(),
+                    bound: super::ACT_WITHIN,
+                };
+                self.aged_in_a_row += 1;
+                if self.aged_in_a_row > MAX_RELOOKS {
+                    return self
+                        .stop(StopReason::GateRefused {
+                            reasons: vec![reason],
+                        })
+                        .await;
+                }
+                tracing::info!("looking again: {reason}");
+                continue;
+            }
+            self.aged_in_a_row = 0;
+            if let Err(reason) = self.defragment(snap, &next).await {
                 return self.stop(reason).await;
             }
         }
@@ -240,7 +266,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
     /// `--compact`: compact behind a passing gate and let sizes settle.
     async fn compact(&mut self) -> Result<(), StopReason> {
         let snap = match self.pass_gate().await {
-            Gated::Pass(snap, _) => snap,
+            Gated::Pass(fresh, _) => fresh.look,
             Gated::Stop(StopReason::GateRefused { reasons }) => {
                 return Err(StopReason::GateRefusedBeforeCompaction { reasons })
             }
@@ -255,16 +281,16 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 if let Some(why) = not_refreshed {
                     // Which figures did not move: those are not known.
                     // The look is kept for the first step's gate.
-                    let after = crate::etcd::take::look(self.ops, &self.target)
-                        .await
-                        .map_err(|e| StopReason::CompactionFailed {
+                    let after = Fresh::look(self.ops, &self.target).await.map_err(|e| {
+                        StopReason::CompactionFailed {
                             detail: format!("no look at the members after the compaction: {e}"),
-                        })?;
-                    let members = crate::plan::compact::not_refreshed(&snap, &after);
+                        }
+                    })?;
+                    let members = crate::plan::compact::not_refreshed(&snap, &after.look);
                     if !members.is_empty() {
                         self.in_use_not_refreshed = Some(NotRefreshed { members, why });
                     }
-                    self.carried = Some(Fresh::new(after));
+                    self.carried = Some(after);
                 }
                 Ok(())
             }
@@ -284,18 +310,19 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         let mut relooks = 0;
         loop {
             let taken = match Fresh::take(&mut self.carried) {
-                Some(snap) => Ok(snap),
-                None => crate::etcd::take::look(self.ops, &self.target).await,
+                Some(fresh) => Ok(fresh),
+                None => Fresh::look(self.ops, &self.target).await,
             };
             let refused = match taken {
-                Ok(snap) => {
-                    let mut verdict = gate::evaluate(&snap, &self.opts.gate);
+                Ok(fresh) => {
+                    let snap = &fresh.look;
+                    let mut verdict = gate::evaluate(snap, &self.opts.gate);
                     // A step acts on the look as one moment: answers far
                     // apart, or from different raft terms, may straddle an
                     // election, and then neither its agreement on a leader
                     // nor its disagreement is true of any moment. Look
                     // again at once, a few times, before that refuses.
-                    let moment = gate::one_moment(&snap, gate::ONE_MOMENT);
+                    let moment = gate::one_moment(snap, gate::ONE_MOMENT);
                     if !moment.is_empty() && relooks < MAX_RELOOKS {
                         relooks += 1;
                         tracing::info!(
@@ -313,8 +340,8 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                     }
                     verdict.reasons.extend(moment);
                     if verdict.passed() {
-                        self.target = look::with_members_as_seeds(&self.target, &snap);
-                        return Gated::Pass(snap, verdict);
+                        self.target = look::with_members_as_seeds(&self.target, snap);
+                        return Gated::Pass(fresh, verdict);
                     }
                     StopReason::GateRefused {
                         reasons: verdict.reasons,
@@ -547,7 +574,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             self.control,
         )
         .await?;
-        self.carried = Some(Fresh::new(returned.look));
+        self.carried = Some(returned.look);
         Ok((returned.db_size, returned.after))
     }
 

@@ -497,7 +497,9 @@ async fn a_member_its_probe_would_restart_is_held_back_unless_allowed() {
 #[tokio::test(start_paused = true)]
 async fn wait_healthy_retries_with_backoff_until_the_gate_passes() {
     let fake = three();
-    fake.fail("c", Op::Status, FailureCause::Timeout { after: secs(5) }, 3);
+    // The first look (the caller's) answers late and is not carried into
+    // the sweep; the sweep's next three are refused.
+    fake.fail("c", Op::Status, FailureCause::Timeout { after: secs(5) }, 4);
     let input = input(SweepOptions {
         wait_healthy: Some(secs(120)),
         ..options()
@@ -1631,5 +1633,67 @@ async fn a_member_that_changed_since_the_look_is_not_touched() {
             [GateReason::ChangedSinceLook { member, .. }] if member == "c"
         ),
         "{changed:?}"
+    );
+}
+
+/// Soak seed 20261202, round 5 (issue 25): a member stopped right after it
+/// answered Status, while the look still waited for its AlarmList; the
+/// look came back 5 s later, every Status in it one moment, and the gate
+/// passed on answers 5 s old. The step looks again instead, and touches
+/// nobody while `a` is stopped.
+#[tokio::test(start_paused = true)]
+async fn a_look_that_aged_while_it_was_taken_is_taken_again() {
+    let fake = three();
+    fake.fail(
+        "a",
+        Op::AlarmList,
+        FailureCause::Timeout { after: secs(5) },
+        1,
+    );
+    let t0 = Instant::now();
+    let stop_a = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        fake.freeze("a", secs(6));
+    };
+    let rec = Recorder::default();
+    let (input, control) = (input(options()), RunControl::default());
+    let (report, ()) = tokio::join!(sweep(&fake, &input, &rec, &control), stop_a);
+    assert_eq!(report.stop_reason(), None, "{:?}", report.problems());
+    let thawed = t0 + Duration::from_millis(6100);
+    let early: Vec<_> = fake
+        .calls_of(Op::Defragment)
+        .into_iter()
+        .filter(|c| c.started < thawed)
+        .collect();
+    assert!(
+        early.is_empty(),
+        "defragmented while a was stopped: {early:?}"
+    );
+    assert_eq!(fake.defrag_order(), ["b", "c", "a"]);
+    assert!(fake.overlaps().is_empty());
+}
+
+/// A cluster whose every look takes longer than `ACT_WITHIN` (here its
+/// AlarmList, a raft request, answers after 3 s) never shows one moment:
+/// after a few looks the run refuses, naming why, and touches nobody.
+#[tokio::test(start_paused = true)]
+async fn looks_that_always_age_refuse_without_touching_anyone() {
+    let fake = three();
+    fake.delay("a", Op::AlarmList, secs(3));
+    let rec = Recorder::default();
+    let report = sweep(&fake, &input(options()), &rec, &RunControl::default()).await;
+    match report.stop_reason() {
+        Some(StopReason::GateRefused { reasons }) => assert!(
+            matches!(reasons.as_slice(), [GateReason::LookAged { age, bound }]
+                if *age >= secs(3) && *bound == super::ACT_WITHIN),
+            "{reasons:?}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(fake.calls_of(Op::Defragment).is_empty());
+    assert!(
+        report.problems().iter().any(|p| p.contains("was 3")),
+        "{:?}",
+        report.problems()
     );
 }

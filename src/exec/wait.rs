@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::events::{Observer, RunEvent};
-use super::{Halt, RunControl};
+use super::{Fresh, Halt, RunControl};
 use crate::etcd::{EtcdOps, FailureCause, RpcError};
 use crate::look::ClusterLook;
 use crate::plan::defrag::ready_for_transfer;
@@ -45,7 +45,7 @@ pub(super) async fn no_snapshot_on_its_way<O: EtcdOps>(
 pub struct Returned {
     pub db_size: u64,
     pub after: Duration,
-    pub look: ClusterLook,
+    pub look: Fresh,
 }
 
 /// Why a member was not seen back.
@@ -76,8 +76,8 @@ pub async fn for_member<O: EtcdOps>(
     let mut announced: Option<String> = None;
     loop {
         let last = match ops.status(dial).await {
-            Ok(status) => match crate::etcd::take::look(ops, target).await {
-                Ok(snap) => {
+            Ok(status) => match Fresh::look(ops, target).await {
+                Ok(Fresh { look: snap, taken }) => {
                     let verdict = gate::evaluate(&snap, gate_options);
                     let own: Vec<&GateReason> = verdict
                         .for_member(name)
@@ -87,7 +87,7 @@ pub async fn for_member<O: EtcdOps>(
                         return Ok(Returned {
                             db_size: status.db_size,
                             after: t0.elapsed(),
-                            look: snap,
+                            look: Fresh::asked_at(snap, taken),
                         });
                     }
                     own.iter()

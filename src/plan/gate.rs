@@ -90,6 +90,10 @@ pub enum GateReason {
         /// `upgrade to 3.4.38 or later (etcd PR 20659)`.
         advice: String,
     },
+    /// The look the gate passed had aged past `bound` by the time of the
+    /// step (counted from its first question): a member may have stopped
+    /// after it answered.
+    LookAged { age: Duration, bound: Duration },
     /// The member about to be touched no longer sees the leader and term
     /// the step was planned on (`still_as_looked`).
     ChangedSinceLook {
@@ -117,6 +121,7 @@ impl GateReason {
             GateReason::SlowAnswer { .. } => "SlowAnswer",
             GateReason::TermDisagreement { .. } => "TermDisagreement",
             GateReason::ChangedSinceLook { .. } => "ChangedSinceLook",
+            GateReason::LookAged { .. } => "LookAged",
             GateReason::SnapshotInFlight { .. } => "SnapshotInFlight",
         }
     }
@@ -138,6 +143,7 @@ impl GateReason {
             GateReason::LeaderDisagreement { .. }
             | GateReason::LeaderNotMember { .. }
             | GateReason::QuorumMargin { .. }
+            | GateReason::LookAged { .. }
             | GateReason::TermDisagreement { .. } => None,
         }
     }
@@ -225,6 +231,12 @@ impl fmt::Display for GateReason {
             } => write!(
                 f,
                 "member {member} runs etcd {version}, where a snapshot from the leader applied during Defragment can corrupt its data, and {why}; wait until it has caught up, or {advice}"
+            ),
+            GateReason::LookAged { age, bound } => write!(
+                f,
+                "the look at the members was {} old by the step (bound {}): a member may have stopped after it answered (one was slow to answer AlarmList, MemberList or /metrics)",
+                crate::quantity::format_duration(*age),
+                crate::quantity::format_duration(*bound)
             ),
             GateReason::ChangedSinceLook { member, looked, now } => write!(
                 f,

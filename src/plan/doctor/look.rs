@@ -59,7 +59,7 @@ pub fn gate(verdict: &GateVerdict, cluster: &str) -> Vec<Finding> {
                 ),
                 // A sweep's own checks of one look (`gate::one_moment`,
                 // `gate::still_as_looked`); a sweep looks again by itself.
-                GateReason::SlowAnswer { .. } => (
+                GateReason::SlowAnswer { .. } | GateReason::LookAged { .. } => (
                     Severity::Warning,
                     "check the member's disk and CPU: a sweep waits until every member answers promptly".into(),
                 ),
