@@ -510,6 +510,20 @@ impl Cluster {
         self.spawn(i)
     }
 
+    /// Restarts every member, one at a time and each once the cluster is
+    /// ready again, running with `--quota-backend-bytes=bytes` from now on.
+    pub async fn requota(&mut self, bytes: u64) -> Result<()> {
+        self.spec.quota_backend_bytes = Some(bytes);
+        for i in 0..self.members.len() {
+            let args = &mut self.members[i].args;
+            args.retain(|a| !a.starts_with("--quota-backend-bytes="));
+            args.push(format!("--quota-backend-bytes={bytes}"));
+            self.restart(i)?;
+            self.wait_ready(Duration::from_secs(30)).await?;
+        }
+        Ok(())
+    }
+
     /// Fragments every member's backend: writes `total_bytes` of 3800-byte
     /// values (one page each), keeps `keep` of them, deletes the rest and
     /// compacts (physically), so that a defrag has `(1 - keep) * total`
@@ -689,7 +703,7 @@ impl Cluster {
 
 /// The records of an etcd log (JSON lines) as (time, message), skipping
 /// lines that are not JSON or carry no time or message.
-fn log_records(log: &str) -> Vec<(f64, String)> {
+pub fn log_records(log: &str) -> Vec<(f64, String)> {
     log.lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .filter_map(|v| Some((log_time(&v["ts"])?, v["msg"].as_str()?.to_string())))

@@ -52,11 +52,14 @@ struct SoakArgs {
     #[arg(long, default_value = "target/debug/kubectl-etcd")]
     tool: PathBuf,
     /// Faults fall within this many ms of the tool's start.
-    #[arg(long, default_value_t = 6000)]
+    #[arg(long, default_value_t = 3000)]
     span_ms: u64,
     /// MB written per member before each round (30% kept).
-    #[arg(long, default_value_t = 40)]
+    #[arg(long, default_value_t = 80)]
     fragment_mb: u64,
+    /// Print each round's plan and run nothing.
+    #[arg(long)]
+    plan_only: bool,
 }
 
 #[derive(clap::Args)]
@@ -265,6 +268,13 @@ async fn soak(args: SoakArgs) -> Result<(), String> {
         span_ms: args.span_ms,
         fragment_mb: args.fragment_mb,
     };
+    if args.plan_only {
+        for r in args.from_round..args.from_round + args.rounds {
+            let plan = kubectl_etcd_testbed::soak::plan_round(seed, r, args.span_ms);
+            let _ = writeln!(std::io::stdout(), "round {r}: {plan:?}");
+        }
+        return Ok(());
+    }
     let (mut faults, mut violations) = (0usize, 0usize);
     let mut by_kind = std::collections::BTreeMap::<&str, usize>::new();
     for r in args.from_round..args.from_round + args.rounds {
@@ -279,17 +289,28 @@ async fn soak(args: SoakArgs) -> Result<(), String> {
             .iter()
             .map(|f| format!("{}@{}ms", f.kind(), f.at_ms()))
             .collect();
+        let fired = if result.fired.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", result.fired.join(", "))
+        };
         let _ = writeln!(
             std::io::stdout(),
-            "round {r}: {} members, faults [{}], exit {}, {} defrag(s) logged, {} violation(s)",
+            "round {r}: {} members, faults [{}]{fired}, exit {}, {} defrag(s) logged, {} violation(s)",
             result.plan.members,
             kinds.join(", "),
             result.exit,
             result.defragmented,
             result.violations.len()
         );
-        if !result.violations.is_empty() {
-            let _ = writeln!(std::io::stdout(), "  faults: {:?}", result.plan.faults);
+        if let Some(text) = &result.evidence {
+            let keep = format!("soak-{seed}-{r}.txt");
+            std::fs::write(&keep, text).map_err(|e| format!("write {keep}: {e}"))?;
+            let _ = writeln!(
+                std::io::stdout(),
+                "  faults: {:?}; evidence in {keep}",
+                result.plan.faults
+            );
         }
         for v in &result.violations {
             let _ = writeln!(

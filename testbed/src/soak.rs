@@ -57,6 +57,16 @@ pub enum Fault {
     MoveLeader { at_ms: u64 },
     /// The tool gets SIGTERM (or SIGINT), and with `twice` again 300 ms later.
     StopTool { at_ms: u64, term: bool, twice: bool },
+    /// A third party raises CORRUPT for member, and disarms it after
+    /// `for_ms`.
+    Corrupt {
+        member: usize,
+        at_ms: u64,
+        for_ms: u64,
+    },
+    /// A client fills the backend until etcd refuses it with NOSPACE (the
+    /// round's members run with a quota just above their fragmented size).
+    Nospace { at_ms: u64 },
 }
 
 impl Fault {
@@ -66,6 +76,8 @@ impl Fault {
             Fault::KillRestart { .. } => "kill-restart",
             Fault::MoveLeader { .. } => "move-leader",
             Fault::StopTool { .. } => "stop-tool",
+            Fault::Corrupt { .. } => "corrupt",
+            Fault::Nospace { .. } => "nospace",
         }
     }
 
@@ -74,7 +86,9 @@ impl Fault {
             Fault::Pause { at_ms, .. }
             | Fault::KillRestart { at_ms, .. }
             | Fault::MoveLeader { at_ms }
-            | Fault::StopTool { at_ms, .. } => at_ms,
+            | Fault::StopTool { at_ms, .. }
+            | Fault::Corrupt { at_ms, .. }
+            | Fault::Nospace { at_ms } => at_ms,
         }
     }
 }
@@ -89,6 +103,15 @@ pub struct RoundPlan {
     pub faults: Vec<Fault>,
 }
 
+impl RoundPlan {
+    /// Whether its members run with a small quota (a NOSPACE fault).
+    pub fn small_quota(&self) -> bool {
+        self.faults
+            .iter()
+            .any(|f| matches!(f, Fault::Nospace { .. }))
+    }
+}
+
 /// The plan of round `round` of seed `seed`: one to three faults, each at
 /// a moment within the first `span_ms` of the run.
 pub fn plan_round(seed: u64, round: u64, span_ms: u64) -> RoundPlan {
@@ -96,11 +119,11 @@ pub fn plan_round(seed: u64, round: u64, span_ms: u64) -> RoundPlan {
     let members = if rng.chance(20) { 5 } else { 3 };
     let count = rng.between(1, 3);
     let mut faults = Vec::new();
-    let mut stopped_tool = false;
+    let (mut stopped_tool, mut filled) = (false, false);
     for _ in 0..count {
         let at_ms = rng.between(0, span_ms);
         let member = rng.between(0, members as u64 - 1) as usize;
-        let fault = match rng.between(0, 9) {
+        let fault = match rng.between(0, 11) {
             0..=3 => Fault::Pause {
                 member,
                 at_ms,
@@ -112,7 +135,16 @@ pub fn plan_round(seed: u64, round: u64, span_ms: u64) -> RoundPlan {
                 down_ms: rng.between(200, 5000),
             },
             6..=7 => Fault::MoveLeader { at_ms },
-            _ if !stopped_tool => {
+            8 => Fault::Corrupt {
+                member,
+                at_ms,
+                for_ms: rng.between(200, 5000),
+            },
+            9 if !filled => {
+                filled = true;
+                Fault::Nospace { at_ms }
+            }
+            10..=11 if !stopped_tool => {
                 stopped_tool = true;
                 Fault::StopTool {
                     at_ms,
@@ -177,6 +209,29 @@ pub struct Observed {
     pub found: u64,
     /// When the tool was first sent SIGINT or SIGTERM, if it was.
     pub stopped_at: Option<f64>,
+    /// Spans in which a member led, from its own raft records ("became
+    /// leader" until "became follower/candidate/pre-candidate" or its
+    /// death).
+    pub leaderships: Vec<Outage>,
+    /// Spans in which a third party held CORRUPT raised for a member: from
+    /// the raise's answer until the disarm was sent.
+    pub corrupt: Vec<Outage>,
+    /// A CORRUPT alarm that was already gone when its third party came to
+    /// disarm it: someone else disarmed it.
+    pub corrupt_cleared_by_other: bool,
+    /// When the filler first met NOSPACE, if it did.
+    pub nospace_at: Option<f64>,
+    /// NOSPACE alarms raised after the round, and every member's
+    /// (size, quota) then, by index.
+    pub nospace_left: Vec<usize>,
+    pub sizes_after: Vec<Option<(u64, u64)>>,
+    /// What was wrong with the cluster after the round, if anything: a
+    /// member not answering, no agreed leader, a CORRUPT alarm left.
+    pub unhealthy_after: Option<String>,
+    /// Whether the tool's output gives a reason for a non-zero exit (a
+    /// stop reason, a failed or held-back member, a kept alarm, a hash
+    /// disagreement, an error line).
+    pub reason_given: bool,
 }
 
 /// How long after a stop signal a defrag may still start: the Defragment
@@ -187,13 +242,58 @@ pub const STOP_GRACE_SECONDS: f64 = 0.2;
 /// A broken invariant.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Violation {
-    TwoAtOnce { a: usize, b: usize, at: f64 },
-    StartedWhileDown { member: usize, down: usize, at: f64 },
-    Twice { member: usize },
-    ReportedNotLogged { member: usize },
-    ExitZeroNotAllDone { missing: Vec<usize> },
-    WriteLost { acknowledged: u64, found: u64 },
-    StartedAfterStop { member: usize, after: f64 },
+    TwoAtOnce {
+        a: usize,
+        b: usize,
+        at: f64,
+    },
+    StartedWhileDown {
+        member: usize,
+        down: usize,
+        at: f64,
+    },
+    Twice {
+        member: usize,
+    },
+    ReportedNotLogged {
+        member: usize,
+    },
+    ExitZeroNotAllDone {
+        missing: Vec<usize>,
+    },
+    WriteLost {
+        acknowledged: u64,
+        found: u64,
+    },
+    StartedAfterStop {
+        member: usize,
+        after: f64,
+    },
+    StartedWhileCorrupt {
+        member: usize,
+        corrupt: usize,
+        at: f64,
+    },
+    CorruptDisarmed,
+    LeaderNotLast {
+        member: usize,
+        at: f64,
+    },
+    NospaceDisarmedOverQuota {
+        member: usize,
+        size: u64,
+        quota: u64,
+    },
+    NospaceLeft {
+        member: usize,
+    },
+    ExitTwoButChanged,
+    NoReason {
+        exit: i32,
+    },
+    UnhealthyAfter {
+        why: String,
+    },
 }
 
 impl fmt::Display for Violation {
@@ -222,6 +322,40 @@ impl fmt::Display for Violation {
                 f,
                 "m{member} started defragmenting {after:.3}s after the tool was told to stop"
             ),
+            Violation::StartedWhileCorrupt {
+                member,
+                corrupt,
+                at,
+            } => write!(
+                f,
+                "m{member} started defragmenting at {at:.3} while CORRUPT had been raised for m{corrupt} longer than one gate probe"
+            ),
+            Violation::CorruptDisarmed => {
+                write!(f, "a CORRUPT alarm was disarmed by someone other than its raiser")
+            }
+            Violation::LeaderNotLast { member, at } => write!(
+                f,
+                "m{member} started defragmenting at {at:.3} while it led, and another member's defrag came after it"
+            ),
+            Violation::NospaceDisarmedOverQuota {
+                member,
+                size,
+                quota,
+            } => write!(
+                f,
+                "NOSPACE was disarmed while m{member} holds {size} bytes of its {quota} quota (over 90%)"
+            ),
+            Violation::NospaceLeft { member } => write!(
+                f,
+                "NOSPACE raised before the last defrag was left on m{member}, which is back under 90% of its quota"
+            ),
+            Violation::ExitTwoButChanged => {
+                write!(f, "exit 2 (nothing changed), but a member's log has a defrag")
+            }
+            Violation::NoReason { exit } => {
+                write!(f, "exit {exit} without a reason in the tool's output")
+            }
+            Violation::UnhealthyAfter { why } => write!(f, "after the round: {why}"),
         }
     }
 }
@@ -291,6 +425,79 @@ pub fn check(o: &Observed, probe_s: f64) -> Vec<Violation> {
             found: o.found,
         });
     }
+    out.extend(check_alarms_and_leaders(o, probe_s));
+    if o.exit == 2 && !o.defrags.is_empty() {
+        out.push(Violation::ExitTwoButChanged);
+    }
+    if o.exit != 0 && !o.reason_given {
+        out.push(Violation::NoReason { exit: o.exit });
+    }
+    if let Some(why) = &o.unhealthy_after {
+        out.push(Violation::UnhealthyAfter { why: why.clone() });
+    }
+    out
+}
+
+/// How long a member may have led before a defrag of it started without
+/// the tool having had a chance to see it: a third party's handover lands
+/// between the tool's last question to the member and its Defragment.
+pub const LEADER_GRACE_SECONDS: f64 = 0.5;
+
+/// The alarm and leadership invariants.
+fn check_alarms_and_leaders(o: &Observed, probe_s: f64) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for d in &o.defrags {
+        for c in &o.corrupt {
+            if c.from + probe_s <= d.start && d.start < c.to {
+                out.push(Violation::StartedWhileCorrupt {
+                    member: d.member,
+                    corrupt: c.member,
+                    at: d.start,
+                });
+            }
+        }
+        let led = o.leaderships.iter().any(|l| {
+            l.member == d.member && l.from + LEADER_GRACE_SECONDS <= d.start && d.start < l.to
+        });
+        if led && o.defrags.iter().any(|later| later.start > d.start) {
+            out.push(Violation::LeaderNotLast {
+                member: d.member,
+                at: d.start,
+            });
+        }
+    }
+    if o.corrupt_cleared_by_other {
+        out.push(Violation::CorruptDisarmed);
+    }
+    if let Some(raised) = o.nospace_at {
+        // Only the tool disarms NOSPACE: gone means it did, and then
+        // every member must have been back under 90% of its quota.
+        for (member, sizes) in o.sizes_after.iter().enumerate() {
+            let Some((size, quota)) = *sizes else {
+                continue;
+            };
+            let over = u128::from(size) * 10 > u128::from(quota) * 9;
+            if o.nospace_left.is_empty() && over {
+                out.push(Violation::NospaceDisarmedOverQuota {
+                    member,
+                    size,
+                    quota,
+                });
+            }
+            // Raised before the last defrag finished, so the tool's look
+            // after the sweep saw it; a member under 90% then (sizes only
+            // fall while NOSPACE holds writes) has its alarm disarmed,
+            // unless the tool was stopped.
+            let last_end = o.defrags.iter().filter_map(|d| d.end).reduce(f64::max);
+            if o.nospace_left.contains(&member)
+                && !over
+                && o.stopped_at.is_none()
+                && last_end.is_some_and(|end| raised < end)
+            {
+                out.push(Violation::NospaceLeft { member });
+            }
+        }
+    }
     out
 }
 
@@ -329,7 +536,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(kinds.len(), 4, "{kinds:?}");
+        assert_eq!(kinds.len(), 6, "{kinds:?}");
     }
 
     fn done(member: usize, start: f64, end: f64) -> Defrag {
@@ -352,6 +559,8 @@ mod tests {
             acknowledged: 50,
             found: 50,
             stopped_at: None,
+            reason_given: true,
+            ..Observed::default()
         }
     }
 
@@ -435,5 +644,79 @@ mod tests {
         let mut o = clean();
         o.found = 49;
         assert!(matches!(check(&o, 1.0)[..], [Violation::WriteLost { .. }]));
+    }
+
+    fn span(member: usize, from: f64, to: f64) -> Outage {
+        Outage { member, from, to }
+    }
+
+    #[test]
+    fn alarm_leader_exit_and_health_invariants() {
+        // CORRUPT raised 1.5 s before m2's defrag: the gate should have
+        // seen it; raised 0.3 s before: it could not have.
+        let mut o = clean();
+        o.corrupt.push(span(0, 0.5, 2.5));
+        assert_eq!(
+            check(&o, 1.0),
+            vec![Violation::StartedWhileCorrupt {
+                member: 2,
+                corrupt: 0,
+                at: 2.0
+            }]
+        );
+        o.corrupt[0].from = 1.7;
+        assert_eq!(check(&o, 1.0), vec![]);
+        o.corrupt_cleared_by_other = true;
+        assert_eq!(check(&o, 1.0), vec![Violation::CorruptDisarmed]);
+
+        // m1 led from 0.2 s and was defragmented first: others came after.
+        let mut o = clean();
+        o.leaderships.push(span(1, 0.2, 10.0));
+        assert_eq!(
+            check(&o, 1.0),
+            vec![Violation::LeaderNotLast { member: 1, at: 1.0 }]
+        );
+        // The leader last is the in-place case; a handover that landed
+        // just before the defrag is no step of the tool's.
+        let mut o = clean();
+        o.leaderships.push(span(0, 0.2, 10.0));
+        o.leaderships.push(span(1, 0.8, 10.0));
+        assert_eq!(check(&o, 1.0), vec![]);
+
+        // NOSPACE met at 1.2 s, before the last defrag (ends 3.5 s).
+        let mut o = clean();
+        o.nospace_at = Some(1.2);
+        o.sizes_after = vec![Some((50, 100)), Some((95, 100)), Some((40, 100))];
+        assert_eq!(
+            check(&o, 1.0),
+            vec![Violation::NospaceDisarmedOverQuota {
+                member: 1,
+                size: 95,
+                quota: 100
+            }]
+        );
+        o.nospace_left = vec![1];
+        assert_eq!(check(&o, 1.0), vec![]);
+        o.nospace_left = vec![0, 1];
+        assert_eq!(check(&o, 1.0), vec![Violation::NospaceLeft { member: 0 }]);
+        // Met after the last defrag: the tool had looked already.
+        o.nospace_at = Some(3.6);
+        assert_eq!(check(&o, 1.0), vec![]);
+
+        let mut o = clean();
+        o.exit = 2;
+        assert_eq!(check(&o, 1.0), vec![Violation::ExitTwoButChanged]);
+        o.defrags.clear();
+        o.reported_defragmented.clear();
+        assert_eq!(check(&o, 1.0), vec![]);
+        o.reason_given = false;
+        assert_eq!(check(&o, 1.0), vec![Violation::NoReason { exit: 2 }]);
+
+        let mut o = clean();
+        o.unhealthy_after = Some("m1 did not answer".into());
+        assert!(matches!(
+            check(&o, 1.0)[..],
+            [Violation::UnhealthyAfter { .. }]
+        ));
     }
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::Mutex;
 
 use super::{check, plan_round, Defrag, Fault, Observed, Outage, RoundPlan, Violation};
-use crate::cluster::log_time;
+use crate::cluster::log_records;
 use crate::{Cluster, ClusterSpec, EtcdVersion, Result, Security};
 
 /// How one soak runs.
@@ -33,6 +33,11 @@ pub struct RoundResult {
     pub exit: i32,
     pub violations: Vec<Violation>,
     pub defragmented: usize,
+    /// Alarm faults that took effect ("NOSPACE raised", "CORRUPT held 1x").
+    pub fired: Vec<String>,
+    /// With a violation: the round's records, the tool's output and the
+    /// members' logs, as one text.
+    pub evidence: Option<String>,
 }
 
 /// A Status answer takes at most this long before the gate counts the
@@ -53,9 +58,13 @@ pub async fn round(settings: &Settings, round: u64) -> Result<RoundResult> {
     let plan = plan_round(settings.seed, round, settings.span_ms);
     let mut spec = ClusterSpec::new(plan.members, Security::MutualTls).version(settings.version);
     spec.log_level = "info";
-    let cluster = Cluster::start(spec).await?;
+    let mut cluster = Cluster::start(spec).await?;
     cluster.fragment(settings.fragment_mb << 20, 0.3).await?;
+    if plan.small_quota() {
+        quota_just_above_size(&mut cluster).await?;
+    }
     let names: Vec<String> = cluster.members.iter().map(|m| m.name.clone()).collect();
+    let ids = cluster.member_ids().await?;
     let env = cluster.env();
 
     // A client writing all along, one key at a time, to each member in turn.
@@ -116,15 +125,14 @@ pub async fn round(settings: &Settings, round: u64) -> Result<RoundResult> {
     });
     let tool_pid = tool.id();
 
-    // The faults, each at its moment; outages as they happened.
-    let outages = Arc::new(Mutex::new(Vec::<Outage>::new()));
-    let stopped_at = Arc::new(Mutex::new(None::<f64>));
+    // The faults, each at its moment; what they did, as it happened.
+    let records = Arc::new(Mutex::new(Records::default()));
     let mut injected = Vec::new();
     for fault in plan.faults.clone() {
-        let (cluster, outages, stopped_at) = (cluster.clone(), outages.clone(), stopped_at.clone());
+        let (cluster, records, ids) = (cluster.clone(), records.clone(), ids.clone());
         injected.push(tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(fault.at_ms())).await;
-            inject(fault, &cluster, &outages, &stopped_at, tool_pid).await
+            inject(fault, &cluster, &records, &ids, tool_pid).await
         }));
     }
     let output = tokio::time::timeout(Duration::from_secs(240), async {
@@ -165,12 +173,19 @@ pub async fn round(settings: &Settings, round: u64) -> Result<RoundResult> {
         .iter()
         .map(|kv| String::from_utf8_lossy(kv.key()).into_owned())
         .collect();
-    let outages = without_overlap(outages.lock().await.clone());
+    let records = records.lock().await.clone();
+    let outages = without_overlap(records.outages.clone());
     let logs: Vec<String> = (0..plan.members).map(|i| cluster.log(i)).collect();
     let defrags = defrags_in(&logs, &outages, started);
     let reported_defragmented = reported(&output.0, &names);
+    let tool_log = match stderr {
+        Some(task) => task.await.unwrap_or_default(),
+        None => String::new(),
+    };
+    let after = after_round(&cluster, &ids).await;
     let observed = Observed {
         defrags,
+        leaderships: leaderships_in(&logs, &outages, started, round_end),
         outages,
         round_end,
         exit,
@@ -178,43 +193,148 @@ pub async fn round(settings: &Settings, round: u64) -> Result<RoundResult> {
         members: plan.members,
         acknowledged: acknowledged.len() as u64,
         found: acknowledged.iter().filter(|k| found.contains(*k)).count() as u64,
-        stopped_at: *stopped_at.lock().await,
+        stopped_at: records.stopped_at,
+        corrupt: records.corrupt.clone(),
+        corrupt_cleared_by_other: records.corrupt_cleared_by_other,
+        nospace_at: records.nospace_at,
+        nospace_left: after.nospace_left,
+        sizes_after: after
+            .sizes
+            .iter()
+            .map(|s| s.zip(cluster.spec.quota_backend_bytes))
+            .collect(),
+        unhealthy_after: after.unhealthy,
+        reason_given: exit == 0 || reason_given(&output.0, &tool_log),
     };
     let violations = check(&observed, GATE_PROBE_SECONDS);
-    let tool_log = match stderr {
-        Some(task) => task.await.unwrap_or_default(),
-        None => String::new(),
-    };
-    if !violations.is_empty() {
-        // What a violation is judged on, kept for whoever looks into it:
-        // the tool's own account (-v), the members' logs, the outages.
-        let keep = format!("soak-{}-{round}.txt", settings.seed);
-        let text = format!(
-            "started {started:.3}\noutages {:?}\ndefrags {:?}\n--- tool stderr\n{tool_log}\n{}",
-            observed.outages,
-            observed.defrags,
+    // What a violation is judged on, kept for whoever looks into it: the
+    // tool's own account (-v) and report, the members' logs, the records.
+    let evidence = (!violations.is_empty()).then(|| {
+        format!(
+            "started {started:.3}\nplan {plan:?}\nobserved {observed:#?}\n--- tool stdout\n{}\n--- tool stderr\n{tool_log}\n{}",
+            output.0,
             logs.iter()
                 .enumerate()
                 .map(|(i, l)| format!("--- m{i}\n{l}"))
                 .collect::<Vec<_>>()
                 .join("\n")
-        );
-        std::fs::write(&keep, text).map_err(|e| format!("write {keep}: {e}"))?;
+        )
+    });
+    let mut fired = Vec::new();
+    if observed.nospace_at.is_some() {
+        fired.push("NOSPACE raised".to_string());
+    }
+    if !observed.corrupt.is_empty() {
+        fired.push(format!("CORRUPT held {}x", observed.corrupt.len()));
     }
     Ok(RoundResult {
         defragmented: observed.defrags.iter().filter(|d| d.end.is_some()).count(),
         plan,
         exit,
         violations,
+        fired,
+        evidence,
     })
 }
 
-/// Carries out one fault, recording the outage it causes.
+/// What the faults did, as they did it.
+#[derive(Debug, Clone, Default)]
+struct Records {
+    outages: Vec<Outage>,
+    stopped_at: Option<f64>,
+    corrupt: Vec<Outage>,
+    corrupt_cleared_by_other: bool,
+    nospace_at: Option<f64>,
+}
+
+/// Restarts every member, one at a time, with a quota 1 MiB above the
+/// largest member's size: the writer's small puts still fit (they reuse
+/// the free pages fragmentation left), the filler's one large put does
+/// not.
+async fn quota_just_above_size(cluster: &mut Cluster) -> Result<()> {
+    let mut largest = 0;
+    for i in 0..cluster.members.len() {
+        let mut c = cluster.client(i).await?;
+        let s = c.status().await.map_err(|e| e.to_string())?;
+        largest = largest.max(u64::try_from(s.db_size()).unwrap_or(0));
+    }
+    cluster.requota(largest + FILL_BYTES / 2).await
+}
+
+/// The filler's one put: more than the room the quota leaves, within
+/// etcd's default 1.5 MiB request limit.
+const FILL_BYTES: u64 = 1_300_000;
+
+/// The cluster after a round, from the members themselves.
+struct After {
+    nospace_left: Vec<usize>,
+    sizes: Vec<Option<u64>>,
+    unhealthy: Option<String>,
+}
+
+async fn after_round(cluster: &Cluster, ids: &[u64]) -> After {
+    let mut after = After {
+        nospace_left: Vec::new(),
+        sizes: vec![None; ids.len()],
+        unhealthy: None,
+    };
+    let mut problems = Vec::new();
+    for (i, size) in after.sizes.iter_mut().enumerate() {
+        match cluster.client(i).await {
+            Ok(mut c) => match tokio::time::timeout(Duration::from_secs(5), c.status()).await {
+                Ok(Ok(s)) => *size = u64::try_from(s.db_size()).ok(),
+                _ => problems.push(format!("m{i} did not answer Status")),
+            },
+            Err(e) => problems.push(e),
+        }
+    }
+    if let Ok(mut c) = cluster.client(0).await {
+        use etcd_client::{AlarmAction, AlarmType};
+        match c.alarm(AlarmAction::Get, AlarmType::None, None).await {
+            Ok(list) => {
+                for a in list.alarms() {
+                    let member = ids.iter().position(|id| *id == a.member_id());
+                    match (a.alarm(), member) {
+                        (AlarmType::Nospace, Some(m)) => after.nospace_left.push(m),
+                        (kind, _) => problems
+                            .push(format!("alarm {kind:?} left on member {:x}", a.member_id())),
+                    }
+                }
+            }
+            Err(e) => problems.push(format!("AlarmList: {e}")),
+        }
+    }
+    if !problems.is_empty() {
+        after.unhealthy = Some(problems.join("; "));
+    }
+    after
+}
+
+/// Whether the tool's output says why it did not exit 0.
+fn reason_given(stdout: &str, stderr: &str) -> bool {
+    let Ok(doc) = serde_json::from_str::<serde_json::Value>(stdout) else {
+        return stderr.contains("error:");
+    };
+    doc.get("stopReason").is_some()
+        || doc["members"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|m| m["outcome"] == "Failed" || m["reason"] == "ProbeBudget")
+        || doc["alarms"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|a| a["result"] == "failed")
+        || doc["hashCheck"]["verdict"] == "disagree"
+}
+
+/// Carries out one fault, recording what it did.
 async fn inject(
     fault: Fault,
     cluster: &Mutex<Cluster>,
-    outages: &Mutex<Vec<Outage>>,
-    stopped_at: &Mutex<Option<f64>>,
+    records: &Mutex<Records>,
+    ids: &[u64],
     tool: Option<u32>,
 ) -> Result<()> {
     match fault {
@@ -227,7 +347,7 @@ async fn inject(
             tokio::time::sleep(Duration::from_millis(for_ms)).await;
             let _ = cluster.lock().await.resume(member);
             if paused {
-                outages.lock().await.push(Outage {
+                records.lock().await.outages.push(Outage {
                     member,
                     from,
                     to: now(),
@@ -241,7 +361,7 @@ async fn inject(
             cluster.lock().await.kill(member)?;
             tokio::time::sleep(Duration::from_millis(down_ms)).await;
             cluster.lock().await.restart(member)?;
-            outages.lock().await.push(Outage {
+            records.lock().await.outages.push(Outage {
                 member,
                 from,
                 to: now(),
@@ -269,7 +389,7 @@ async fn inject(
                 let pid = nix::unistd::Pid::from_raw(pid as i32);
                 // Sent to a tool that had already ended, it stops nothing.
                 if nix::sys::signal::kill(pid, signal).is_ok() {
-                    stopped_at.lock().await.get_or_insert(now());
+                    records.lock().await.stopped_at.get_or_insert(now());
                 }
                 if twice {
                     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -277,8 +397,114 @@ async fn inject(
                 }
             }
         }
+        Fault::Corrupt { member, for_ms, .. } => {
+            corrupt(cluster, records, ids[member], member, for_ms).await?
+        }
+        Fault::Nospace { .. } => fill(cluster, records).await,
     }
     Ok(())
+}
+
+/// A client of the first member that answers within `limit`: a third
+/// party goes to whichever member it can reach.
+async fn any_client(cluster: &Mutex<Cluster>, limit: Duration) -> Option<etcd_client::Client> {
+    let guard = cluster.lock().await;
+    for i in 0..guard.members.len() {
+        let Ok(mut c) = guard.client_with_timeout(i, limit).await else {
+            continue;
+        };
+        if tokio::time::timeout(limit, c.status())
+            .await
+            .is_ok_and(|s| s.is_ok())
+        {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// Raises CORRUPT for the member (etcd's Alarm ACTIVATE, as its corruption
+/// check would), then after `for_ms` disarms it, noting whether it was
+/// still raised then.
+async fn corrupt(
+    cluster: &Mutex<Cluster>,
+    records: &Mutex<Records>,
+    id: u64,
+    member: usize,
+    for_ms: u64,
+) -> Result<()> {
+    use etcd_client::{AlarmAction, AlarmOptions, AlarmType};
+    let limit = Duration::from_secs(3);
+    let mut options = AlarmOptions::new();
+    options.with_member(id);
+    // A cluster with a member down may not answer in time: then the
+    // fault did not happen, and is not recorded.
+    let Some(mut c) = any_client(cluster, limit).await else {
+        return Ok(());
+    };
+    let raise = c.alarm(
+        AlarmAction::Activate,
+        AlarmType::Corrupt,
+        Some(options.clone()),
+    );
+    if !matches!(tokio::time::timeout(limit, raise).await, Ok(Ok(_))) {
+        return Ok(());
+    }
+    let from = now();
+    tokio::time::sleep(Duration::from_millis(for_ms)).await;
+    // Disarmed for sure, even with members down meanwhile.
+    for _ in 0..60 {
+        if let Some(mut c) = any_client(cluster, limit).await {
+            let listed =
+                tokio::time::timeout(limit, c.alarm(AlarmAction::Get, AlarmType::None, None)).await;
+            if let Ok(Ok(list)) = listed {
+                let raised = list
+                    .alarms()
+                    .iter()
+                    .any(|a| a.member_id() == id && a.alarm() == AlarmType::Corrupt);
+                let to = now();
+                let disarm = c.alarm(
+                    AlarmAction::Deactivate,
+                    AlarmType::Corrupt,
+                    Some(options.clone()),
+                );
+                if !raised || matches!(tokio::time::timeout(limit, disarm).await, Ok(Ok(_))) {
+                    let mut r = records.lock().await;
+                    r.corrupt.push(Outage { member, from, to });
+                    r.corrupt_cleared_by_other |= !raised;
+                    return Ok(());
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    Err(format!(
+        "CORRUPT raised for m{member} could not be disarmed"
+    ))
+}
+
+/// One put larger than the room the quota leaves: the member that serves
+/// it refuses it with NOSPACE, and members not yet defragmented raise
+/// NOSPACE as they apply it. Records when NOSPACE was first seen raised.
+async fn fill(cluster: &Mutex<Cluster>, records: &Mutex<Records>) {
+    use etcd_client::{AlarmAction, AlarmType};
+    let limit = Duration::from_secs(3);
+    let Some(mut c) = any_client(cluster, limit).await else {
+        return;
+    };
+    let value = vec![b'f'; FILL_BYTES as usize];
+    let _ = tokio::time::timeout(limit, c.put("soak-fill", value, None)).await;
+    let listed =
+        tokio::time::timeout(limit, c.alarm(AlarmAction::Get, AlarmType::None, None)).await;
+    if let Ok(Ok(list)) = listed {
+        if list
+            .alarms()
+            .iter()
+            .any(|a| a.alarm() == AlarmType::Nospace)
+        {
+            records.lock().await.nospace_at.get_or_insert(now());
+        }
+    }
 }
 
 /// A pause that a kill of the same member ended: the member was stopped
@@ -305,10 +531,7 @@ fn defrags_in(logs: &[String], outages: &[Outage], since: f64) -> Vec<Defrag> {
     let mut out = Vec::new();
     for (member, log) in logs.iter().enumerate() {
         let mut start: Option<f64> = None;
-        let records = log
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter_map(|v| Some((log_time(&v["ts"])?, v["msg"].as_str()?.to_string())));
+        let records = log_records(log);
         for (t, msg) in records {
             if t < since {
                 continue;
@@ -340,6 +563,55 @@ fn defrags_in(logs: &[String], outages: &[Outage], since: f64) -> Vec<Defrag> {
     out
 }
 
+/// Each member's spans as leader since `since`, from its own raft
+/// records: from "became leader" until it became anything else, or died.
+fn leaderships_in(logs: &[String], outages: &[Outage], since: f64, end: f64) -> Vec<Outage> {
+    let mut out = Vec::new();
+    for (member, log) in logs.iter().enumerate() {
+        let mut from: Option<f64> = None;
+        let records = log_records(log);
+        for (t, msg) in records {
+            if msg.contains(" became leader at term ") {
+                from = Some(t);
+            } else if msg.contains(" became follower at term ")
+                || msg.contains(" became candidate at term ")
+                || msg.contains(" became pre-candidate at term ")
+                || msg.starts_with("newRaft ")
+            {
+                if let Some(f) = from.take() {
+                    // A restarted member's first records follow a death.
+                    let to = outages
+                        .iter()
+                        .filter(|o| o.member == member && o.from >= f && o.from <= t)
+                        .map(|o| o.from)
+                        .reduce(f64::min)
+                        .unwrap_or(t);
+                    out.push(Outage {
+                        member,
+                        from: f,
+                        to,
+                    });
+                }
+            }
+        }
+        if let Some(f) = from {
+            let to = outages
+                .iter()
+                .filter(|o| o.member == member && o.from >= f)
+                .map(|o| o.from)
+                .reduce(f64::min)
+                .unwrap_or(end);
+            out.push(Outage {
+                member,
+                from: f,
+                to,
+            });
+        }
+    }
+    out.retain(|l| l.to >= since);
+    out
+}
+
 fn cut(member: usize, start: f64, outages: &[Outage]) -> Defrag {
     Defrag {
         member,
@@ -365,4 +637,56 @@ fn reported(stdout: &str, names: &[String]) -> Vec<usize> {
         .filter(|m| m["outcome"] == "Defragmented")
         .filter_map(|m| names.iter().position(|n| m["name"] == n.as_str()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(ts: f64, msg: &str) -> String {
+        serde_json::json!({"level": "info", "ts": ts, "logger": "raft", "msg": msg}).to_string()
+    }
+
+    #[test]
+    fn leadership_spans_come_from_raft_records_and_end_at_a_death() {
+        let m0 = [
+            record(1.0, "aa became leader at term 2"),
+            record(4.0, "aa became follower at term 3"),
+            record(6.0, "aa became leader at term 5"),
+        ]
+        .join("\n");
+        // m1 led until it was killed at 3.0; its restart logs newRaft.
+        let m1 = [
+            record(2.0, "bb became leader at term 3"),
+            record(3.5, "newRaft bb [peers: [], term: 3]"),
+        ]
+        .join("\n");
+        let kill = Outage {
+            member: 1,
+            from: 3.0,
+            to: 3.4,
+        };
+        let spans = leaderships_in(&[m0, m1], &[kill], 0.0, 9.0);
+        let got: Vec<(usize, f64, f64)> = spans.iter().map(|s| (s.member, s.from, s.to)).collect();
+        assert_eq!(got, [(0, 1.0, 4.0), (0, 6.0, 9.0), (1, 2.0, 3.0)]);
+    }
+
+    #[test]
+    fn a_reason_is_a_stop_a_failure_a_hold_back_or_an_error_line() {
+        assert!(reason_given(
+            r#"{"stopReason":"Interrupted","members":[]}"#,
+            ""
+        ));
+        assert!(reason_given(
+            r#"{"members":[{"outcome":"Skipped","reason":"ProbeBudget"}]}"#,
+            ""
+        ));
+        assert!(reason_given(r#"{"members":[{"outcome":"Failed"}]}"#, ""));
+        assert!(reason_given("", "error: no member answered"));
+        assert!(!reason_given(
+            r#"{"members":[{"outcome":"Defragmented"}],"alarms":[]}"#,
+            ""
+        ));
+        assert!(!reason_given("", "warning: something"));
+    }
 }
