@@ -23,6 +23,12 @@ pub const FIELD_MANAGER: &str = "etcd-operator-traffic-distribution";
 /// The EtcdCluster annotation that holds the wanted value (contract §6.1).
 pub const ANNOTATION: &str = "etcd-operator.cozystack.io/client-service-traffic-distribution";
 
+/// The tool's own EtcdDefrag annotation (not the operator's): the member
+/// whose Defragment `--watch` is about to send, written before the RPC, so
+/// that a holder that dies mid-RPC leaves word for the next one
+/// (`plan::defrag::already_reclaimed`). The operator ignores it.
+pub const DEFRAGMENTING_ANNOTATION: &str = "kubectl-etcd/defragmenting";
+
 /// The client Service of a cluster; the headless one (`<cluster>`) is never
 /// touched.
 pub fn client_service_name(cluster: &str) -> String {

@@ -1,7 +1,8 @@
 //! Exactly one active watcher: two `defrag --watch` processes on one Lease.
 //! The holder acts; the other waits. A holder stopped past the lease
 //! duration loses it, and after it resumes it neither writes nor
-//! defragments; SIGTERM hands the Lease back at once and exits 0.
+//! defragments; SIGTERM hands the Lease back at once and exits 0. A holder
+//! killed mid-Defragment leaves word, and its member is not taken twice.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -11,7 +12,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, DynamicObject};
-use kube::Client;
+use kube::{Client, ResourceExt};
 use serde_json::json;
 use support::k8s::*;
 use support::watch::{defrag_count, spawn_watcher};
@@ -112,23 +113,28 @@ async fn one_watcher_acts_and_a_stopped_holder_stays_fenced() {
     signal(&a, Signal::SIGSTOP);
     wait_holder(&client, ns, b.id().unwrap()).await;
     let done = wait_complete(&runs, "first").await;
-    assert_eq!(
-        done.data["status"]["defragmented"], 3,
-        "{}",
-        done.data["status"]
-    );
+    // The member in flight when the holder froze, if one was, is
+    // `AlreadyReclaimed`: the frozen holder's Defragment ran on.
+    let status = &done.data["status"];
+    let rows = status["members"].as_array().unwrap();
+    let reclaimed = rows
+        .iter()
+        .filter(|r| r["outcome"] == "Skipped" && r["reason"] == "AlreadyReclaimed")
+        .count();
+    let defragmented = rows
+        .iter()
+        .filter(|r| r["outcome"] == "Defragmented")
+        .count();
+    assert!(reclaimed <= 1 && defragmented + reclaimed == 3, "{status}");
+    assert_eq!(status["defragmented"], defragmented, "{status}");
     let mut counts = Vec::new();
     for i in 0..3 {
         counts.push(defrag_count(&fx.etcd, i).await);
     }
-    // Every member at least once; at most the one in flight when the holder
-    // froze twice (its row was never written, so the new holder redid it).
-    assert!(counts.iter().all(|c| *c >= 1), "{counts:?}");
-    assert!(
-        counts.iter().filter(|c| **c == 2).count() <= 1,
-        "{counts:?}"
-    );
-    assert!(counts.iter().all(|c| *c <= 2), "{counts:?}");
+    // Every member exactly once: the one in flight when the holder froze
+    // has no row from it, but the note the holder left before sending its
+    // Defragment, and nothing left to reclaim (issue 25).
+    assert_eq!(counts, [1, 1, 1]);
 
     // The old holder resumes: its fence is closed, so it neither writes the
     // row of the member it had in flight nor defragments anything more.
@@ -167,4 +173,59 @@ async fn one_watcher_acts_and_a_stopped_holder_stays_fenced() {
         assert_eq!(defrag_count(&fx.etcd, i).await, before + 1, "member {i}");
     }
     a.kill().await.unwrap();
+}
+
+/// Issue 25 (soak seed 25, watch round 27): the holder is SIGKILLed while
+/// its Defragment runs, so the member's row is never written. The note it
+/// left on the EtcdDefrag (read back from the API server) names the
+/// member; the next holder finds it with nothing to reclaim and skips it
+/// (`AlreadyReclaimed`): every member is defragmented exactly once, by
+/// its own `/metrics`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_holder_killed_mid_defragment_leaves_word_and_no_member_is_taken_twice() {
+    let client = admin().await;
+    let ns = "watch-lease-kill";
+    let kc = kubeconfig("watch-lease-kill.yaml", &[ns]);
+    let fx = fixture(&client, ns, "db", Mode::Plain).await;
+    let runs = dynamic(&client, ns, "EtcdDefrag", "etcddefrags");
+    fx.etcd.fragment(300 * 1024 * 1024, 0.5).await.unwrap();
+    let mut a = watcher(&kc, ns);
+    wait_holder(&client, ns, a.id().unwrap()).await;
+    create_run(&runs, ns, "first").await;
+
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let member = loop {
+        let run = runs.get("first").await.unwrap();
+        if let Some(m) = run.annotations().get("kubectl-etcd/defragmenting") {
+            break m.clone();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no note: {run:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    // The Defragment is sent right after the note; kill the holder while
+    // it runs.
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    a.kill().await.unwrap();
+    let row_written = runs.get("first").await.unwrap().data["status"]["members"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|r| r["name"] == member.as_str() && r["outcome"] != "Pending");
+    assert!(
+        !row_written,
+        "the holder wrote {member}'s row before it died"
+    );
+
+    let mut b = watcher(&kc, ns);
+    let done = wait_complete(&runs, "first").await;
+    let rows = done.data["status"]["members"].as_array().unwrap().clone();
+    let row = rows.iter().find(|r| r["name"] == member.as_str()).unwrap();
+    assert_eq!(row["outcome"], "Skipped", "{rows:?}");
+    assert_eq!(row["reason"], "AlreadyReclaimed", "{rows:?}");
+    let mut counts = Vec::new();
+    for i in 0..3 {
+        counts.push(defrag_count(&fx.etcd, i).await);
+    }
+    assert_eq!(counts, [1, 1, 1], "{rows:?}");
+    b.kill().await.unwrap();
 }

@@ -580,6 +580,7 @@ fn defrag_dry_run() -> DefragReport {
         },
         finished: vec![],
         cluster: None,
+        interrupted: None,
     };
     preview(&snap, &verdict, &input).unwrap()
 }

@@ -20,6 +20,7 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
         options,
         finished: Vec::new(),
         cluster: target.cluster.clone(),
+        interrupted: None,
     };
 
     // First look: the preview (unknown --member names are a usage error),

@@ -158,6 +158,7 @@ impl Fleet<'_> {
             options: self.options.clone(),
             finished: Vec::new(),
             cluster: Some(cluster.clone()),
+            interrupted: None,
         }
     }
 

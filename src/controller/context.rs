@@ -227,6 +227,38 @@ where
     }
 }
 
+/// Notes on `current` (merge patch of its metadata, no resourceVersion,
+/// so never a conflict) that `member`'s Defragment is about to be sent
+/// (`contract::DEFRAGMENTING_ANNOTATION`). A fenced watcher writes nothing.
+pub async fn note_defragmenting<K>(
+    ctx: &Context,
+    api: &Api<K>,
+    current: &mut K,
+    member: &str,
+) -> Result<(), Error>
+where
+    K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
+{
+    ctx.fenced()?;
+    let name = current.name_any();
+    let patch = serde_json::json!({
+        "metadata": {"annotations": {crate::contract::DEFRAGMENTING_ANNOTATION: member}}
+    });
+    let params = kube::api::PatchParams {
+        field_manager: Some(FIELD_MANAGER.to_string()),
+        ..kube::api::PatchParams::default()
+    };
+    let stored = api
+        .patch(&name, &params, &kube::api::Patch::Merge(&patch))
+        .await
+        .map_err(api_error(format!(
+            "note on {} {name} that {member} is being defragmented",
+            K::kind(&())
+        )))?;
+    *current = stored;
+    Ok(())
+}
+
 /// Records an event against `object` (any namespaced kind): a new core/v1
 /// Event per occurrence, from the operator's component, as
 /// every controller here does. A failure to record is logged.

@@ -338,10 +338,19 @@ async fn drive(
     )
     .map_err(crate::Error::Usage)?;
     let earlier: Vec<String> = finished.iter().map(|m| m.name.clone()).collect();
+    // A holder that died mid-Defragment left the member's name and no row.
+    let interrupted = current
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(crate::contract::DEFRAGMENTING_ANNOTATION))
+        .filter(|member| !earlier.contains(member))
+        .cloned();
     let input = RunInput {
         options,
         finished,
         cluster: session.target.cluster.clone(),
+        interrupted,
     };
     let control = RunControl {
         cancel: ctx.shutdown.child_token(),
@@ -424,6 +433,22 @@ impl Observer for Persist<'_> {
             let results = match &event {
                 RunEvent::Planned { members, .. } => members.clone(),
                 RunEvent::MemberFinished { result } => vec![result.clone()],
+                // Word for the next holder, should this one die before
+                // the row is written: without it, nothing is sent.
+                RunEvent::DefragStarted { member } => {
+                    tracing::info!("{}", event.describe());
+                    let mut guard = self.state.lock().await;
+                    let (current, _) = &mut *guard;
+                    let noted =
+                        context::note_defragmenting(self.ctx, self.runs, current, &member.name)
+                            .await;
+                    if let Err(e) = noted {
+                        tracing::warn!("{e}; stopping the run before the Defragment");
+                        self.stop_run.cancel();
+                        *self.failed.lock().await = Some(e);
+                    }
+                    return;
+                }
                 other => {
                     tracing::info!("{}", other.describe());
                     return;

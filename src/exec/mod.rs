@@ -85,6 +85,9 @@ pub struct RunInput {
     pub finished: Vec<MemberResult>,
     /// The EtcdCluster the run is about, for the report.
     pub cluster: Option<crate::report::ClusterRef>,
+    /// A member an earlier attempt sent a Defragment and then stopped
+    /// without recording its outcome (`plan::defrag::already_reclaimed`).
+    pub interrupted: Option<String>,
 }
 
 /// How a caller stops a run, and when it must stop by itself.
@@ -240,6 +243,7 @@ fn first_plan(snap: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Pl
         &input.options,
         &done,
         &Measured::default(),
+        input.interrupted.as_deref(),
     )
 }
 
@@ -253,11 +257,13 @@ pub(crate) fn plan_for(
     opts: &SweepOptions,
     done: &BTreeSet<String>,
     measured: &Measured,
+    interrupted: Option<&str>,
 ) -> Plan {
     let mut plan = order_sweep(snap, leader, &opts.rule, &opts.selection, done);
     if opts.recover_nospace {
         plan = recover_nospace(plan, snap);
     }
+    plan = crate::plan::defrag::already_reclaimed(plan, interrupted);
     if opts.allow_probe_restart {
         plan
     } else {

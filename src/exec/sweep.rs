@@ -71,6 +71,8 @@ pub(super) struct Sweep<'a, O> {
     changed_in_a_row: u32,
     /// Steps in a row whose look had aged past `ACT_WITHIN` by the step.
     aged_in_a_row: u32,
+    /// `RunInput::interrupted`.
+    interrupted: Option<String>,
 }
 
 /// Looks taken again at once, within one gate, when the look was not one
@@ -127,6 +129,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             carried: Some(first),
             changed_in_a_row: 0,
             aged_in_a_row: 0,
+            interrupted: input.interrupted.clone(),
         }
     }
 
@@ -160,7 +163,14 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             if let Some(h) = self.control.halted() {
                 return self.stop(h.reason(None)).await;
             }
-            let p = super::plan_for(snap, verdict.leader, self.opts, &self.done, &self.measured);
+            let p = super::plan_for(
+                snap,
+                verdict.leader,
+                self.opts,
+                &self.done,
+                &self.measured,
+                self.interrupted.as_deref(),
+            );
             if !self.announced {
                 self.announced = true;
                 self.first_planned = p.to_defrag().cloned().collect();
@@ -676,6 +686,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 self.opts,
                 &self.done,
                 &self.measured,
+                self.interrupted.as_deref(),
             );
         }
         for m in &self.last_plan.members {

@@ -52,6 +52,7 @@ fn input(options: SweepOptions) -> RunInput {
         options,
         finished: vec![],
         cluster: None,
+        interrupted: None,
     }
 }
 
@@ -1696,4 +1697,66 @@ async fn looks_that_always_age_refuse_without_touching_anyone() {
         "{:?}",
         report.problems()
     );
+}
+
+/// Soak seed 25, watch round 27 (issue 25): a watcher was killed while its
+/// Defragment of `b` ran, before `b`'s row was written; the next holder
+/// resumes with `b` named as interrupted. `b` has nothing left to reclaim,
+/// so it is skipped (`AlreadyReclaimed`), not defragmented twice; `c`,
+/// named as interrupted while still fragmented (its RPC never ran), is
+/// defragmented as planned.
+#[tokio::test(start_paused = true)]
+async fn a_member_whose_defrag_was_interrupted_is_not_taken_twice() {
+    let fake = three();
+    let only_b = input(SweepOptions {
+        selection: vec!["b".into()],
+        ..options()
+    });
+    sweep(&fake, &only_b, &Recorder::default(), &RunControl::default()).await;
+    assert_eq!(fake.defrag_order(), ["b"]);
+
+    // The watcher's rule here: every member, fragmented or not.
+    let all = || {
+        input(SweepOptions {
+            rule: DefragRule {
+                all: true,
+                ..DefragRule::default()
+            },
+            ..options()
+        })
+    };
+    let resumed = RunInput {
+        interrupted: Some("b".into()),
+        ..all()
+    };
+    let report = sweep(
+        &fake,
+        &resumed,
+        &Recorder::default(),
+        &RunControl::default(),
+    )
+    .await;
+    assert_eq!(fake.defrag_order(), ["b", "c", "a"]);
+    assert_eq!(
+        outcomes(&report),
+        [
+            line("c", Outcome::Defragmented, None),
+            line("a", Outcome::Defragmented, None),
+            line("b", Outcome::Skipped, Some(MemberReason::AlreadyReclaimed)),
+        ]
+    );
+
+    let fake = three();
+    let resumed = RunInput {
+        interrupted: Some("c".into()),
+        ..all()
+    };
+    sweep(
+        &fake,
+        &resumed,
+        &Recorder::default(),
+        &RunControl::default(),
+    )
+    .await;
+    assert_eq!(fake.defrag_order(), ["b", "c", "a"]);
 }

@@ -36,6 +36,10 @@ pub enum SkipReason {
     Learner,
     /// Not named by `--member`.
     NotSelected,
+    /// An earlier attempt at this run sent it a Defragment and stopped
+    /// before it recorded the outcome (a watcher killed, or fenced, mid
+    /// RPC), and it now has nothing to reclaim (`already_reclaimed`).
+    AlreadyReclaimed,
     /// Its liveness (or startup) probe fails while it defragments, and the
     /// kubelet would restart it before the predicted defrag ends
     /// (`plan::probes::hold_back`).
@@ -51,6 +55,7 @@ impl SkipReason {
             SkipReason::BelowThreshold => "BelowThreshold",
             SkipReason::Learner => "Learner",
             SkipReason::NotSelected => "NotSelected",
+            SkipReason::AlreadyReclaimed => "AlreadyReclaimed",
             SkipReason::ProbeBudget => "ProbeBudget",
             SkipReason::Unreachable => "Unreachable",
         }
@@ -253,6 +258,35 @@ pub fn recover_nospace(plan: Plan, snapshot: &ClusterLook) -> Plan {
     for p in &mut entries {
         if p.decision == MemberDecision::Skip(SkipReason::BelowThreshold) && helps(p) {
             p.decision = MemberDecision::Defrag(Trigger::Nospace);
+        }
+    }
+    arrange(entries)
+}
+
+/// Whether a member's backend has nothing a defrag would give back: at
+/// most 2 MiB or 5% of its size free, what a member has soon after one.
+pub fn nothing_to_reclaim(db_size: u64, in_use: u64) -> bool {
+    db_size.saturating_sub(in_use) <= (2 << 20).max(db_size / 20)
+}
+
+/// The member an earlier attempt at this run sent a Defragment and then
+/// stopped without recording its outcome (`interrupted`): etcd has no way
+/// to ask whether that RPC ran, but its sizes tell. With nothing left to
+/// reclaim it is skipped (`AlreadyReclaimed`), not defragmented a second
+/// time in one run; still fragmented, the Defragment never ran and it is
+/// planned as before. Pure.
+pub fn already_reclaimed(plan: Plan, interrupted: Option<&str>) -> Plan {
+    let Some(name) = interrupted else {
+        return plan;
+    };
+    let mut entries = plan.members;
+    for p in &mut entries {
+        if p.name == name
+            && matches!(p.decision, MemberDecision::Defrag(_))
+            && p.silent.is_none()
+            && nothing_to_reclaim(p.db_size, p.in_use)
+        {
+            p.decision = MemberDecision::Skip(SkipReason::AlreadyReclaimed);
         }
     }
     arrange(entries)
@@ -615,6 +649,58 @@ mod tests {
                 (m.name.as_str(), m.role, d)
             })
             .collect()
+    }
+
+    /// Soak seed 25, watch round 27 (issue 25): a watcher killed while its
+    /// Defragment of `a` ran; the next holder found `a`'s row Pending.
+    /// With nothing left to reclaim it is not defragmented again; still
+    /// fragmented (the RPC never ran), it is; any other member, or none
+    /// interrupted, changes nothing.
+    #[test]
+    fn an_interrupted_member_with_nothing_to_reclaim_is_not_taken_again() {
+        let snap = snapshot(&[
+            ("a", 1, 30, 29, false),
+            ("b", 2, 90, 27, false),
+            ("c", 3, 90, 27, false),
+        ]);
+        let rule = DefragRule {
+            all: true,
+            ..DefragRule::default()
+        };
+        let plan = || order_sweep(&snap, Some(2), &rule, &[], &BTreeSet::new());
+        type Rows<'a> = Vec<(&'a str, Role, String)>;
+        let cases: Vec<(Option<&str>, Rows)> = vec![
+            (
+                None,
+                vec![
+                    ("c", Role::Follower, "defrag".into()),
+                    ("a", Role::Follower, "defrag".into()),
+                    ("b", Role::Leader, "defrag".into()),
+                ],
+            ),
+            (
+                Some("a"),
+                vec![
+                    ("c", Role::Follower, "defrag".into()),
+                    ("b", Role::Leader, "defrag".into()),
+                    ("a", Role::Follower, "AlreadyReclaimed".into()),
+                ],
+            ),
+            (
+                Some("c"),
+                vec![
+                    ("c", Role::Follower, "defrag".into()),
+                    ("a", Role::Follower, "defrag".into()),
+                    ("b", Role::Leader, "defrag".into()),
+                ],
+            ),
+        ];
+        for (interrupted, want) in cases {
+            let got = already_reclaimed(plan(), interrupted);
+            assert_eq!(order(&got), want, "{interrupted:?}");
+        }
+        assert!(nothing_to_reclaim(100 * MI, 96 * MI) && !nothing_to_reclaim(100 * MI, 94 * MI));
+        assert!(nothing_to_reclaim(10 * MI, 8 * MI) && !nothing_to_reclaim(10 * MI, 7 * MI));
     }
 
     /// Issue 20: a 48 MB quota filled to NOSPACE. The default rule (200Mi

@@ -126,6 +126,9 @@ pub enum MemberReason {
     Learner,
     /// Skipped: not named by `--member`.
     NotSelected,
+    /// Skipped: an earlier attempt's Defragment of it was in flight when
+    /// that attempt stopped, and it now has nothing to reclaim.
+    AlreadyReclaimed,
     /// Failed: the Defragment RPC failed or timed out.
     #[serde(rename = "RPCError")]
     RpcError,
@@ -150,6 +153,7 @@ impl MemberReason {
             MemberReason::BelowThreshold => "BelowThreshold",
             MemberReason::Learner => "Learner",
             MemberReason::NotSelected => "NotSelected",
+            MemberReason::AlreadyReclaimed => "AlreadyReclaimed",
             MemberReason::RpcError => "RPCError",
             MemberReason::AfterSizeUnavailable => "AfterSizeUnavailable",
             MemberReason::MemberGone => "MemberGone",
@@ -172,6 +176,7 @@ impl From<SkipReason> for MemberReason {
             SkipReason::BelowThreshold => MemberReason::BelowThreshold,
             SkipReason::Learner => MemberReason::Learner,
             SkipReason::NotSelected => MemberReason::NotSelected,
+            SkipReason::AlreadyReclaimed => MemberReason::AlreadyReclaimed,
             SkipReason::Unreachable => MemberReason::Unreachable,
             SkipReason::ProbeBudget => MemberReason::ProbeBudget,
         }

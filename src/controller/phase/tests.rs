@@ -1141,6 +1141,7 @@ fn every_outcome_and_reason_round_trips_through_a_status_row() {
             "BelowThreshold",
             "Learner",
             "NotSelected",
+            "AlreadyReclaimed",
             "RPCError",
             "AfterSizeUnavailable",
             "MemberGone",
