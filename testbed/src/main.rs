@@ -60,6 +60,10 @@ struct SoakArgs {
     /// Print each round's plan and run nothing.
     #[arg(long)]
     plan_only: bool,
+    /// sweep (the one-shot command, run here) or watch (`--watch`, whose
+    /// rounds run in tests/k8s_soak_watch.rs: here only with --plan-only).
+    #[arg(long, default_value = "sweep")]
+    target: String,
 }
 
 #[derive(clap::Args)]
@@ -268,10 +272,25 @@ async fn soak(args: SoakArgs) -> Result<(), String> {
         span_ms: args.span_ms,
         fragment_mb: args.fragment_mb,
     };
+    match (args.target.as_str(), args.plan_only) {
+        ("sweep", _) | ("watch", true) => {}
+        ("watch", false) => {
+            return Err(
+                "the watch target runs in tests/k8s_soak_watch.rs: scripts/soak.sh --target watch"
+                    .into(),
+            )
+        }
+        (other, _) => return Err(format!("--target {other}: sweep or watch")),
+    }
     if args.plan_only {
         for r in args.from_round..args.from_round + args.rounds {
-            let plan = kubectl_etcd_testbed::soak::plan_round(seed, r, args.span_ms);
-            let _ = writeln!(std::io::stdout(), "round {r}: {plan:?}");
+            let _ = if args.target == "watch" {
+                let plan = kubectl_etcd_testbed::soak::plan_watch_round(seed, r, args.span_ms);
+                writeln!(std::io::stdout(), "round {r}: {plan:?}")
+            } else {
+                let plan = kubectl_etcd_testbed::soak::plan_round(seed, r, args.span_ms);
+                writeln!(std::io::stdout(), "round {r}: {plan:?}")
+            };
         }
         return Ok(());
     }

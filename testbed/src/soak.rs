@@ -165,6 +165,169 @@ pub fn plan_round(seed: u64, round: u64, span_ms: u64) -> RoundPlan {
     }
 }
 
+/// One fault of a `--watch` round: a member fault, or one done to the
+/// watchers or to the EtcdDefrag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchFault {
+    Member(Fault),
+    /// SIGKILL the Lease holder; start a new watcher after `down_ms`.
+    KillWatcher {
+        at_ms: u64,
+        down_ms: u64,
+    },
+    /// SIGSTOP the Lease holder past the Lease (a second watcher is
+    /// running), SIGCONT after `for_ms`.
+    PauseHolder {
+        at_ms: u64,
+        for_ms: u64,
+    },
+    /// Another client deletes the EtcdDefrag.
+    DeleteRun {
+        at_ms: u64,
+    },
+    /// Another client creates a second EtcdDefrag for the same cluster.
+    SecondRun {
+        at_ms: u64,
+    },
+    /// Another client edits the EtcdDefrag's labels (its status writes
+    /// then conflict).
+    EditRun {
+        at_ms: u64,
+    },
+}
+
+impl WatchFault {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WatchFault::Member(f) => f.kind(),
+            WatchFault::KillWatcher { .. } => "kill-watcher",
+            WatchFault::PauseHolder { .. } => "pause-holder",
+            WatchFault::DeleteRun { .. } => "delete-run",
+            WatchFault::SecondRun { .. } => "second-run",
+            WatchFault::EditRun { .. } => "edit-run",
+        }
+    }
+
+    pub fn at_ms(&self) -> u64 {
+        match *self {
+            WatchFault::Member(f) => f.at_ms(),
+            WatchFault::KillWatcher { at_ms, .. }
+            | WatchFault::PauseHolder { at_ms, .. }
+            | WatchFault::DeleteRun { at_ms }
+            | WatchFault::SecondRun { at_ms }
+            | WatchFault::EditRun { at_ms } => at_ms,
+        }
+    }
+}
+
+/// What one `--watch` round does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchPlan {
+    pub seed: u64,
+    pub round: u64,
+    pub members: usize,
+    /// 1, or 2 when the holder is paused past its Lease.
+    pub watchers: usize,
+    pub faults: Vec<WatchFault>,
+}
+
+impl WatchPlan {
+    pub fn small_quota(&self) -> bool {
+        self.faults
+            .iter()
+            .any(|f| matches!(f, WatchFault::Member(Fault::Nospace { .. })))
+    }
+
+    /// The member faults, for the shared harness.
+    pub fn member_faults(&self) -> Vec<Fault> {
+        self.faults
+            .iter()
+            .filter_map(|f| match f {
+                WatchFault::Member(m) => Some(*m),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// As a [`RoundPlan`], for the report of a round.
+    pub fn as_round(&self) -> RoundPlan {
+        RoundPlan {
+            seed: self.seed,
+            round: self.round,
+            members: self.members,
+            faults: self.member_faults(),
+        }
+    }
+}
+
+/// The plan of `--watch` round `round` of `seed`: one to three faults
+/// within `span_ms` of the EtcdDefrag's creation. A run is deleted, or
+/// joined by a second one, not both (a deleted run's successor would act
+/// after the deletion, by design).
+pub fn plan_watch_round(seed: u64, round: u64, span_ms: u64) -> WatchPlan {
+    // A generator of its own, apart from the one-shot rounds'.
+    let mut rng = Rng::new(seed ^ 0x5741_5443_4845_5221, round);
+    let members = if rng.chance(20) { 5 } else { 3 };
+    let count = rng.between(1, 3);
+    let (mut watchers, mut run_fault, mut filled) = (1, false, false);
+    let mut faults = Vec::new();
+    for _ in 0..count {
+        let at_ms = rng.between(0, span_ms);
+        let member = rng.between(0, members as u64 - 1) as usize;
+        let fault = match rng.between(0, 10) {
+            0..=1 => WatchFault::Member(Fault::Pause {
+                member,
+                at_ms,
+                for_ms: rng.between(200, 8000),
+            }),
+            2 => WatchFault::Member(Fault::KillRestart {
+                member,
+                at_ms,
+                down_ms: rng.between(200, 5000),
+            }),
+            3 => WatchFault::Member(Fault::MoveLeader { at_ms }),
+            4 => WatchFault::Member(Fault::Corrupt {
+                member,
+                at_ms,
+                for_ms: rng.between(200, 5000),
+            }),
+            5 if !filled => {
+                filled = true;
+                WatchFault::Member(Fault::Nospace { at_ms })
+            }
+            5..=7 => WatchFault::KillWatcher {
+                at_ms,
+                down_ms: rng.between(200, 3000),
+            },
+            8 => {
+                watchers = 2;
+                WatchFault::PauseHolder {
+                    at_ms,
+                    for_ms: rng.between(3500, 7000),
+                }
+            }
+            9 if !run_fault => {
+                run_fault = true;
+                if rng.chance(50) {
+                    WatchFault::DeleteRun { at_ms }
+                } else {
+                    WatchFault::SecondRun { at_ms }
+                }
+            }
+            _ => WatchFault::EditRun { at_ms },
+        };
+        faults.push(fault);
+    }
+    faults.sort_by_key(WatchFault::at_ms);
+    WatchPlan {
+        seed,
+        round,
+        members,
+        watchers,
+        faults,
+    }
+}
+
 /// A defragmentation in a member's own log: its start, and its end when
 /// the member logged one (a member killed mid-defrag did not; its defrag
 /// lasted until the kill, `cut`).
@@ -219,8 +382,10 @@ pub struct Observed {
     /// A CORRUPT alarm that was already gone when its third party came to
     /// disarm it: someone else disarmed it.
     pub corrupt_cleared_by_other: bool,
-    /// When the filler first met NOSPACE, if it did.
+    /// When the filler first met NOSPACE, if it did, and the members
+    /// AlarmList then named.
     pub nospace_at: Option<f64>,
+    pub nospace_raised: Vec<usize>,
     /// NOSPACE alarms raised after the round, and every member's
     /// (size, quota) then, by index.
     pub nospace_left: Vec<usize>,
@@ -232,6 +397,18 @@ pub struct Observed {
     /// stop reason, a failed or held-back member, a kept alarm, a hash
     /// disagreement, an error line).
     pub reason_given: bool,
+    /// With runs one after another (a second EtcdDefrag for the same
+    /// cluster): when each run but the last ended, from the API server's
+    /// record of its last status write. A defrag belongs to the run whose
+    /// span holds its start.
+    pub run_bounds: Vec<f64>,
+}
+
+impl Observed {
+    /// The run a defrag started at `start` belongs to.
+    pub fn run_of(&self, start: f64) -> usize {
+        self.run_bounds.iter().filter(|b| **b < start).count()
+    }
 }
 
 /// How long after a stop signal a defrag may still start: the Defragment
@@ -392,7 +569,14 @@ pub fn check(o: &Observed, probe_s: f64) -> Vec<Violation> {
             .iter()
             .filter(|d| d.member == m && d.end.is_some())
             .count();
-        if finished > 1 {
+        let in_one_run = (0..=o.run_bounds.len()).any(|run| {
+            o.defrags
+                .iter()
+                .filter(|d| d.member == m && d.end.is_some() && o.run_of(d.start) == run)
+                .count()
+                > 1
+        });
+        if in_one_run {
             out.push(Violation::Twice { member: m });
         }
         if finished == 0 && o.reported_defragmented.contains(&m) {
@@ -459,7 +643,12 @@ fn check_alarms_and_leaders(o: &Observed, probe_s: f64) -> Vec<Violation> {
         let led = o.leaderships.iter().any(|l| {
             l.member == d.member && l.from + LEADER_GRACE_SECONDS <= d.start && d.start < l.to
         });
-        if led && o.defrags.iter().any(|later| later.start > d.start) {
+        let run = o.run_of(d.start);
+        if led
+            && o.defrags
+                .iter()
+                .any(|later| later.start > d.start && o.run_of(later.start) == run)
+        {
             out.push(Violation::LeaderNotLast {
                 member: d.member,
                 at: d.start,
@@ -470,14 +659,16 @@ fn check_alarms_and_leaders(o: &Observed, probe_s: f64) -> Vec<Violation> {
         out.push(Violation::CorruptDisarmed);
     }
     if let Some(raised) = o.nospace_at {
-        // Only the tool disarms NOSPACE: gone means it did, and then
-        // every member must have been back under 90% of its quota.
+        // Only the tool disarms NOSPACE: a member's alarm gone means it
+        // did, and then that member must have been back under 90% of its
+        // quota (members whose alarm was never raised are not its to keep).
         for (member, sizes) in o.sizes_after.iter().enumerate() {
             let Some((size, quota)) = *sizes else {
                 continue;
             };
             let over = u128::from(size) * 10 > u128::from(quota) * 9;
-            if o.nospace_left.is_empty() && over {
+            let disarmed = o.nospace_raised.contains(&member) && !o.nospace_left.contains(&member);
+            if disarmed && over {
                 out.push(Violation::NospaceDisarmedOverQuota {
                     member,
                     size,
@@ -537,6 +728,37 @@ mod tests {
             }
         }
         assert_eq!(kinds.len(), 6, "{kinds:?}");
+    }
+
+    #[test]
+    fn a_watch_round_is_the_same_from_its_seed_and_number() {
+        assert_eq!(
+            plan_watch_round(7, 3, 10_000),
+            plan_watch_round(7, 3, 10_000)
+        );
+        let mut kinds = std::collections::BTreeSet::new();
+        for round in 0..300 {
+            let plan = plan_watch_round(42, round, 10_000);
+            assert!((1..=3).contains(&plan.faults.len()));
+            let run_faults = plan
+                .faults
+                .iter()
+                .filter(|f| {
+                    matches!(
+                        f,
+                        WatchFault::DeleteRun { .. } | WatchFault::SecondRun { .. }
+                    )
+                })
+                .count();
+            assert!(run_faults <= 1, "{plan:?}");
+            let paused = plan
+                .faults
+                .iter()
+                .any(|f| matches!(f, WatchFault::PauseHolder { .. }));
+            assert_eq!(plan.watchers, if paused { 2 } else { 1 });
+            kinds.extend(plan.faults.iter().map(WatchFault::kind));
+        }
+        assert_eq!(kinds.len(), 10, "{kinds:?}");
     }
 
     fn done(member: usize, start: f64, end: f64) -> Defrag {
@@ -614,6 +836,9 @@ mod tests {
         let mut o = clean();
         o.defrags.push(done(1, 5.0, 5.3));
         assert_eq!(check(&o, 1.0), vec![Violation::Twice { member: 1 }]);
+        // A second run, after the first ended at 4.0, may take m1 again.
+        o.run_bounds = vec![4.0];
+        assert_eq!(check(&o, 1.0), vec![]);
 
         let mut o = clean();
         o.defrags.remove(2);
@@ -676,6 +901,9 @@ mod tests {
             check(&o, 1.0),
             vec![Violation::LeaderNotLast { member: 1, at: 1.0 }]
         );
+        // The leader last of its run: a second run's members come after.
+        o.run_bounds = vec![1.2];
+        assert_eq!(check(&o, 1.0), vec![]);
         // The leader last is the in-place case; a handover that landed
         // just before the defrag is no step of the tool's.
         let mut o = clean();
@@ -686,7 +914,8 @@ mod tests {
         // NOSPACE met at 1.2 s, before the last defrag (ends 3.5 s).
         let mut o = clean();
         o.nospace_at = Some(1.2);
-        o.sizes_after = vec![Some((50, 100)), Some((95, 100)), Some((40, 100))];
+        o.nospace_raised = vec![0, 1];
+        o.sizes_after = vec![Some((50, 100)), Some((95, 100)), Some((96, 100))];
         assert_eq!(
             check(&o, 1.0),
             vec![Violation::NospaceDisarmedOverQuota {

@@ -46,7 +46,8 @@ pub struct RoundResult {
 /// down for longer than this when a step starts is one the gate saw.
 pub const GATE_PROBE_SECONDS: f64 = 5.0;
 
-fn now() -> f64 {
+/// Seconds since the Unix epoch, as etcd's log records count.
+pub fn now() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -58,46 +59,12 @@ pub async fn round(settings: &Settings, round: u64) -> Result<RoundResult> {
     let plan = plan_round(settings.seed, round, settings.span_ms);
     let mut spec = ClusterSpec::new(plan.members, Security::MutualTls).version(settings.version);
     spec.log_level = "info";
-    let mut cluster = Cluster::start(spec).await?;
-    cluster.fragment(settings.fragment_mb << 20, 0.3).await?;
-    if plan.small_quota() {
-        quota_just_above_size(&mut cluster).await?;
-    }
-    let names: Vec<String> = cluster.members.iter().map(|m| m.name.clone()).collect();
-    let ids = cluster.member_ids().await?;
+    let cluster = Cluster::start(spec).await?;
     let env = cluster.env();
+    let mut harness = Harness::start(cluster, settings.fragment_mb, plan.small_quota()).await?;
+    let names = harness.names.clone();
 
-    // A client writing all along, one key at a time, to each member in turn.
-    let mut writers = Vec::new();
-    for i in 0..plan.members {
-        writers.push(
-            cluster
-                .client_with_timeout(i, Duration::from_secs(2))
-                .await?,
-        );
-    }
-    let cluster = Arc::new(Mutex::new(cluster));
-    let writing = Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let writer = {
-        let writing = writing.clone();
-        tokio::spawn(async move {
-            let mut acknowledged = Vec::new();
-            let mut n = 0u64;
-            while writing.load(std::sync::atomic::Ordering::Relaxed) {
-                let i = (n as usize) % writers.len();
-                let key = format!("soak-{n:08}");
-                let put = writers[i].put(key.clone(), "v", None);
-                if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(2), put).await {
-                    acknowledged.push(key);
-                }
-                n += 1;
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            acknowledged
-        })
-    };
-
-    let started = now();
+    harness.mark_start();
     let mut tool = tokio::process::Command::new(&settings.tool)
         .args([
             "defrag",
@@ -124,16 +91,8 @@ pub async fn round(settings: &Settings, round: u64) -> Result<RoundResult> {
         })
     });
     let tool_pid = tool.id();
-
-    // The faults, each at its moment; what they did, as it happened.
-    let records = Arc::new(Mutex::new(Records::default()));
-    let mut injected = Vec::new();
     for fault in plan.faults.clone() {
-        let (cluster, records, ids) = (cluster.clone(), records.clone(), ids.clone());
-        injected.push(tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(fault.at_ms())).await;
-            inject(fault, &cluster, &records, &ids, tool_pid).await
-        }));
+        harness.inject(fault, tool_pid);
     }
     let output = tokio::time::timeout(Duration::from_secs(240), async {
         let mut stdout = String::new();
@@ -147,72 +106,27 @@ pub async fn round(settings: &Settings, round: u64) -> Result<RoundResult> {
     .await
     .map_err(|_| format!("round {round}: the tool did not end within 240 s"))?;
     let exit = output.1.map_err(|e| e.to_string())?.code().unwrap_or(-1);
-    for task in injected {
-        task.await.map_err(|e| e.to_string())??;
-    }
-    writing.store(false, std::sync::atomic::Ordering::Relaxed);
-    let acknowledged = writer.await.map_err(|e| e.to_string())?;
-    let round_end = now();
-
-    let cluster = cluster.lock().await;
-    cluster.wait_ready(Duration::from_secs(30)).await?;
-    let mut reader = cluster.client(0).await?;
-    let found_keys = reader
-        .get(
-            "soak-",
-            Some(
-                etcd_client::GetOptions::new()
-                    .with_prefix()
-                    .with_keys_only(),
-            ),
-        )
-        .await
-        .map_err(|e| format!("read the writer's keys: {e}"))?;
-    let found: std::collections::BTreeSet<String> = found_keys
-        .kvs()
-        .iter()
-        .map(|kv| String::from_utf8_lossy(kv.key()).into_owned())
-        .collect();
-    let records = records.lock().await.clone();
-    let outages = without_overlap(records.outages.clone());
-    let logs: Vec<String> = (0..plan.members).map(|i| cluster.log(i)).collect();
-    let defrags = defrags_in(&logs, &outages, started);
-    let reported_defragmented = reported(&output.0, &names);
     let tool_log = match stderr {
         Some(task) => task.await.unwrap_or_default(),
         None => String::new(),
     };
-    let after = after_round(&cluster, &ids).await;
-    let observed = Observed {
-        defrags,
-        leaderships: leaderships_in(&logs, &outages, started, round_end),
-        outages,
-        round_end,
-        exit,
-        reported_defragmented,
-        members: plan.members,
-        acknowledged: acknowledged.len() as u64,
-        found: acknowledged.iter().filter(|k| found.contains(*k)).count() as u64,
-        stopped_at: records.stopped_at,
-        corrupt: records.corrupt.clone(),
-        corrupt_cleared_by_other: records.corrupt_cleared_by_other,
-        nospace_at: records.nospace_at,
-        nospace_left: after.nospace_left,
-        sizes_after: after
-            .sizes
-            .iter()
-            .map(|s| s.zip(cluster.spec.quota_backend_bytes))
-            .collect(),
-        unhealthy_after: after.unhealthy,
-        reason_given: exit == 0 || reason_given(&output.0, &tool_log),
-    };
+    let (mut observed, logs) = harness.finish().await?;
+    observed.exit = exit;
+    observed.reported_defragmented = reported(&output.0, &names);
+    observed.reason_given = exit == 0 || reason_given(&output.0, &tool_log);
+    let account = format!("--- tool stdout\n{}\n--- tool stderr\n{tool_log}", output.0);
+    Ok(judge(plan, observed, &logs, &account))
+}
+
+/// Judges a round: its violations, the alarm faults that took effect,
+/// and with a violation the evidence (`account`: what the tool said).
+pub fn judge(plan: RoundPlan, observed: Observed, logs: &[String], account: &str) -> RoundResult {
     let violations = check(&observed, GATE_PROBE_SECONDS);
     // What a violation is judged on, kept for whoever looks into it: the
-    // tool's own account (-v) and report, the members' logs, the records.
+    // records, the tool's own account (-v) and report, the members' logs.
     let evidence = (!violations.is_empty()).then(|| {
         format!(
-            "started {started:.3}\nplan {plan:?}\nobserved {observed:#?}\n--- tool stdout\n{}\n--- tool stderr\n{tool_log}\n{}",
-            output.0,
+            "violations {violations:?}\nplan {plan:?}\nobserved {observed:#?}\n{account}\n{}",
             logs.iter()
                 .enumerate()
                 .map(|(i, l)| format!("--- m{i}\n{l}"))
@@ -227,14 +141,167 @@ pub async fn round(settings: &Settings, round: u64) -> Result<RoundResult> {
     if !observed.corrupt.is_empty() {
         fired.push(format!("CORRUPT held {}x", observed.corrupt.len()));
     }
-    Ok(RoundResult {
+    RoundResult {
         defragmented: observed.defrags.iter().filter(|d| d.end.is_some()).count(),
         plan,
-        exit,
+        exit: observed.exit,
         violations,
         fired,
         evidence,
-    })
+    }
+}
+
+/// One round's cluster, once fragmented: a client writing all along, the
+/// member faults injected at their moments, and at the end what the
+/// servers recorded. Shared by the one-shot sweep's rounds and the
+/// watcher's (`tests/support/soak_watch.rs`).
+pub struct Harness {
+    pub cluster: Arc<Mutex<Cluster>>,
+    pub ids: Vec<u64>,
+    pub names: Vec<String>,
+    /// When the work under test started (seconds since the epoch).
+    pub started: f64,
+    records: Arc<Mutex<Records>>,
+    writing: Arc<std::sync::atomic::AtomicBool>,
+    writer: tokio::task::JoinHandle<Vec<String>>,
+    injected: Vec<tokio::task::JoinHandle<Result<()>>>,
+}
+
+impl Harness {
+    /// Fragments `cluster` (`fragment_mb` written, 30% kept), with
+    /// `small_quota` restarts it with a quota just above its size, and
+    /// starts a client writing one key at a time to each member in turn.
+    pub async fn start(
+        mut cluster: Cluster,
+        fragment_mb: u64,
+        small_quota: bool,
+    ) -> Result<Harness> {
+        cluster.fragment(fragment_mb << 20, 0.3).await?;
+        if small_quota {
+            quota_just_above_size(&mut cluster).await?;
+        }
+        let names: Vec<String> = cluster.members.iter().map(|m| m.name.clone()).collect();
+        let ids = cluster.member_ids().await?;
+        let mut writers = Vec::new();
+        for i in 0..names.len() {
+            writers.push(
+                cluster
+                    .client_with_timeout(i, Duration::from_secs(2))
+                    .await?,
+            );
+        }
+        let writing = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let writer = {
+            let writing = writing.clone();
+            tokio::spawn(async move {
+                let mut acknowledged = Vec::new();
+                let mut n = 0u64;
+                while writing.load(std::sync::atomic::Ordering::Relaxed) {
+                    let i = (n as usize) % writers.len();
+                    let key = format!("soak-{n:08}");
+                    let put = writers[i].put(key.clone(), "v", None);
+                    if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(2), put).await {
+                        acknowledged.push(key);
+                    }
+                    n += 1;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                acknowledged
+            })
+        };
+        Ok(Harness {
+            cluster: Arc::new(Mutex::new(cluster)),
+            ids,
+            names,
+            started: now(),
+            records: Arc::new(Mutex::new(Records::default())),
+            writing,
+            writer,
+            injected: Vec::new(),
+        })
+    }
+
+    /// The work under test starts now: fault moments count from here.
+    pub fn mark_start(&mut self) {
+        self.started = now();
+    }
+
+    /// Injects `fault` at its moment from now (`tool`: the process a
+    /// StopTool fault signals).
+    pub fn inject(&mut self, fault: Fault, tool: Option<u32>) {
+        let (cluster, records, ids) =
+            (self.cluster.clone(), self.records.clone(), self.ids.clone());
+        self.injected.push(tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(fault.at_ms())).await;
+            inject(fault, &cluster, &records, &ids, tool).await
+        }));
+    }
+
+    /// Records that the work was told to stop at `at` (a deleted run).
+    pub async fn stopped(&self, at: f64) {
+        self.records.lock().await.stopped_at.get_or_insert(at);
+    }
+
+    /// Waits for the faults to end and the writer to stop, then reads
+    /// what the servers recorded: the `Observed` with every field but the
+    /// tool's (`exit`, `reported_defragmented`, `reason_given`), and the
+    /// members' logs.
+    pub async fn finish(self) -> Result<(Observed, Vec<String>)> {
+        for task in self.injected {
+            task.await.map_err(|e| e.to_string())??;
+        }
+        self.writing
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+        let acknowledged = self.writer.await.map_err(|e| e.to_string())?;
+        let round_end = now();
+
+        let cluster = self.cluster.lock().await;
+        cluster.wait_ready(Duration::from_secs(30)).await?;
+        let mut reader = cluster.client(0).await?;
+        let found_keys = reader
+            .get(
+                "soak-",
+                Some(
+                    etcd_client::GetOptions::new()
+                        .with_prefix()
+                        .with_keys_only(),
+                ),
+            )
+            .await
+            .map_err(|e| format!("read the writer's keys: {e}"))?;
+        let found: std::collections::BTreeSet<String> = found_keys
+            .kvs()
+            .iter()
+            .map(|kv| String::from_utf8_lossy(kv.key()).into_owned())
+            .collect();
+        let records = self.records.lock().await.clone();
+        let outages = without_overlap(records.outages.clone());
+        let logs: Vec<String> = (0..self.names.len()).map(|i| cluster.log(i)).collect();
+        let after = after_round(&cluster, &self.ids).await;
+        let observed = Observed {
+            defrags: defrags_in(&logs, &outages, self.started),
+            leaderships: leaderships_in(&logs, &outages, self.started, round_end),
+            outages,
+            round_end,
+            members: self.names.len(),
+            acknowledged: acknowledged.len() as u64,
+            found: acknowledged.iter().filter(|k| found.contains(*k)).count() as u64,
+            stopped_at: records.stopped_at,
+            corrupt: records.corrupt.clone(),
+            corrupt_cleared_by_other: records.corrupt_cleared_by_other,
+            nospace_at: records.nospace_at,
+            nospace_raised: records.nospace_raised.clone(),
+            nospace_left: after.nospace_left,
+            sizes_after: after
+                .sizes
+                .iter()
+                .map(|s| s.zip(cluster.spec.quota_backend_bytes))
+                .collect(),
+            unhealthy_after: after.unhealthy,
+            ..Observed::default()
+        };
+        Ok((observed, logs))
+    }
 }
 
 /// What the faults did, as they did it.
@@ -245,6 +312,7 @@ struct Records {
     corrupt: Vec<Outage>,
     corrupt_cleared_by_other: bool,
     nospace_at: Option<f64>,
+    nospace_raised: Vec<usize>,
 }
 
 /// Restarts every member, one at a time, with a quota 1 MiB above the
@@ -325,7 +393,7 @@ fn reason_given(stdout: &str, stderr: &str) -> bool {
             .as_array()
             .into_iter()
             .flatten()
-            .any(|a| a["result"] == "failed")
+            .any(|a| a["result"] == "failed" || a["result"] == "kept")
         || doc["hashCheck"]["verdict"] == "disagree"
 }
 
@@ -400,7 +468,7 @@ async fn inject(
         Fault::Corrupt { member, for_ms, .. } => {
             corrupt(cluster, records, ids[member], member, for_ms).await?
         }
-        Fault::Nospace { .. } => fill(cluster, records).await,
+        Fault::Nospace { .. } => fill(cluster, records, ids).await,
     }
     Ok(())
 }
@@ -486,7 +554,7 @@ async fn corrupt(
 /// One put larger than the room the quota leaves: the member that serves
 /// it refuses it with NOSPACE, and members not yet defragmented raise
 /// NOSPACE as they apply it. Records when NOSPACE was first seen raised.
-async fn fill(cluster: &Mutex<Cluster>, records: &Mutex<Records>) {
+async fn fill(cluster: &Mutex<Cluster>, records: &Mutex<Records>, ids: &[u64]) {
     use etcd_client::{AlarmAction, AlarmType};
     let limit = Duration::from_secs(3);
     let Some(mut c) = any_client(cluster, limit).await else {
@@ -497,12 +565,16 @@ async fn fill(cluster: &Mutex<Cluster>, records: &Mutex<Records>) {
     let listed =
         tokio::time::timeout(limit, c.alarm(AlarmAction::Get, AlarmType::None, None)).await;
     if let Ok(Ok(list)) = listed {
-        if list
+        let raised: Vec<usize> = list
             .alarms()
             .iter()
-            .any(|a| a.alarm() == AlarmType::Nospace)
-        {
-            records.lock().await.nospace_at.get_or_insert(now());
+            .filter(|a| a.alarm() == AlarmType::Nospace)
+            .filter_map(|a| ids.iter().position(|id| *id == a.member_id()))
+            .collect();
+        if !raised.is_empty() {
+            let mut r = records.lock().await;
+            r.nospace_at.get_or_insert(now());
+            r.nospace_raised = raised;
         }
     }
 }
@@ -683,6 +755,10 @@ mod tests {
         ));
         assert!(reason_given(r#"{"members":[{"outcome":"Failed"}]}"#, ""));
         assert!(reason_given("", "error: no member answered"));
+        assert!(reason_given(
+            r#"{"members":[],"alarms":[{"alarm":"CORRUPT","result":"kept"}]}"#,
+            ""
+        ));
         assert!(!reason_given(
             r#"{"members":[{"outcome":"Defragmented"}],"alarms":[]}"#,
             ""
