@@ -35,7 +35,7 @@ case "$target" in
   sweep)
     say "building kubectl-etcd and the test bed"
     cargo build --locked -p kubectl-etcd --bin kubectl-etcd -p kubectl-etcd-testbed --bin testbed
-    bin="$(pwd)/${CARGO_TARGET_DIR:-target}/debug"
+    bin="${CARGO_TARGET_DIR:-$(pwd)/target}/debug"
     cd "$here"
     exec "$bin/testbed" soak --tool "$bin/kubectl-etcd" --version "$version" \
       --seed "$seed" --from-round "$from" --rounds "$rounds" "${rest[@]}"
