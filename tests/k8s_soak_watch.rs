@@ -5,7 +5,7 @@
 //! faults at random moments (`soak::plan_watch_round`): the member faults
 //! of the one-shot soak, the holder SIGKILLed and a new watcher started,
 //! the holder SIGSTOPped past the Lease, the EtcdDefrag deleted, edited, or
-//! joined by a second one for the same cluster. The round is judged by
+//! joined by a second one for the same cluster, kube-apiserver restarted. The round is judged by
 //! `soak::check` on the members' own logs and the EtcdDefrag objects as
 //! the API server holds them, never by the watchers' word.
 //!
@@ -155,37 +155,80 @@ async fn inject(
                 signal(child, Signal::SIGCONT);
             }
         }
+        // Another client retries what the API server refused while it
+        // was down, as any client would.
         WatchFault::DeleteRun { .. } => {
-            if defrags
-                .delete("first", &DeleteParams::default())
-                .await
-                .is_ok()
-            {
+            let deleted = retried(|| async {
+                match defrags.delete("first", &DeleteParams::default()).await {
+                    Ok(_) => Ok(()),
+                    Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
+                    Err(e) => Err(e),
+                }
+            })
+            .await;
+            if deleted {
                 deleted_at.lock().await.get_or_insert(now());
             }
         }
         WatchFault::SecondRun { .. } => {
             let spec = json!({"clusterRef": {"name": "db"}, "rule": {"all": true}});
-            let object = json!({
+            let object: DynamicObject = serde_json::from_value(json!({
                 "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
                 "kind": "EtcdDefrag",
                 "metadata": {"name": "second"},
                 "spec": spec,
-            });
-            let _ = defrags
-                .create(
-                    &Default::default(),
-                    &serde_json::from_value(object).unwrap(),
-                )
-                .await;
+            }))
+            .unwrap();
+            let created = retried(|| async {
+                match defrags.create(&Default::default(), &object).await {
+                    Ok(_) => Ok(()),
+                    Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
+                    Err(e) => Err(e),
+                }
+            })
+            .await;
+            assert!(created, "the second EtcdDefrag could not be created");
+        }
+        WatchFault::RestartApiServer { down_ms, .. } => {
+            let server = apiserver().await;
+            let pid = server
+                .restart(Duration::from_millis(down_ms))
+                .await
+                .expect("restart kube-apiserver");
+            kubectl_etcd_testbed::apiserver::watchdog(&[pid], &[]).expect("watchdog");
         }
         WatchFault::EditRun { at_ms } => {
             let patch = json!({"metadata": {"labels": {"soak-edited": at_ms.to_string()}}});
-            let _ = defrags
-                .patch("first", &PatchParams::default(), &Patch::Merge(&patch))
-                .await;
+            retried(|| async {
+                match defrags
+                    .patch("first", &PatchParams::default(), &Patch::Merge(&patch))
+                    .await
+                {
+                    Ok(_) => Ok(()),
+                    // Deleted meanwhile: nothing to edit.
+                    Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
+                    Err(e) => Err(e),
+                }
+            })
+            .await;
         }
     }
+}
+
+/// Runs `call` until it succeeds, for at most 30 s; whether it did.
+async fn retried<F, Fut>(call: F) -> bool
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<(), kube::Error>>,
+{
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while tokio::time::Instant::now() < deadline {
+        if call().await.is_ok() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    false
 }
 
 /// A run's last status seen, and whether it is gone.

@@ -37,7 +37,13 @@ pub struct ApiServer {
     /// by the server's CA, for 127.0.0.1), which `--kubelet-certificate-authority`
     /// verifies.
     pub(crate) kubelet_serving: Issued,
-    child: Option<Child>,
+    /// The kube-apiserver process; behind a lock so that a server shared
+    /// from a `static` can be restarted (`restart`).
+    child: std::sync::Mutex<Option<Child>>,
+    /// How it was started, for `restart`.
+    binary: PathBuf,
+    args: Vec<String>,
+    log_path: PathBuf,
     etcd: Cluster,
 }
 
@@ -220,22 +226,57 @@ impl ApiServer {
             .stderr(log2)
             .spawn()
             .map_err(|e| format!("spawn {}: {e}", binary.display()))?;
-        let mut server = ApiServer {
+        let server = ApiServer {
             url: format!("https://{}:{port}", options.bind),
             dir,
             ca_pem: ca.pem(),
             admin_cert: admin.cert_pem,
             admin_key: admin.key_pem,
             kubelet_serving,
-            child: Some(child),
+            child: std::sync::Mutex::new(Some(child)),
+            binary,
+            args,
+            log_path: log_path.clone(),
             etcd,
         };
-        server.wait_ready(&log_path).await?;
+        server.wait_ready().await?;
         server.install_crds(crd_files).await?;
         Ok(server)
     }
 
-    async fn wait_ready(&mut self, log: &Path) -> Result<()> {
+    /// Stops kube-apiserver (SIGKILL), and after `down` starts it again
+    /// with the same flags, port and etcd, waiting until it is ready.
+    /// Returns the new process's pid (for a watchdog of its own).
+    pub async fn restart(&self, down: Duration) -> Result<u32> {
+        if let Some(mut child) = self.lock_child().take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        tokio::time::sleep(down).await;
+        let log = File::options()
+            .append(true)
+            .open(&self.log_path)
+            .map_err(|e| e.to_string())?;
+        let log2 = log.try_clone().map_err(|e| e.to_string())?;
+        let child = Command::new(&self.binary)
+            .args(&self.args)
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log2)
+            .spawn()
+            .map_err(|e| format!("spawn {}: {e}", self.binary.display()))?;
+        let pid = child.id();
+        *self.lock_child() = Some(child);
+        self.wait_ready().await?;
+        Ok(pid)
+    }
+
+    fn lock_child(&self) -> std::sync::MutexGuard<'_, Option<Child>> {
+        self.child.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    async fn wait_ready(&self) -> Result<()> {
+        let log = self.log_path.as_path();
         let client = self.admin_client(None).await?;
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
@@ -247,15 +288,17 @@ impl ApiServer {
                     return Ok(());
                 }
             }
-            if let Some(child) = self.child.as_mut() {
-                if let Ok(Some(status)) = child.try_wait() {
-                    let tail = std::fs::read_to_string(log).unwrap_or_default();
-                    let tail: Vec<&str> = tail.lines().rev().take(20).collect();
-                    return Err(format!(
-                        "kube-apiserver exited ({status}); last lines:\n{}",
-                        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-                    ));
-                }
+            let exited = self
+                .lock_child()
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten());
+            if let Some(status) = exited {
+                let tail = std::fs::read_to_string(log).unwrap_or_default();
+                let tail: Vec<&str> = tail.lines().rev().take(20).collect();
+                return Err(format!(
+                    "kube-apiserver exited ({status}); last lines:\n{}",
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                ));
             }
             if Instant::now() > deadline {
                 return Err(format!(
@@ -391,7 +434,7 @@ impl ApiServer {
 
     /// The pids of the server and its etcd, for a watchdog.
     pub fn pids(&self) -> Vec<u32> {
-        let mut pids: Vec<u32> = self.child.iter().map(|c| c.id()).collect();
+        let mut pids: Vec<u32> = self.lock_child().iter().map(|c| c.id()).collect();
         pids.extend(self.etcd.members.iter().filter_map(|m| m.pid()));
         pids
     }
@@ -404,7 +447,7 @@ impl ApiServer {
 
 impl Drop for ApiServer {
     fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
+        if let Some(mut child) = self.lock_child().take() {
             let _ = child.kill();
             let _ = child.wait();
         }

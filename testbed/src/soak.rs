@@ -194,6 +194,11 @@ pub enum WatchFault {
     EditRun {
         at_ms: u64,
     },
+    /// kube-apiserver SIGKILLed, started again after `down_ms`.
+    RestartApiServer {
+        at_ms: u64,
+        down_ms: u64,
+    },
 }
 
 impl WatchFault {
@@ -205,6 +210,7 @@ impl WatchFault {
             WatchFault::DeleteRun { .. } => "delete-run",
             WatchFault::SecondRun { .. } => "second-run",
             WatchFault::EditRun { .. } => "edit-run",
+            WatchFault::RestartApiServer { .. } => "restart-apiserver",
         }
     }
 
@@ -215,7 +221,8 @@ impl WatchFault {
             | WatchFault::PauseHolder { at_ms, .. }
             | WatchFault::DeleteRun { at_ms }
             | WatchFault::SecondRun { at_ms }
-            | WatchFault::EditRun { at_ms } => at_ms,
+            | WatchFault::EditRun { at_ms }
+            | WatchFault::RestartApiServer { at_ms, .. } => at_ms,
         }
     }
 }
@@ -317,6 +324,15 @@ pub fn plan_watch_round(seed: u64, round: u64, span_ms: u64) -> WatchPlan {
             _ => WatchFault::EditRun { at_ms },
         };
         faults.push(fault);
+    }
+    // From a stream of its own, so that adding it left the other faults
+    // of every round as they were.
+    let mut extra = Rng::new(seed ^ 0x4150_4953_4552_5645, round);
+    if extra.chance(15) {
+        faults.push(WatchFault::RestartApiServer {
+            at_ms: extra.between(0, span_ms),
+            down_ms: extra.between(500, 4000),
+        });
     }
     faults.sort_by_key(WatchFault::at_ms);
     WatchPlan {
@@ -739,7 +755,7 @@ mod tests {
         let mut kinds = std::collections::BTreeSet::new();
         for round in 0..300 {
             let plan = plan_watch_round(42, round, 10_000);
-            assert!((1..=3).contains(&plan.faults.len()));
+            assert!((1..=4).contains(&plan.faults.len()));
             let run_faults = plan
                 .faults
                 .iter()
@@ -758,7 +774,7 @@ mod tests {
             assert_eq!(plan.watchers, if paused { 2 } else { 1 });
             kinds.extend(plan.faults.iter().map(WatchFault::kind));
         }
-        assert_eq!(kinds.len(), 10, "{kinds:?}");
+        assert_eq!(kinds.len(), 11, "{kinds:?}");
     }
 
     fn done(member: usize, start: f64, end: f64) -> Defrag {

@@ -505,8 +505,10 @@ async fn corrupt(
     let limit = Duration::from_secs(3);
     let mut options = AlarmOptions::new();
     options.with_member(id);
-    // A cluster with a member down may not answer in time: then the
-    // fault did not happen, and is not recorded.
+    // A cluster with a member down may not answer in time. A raise whose
+    // answer never came may still be applied once the cluster has a
+    // quorum again: it is disarmed all the same, but its span is not
+    // known, so it is not judged.
     let Some(mut c) = any_client(cluster, limit).await else {
         return Ok(());
     };
@@ -515,9 +517,7 @@ async fn corrupt(
         AlarmType::Corrupt,
         Some(options.clone()),
     );
-    if !matches!(tokio::time::timeout(limit, raise).await, Ok(Ok(_))) {
-        return Ok(());
-    }
+    let confirmed = matches!(tokio::time::timeout(limit, raise).await, Ok(Ok(_)));
     let from = now();
     tokio::time::sleep(Duration::from_millis(for_ms)).await;
     // Disarmed for sure, even with members down meanwhile.
@@ -536,10 +536,12 @@ async fn corrupt(
                     AlarmType::Corrupt,
                     Some(options.clone()),
                 );
-                if !raised || matches!(tokio::time::timeout(limit, disarm).await, Ok(Ok(_))) {
-                    let mut r = records.lock().await;
-                    r.corrupt.push(Outage { member, from, to });
-                    r.corrupt_cleared_by_other |= !raised;
+                if matches!(tokio::time::timeout(limit, disarm).await, Ok(Ok(_))) {
+                    if confirmed {
+                        let mut r = records.lock().await;
+                        r.corrupt.push(Outage { member, from, to });
+                        r.corrupt_cleared_by_other |= !raised;
+                    }
                     return Ok(());
                 }
             }
