@@ -654,11 +654,8 @@ fn leaderships_in(logs: &[String], outages: &[Outage], since: f64, end: f64) -> 
             {
                 if let Some(f) = from.take() {
                     // A restarted member's first records follow a death.
-                    let to = outages
-                        .iter()
-                        .filter(|o| o.member == member && o.from >= f && o.from <= t)
-                        .map(|o| o.from)
-                        .reduce(f64::min)
+                    let to = first_outage(outages, member, f)
+                        .filter(|d| *d <= t)
                         .unwrap_or(t);
                     out.push(Outage {
                         member,
@@ -669,12 +666,7 @@ fn leaderships_in(logs: &[String], outages: &[Outage], since: f64, end: f64) -> 
             }
         }
         if let Some(f) = from {
-            let to = outages
-                .iter()
-                .filter(|o| o.member == member && o.from >= f)
-                .map(|o| o.from)
-                .reduce(f64::min)
-                .unwrap_or(end);
+            let to = first_outage(outages, member, f).unwrap_or(end);
             out.push(Outage {
                 member,
                 from: f,
@@ -691,12 +683,17 @@ fn cut(member: usize, start: f64, outages: &[Outage]) -> Defrag {
         member,
         start,
         end: None,
-        cut: outages
-            .iter()
-            .filter(|o| o.member == member && o.from >= start)
-            .map(|o| o.from)
-            .reduce(f64::min),
+        cut: first_outage(outages, member, start),
     }
+}
+
+/// When `member` was first stopped or killed at or after `since`.
+fn first_outage(outages: &[Outage], member: usize, since: f64) -> Option<f64> {
+    outages
+        .iter()
+        .filter(|o| o.member == member && o.from >= since)
+        .map(|o| o.from)
+        .reduce(f64::min)
 }
 
 /// The members the tool's JSON report calls Defragmented, by index.
