@@ -37,9 +37,10 @@ const FRAGMENT_MB: u64 = 80;
 const SPAN_MS: u64 = 3000;
 const LEASE: &str = "--lease-duration=3s";
 
-/// The watchers of a round: each a process with its stderr in a file.
+/// The watchers of a round: each a process with its stderr in a file, and
+/// a user of its own (a ServiceAccount it impersonates, with admin rights
+/// in the round's namespace), so that the audit log tells them apart.
 struct Watchers {
-    kubeconfig: std::path::PathBuf,
     ns: String,
     dir: std::path::PathBuf,
     running: Vec<tokio::process::Child>,
@@ -47,12 +48,19 @@ struct Watchers {
 }
 
 impl Watchers {
-    fn spawn(&mut self) {
+    async fn spawn(&mut self, client: &Client) {
         let log = self.dir.join(format!("watcher-{}.log", self.started));
+        let account = format!("watcher-{}", self.started);
         self.started += 1;
+        bind(client, &self.ns, "cluster-admin", &account).await;
+        let kubeconfig = kubeconfig_as(
+            &format!("{}-{account}.yaml", self.ns),
+            &self.ns,
+            &format!("system:serviceaccount:{}:{account}", self.ns),
+        );
         let file = std::fs::File::create(&log).unwrap();
         let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
-            .arg(format!("--kubeconfig={}", self.kubeconfig.display()))
+            .arg(format!("--kubeconfig={}", kubeconfig.display()))
             .args([
                 "--connect=direct",
                 "-n",
@@ -140,7 +148,7 @@ async fn inject(
                 let _ = child.wait().await;
             }
             tokio::time::sleep(Duration::from_millis(down_ms)).await;
-            watchers.lock().await.spawn();
+            watchers.lock().await.spawn(client).await;
         }
         WatchFault::PauseHolder { for_ms, .. } => {
             let Some(i) = wait_for_holder(client, watchers).await else {
@@ -278,14 +286,13 @@ async fn watch_round(
         .unwrap();
 
     let watchers = Arc::new(Mutex::new(Watchers {
-        kubeconfig: kubeconfig(&format!("{ns}.yaml"), &[&ns]),
         ns: ns.clone(),
         dir: dir.path().to_path_buf(),
         running: Vec::new(),
         started: 0,
     }));
     for _ in 0..plan.watchers {
-        watchers.lock().await.spawn();
+        watchers.lock().await.spawn(client).await;
     }
     assert!(
         wait_for_holder(client, &watchers).await.is_some(),
@@ -388,6 +395,17 @@ async fn watch_round(
     } else {
         1
     };
+    (observed.lease_writes, observed.run_writes) = watcher_writes(audit, &ns);
+    // The holder took the Lease and wrote the run's rows: an empty record
+    // means the audit log was not read right, and fencing went unjudged.
+    let deleted_early = deleted_at.lock().await.is_some();
+    if observed.lease_writes.is_empty() || (observed.run_writes.is_empty() && !deleted_early) {
+        unfinished = Some(format!(
+            "the audit log has no Lease ({}) or EtcdDefrag ({}) writes by the watchers",
+            observed.lease_writes.len(),
+            observed.run_writes.len()
+        ));
+    }
     // The second run acts only once the first has ended: its last
     // status write is the line between them.
     if second {
@@ -469,6 +487,45 @@ fn last_status_write(audit: &std::path::Path, ns: &str, name: &str) -> Option<f6
         })
         .filter_map(|e| kubectl_etcd_testbed::cluster::log_time(&e["stageTimestamp"]))
         .reduce(f64::max)
+}
+
+/// The watchers' successful writes in `ns`, from the audit log: of their
+/// Lease (when each took effect) and of EtcdDefrags (when each was
+/// received), with who wrote.
+fn watcher_writes(audit: &std::path::Path, ns: &str) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+    let text = std::fs::read_to_string(audit).unwrap_or_default();
+    let (mut lease, mut runs) = (Vec::new(), Vec::new());
+    let prefix = format!("system:serviceaccount:{ns}:watcher-");
+    for e in text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    {
+        let o = &e["objectRef"];
+        let Some(who) = e["impersonatedUser"]["username"].as_str() else {
+            continue;
+        };
+        let written = e["stage"] == "ResponseComplete"
+            && matches!(e["verb"].as_str(), Some("create" | "update" | "patch"))
+            && e["responseStatus"]["code"]
+                .as_u64()
+                .is_some_and(|c| c < 300)
+            && o["namespace"] == ns
+            && who.starts_with(&prefix);
+        if !written {
+            continue;
+        }
+        let time = |field: &str| kubectl_etcd_testbed::cluster::log_time(&e[field]);
+        match o["resource"].as_str() {
+            Some("leases") if o["name"] == "kubectl-etcd-watch" => {
+                lease.extend(time("stageTimestamp").map(|t| (t, who.to_string())))
+            }
+            Some("etcddefrags") => {
+                runs.extend(time("requestReceivedTimestamp").map(|t| (t, who.to_string())))
+            }
+            _ => {}
+        }
+    }
+    (lease, runs)
 }
 
 /// Runs `rounds` and fails with every violation (and each round's

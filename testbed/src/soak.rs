@@ -413,6 +413,12 @@ pub struct Observed {
     /// stop reason, a failed or held-back member, a kept alarm, a hash
     /// disagreement, an error line).
     pub reason_given: bool,
+    /// `--watch` only, from the API server's audit log: (when it took
+    /// effect, who) for every successful write of the watchers' Lease,
+    /// and (when it was received, who) for every write to an EtcdDefrag by
+    /// a watcher (its status, or the note before a Defragment).
+    pub lease_writes: Vec<(f64, String)>,
+    pub run_writes: Vec<(f64, String)>,
     /// With runs one after another (a second EtcdDefrag for the same
     /// cluster): when each run but the last ended, from the API server's
     /// record of its last status write. A defrag belongs to the run whose
@@ -487,6 +493,11 @@ pub enum Violation {
     UnhealthyAfter {
         why: String,
     },
+    WroteWithoutLease {
+        who: String,
+        holder: String,
+        at: f64,
+    },
 }
 
 impl fmt::Display for Violation {
@@ -549,6 +560,10 @@ impl fmt::Display for Violation {
                 write!(f, "exit {exit} without a reason in the tool's output")
             }
             Violation::UnhealthyAfter { why } => write!(f, "after the round: {why}"),
+            Violation::WroteWithoutLease { who, holder, at } => write!(
+                f,
+                "{who} wrote to the EtcdDefrag at {at:.3} while {holder} held the Lease"
+            ),
         }
     }
 }
@@ -634,6 +649,30 @@ pub fn check(o: &Observed, probe_s: f64) -> Vec<Violation> {
     }
     if let Some(why) = &o.unhealthy_after {
         out.push(Violation::UnhealthyAfter { why: why.clone() });
+    }
+    out.extend(check_fencing(o));
+    out
+}
+
+/// No watcher writes to a run (and so, by the note it writes first, sends
+/// no Defragment) while another holds the Lease: the holder at a moment is
+/// whoever last wrote the Lease before it.
+fn check_fencing(o: &Observed) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for (at, who) in &o.run_writes {
+        let holder = o
+            .lease_writes
+            .iter()
+            .filter(|(t, _)| t < at)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, h)| h);
+        if let Some(holder) = holder.filter(|h| *h != who) {
+            out.push(Violation::WroteWithoutLease {
+                who: who.clone(),
+                holder: holder.clone(),
+                at: *at,
+            });
+        }
     }
     out
 }
@@ -956,6 +995,22 @@ mod tests {
         assert_eq!(check(&o, 1.0), vec![]);
         o.reason_given = false;
         assert_eq!(check(&o, 1.0), vec![Violation::NoReason { exit: 2 }]);
+
+        // A wrote the Lease at 1, B took it over at 5: A's write at 4 is
+        // its own, at 6 it is not.
+        let mut o = clean();
+        o.lease_writes = vec![(1.0, "a".into()), (3.0, "a".into()), (5.0, "b".into())];
+        o.run_writes = vec![(2.0, "a".into()), (4.0, "a".into()), (5.5, "b".into())];
+        assert_eq!(check(&o, 1.0), vec![]);
+        o.run_writes.push((6.0, "a".into()));
+        assert_eq!(
+            check(&o, 1.0),
+            vec![Violation::WroteWithoutLease {
+                who: "a".into(),
+                holder: "b".into(),
+                at: 6.0
+            }]
+        );
 
         let mut o = clean();
         o.unhealthy_after = Some("m1 did not answer".into());
