@@ -489,10 +489,13 @@ fn last_status_write(audit: &std::path::Path, ns: &str, name: &str) -> Option<f6
         .reduce(f64::max)
 }
 
+/// (when, who) of writes, from the audit log.
+type Writes = Vec<(f64, String)>;
+
 /// The watchers' successful writes in `ns`, from the audit log: of their
 /// Lease (when each took effect) and of EtcdDefrags (when each was
 /// received), with who wrote.
-fn watcher_writes(audit: &std::path::Path, ns: &str) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+fn watcher_writes(audit: &std::path::Path, ns: &str) -> (Writes, Writes) {
     let text = std::fs::read_to_string(audit).unwrap_or_default();
     let (mut lease, mut runs) = (Vec::new(), Vec::new());
     let prefix = format!("system:serviceaccount:{ns}:watcher-");
