@@ -458,6 +458,7 @@ every_rule_is_needed! {
     needs_etcddefrags_list: "etcddefrags" "list",
     needs_etcddefrags_watch: "etcddefrags" "watch",
     needs_etcddefrags_delete: "etcddefrags" "delete",
+    needs_etcddefrags_patch: "etcddefrags" "patch",
     needs_etcddefrags_create: "etcddefrags" "create",
     needs_etcddefrags_status_update: "etcddefrags/status" "update",
     needs_etcddefragpolicies_get: "etcddefragpolicies" "get",
