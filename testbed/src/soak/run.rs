@@ -275,7 +275,7 @@ impl Harness {
             .map(|kv| String::from_utf8_lossy(kv.key()).into_owned())
             .collect();
         let records = self.records.lock().await.clone();
-        let outages = without_overlap(records.outages.clone());
+        let outages = outages_of(&records.signals);
         let logs: Vec<String> = (0..self.names.len()).map(|i| cluster.log(i)).collect();
         let after = after_round(&cluster, &self.ids).await;
         let observed = Observed {
@@ -307,7 +307,8 @@ impl Harness {
 /// What the faults did, as they did it.
 #[derive(Debug, Clone, Default)]
 struct Records {
-    outages: Vec<Outage>,
+    /// Each signal a member's process got, as it was sent.
+    signals: Vec<(usize, f64, Signal)>,
     stopped_at: Option<f64>,
     corrupt: Vec<Outage>,
     corrupt_cleared_by_other: bool,
@@ -406,40 +407,49 @@ async fn inject(
     tool: Option<u32>,
 ) -> Result<()> {
     match fault {
+        // Faults overlap: a member killed meanwhile is not running, and one
+        // restarted meanwhile is a new process. Each signal is recorded
+        // when it was sent; `outages_of` works out when a member was down.
         Fault::Pause { member, for_ms, .. } => {
-            let from = now();
-            // Faults overlap: a member killed meanwhile is not running, and
-            // one restarted meanwhile is a new process that was never
-            // stopped. Neither is an error of the round.
-            let paused = cluster.lock().await.pause(member).is_ok();
+            if cluster.lock().await.pause(member).is_ok() {
+                records
+                    .lock()
+                    .await
+                    .signals
+                    .push((member, now(), Signal::Stop));
+            }
             tokio::time::sleep(Duration::from_millis(for_ms)).await;
-            let _ = cluster.lock().await.resume(member);
-            if paused {
-                records.lock().await.outages.push(Outage {
-                    member,
-                    from,
-                    to: now(),
-                });
+            if cluster.lock().await.resume(member).is_ok() {
+                records
+                    .lock()
+                    .await
+                    .signals
+                    .push((member, now(), Signal::Cont));
             }
         }
         Fault::KillRestart {
             member, down_ms, ..
         } => {
-            let from = now();
             cluster.lock().await.kill(member)?;
+            records
+                .lock()
+                .await
+                .signals
+                .push((member, now(), Signal::Kill));
             tokio::time::sleep(Duration::from_millis(down_ms)).await;
             cluster.lock().await.restart(member)?;
-            records.lock().await.outages.push(Outage {
-                member,
-                from,
-                to: now(),
-            });
+            records
+                .lock()
+                .await
+                .signals
+                .push((member, now(), Signal::Start));
         }
         Fault::MoveLeader { .. } => {
             let guard = cluster.lock().await;
-            // A leader that cannot be found (a member down) is no fault
-            // to inject now.
-            if let Ok(leader) = guard.leader().await {
+            // A leader that cannot be found at once (a member down) is no
+            // fault to inject now; the lock is not held for long, so that
+            // the other faults fire on time.
+            if let Ok(leader) = guard.wait_ready(Duration::from_secs(2)).await {
                 let ids = guard.member_ids().await?;
                 let target = (leader + 1) % ids.len();
                 if let Ok(mut client) = guard.client(leader).await {
@@ -581,22 +591,59 @@ async fn fill(cluster: &Mutex<Cluster>, records: &Mutex<Records>, ids: &[u64]) {
     }
 }
 
-/// A pause that a kill of the same member ended: the member was stopped
-/// only until the kill (the restarted process was never paused), so the
-/// pause's outage ends there and the kill's covers the rest.
-fn without_overlap(mut outages: Vec<Outage>) -> Vec<Outage> {
-    let starts: Vec<(usize, f64)> = outages.iter().map(|o| (o.member, o.from)).collect();
-    for o in &mut outages {
-        if let Some(kill) = starts
-            .iter()
-            .filter(|(m, from)| *m == o.member && *from > o.from && *from < o.to)
-            .map(|(_, from)| *from)
-            .reduce(f64::min)
-        {
-            o.to = kill;
+/// What a fault did to a member's process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Signal {
+    Stop,
+    Cont,
+    Kill,
+    Start,
+}
+
+/// When each member was down, from the signals its processes got: stopped
+/// from a SIGSTOP while running until the next SIGCONT (SIGSTOPs do not
+/// nest: the first SIGCONT of two overlapping pauses ends both), dead from
+/// a SIGKILL until it was started again (a kill ends a stop; the new
+/// process was never stopped).
+fn outages_of(signals: &[(usize, f64, Signal)]) -> Vec<Outage> {
+    let mut sorted = signals.to_vec();
+    sorted.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let members: std::collections::BTreeSet<usize> = sorted.iter().map(|s| s.0).collect();
+    let mut out = Vec::new();
+    for member in members {
+        let mut down: Option<(f64, bool)> = None; // (since, dead)
+        for &(_, t, signal) in sorted.iter().filter(|s| s.0 == member) {
+            match (signal, down) {
+                (Signal::Stop, None) => down = Some((t, false)),
+                (Signal::Cont, Some((from, false))) | (Signal::Start, Some((from, true))) => {
+                    out.push(Outage {
+                        member,
+                        from,
+                        to: t,
+                    });
+                    down = None;
+                }
+                (Signal::Kill, Some((from, false))) => {
+                    out.push(Outage {
+                        member,
+                        from,
+                        to: t,
+                    });
+                    down = Some((t, true));
+                }
+                (Signal::Kill, None) => down = Some((t, true)),
+                _ => {}
+            }
+        }
+        if let Some((from, _)) = down {
+            out.push(Outage {
+                member,
+                from,
+                to: f64::INFINITY,
+            });
         }
     }
-    outages
+    out
 }
 
 /// Each member's defrags since `since`, from its own log: a start without
@@ -740,6 +787,44 @@ mod tests {
         let spans = leaderships_in(&[m0, m1], &[kill], 0.0, 9.0);
         let got: Vec<(usize, f64, f64)> = spans.iter().map(|s| (s.member, s.from, s.to)).collect();
         assert_eq!(got, [(0, 1.0, 4.0), (0, 6.0, 9.0), (1, 2.0, 3.0)]);
+    }
+
+    /// Soak seed 20261204, round 190: two pauses of m4 overlapped; the
+    /// first SIGCONT ended both, though the second's came 26 s later.
+    #[test]
+    fn a_member_is_down_from_a_stop_or_kill_to_the_first_cont_or_start() {
+        use Signal::*;
+        let got = |signals: &[(usize, f64, Signal)]| -> Vec<(usize, f64, f64)> {
+            outages_of(signals)
+                .iter()
+                .map(|o| (o.member, o.from, o.to))
+                .collect()
+        };
+        // Overlapping pauses: down from the first STOP to the first CONT.
+        assert_eq!(
+            got(&[
+                (4, 1.0, Stop),
+                (4, 2.0, Stop),
+                (4, 3.0, Cont),
+                (4, 9.0, Cont)
+            ]),
+            [(4, 1.0, 3.0)]
+        );
+        // A kill during a pause ends the stop; dead until started again.
+        assert_eq!(
+            got(&[
+                (1, 1.0, Stop),
+                (1, 2.0, Kill),
+                (1, 4.0, Start),
+                (1, 5.0, Cont)
+            ]),
+            [(1, 1.0, 2.0), (1, 2.0, 4.0)]
+        );
+        // Members apart; a stop never ended lasts to the end.
+        assert_eq!(
+            got(&[(0, 1.0, Kill), (2, 1.5, Stop), (0, 2.0, Start)]),
+            [(0, 1.0, 2.0), (2, 1.5, f64::INFINITY)]
+        );
     }
 
     #[test]
