@@ -5,7 +5,8 @@
 //! faults at random moments (`soak::plan_watch_round`): the member faults
 //! of the one-shot soak, the holder SIGKILLed and a new watcher started,
 //! the holder SIGSTOPped past the Lease, the EtcdDefrag deleted, edited, or
-//! joined by a second one for the same cluster, kube-apiserver restarted. The round is judged by
+//! joined by a second one for the same cluster, an EtcdDefragPolicy
+//! stamping runs meanwhile, kube-apiserver restarted. The round is judged by
 //! `soak::check` on the members' own logs and the EtcdDefrag objects as
 //! the API server holds them, never by the watchers' word.
 //!
@@ -24,7 +25,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams};
-use kube::Client;
+use kube::{Client, ResourceExt};
 use kubectl_etcd_testbed::soak::run::{judge, now, Harness, RoundResult};
 use kubectl_etcd_testbed::soak::{plan_watch_round, WatchFault, WatchPlan};
 use serde_json::{json, Value};
@@ -197,6 +198,47 @@ async fn inject(
             .await;
             assert!(created, "the second EtcdDefrag could not be created");
         }
+        // A policy stamping a run every 2 s for the cluster (after `first`,
+        // by the Forbid concurrency policy), suspended after `for_ms`.
+        WatchFault::Policy { for_ms, .. } => {
+            let policies = support::k8s::dynamic(
+                client,
+                &watchers.lock().await.ns,
+                "EtcdDefragPolicy",
+                "etcddefragpolicies",
+            );
+            let object: DynamicObject = serde_json::from_value(json!({
+                "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+                "kind": "EtcdDefragPolicy",
+                "metadata": {"name": "soak"},
+                "spec": {
+                    "clusterRef": {"name": "db"},
+                    "schedule": "@every 2s",
+                    "rule": {"all": true},
+                    "historyLimit": 100,
+                },
+            }))
+            .unwrap();
+            let created = retried(|| async {
+                match policies.create(&Default::default(), &object).await {
+                    Ok(_) => Ok(()),
+                    Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
+                    Err(e) => Err(e),
+                }
+            })
+            .await;
+            assert!(created, "the EtcdDefragPolicy could not be created");
+            tokio::time::sleep(Duration::from_millis(for_ms)).await;
+            let suspend = json!({"spec": {"suspend": true}});
+            let suspended = retried(|| async {
+                policies
+                    .patch("soak", &PatchParams::default(), &Patch::Merge(&suspend))
+                    .await
+                    .map(|_| ())
+            })
+            .await;
+            assert!(suspended, "the EtcdDefragPolicy could not be suspended");
+        }
         WatchFault::RestartApiServer { down_ms, .. } => {
             let server = apiserver().await;
             let pid = server
@@ -244,20 +286,8 @@ where
 struct Seen {
     status: Value,
     gone: bool,
-}
-
-async fn look(defrags: &Api<DynamicObject>, name: &str) -> Option<Seen> {
-    match defrags.get_opt(name).await {
-        Ok(Some(run)) => Some(Seen {
-            status: run.data["status"].clone(),
-            gone: false,
-        }),
-        Ok(None) => Some(Seen {
-            status: Value::Null,
-            gone: true,
-        }),
-        Err(_) => None,
-    }
+    /// Its creation (Unix seconds).
+    created: i64,
 }
 
 fn terminal(seen: &Seen) -> bool {
@@ -320,48 +350,65 @@ async fn watch_round(
         }));
     }
 
-    // Every run to a terminal phase (or gone), as the API server has it;
-    // the last status seen of each is what the round reports.
-    let second = plan
-        .faults
-        .iter()
-        .any(|f| matches!(f, WatchFault::SecondRun { .. }));
-    let names_of_runs: Vec<&str> = if second {
-        vec!["first", "second"]
-    } else {
-        vec!["first"]
-    };
-    let mut seen: Vec<Seen> = vec![Seen::default(); names_of_runs.len()];
+    // Every run to a terminal phase (or gone), as the API server has it:
+    // `first`, a second one, a policy's stamped ones; the last status seen
+    // of each is what the round reports.
+    let mut seen: std::collections::BTreeMap<String, Seen> = std::collections::BTreeMap::new();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(150);
     let mut faults_done = false;
     let mut unfinished = None;
     loop {
-        for (i, name) in names_of_runs.iter().enumerate() {
-            match look(&defrags, name).await {
-                // The second run is not gone before its moment came.
-                Some(s) if s.gone && (i == 0 || faults_done) => seen[i].gone = true,
-                Some(s) if !s.gone => seen[i] = s,
-                _ => {}
+        if let Ok(list) = defrags.list(&Default::default()).await {
+            let listed: Vec<String> = list.items.iter().map(|r| r.name_any()).collect();
+            for run in list.items {
+                let created = run
+                    .metadata
+                    .creation_timestamp
+                    .as_ref()
+                    .map(|t| t.0.as_second());
+                seen.insert(
+                    run.name_any(),
+                    Seen {
+                        status: run.data["status"].clone(),
+                        gone: false,
+                        created: created.unwrap_or(0),
+                    },
+                );
             }
+            for (name, s) in seen.iter_mut() {
+                if !listed.contains(name) {
+                    s.gone = true;
+                }
+            }
+            // `first` deleted before the first list.
+            seen.entry("first".into()).or_insert(Seen {
+                status: Value::Null,
+                gone: true,
+                created: 0,
+            });
         }
         if !faults_done && tasks.iter().all(|t| t.is_finished()) {
             faults_done = true;
             continue;
         }
-        if faults_done && seen.iter().all(terminal) {
+        if faults_done && seen.values().all(terminal) {
             break;
         }
         if tokio::time::Instant::now() > deadline {
             unfinished = Some(format!(
                 "the runs did not finish within 150 s: {:?}",
                 seen.iter()
-                    .map(|s| s.status["phase"].clone())
+                    .map(|(n, s)| format!("{n}: {}", s.status["phase"]))
                     .collect::<Vec<_>>()
             ));
             break;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    // In the order they acted (creation, then name).
+    let mut runs_in_order: Vec<(String, Seen)> = seen.into_iter().collect();
+    runs_in_order.sort_by(|a, b| (a.1.created, &a.0).cmp(&(b.1.created, &b.0)));
+    let seen: Vec<Seen> = runs_in_order.iter().map(|(_, s)| s.clone()).collect();
     for t in tasks {
         t.await.unwrap();
     }
@@ -406,11 +453,13 @@ async fn watch_round(
             observed.run_writes.len()
         ));
     }
-    // The second run acts only once the first has ended: its last
+    // A later run acts only once the one before has ended: each one's last
     // status write is the line between them.
-    if second {
-        observed.run_bounds = last_status_write(audit, &ns, "first").into_iter().collect();
-    }
+    observed.run_bounds = runs_in_order
+        .iter()
+        .take(runs_in_order.len().saturating_sub(1))
+        .filter_map(|(name, _)| last_status_write(audit, &ns, name))
+        .collect();
     observed.reported_defragmented = seen
         .iter()
         .flat_map(|s| s.status["members"].as_array().cloned().unwrap_or_default())
@@ -575,7 +624,8 @@ async fn the_watcher_breaks_no_invariant_under_random_faults() {
     // five members, the run deleted; 4 a member killed, an edit, the run
     // deleted; 10 the watcher killed, a second run; 12 CORRUPT; 15 five
     // members, NOSPACE at once, a kill, a pause; 27 the watcher killed,
-    // leadership moved.
+    // leadership moved, a policy stamping runs. Rounds 4, 10 and 12 also
+    // restart kube-apiserver.
     let rounds = [1, 2, 4, 10, 12, 15, 27];
     soak(EtcdVersion::V3_6, &rounds.map(|r| (25, r))).await;
 }

@@ -199,6 +199,12 @@ pub enum WatchFault {
         at_ms: u64,
         down_ms: u64,
     },
+    /// An EtcdDefragPolicy stamping a run every 2 s, suspended after
+    /// `for_ms` (never with a deleted run: its runs would act after it).
+    Policy {
+        at_ms: u64,
+        for_ms: u64,
+    },
 }
 
 impl WatchFault {
@@ -211,6 +217,7 @@ impl WatchFault {
             WatchFault::SecondRun { .. } => "second-run",
             WatchFault::EditRun { .. } => "edit-run",
             WatchFault::RestartApiServer { .. } => "restart-apiserver",
+            WatchFault::Policy { .. } => "policy",
         }
     }
 
@@ -222,7 +229,8 @@ impl WatchFault {
             | WatchFault::DeleteRun { at_ms }
             | WatchFault::SecondRun { at_ms }
             | WatchFault::EditRun { at_ms }
-            | WatchFault::RestartApiServer { at_ms, .. } => at_ms,
+            | WatchFault::RestartApiServer { at_ms, .. }
+            | WatchFault::Policy { at_ms, .. } => at_ms,
         }
     }
 }
@@ -332,6 +340,15 @@ pub fn plan_watch_round(seed: u64, round: u64, span_ms: u64) -> WatchPlan {
         faults.push(WatchFault::RestartApiServer {
             at_ms: extra.between(0, span_ms),
             down_ms: extra.between(500, 4000),
+        });
+    }
+    let deleted = faults
+        .iter()
+        .any(|f| matches!(f, WatchFault::DeleteRun { .. }));
+    if extra.chance(15) && !deleted {
+        faults.push(WatchFault::Policy {
+            at_ms: extra.between(0, span_ms),
+            for_ms: extra.between(2000, 6000),
         });
     }
     faults.sort_by_key(WatchFault::at_ms);
@@ -794,7 +811,7 @@ mod tests {
         let mut kinds = std::collections::BTreeSet::new();
         for round in 0..300 {
             let plan = plan_watch_round(42, round, 10_000);
-            assert!((1..=4).contains(&plan.faults.len()));
+            assert!((1..=5).contains(&plan.faults.len()));
             let run_faults = plan
                 .faults
                 .iter()
@@ -806,6 +823,15 @@ mod tests {
                 })
                 .count();
             assert!(run_faults <= 1, "{plan:?}");
+            let policy = plan
+                .faults
+                .iter()
+                .any(|f| matches!(f, WatchFault::Policy { .. }));
+            let deleted = plan
+                .faults
+                .iter()
+                .any(|f| matches!(f, WatchFault::DeleteRun { .. }));
+            assert!(!(policy && deleted), "{plan:?}");
             let paused = plan
                 .faults
                 .iter()
@@ -813,7 +839,7 @@ mod tests {
             assert_eq!(plan.watchers, if paused { 2 } else { 1 });
             kinds.extend(plan.faults.iter().map(WatchFault::kind));
         }
-        assert_eq!(kinds.len(), 11, "{kinds:?}");
+        assert_eq!(kinds.len(), 12, "{kinds:?}");
     }
 
     fn done(member: usize, start: f64, end: f64) -> Defrag {
