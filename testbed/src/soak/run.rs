@@ -105,7 +105,14 @@ pub async fn round(settings: &Settings, round: u64) -> Result<RoundResult> {
     })
     .await
     .map_err(|_| format!("round {round}: the tool did not end within 240 s"))?;
-    let exit = output.1.map_err(|e| e.to_string())?.code().unwrap_or(-1);
+    // A process killed by a signal exits, as a shell or the kubelet
+    // reports it, with 128 + the signal's number.
+    let status = output.1.map_err(|e| e.to_string())?;
+    let killed_by = std::os::unix::process::ExitStatusExt::signal(&status);
+    let exit = status
+        .code()
+        .or(killed_by.map(|signal| 128 + signal))
+        .unwrap_or(-1);
     let tool_log = match stderr {
         Some(task) => task.await.unwrap_or_default(),
         None => String::new(),
@@ -113,7 +120,11 @@ pub async fn round(settings: &Settings, round: u64) -> Result<RoundResult> {
     let (mut observed, logs) = harness.finish().await?;
     observed.exit = exit;
     observed.reported_defragmented = reported(&output.0, &names);
-    observed.reason_given = exit == 0 || reason_given(&output.0, &tool_log);
+    // Killed by the stop signal it was sent before it watched for one: by
+    // design only before it changed anything, and the signal is the reason.
+    let stopped_early =
+        killed_by.is_some() && observed.stopped_at.is_some() && observed.defrags.is_empty();
+    observed.reason_given = exit == 0 || stopped_early || reason_given(&output.0, &tool_log);
     let account = format!("--- tool stdout\n{}\n--- tool stderr\n{tool_log}", output.0);
     Ok(judge(plan, observed, &logs, &account))
 }
