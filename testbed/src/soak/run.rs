@@ -288,7 +288,7 @@ impl Harness {
         let records = self.records.lock().await.clone();
         let outages = outages_of(&records.signals);
         let logs: Vec<String> = (0..self.names.len()).map(|i| cluster.log(i)).collect();
-        let after = after_round(&cluster, &self.ids).await;
+        let after = after_round(&cluster, &self.ids, &records.corrupt_unsure).await;
         let observed = Observed {
             defrags: defrags_in(&logs, &outages, self.started),
             leaderships: leaderships_in(&logs, &outages, self.started, round_end),
@@ -323,6 +323,10 @@ struct Records {
     stopped_at: Option<f64>,
     corrupt: Vec<Outage>,
     corrupt_cleared_by_other: bool,
+    /// Members whose CORRUPT raise was never answered: etcd may still
+    /// apply it after the harness disarmed, so what is left of it is the
+    /// third party's, not the tool's.
+    corrupt_unsure: Vec<u64>,
     nospace_at: Option<f64>,
     nospace_raised: Vec<usize>,
 }
@@ -352,7 +356,7 @@ struct After {
     unhealthy: Option<String>,
 }
 
-async fn after_round(cluster: &Cluster, ids: &[u64]) -> After {
+async fn after_round(cluster: &Cluster, ids: &[u64], corrupt_unsure: &[u64]) -> After {
     let mut after = After {
         nospace_left: Vec::new(),
         sizes: vec![None; ids.len()],
@@ -376,6 +380,21 @@ async fn after_round(cluster: &Cluster, ids: &[u64]) -> After {
                     let member = ids.iter().position(|id| *id == a.member_id());
                     match (a.alarm(), member) {
                         (AlarmType::Nospace, Some(m)) => after.nospace_left.push(m),
+                        // The harness's own raise, applied after its disarm
+                        // (seed 20261205 round 97): it clears it, as the
+                        // third party that raised it.
+                        (AlarmType::Corrupt, Some(_))
+                            if corrupt_unsure.contains(&a.member_id()) =>
+                        {
+                            let mut options = etcd_client::AlarmOptions::new();
+                            options.with_member(a.member_id());
+                            if let Err(e) = c
+                                .alarm(AlarmAction::Deactivate, AlarmType::Corrupt, Some(options))
+                                .await
+                            {
+                                problems.push(format!("disarm the late CORRUPT raise: {e}"));
+                            }
+                        }
                         (kind, _) => problems
                             .push(format!("alarm {kind:?} left on member {:x}", a.member_id())),
                     }
@@ -409,6 +428,11 @@ fn reason_given(stdout: &str, stderr: &str) -> bool {
         || doc["hashCheck"]["verdict"] == "disagree"
 }
 
+/// Notes that `member`'s process got `signal` now.
+async fn signalled(records: &Mutex<Records>, member: usize, signal: Signal) {
+    records.lock().await.signals.push((member, now(), signal));
+}
+
 /// Carries out one fault, recording what it did.
 async fn inject(
     fault: Fault,
@@ -423,37 +447,21 @@ async fn inject(
         // when it was sent; `outages_of` works out when a member was down.
         Fault::Pause { member, for_ms, .. } => {
             if cluster.lock().await.pause(member).is_ok() {
-                records
-                    .lock()
-                    .await
-                    .signals
-                    .push((member, now(), Signal::Stop));
+                signalled(records, member, Signal::Stop).await;
             }
             tokio::time::sleep(Duration::from_millis(for_ms)).await;
             if cluster.lock().await.resume(member).is_ok() {
-                records
-                    .lock()
-                    .await
-                    .signals
-                    .push((member, now(), Signal::Cont));
+                signalled(records, member, Signal::Cont).await;
             }
         }
         Fault::KillRestart {
             member, down_ms, ..
         } => {
             cluster.lock().await.kill(member)?;
-            records
-                .lock()
-                .await
-                .signals
-                .push((member, now(), Signal::Kill));
+            signalled(records, member, Signal::Kill).await;
             tokio::time::sleep(Duration::from_millis(down_ms)).await;
             cluster.lock().await.restart(member)?;
-            records
-                .lock()
-                .await
-                .signals
-                .push((member, now(), Signal::Start));
+            signalled(records, member, Signal::Start).await;
         }
         Fault::MoveLeader { .. } => {
             let guard = cluster.lock().await;
@@ -539,6 +547,9 @@ async fn corrupt(
         Some(options.clone()),
     );
     let confirmed = matches!(tokio::time::timeout(limit, raise).await, Ok(Ok(_)));
+    if !confirmed {
+        records.lock().await.corrupt_unsure.push(id);
+    }
     let from = now();
     tokio::time::sleep(Duration::from_millis(for_ms)).await;
     // Disarmed for sure, even with members down meanwhile.
