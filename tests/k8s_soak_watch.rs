@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::Lease;
-use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams};
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
 use kubectl_etcd_testbed::soak::run::{judge, now, Harness, RoundResult};
 use kubectl_etcd_testbed::soak::{plan_watch_round, WatchFault, WatchPlan};
@@ -53,7 +53,13 @@ impl Watchers {
         let log = self.dir.join(format!("watcher-{}.log", self.started));
         let account = format!("watcher-{}", self.started);
         self.started += 1;
-        bind(client, &self.ns, "cluster-admin", &account).await;
+        // A watcher started again may meet the API server restarting.
+        let bindings: Api<k8s_openapi::api::rbac::v1::RoleBinding> =
+            Api::namespaced(client.clone(), &self.ns);
+        let binding = binding("cluster-admin", &account, &self.ns);
+        let post = PostParams::default();
+        let bound = retried(&[409], || bindings.create(&post, &binding)).await;
+        assert!(bound, "the RoleBinding of {account} could not be created");
         let kubeconfig = kubeconfig_as(
             &format!("{}-{account}.yaml", self.ns),
             &self.ns,
@@ -167,14 +173,8 @@ async fn inject(
         // Another client retries what the API server refused while it
         // was down, as any client would.
         WatchFault::DeleteRun { .. } => {
-            let deleted = retried(|| async {
-                match defrags.delete("first", &DeleteParams::default()).await {
-                    Ok(_) => Ok(()),
-                    Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
-                    Err(e) => Err(e),
-                }
-            })
-            .await;
+            let params = DeleteParams::default();
+            let deleted = retried(&[404], || defrags.delete("first", &params)).await;
             if deleted {
                 deleted_at.lock().await.get_or_insert(now());
             }
@@ -188,14 +188,8 @@ async fn inject(
                 "spec": spec,
             }))
             .unwrap();
-            let created = retried(|| async {
-                match defrags.create(&Default::default(), &object).await {
-                    Ok(_) => Ok(()),
-                    Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
-                    Err(e) => Err(e),
-                }
-            })
-            .await;
+            let post = PostParams::default();
+            let created = retried(&[409], || defrags.create(&post, &object)).await;
             assert!(created, "the second EtcdDefrag could not be created");
         }
         // A policy stamping a run every 2 s for the cluster (after `first`,
@@ -219,24 +213,13 @@ async fn inject(
                 },
             }))
             .unwrap();
-            let created = retried(|| async {
-                match policies.create(&Default::default(), &object).await {
-                    Ok(_) => Ok(()),
-                    Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
-                    Err(e) => Err(e),
-                }
-            })
-            .await;
+            let post = PostParams::default();
+            let created = retried(&[409], || policies.create(&post, &object)).await;
             assert!(created, "the EtcdDefragPolicy could not be created");
             tokio::time::sleep(Duration::from_millis(for_ms)).await;
             let suspend = json!({"spec": {"suspend": true}});
-            let suspended = retried(|| async {
-                policies
-                    .patch("soak", &PatchParams::default(), &Patch::Merge(&suspend))
-                    .await
-                    .map(|_| ())
-            })
-            .await;
+            let (params, suspend) = (PatchParams::default(), Patch::Merge(&suspend));
+            let suspended = retried(&[], || policies.patch("soak", &params, &suspend)).await;
             assert!(suspended, "the EtcdDefragPolicy could not be suspended");
         }
         WatchFault::RestartApiServer { down_ms, .. } => {
@@ -249,32 +232,27 @@ async fn inject(
         }
         WatchFault::EditRun { at_ms } => {
             let patch = json!({"metadata": {"labels": {"soak-edited": at_ms.to_string()}}});
-            retried(|| async {
-                match defrags
-                    .patch("first", &PatchParams::default(), &Patch::Merge(&patch))
-                    .await
-                {
-                    Ok(_) => Ok(()),
-                    // Deleted meanwhile: nothing to edit.
-                    Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
-                    Err(e) => Err(e),
-                }
-            })
-            .await;
+            // Deleted meanwhile (404): nothing to edit.
+            let (params, patch) = (PatchParams::default(), Patch::Merge(&patch));
+            retried(&[404], || defrags.patch("first", &params, &patch)).await;
         }
     }
 }
 
-/// Runs `call` until it succeeds, for at most 30 s; whether it did.
-async fn retried<F, Fut>(call: F) -> bool
+/// Runs `call` until it succeeds or the API server answers one of the
+/// `settled` codes (already created, already gone), for at most 30 s;
+/// whether it did.
+async fn retried<T, F, Fut>(settled: &[u16], call: F) -> bool
 where
     F: Fn() -> Fut,
-    Fut: std::future::Future<Output = Result<(), kube::Error>>,
+    Fut: std::future::Future<Output = Result<T, kube::Error>>,
 {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     while tokio::time::Instant::now() < deadline {
-        if call().await.is_ok() {
-            return true;
+        match call().await {
+            Ok(_) => return true,
+            Err(kube::Error::Api(e)) if settled.contains(&e.code) => return true,
+            Err(_) => {}
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }

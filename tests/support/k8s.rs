@@ -609,16 +609,21 @@ pub fn manifest(path: &str) -> Vec<serde_json::Value> {
 pub async fn bind(client: &Client, ns: &str, role: &str, account: &str) {
     let bindings: Api<k8s_openapi::api::rbac::v1::RoleBinding> =
         Api::namespaced(client.clone(), ns);
-    let binding = serde_json::from_value(json!({
+    bindings
+        .create(&PostParams::default(), &binding(role, account, ns))
+        .await
+        .unwrap();
+}
+
+/// The RoleBinding `bind` creates: ClusterRole `role` for ServiceAccount
+/// `account` of `ns`.
+pub fn binding(role: &str, account: &str, ns: &str) -> k8s_openapi::api::rbac::v1::RoleBinding {
+    serde_json::from_value(json!({
         "metadata": {"name": format!("{role}-{account}")},
         "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": ns}],
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
     }))
-    .unwrap();
-    bindings
-        .create(&PostParams::default(), &binding)
-        .await
-        .unwrap();
+    .unwrap()
 }
 
 /// The ClusterRole of a manifest file in `deploy/`.
