@@ -327,6 +327,8 @@ struct Records {
     /// apply it after the harness disarmed, so what is left of it is the
     /// third party's, not the tool's.
     corrupt_unsure: Vec<u64>,
+    /// Each disarm the harness sent: member id, when.
+    corrupt_disarms: Vec<(u64, f64)>,
     nospace_at: Option<f64>,
     nospace_raised: Vec<usize>,
 }
@@ -563,6 +565,22 @@ async fn corrupt(
                     .iter()
                     .any(|a| a.member_id() == id && a.alarm() == AlarmType::Corrupt);
                 let to = now();
+                // Another CORRUPT fault on this member may have disarmed
+                // it meanwhile: that one raise-and-disarm ended both
+                // (seed 20261204 round 218). Each disarm is noted before
+                // it is sent, so one that could have come before this
+                // listing is seen.
+                let disarmed_by_harness = {
+                    let mut r = records.lock().await;
+                    let earlier = r
+                        .corrupt_disarms
+                        .iter()
+                        .filter(|&&(m, at)| m == id && from <= at && at <= to)
+                        .map(|&(_, at)| at)
+                        .reduce(f64::min);
+                    r.corrupt_disarms.push((id, now()));
+                    earlier
+                };
                 let disarm = c.alarm(
                     AlarmAction::Deactivate,
                     AlarmType::Corrupt,
@@ -571,8 +589,14 @@ async fn corrupt(
                 if matches!(tokio::time::timeout(limit, disarm).await, Ok(Ok(_))) {
                     if confirmed {
                         let mut r = records.lock().await;
+                        // Still raised at the listing: until then. Gone: since
+                        // the first disarm the harness sent after the raise.
+                        let to = match disarmed_by_harness {
+                            Some(at) if !raised => at,
+                            _ => to,
+                        };
                         r.corrupt.push(Outage { member, from, to });
-                        r.corrupt_cleared_by_other |= !raised;
+                        r.corrupt_cleared_by_other |= !raised && disarmed_by_harness.is_none();
                     }
                     return Ok(());
                 }
