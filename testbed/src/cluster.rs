@@ -11,6 +11,7 @@ use nix::unistd::Pid;
 
 use crate::bins::{self, EtcdVersion};
 use crate::certs::{self, Pki};
+use crate::delay::{Counts, Delay, Proxy};
 use crate::ports::{free_loopback_ip, free_port};
 use crate::Result;
 
@@ -67,6 +68,10 @@ pub struct ClusterSpec {
     pub log_level: &'static str,
     /// More flags for every member (e.g. `--snapshot-count=100`).
     pub extra_args: Vec<String>,
+    /// Put each member's client port behind a delay proxy: members
+    /// advertise the proxy, so whoever discovers them through MemberList
+    /// is as far away as this (the test bed's own clients go direct).
+    pub delay: Option<Delay>,
 }
 
 impl ClusterSpec {
@@ -82,6 +87,7 @@ impl ClusterSpec {
             extra_sans: Vec::new(),
             log_level: "warn",
             extra_args: Vec::new(),
+            delay: None,
         }
     }
 
@@ -108,6 +114,12 @@ impl ClusterSpec {
         self
     }
 
+    /// Members as far from their clients as `delay` says.
+    pub fn delay(mut self, delay: Delay) -> Self {
+        self.delay = Some(delay);
+        self
+    }
+
     /// One more flag for every member.
     pub fn arg(mut self, flag: &str) -> Self {
         self.extra_args.push(flag.to_string());
@@ -119,7 +131,10 @@ impl ClusterSpec {
 #[derive(Debug)]
 pub struct Member {
     pub name: String,
+    /// The URL it advertises: clients reach it there.
     pub client_url: String,
+    /// Where it listens: `client_url`, unless a delay proxy is in front.
+    pub listen_client_url: String,
     pub peer_url: String,
     args: Vec<String>,
     log: PathBuf,
@@ -143,6 +158,8 @@ pub struct Cluster {
     pub pki: Option<Pki>,
     /// The root password when auth is on.
     pub password: Option<String>,
+    /// The delay proxies in front of the members, in member order.
+    proxies: Vec<Proxy>,
     etcd: PathBuf,
     dir: PathBuf,
     _temp: Option<tempfile::TempDir>,
@@ -195,10 +212,20 @@ impl Cluster {
                     format!("http://127.0.0.1:{}", free_port()?),
                 )
             };
+            // Behind a proxy, the member listens on another port of the same
+            // host, and the proxy takes the advertised one.
+            let listen_client_url = match spec.delay {
+                Some(_) => {
+                    let (host, _) = host_port(&client_url)?;
+                    format!("{scheme}://{host}:{}", free_port()?)
+                }
+                None => client_url.clone(),
+            };
             members.push(Member {
                 log: dir.join(format!("{name}.log")),
                 name,
                 client_url,
+                listen_client_url,
                 peer_url,
                 args: vec![],
                 child: None,
@@ -221,11 +248,26 @@ impl Cluster {
                 &token,
             );
         }
+        let mut proxies = Vec::new();
+        if let Some(delay) = spec.delay {
+            for m in &members {
+                let (host, port) = host_port(&m.client_url)?;
+                let (up_host, up_port) = host_port(&m.listen_client_url)?;
+                let addr = |h: &str, p: u16| {
+                    format!("{h}:{p}")
+                        .parse::<std::net::SocketAddr>()
+                        .map_err(|e| format!("{h}:{p}: {e}"))
+                };
+                proxies
+                    .push(Proxy::start(addr(&host, port)?, addr(&up_host, up_port)?, delay).await?);
+            }
+        }
         let mut cluster = Cluster {
             spec,
             members,
             pki,
             password: None,
+            proxies,
             etcd,
             dir,
             _temp: temp,
@@ -269,9 +311,12 @@ impl Cluster {
         } else {
             "http"
         };
+        // Not behind a proxy, even in a delayed cluster.
+        let client_url = format!("{scheme}://127.0.0.1:{}", free_port()?);
         let m = Member {
             name: name.to_string(),
-            client_url: format!("{scheme}://127.0.0.1:{}", free_port()?),
+            listen_client_url: client_url.clone(),
+            client_url,
             peer_url: format!("http://127.0.0.1:{}", free_port()?),
             log: self.dir.join(format!("{name}.log")),
             args: vec![],
@@ -392,7 +437,7 @@ impl Cluster {
         if let Some(pw) = &self.password {
             options = options.with_user("root", pw.clone());
         }
-        Client::connect([self.members[i].client_url.as_str()], Some(options))
+        Client::connect([self.members[i].listen_client_url.as_str()], Some(options))
             .await
             .map_err(|e| format!("connect to {}: {e}", self.members[i].name))
     }
@@ -447,12 +492,15 @@ impl Cluster {
         Ok(ids.iter().position(|&id| id == first))
     }
 
+    /// What crossed each member's delay proxy so far (empty without one).
+    pub fn traffic(&self) -> Vec<Counts> {
+        self.proxies.iter().map(Proxy::counts).collect()
+    }
+
     /// The loopback address member `i` listens on.
     pub fn host(&self, i: usize) -> String {
-        let url = &self.members[i].client_url;
-        let rest = url.split("://").nth(1).unwrap_or(url);
-        rest.rsplit_once(':')
-            .map(|(h, _)| h.to_string())
+        host_port(&self.members[i].client_url)
+            .map(|(h, _)| h)
             .unwrap_or_default()
     }
 
@@ -830,6 +878,16 @@ impl Drop for Cluster {
     }
 }
 
+/// The host and port of `scheme://host:port`.
+fn host_port(url: &str) -> Result<(String, u16)> {
+    let rest = url.split("://").nth(1).unwrap_or(url);
+    let (host, port) = rest
+        .rsplit_once(':')
+        .ok_or_else(|| format!("{url}: no port"))?;
+    let port = port.parse().map_err(|e| format!("{url}: port: {e}"))?;
+    Ok((host.to_string(), port))
+}
+
 /// The command line of member `m`: its data dir under `dir`, its URLs, the
 /// initial cluster (`name=peer,…`) and state (`new`, or `existing` for a
 /// member added to a running cluster), TLS as the spec asks.
@@ -848,7 +906,7 @@ fn member_args(
             "--data-dir={}",
             dir.join(format!("{}.etcd", m.name)).display()
         ),
-        format!("--listen-client-urls={}", m.client_url),
+        format!("--listen-client-urls={}", m.listen_client_url),
         format!("--advertise-client-urls={}", m.client_url),
         format!("--listen-peer-urls={}", m.peer_url),
         format!("--initial-advertise-peer-urls={}", m.peer_url),

@@ -9,6 +9,7 @@ pub mod apiserver;
 pub mod bins;
 pub mod certs;
 pub mod cluster;
+pub mod delay;
 pub mod image;
 pub mod kubelet;
 pub mod node;

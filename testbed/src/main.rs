@@ -8,6 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use kubectl_etcd_testbed::delay::Delay;
 use kubectl_etcd_testbed::{Cluster, ClusterSpec, EtcdVersion, Security};
 
 #[derive(Parser)]
@@ -93,6 +94,14 @@ struct UpArgs {
     /// etcd --log-level for the members.
     #[arg(long, default_value = "warn")]
     log_level: String,
+    /// Put each member's client port behind a proxy adding this round
+    /// trip (half each way), as if the members were that far away; 0 puts
+    /// the proxy in without delay.
+    #[arg(long)]
+    rtt_ms: Option<u64>,
+    /// Up to this much more each way, at random (with --rtt-ms).
+    #[arg(long, default_value_t = 0)]
+    jitter_ms: u64,
 }
 
 #[derive(Subcommand)]
@@ -223,11 +232,15 @@ async fn run(cli: Cli) -> Result<(), String> {
         fragment_mb,
         keep,
         log_level,
+        rtt_ms,
+        jitter_ms,
     } = args;
     let mut spec = ClusterSpec::new(members, Security::parse(&security)?)
         .version(EtcdVersion::parse(&version)?);
     spec.quota_backend_bytes = quota_backend_bytes;
     spec.dir = dir;
+    spec.delay =
+        rtt_ms.map(|ms| Delay::rtt_ms(ms).with_jitter(std::time::Duration::from_millis(jitter_ms)));
     spec.log_level = match log_level.as_str() {
         "debug" => "debug",
         "info" => "info",
