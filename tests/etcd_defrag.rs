@@ -10,6 +10,7 @@ mod support;
 
 use std::time::Duration;
 
+use kubectl_etcd_testbed::delay::Delay;
 use support::*;
 
 const MB: u64 = 1_000_000;
@@ -50,6 +51,15 @@ async fn settled_sizes(cluster: &Cluster) -> Vec<(i64, i64)> {
 async fn write_after_compaction(cluster: &Cluster) {
     let mut c = cluster.client(0).await.unwrap();
     c.put("after-compaction", "x", None).await.unwrap();
+}
+
+/// How many HashKV calls each member answered, by its own count.
+async fn hashkv_counts(cluster: &Cluster) -> Vec<u64> {
+    let mut n = Vec::new();
+    for i in 0..cluster.members.len() {
+        n.push(metric(cluster, i, HASHKV_OK).await as u64);
+    }
+    n
 }
 
 fn defrag_args(cluster: &Cluster, extra: &[&str]) -> Vec<String> {
@@ -143,9 +153,18 @@ async fn below_threshold_is_skipped_and_all_defragments_all() {
         EtcdVersion::V3_5,
         EtcdVersion::V3_4,
     ] {
-        let mut spec = ClusterSpec::new(3, Security::Plain).version(version);
+        // A proxy without delay in front of each member counts the
+        // connections the tool opens.
+        let mut spec = ClusterSpec::new(3, Security::Plain)
+            .version(version)
+            .delay(Delay::default());
         spec.log_level = "info";
         let cluster = start(spec).await;
+        let hashed_before = hashkv_counts(&cluster).await;
+        let mut status = one_seed(&cluster);
+        status.extend(args(&["status", "-o", "json"]));
+        tool(&status, &[]).await.expect_code(0);
+        let looked: Vec<u64> = cluster.traffic().iter().map(|c| c.connections).collect();
         let doc = tool(&defrag_args(&cluster, &[]), &[])
             .await
             .expect_code(0)
@@ -155,12 +174,54 @@ async fn below_threshold_is_skipped_and_all_defragments_all() {
             assert_eq!(m["reason"], "BelowThreshold", "{doc}");
         }
         assert!(defrags(&cluster).is_empty(), "nothing may be defragmented");
+        // Nothing due, nothing touched (issue 26): no member hashed its key
+        // space (its own count), no hash check reported, and no connection
+        // beyond what `status` opens (no feature gates read).
+        assert_eq!(hashkv_counts(&cluster).await, hashed_before, "{version:?}");
+        assert!(doc["hashCheck"].is_null(), "{doc}");
+        let connections: Vec<u64> = cluster.traffic().iter().map(|c| c.connections).collect();
+        let doubled: Vec<u64> = looked.iter().map(|n| n * 2).collect();
+        assert_eq!(
+            connections, doubled,
+            "{version:?}: status opened {looked:?}"
+        );
+        if version != EtcdVersion::V3_4 {
+            // The gRPC connection, and on 3.5 the `/metrics` read of the
+            // quota its Status does not carry.
+            let one_look = if version == EtcdVersion::V3_5 { 2 } else { 1 };
+            assert_eq!(looked, [one_look; 3], "{version:?}");
+        }
 
         let leader = cluster.leader().await.unwrap();
         let doc = tool(&defrag_args(&cluster, &["--all"]), &[])
             .await
             .expect_code(0)
             .json();
+        // A sweep that changed the members hashes each once, one at a time.
+        let hashed: Vec<u64> = hashkv_counts(&cluster)
+            .await
+            .iter()
+            .zip(&hashed_before)
+            .map(|(after, before)| after - before)
+            .collect();
+        assert_eq!(hashed, [1, 1, 1], "{version:?}: {doc}");
+        assert_eq!(doc["hashCheck"]["agree"], true, "{doc}");
+        // This run's connections per member: its gRPC one (the look, the
+        // Defragment, the waits and the hash all share it) and one
+        // `/metrics` read (3.6 and later: the feature gates of a member to
+        // defragment; 3.4 and 3.5: the quota, and no gates, which they do
+        // not publish).
+        // (etcd 3.4 also reads, before each member, the leader's
+        // `/debug/vars` and the member's `/metrics`: `SnapshotInFlight`.)
+        if version != EtcdVersion::V3_4 {
+            let this_run: Vec<u64> = cluster
+                .traffic()
+                .iter()
+                .zip(&connections)
+                .map(|(c, before)| c.connections - before)
+                .collect();
+            assert_eq!(this_run, [2; 3], "{version:?}");
+        }
         let logged = defrags(&cluster);
         assert_eq!(logged.len(), 3, "{version:?}: {logged:?}");
         assert_eq!(logged[2].member, leader, "{logged:?}");

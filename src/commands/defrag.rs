@@ -28,7 +28,13 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     let first = Fresh::look(ops, target).await?;
     let verdict = gate::evaluate(&first.look, &input.options.gate);
     let mut preview = exec::preview(&first.look, &verdict, &input)?;
-    let features = crate::etcd::take::feature_gates(&first.look, target.tls.as_ref()).await;
+    // Only the members to defragment, on a release that publishes gates:
+    // each read is a connection of its own, and with nothing due there is
+    // none to make.
+    let wanted = exec::gates_wanted(&first.look, &verdict, &input);
+    let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
+    let features =
+        crate::etcd::take::feature_gates(&first.look, target.tls.as_ref(), &wanted).await;
     let notes = exec::plan_notes(&first.look, &verdict, &input, &features);
     for note in &notes {
         crate::logging::message(&format!("note: {note}"));

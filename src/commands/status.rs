@@ -66,7 +66,9 @@ async fn read_feature_gates(
     snapshot: &crate::look::ClusterLook,
     report: &mut StatusReport,
 ) {
-    let read = crate::etcd::take::feature_gates(snapshot, session.target.tls.as_ref()).await;
+    let names: Vec<&str> = snapshot.members.iter().map(|m| m.name.as_str()).collect();
+    let read =
+        crate::etcd::take::feature_gates(snapshot, session.target.tls.as_ref(), &names).await;
     for row in report.members.iter_mut() {
         row.feature_gates = read.get(&row.name).map(|gates| {
             crate::plan::doctor::MAINTENANCE_GATES

@@ -330,16 +330,23 @@ pub async fn revisions<O: EtcdOps>(
 /// port that does not answer.
 pub const FEATURES_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Each member's feature gates from its `/metrics` (etcd 3.6 and later
-/// publish them as `etcd_server_feature_enabled`), read at once, each
-/// within [`FEATURES_LIMIT`]: member name → gate → on (empty for a release that
+/// The feature gates of the members named in `names`, from each one's
+/// `/metrics` (etcd 3.6 and later publish them as
+/// `etcd_server_feature_enabled`), read at once, each within
+/// [`FEATURES_LIMIT`]: member name → gate → on (empty for a release that
 /// publishes none: 3.4, 3.5). A member whose metrics could not be read in
-/// time is absent.
+/// time is absent. Each read is a connection of its own (TCP, TLS, one
+/// GET: three round trips), so callers ask only for the members they need.
 pub async fn feature_gates(
     snap: &ClusterLook,
     tls: Option<&crate::reach::TlsMaterial>,
+    names: &[&str],
 ) -> std::collections::BTreeMap<String, std::collections::BTreeMap<String, bool>> {
-    let answers = join_all(snap.members.iter().filter_map(|m| {
+    let wanted = snap
+        .members
+        .iter()
+        .filter(|m| names.contains(&m.name.as_str()));
+    let answers = join_all(wanted.filter_map(|m| {
         let dial = m.dial.clone()?;
         Some(async move {
             let answer = super::http::get(&dial, tls, "/metrics", FEATURES_LIMIT)

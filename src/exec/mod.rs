@@ -222,6 +222,25 @@ impl Fresh {
     }
 }
 
+/// The members whose feature gates `plan_notes` needs: those the plan
+/// from the first look would defragment, on a release that may publish
+/// them (`plan::notes::publishes_feature_gates`).
+pub fn gates_wanted(snap: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Vec<String> {
+    first_plan(snap, verdict, input)
+        .to_defrag()
+        .filter(|m| {
+            let version = snap
+                .members
+                .iter()
+                .find(|l| l.name == m.name)
+                .and_then(|l| l.status())
+                .map(|s| s.version.as_str());
+            version.is_none_or(crate::plan::notes::publishes_feature_gates)
+        })
+        .map(|m| m.name.clone())
+        .collect()
+}
+
 /// What the plan from the first look says about itself
 /// (`plan::notes::notes`): the same plan as `preview`'s, with the members'
 /// feature gates as read from their `/metrics`.
@@ -360,8 +379,9 @@ pub async fn run<O: EtcdOps>(
     sweep.run().await;
     let outcome = sweep.finish();
 
-    // After the sweep: NOSPACE on members back under quota, and agreement,
-    // from the sweep's last snapshot while it is fresh. Skipped when the
+    // After the sweep: NOSPACE on members back under quota, and agreement
+    // when the sweep touched something (`after::worth_hashing`), from the
+    // sweep's last snapshot while it is fresh. Skipped when the
     // caller abandoned the run, and when etcd refused the user permission
     // (HashKV is as privileged as Defragment).
     let mut alarms = Vec::new();
@@ -375,7 +395,10 @@ pub async fn run<O: EtcdOps>(
         match after {
             Ok(after) => {
                 alarms = after::disarm(ops, &after, &[], false, input.cluster.as_ref()).await;
-                hash_check = after::hash_check(ops, &after).await;
+                let outcomes: Vec<Outcome> = outcome.members.iter().map(|m| m.outcome).collect();
+                if after::worth_hashing(&outcomes, outcome.compacted_at.is_some()) {
+                    hash_check = after::hash_check(ops, &after).await;
+                }
             }
             Err(e) => tracing::warn!("could not check alarms and hashes after the sweep: {e}"),
         }

@@ -33,6 +33,14 @@ pub fn notes(plan: &Plan, snap: &ClusterLook, features: &FeatureGates) -> Vec<St
     out
 }
 
+/// Whether a member of this release may publish feature gates in its
+/// `/metrics` (`etcd_server_feature_enabled`, etcd 3.6 and later); a
+/// version that cannot be read may.
+pub fn publishes_feature_gates(version: &str) -> bool {
+    crate::defects::Release::parse(version)
+        .is_none_or(|r| r >= crate::defects::Release::new(3, 6, 0))
+}
+
 fn grpc_on_defrag(planned: &[&str], features: &FeatureGates) -> Vec<String> {
     let state = |on: bool| -> Vec<&str> {
         planned
@@ -163,6 +171,22 @@ mod tests {
             ..Default::default()
         };
         order_sweep(snap, Some(1), &all, &[], &BTreeSet::new())
+    }
+
+    #[test]
+    fn feature_gates_are_read_from_3_6_on() {
+        for (version, want) in [
+            ("3.4.23", false),
+            ("3.5.35", false),
+            ("3.6.0", true),
+            ("3.6.16", true),
+            ("3.7.3", true),
+            ("4.0.0", true),
+            ("", true),
+            ("dev", true),
+        ] {
+            assert_eq!(publishes_feature_gates(version), want, "{version:?}");
+        }
     }
 
     fn gates(rows: &[(&str, bool)]) -> FeatureGates {

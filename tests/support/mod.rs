@@ -85,6 +85,34 @@ pub async fn tool(args: &[String], env: &[(String, String)]) -> Run {
     }
 }
 
+/// The sum of the lines of member `i`'s own `/metrics` that start with
+/// `prefix` (plain members; read from where the member listens, past any
+/// delay proxy, so that the read is not counted as the tool's traffic).
+pub async fn metric(cluster: &Cluster, i: usize, prefix: &str) -> f64 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let url = &cluster.members[i].listen_client_url;
+    let addr = url.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connect to the member's metrics");
+    stream
+        .write_all(format!("GET /metrics HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes())
+        .await
+        .expect("ask for metrics");
+    let mut text = String::new();
+    stream
+        .read_to_string(&mut text)
+        .await
+        .expect("read metrics");
+    text.lines()
+        .filter(|l| l.starts_with(prefix))
+        .filter_map(|l| l.split_whitespace().last()?.parse::<f64>().ok())
+        .sum()
+}
+
+/// The `metric` prefix of HashKV calls a member answered.
+pub const HASHKV_OK: &str = "grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"HashKV\"";
+
 /// `args` as owned strings.
 pub fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
