@@ -29,20 +29,29 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$seed" ] || seed="$(date +%s)"
+case "$target" in
+  sweep|watch) ;;
+  *) say "--target $target: sweep or watch"; exit 2 ;;
+esac
 
 ensure_testbed
+# The rounds run copies of the binaries: a build meanwhile (the next
+# change, another suite) must not change what a long run soaks.
+say "building kubectl-etcd and the test bed"
+cargo build --locked -p kubectl-etcd --bin kubectl-etcd -p kubectl-etcd-testbed --bin testbed
+bin="${CARGO_TARGET_DIR:-$(pwd)/target}/debug"
+copy="$(mktemp -d "${TMPDIR:-/tmp}/kubectl-etcd-soak-bin.XXXXXX")"
+trap 'rm -rf "$copy"' EXIT
+cp "$bin/kubectl-etcd" "$bin/testbed" "$copy/"
 case "$target" in
   sweep)
-    say "building kubectl-etcd and the test bed"
-    cargo build --locked -p kubectl-etcd --bin kubectl-etcd -p kubectl-etcd-testbed --bin testbed
-    bin="${CARGO_TARGET_DIR:-$(pwd)/target}/debug"
     cd "$here"
-    exec "$bin/testbed" soak --tool "$bin/kubectl-etcd" --version "$version" \
+    "$copy/testbed" soak --tool "$copy/kubectl-etcd" --version "$version" \
       --seed "$seed" --from-round "$from" --rounds "$rounds" "${rest[@]}"
     ;;
   watch)
     SOAK_SEED="$seed" SOAK_FROM="$from" SOAK_ROUNDS="$rounds" SOAK_VERSION="$version" \
-      exec cargo test --locked --test k8s_soak_watch long_watch_soak -- --ignored --nocapture
+      SOAK_TOOL="$copy/kubectl-etcd" \
+      cargo test --locked --test k8s_soak_watch long_watch_soak -- --ignored --nocapture
     ;;
-  *) say "--target $target: sweep or watch"; exit 2 ;;
 esac

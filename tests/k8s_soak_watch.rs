@@ -66,7 +66,7 @@ impl Watchers {
             &format!("system:serviceaccount:{}:{account}", self.ns),
         );
         let file = std::fs::File::create(&log).unwrap();
-        let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
+        let child = tokio::process::Command::new(tool())
             .arg(format!("--kubeconfig={}", kubeconfig.display()))
             .args([
                 "--connect=direct",
@@ -608,8 +608,14 @@ async fn the_watcher_breaks_no_invariant_under_random_faults() {
     soak(EtcdVersion::V3_6, &rounds.map(|r| (25, r))).await;
 }
 
+/// The watchers' binary: this build's, or SOAK_TOOL's (a long run keeps a
+/// copy, so that building meanwhile does not change what it soaks).
+fn tool() -> String {
+    std::env::var("SOAK_TOOL").unwrap_or_else(|_| env!("CARGO_BIN_EXE_kubectl-etcd").to_string())
+}
+
 /// The long run (`scripts/soak.sh --target watch`): SOAK_SEED, SOAK_FROM,
-/// SOAK_ROUNDS and SOAK_VERSION from the environment.
+/// SOAK_ROUNDS, SOAK_VERSION and SOAK_TOOL from the environment.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore]
 async fn long_watch_soak() {
