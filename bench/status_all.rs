@@ -15,6 +15,11 @@
 //! Every run must exit 0 and, for `-A`, report every cluster with a
 //! status. Prints the medians, p90s and their ratio.
 //!
+//! `--rtt-ms N` puts every member and the API server N ms of round trip
+//! away (the test bed's delay proxy, half each way), as from a laptop or a
+//! CronJob in another cluster, and adds `doctor` and `defrag --dry-run`,
+//! one cluster against `-A`, to the comparison.
+//!
 //! `--binary PATH` times another build of the tool (an older one, to
 //! compare) instead of this one. `--keep` only sets the clusters up and
 //! keeps them until Ctrl-C, printing the kubeconfig, for a closer look by
@@ -38,6 +43,7 @@ fn main() {
     let clusters: usize = flag(&args, "--clusters").unwrap_or(20);
     let members: usize = flag(&args, "--members").unwrap_or(3);
     let runs: usize = flag(&args, "--runs").unwrap_or(10);
+    let rtt: Option<u64> = flag(&args, "--rtt-ms");
     let binary: String =
         flag(&args, "--binary").unwrap_or_else(|| env!("CARGO_BIN_EXE_kubectl-etcd").to_string());
     tokio::runtime::Builder::new_multi_thread()
@@ -45,7 +51,7 @@ fn main() {
         .enable_all()
         .build()
         .unwrap()
-        .block_on(bench(clusters, members, runs, &binary));
+        .block_on(bench(clusters, members, runs, &binary, rtt));
 }
 
 fn args_has(name: &str) -> bool {
@@ -57,16 +63,27 @@ fn flag<T: std::str::FromStr>(args: &[String], name: &str) -> Option<T> {
     args.get(at + 1)?.parse().ok()
 }
 
-async fn bench(clusters: usize, members: usize, runs: usize, binary: &str) {
+async fn bench(clusters: usize, members: usize, runs: usize, binary: &str, rtt: Option<u64>) {
     let client = admin().await;
+    let delay = rtt.map(kubectl_etcd_testbed::delay::Delay::rtt_ms);
     eprintln!("bench: {clusters} EtcdClusters of {members} member(s) each, mutual TLS");
     let started = Instant::now();
     let mut fixtures = Vec::new();
     for i in 0..clusters {
         let ns = format!("bench-{}", i % NAMESPACES);
         let name = format!("etcd-{i:02}");
-        fixtures
-            .push(fixture_with(&client, &ns, &name, Mode::Mtls, EtcdVersion::V3_6, members).await);
+        fixtures.push(
+            fixture_at(
+                &client,
+                &ns,
+                &name,
+                Mode::Mtls,
+                EtcdVersion::V3_6,
+                members,
+                delay,
+            )
+            .await,
+        );
     }
     eprintln!(
         "bench: {clusters} clusters up in {:.1}s",
@@ -76,7 +93,32 @@ async fn bench(clusters: usize, members: usize, runs: usize, binary: &str) {
         .map(|i| format!("bench-{i}"))
         .collect();
     let refs: Vec<&str> = namespaces.iter().map(String::as_str).collect();
-    let kc = kubeconfig("status-all-bench.yaml", &refs);
+    // At a distance the API server is as far away as the members.
+    let _api_proxy;
+    let kc = match delay {
+        Some(delay) => {
+            let server = apiserver().await;
+            let upstream = server
+                .url
+                .trim_start_matches("https://")
+                .parse()
+                .expect("the API server's address");
+            let proxy = kubectl_etcd_testbed::delay::Proxy::start(
+                "127.0.0.1:0".parse().unwrap(),
+                upstream,
+                delay,
+            )
+            .await
+            .expect("a delay proxy for the API server");
+            let url = format!("https://{}", proxy.addr());
+            _api_proxy = Some(proxy);
+            kubeconfig_via(&url, "status-all-bench.yaml", &refs)
+        }
+        None => {
+            _api_proxy = None;
+            kubeconfig("status-all-bench.yaml", &refs)
+        }
+    };
     let base = |rest: &[&str]| {
         let mut a = vec![
             format!("--kubeconfig={}", kc.display()),
@@ -93,32 +135,67 @@ async fn bench(clusters: usize, members: usize, runs: usize, binary: &str) {
         drop(fixtures);
         return;
     }
-    let one = base(&["status", "etcd-00", "-n", "bench-0", "-o", "json"]);
-    let all = base(&["status", "-A", "-o", "json"]);
-
-    for _ in 0..2 {
-        measure(binary, &one, None).await;
-        measure(binary, &all, Some(clusters)).await;
+    // (label, one cluster, every cluster); status always, the others at a
+    // distance.
+    let mut pairs = vec![(
+        "status",
+        base(&["status", "etcd-00", "-n", "bench-0", "-o", "json"]),
+        base(&["status", "-A", "-o", "json"]),
+    )];
+    if rtt.is_some() {
+        pairs.push((
+            "doctor",
+            base(&["doctor", "etcd-00", "-n", "bench-0", "-o", "json"]),
+            base(&["doctor", "-A", "-o", "json"]),
+        ));
+        pairs.push((
+            "defrag --dry-run",
+            base(&[
+                "defrag",
+                "etcd-00",
+                "-n",
+                "bench-0",
+                "--dry-run",
+                "-o",
+                "json",
+            ]),
+            base(&["defrag", "-A", "--dry-run", "-o", "json"]),
+        ));
     }
-    let (mut single, mut every) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        for (_, one, all) in &pairs {
+            measure(binary, one, None).await;
+            measure(binary, all, Some(clusters)).await;
+        }
+    }
+    let mut times: Vec<(Vec<Duration>, Vec<Duration>)> =
+        pairs.iter().map(|_| (Vec::new(), Vec::new())).collect();
     for _ in 0..runs {
-        single.push(measure(binary, &one, None).await);
-        every.push(measure(binary, &all, Some(clusters)).await);
+        for ((_, one, all), (single, every)) in pairs.iter().zip(times.iter_mut()) {
+            single.push(measure(binary, one, None).await);
+            every.push(measure(binary, all, Some(clusters)).await);
+        }
     }
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let (one_median, all_median) = (quantile(&single, 50), quantile(&every, 50));
+    let distance = match rtt {
+        Some(ms) => format!("{ms} ms"),
+        None => "none".to_string(),
+    };
     println!(
-        "| `status <one> -o json` median (p90) | `status -A -o json`, {clusters} clusters, median (p90) | ratio |"
+        "| round trip | command | one cluster, median (p90) | `-A`, {clusters} clusters, median (p90) | ratio |"
     );
-    println!("|---|---|---|");
-    println!(
-        "| {:.0} ms ({:.0} ms) | {:.0} ms ({:.0} ms) | **{:.2}** |",
-        ms(one_median),
-        ms(quantile(&single, 90)),
-        ms(all_median),
-        ms(quantile(&every, 90)),
-        ms(all_median) / ms(one_median)
-    );
+    println!("|---|---|---|---|---|");
+    for ((label, _, _), (single, every)) in pairs.iter().zip(&times) {
+        let (one_median, all_median) = (quantile(single, 50), quantile(every, 50));
+        println!(
+            "| {distance} | `{label}` | {:.0} ms ({:.0} ms) | {:.0} ms ({:.0} ms) | **{:.2}** |",
+            ms(one_median),
+            ms(quantile(single, 90)),
+            ms(all_median),
+            ms(quantile(every, 90)),
+            ms(all_median) / ms(one_median)
+        );
+    }
     let build = if binary == env!("CARGO_BIN_EXE_kubectl-etcd") {
         "this build".to_string()
     } else {
@@ -152,8 +229,10 @@ async fn measure(binary: &str, args: &[String], clusters: Option<usize>) -> Dura
         let doc = run.json();
         let entries = doc["clusters"].as_array().expect("clusters");
         assert_eq!(entries.len(), n, "{doc}");
-        for e in entries {
-            assert!(e["status"].is_object(), "no status: {e}");
+        if args.iter().any(|a| a == "status") {
+            for e in entries {
+                assert!(e["status"].is_object(), "no status: {e}");
+            }
         }
     }
     took

@@ -85,6 +85,21 @@ pub fn kubeconfig(file: &str, namespaces: &[&str]) -> PathBuf {
     kubeconfig_on(SERVER.get().expect("apiserver() first"), file, namespaces)
 }
 
+/// [`kubeconfig`] whose server address is `url` (a delay proxy in front of
+/// the API server) instead of the API server's own.
+pub fn kubeconfig_via(url: &str, file: &str, namespaces: &[&str]) -> PathBuf {
+    let path = kubeconfig(file, namespaces);
+    let server = SERVER.get().expect("apiserver() first");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let moved = text.replace(
+        &format!("server: {}\n", server.url),
+        &format!("server: {url}\n"),
+    );
+    assert_ne!(moved, text, "no server line in {}", path.display());
+    std::fs::write(&path, moved).unwrap();
+    path
+}
+
 /// [`kubeconfig`] for another API server.
 pub fn kubeconfig_on(server: &ApiServer, file: &str, namespaces: &[&str]) -> PathBuf {
     let contexts: Vec<Context> = namespaces
@@ -161,14 +176,28 @@ pub async fn fixture_with(
     version: EtcdVersion,
     members: usize,
 ) -> Fixture {
+    fixture_at(client, ns, name, mode, version, members, None).await
+}
+
+/// [`fixture_with`] whose members sit `delay` away from their clients
+/// (behind the test bed's delay proxy), when given.
+pub async fn fixture_at(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    mode: Mode,
+    version: EtcdVersion,
+    members: usize,
+    delay: Option<kubectl_etcd_testbed::delay::Delay>,
+) -> Fixture {
     let names = member_names(name, members);
-    let etcd = Cluster::start(
-        ClusterSpec::new(members, security(mode))
-            .version(version)
-            .operator_style(name, ns, &names),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("test bed: {e}"));
+    let mut spec = ClusterSpec::new(members, security(mode))
+        .version(version)
+        .operator_style(name, ns, &names);
+    spec.delay = delay;
+    let etcd = Cluster::start(spec)
+        .await
+        .unwrap_or_else(|e| panic!("test bed: {e}"));
     publish(client, ns, name, mode, etcd, names).await
 }
 
