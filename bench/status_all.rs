@@ -97,19 +97,7 @@ async fn bench(clusters: usize, members: usize, runs: usize, binary: &str, rtt: 
     let _api_proxy;
     let kc = match delay {
         Some(delay) => {
-            let server = apiserver().await;
-            let upstream = server
-                .url
-                .trim_start_matches("https://")
-                .parse()
-                .expect("the API server's address");
-            let proxy = kubectl_etcd_testbed::delay::Proxy::start(
-                "127.0.0.1:0".parse().unwrap(),
-                upstream,
-                delay,
-            )
-            .await
-            .expect("a delay proxy for the API server");
+            let proxy = apiserver_proxy(delay).await;
             let url = format!("https://{}", proxy.addr());
             _api_proxy = Some(proxy);
             kubeconfig_via(&url, "status-all-bench.yaml", &refs)

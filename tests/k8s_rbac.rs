@@ -95,6 +95,61 @@ async fn status_role_is_sufficient_and_every_rule_is_needed() {
     drop(fx);
 }
 
+/// `status` of one cluster lists its Pods once (issue 26: each request is
+/// a round trip, most of a command's time at a distance), and a role that
+/// may only get Pods still works, reading them one by one. Counted as the
+/// client's flights through a proxy in front of the API server: the
+/// get-only role costs the refused LIST and a GET per member, the LIST's
+/// place.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_cluster_lists_its_pods_once_and_a_get_only_role_reads_each() {
+    let client = admin().await;
+    let ns = "rbac-pods";
+    let fx = fixture(&client, ns, "etcd", Mode::Mtls).await;
+    let proxy = apiserver_proxy(kubectl_etcd_testbed::delay::Delay::default()).await;
+    let url = format!("https://{}", proxy.addr());
+    let role = manifest_role("deploy/rbac-status.yaml");
+    let rules = role.rules.clone().unwrap();
+    let get_only: Vec<_> = rules
+        .iter()
+        .cloned()
+        .map(|mut r| {
+            if r.resources.as_ref().unwrap().contains(&"pods".to_string()) {
+                r.verbs.retain(|v| v != "list");
+            }
+            r
+        })
+        .collect();
+    let mut flights = Vec::new();
+    for (name, rules) in [("full", rules), ("pods-get-only", get_only)] {
+        let kc = grant(&client, ns, &format!("kubectl-etcd-{name}"), rules, name).await;
+        point_at(&kc, &url);
+        let argv = args(&["--connect=direct", "status", "etcd", "-o", "json"]);
+        let before = proxy.counts();
+        let doc = tool(
+            &[vec![format!("--kubeconfig={}", kc.display())], argv].concat(),
+            &[],
+        )
+        .await
+        .expect_code(0)
+        .json();
+        assert_eq!(rows(&doc).len(), 3, "{name}: {doc}");
+        assert_eq!(doc["gate"]["passed"], true, "{name}: {doc}");
+        let used = proxy.counts() - before;
+        assert_eq!(
+            used.connections, 1,
+            "{name}: one connection to the API server"
+        );
+        flights.push(used.flights);
+    }
+    assert_eq!(
+        flights[1],
+        flights[0] + 3,
+        "the get-only role's refused LIST and three GETs in place of one LIST: {flights:?}"
+    );
+    drop(fx);
+}
+
 /// The Deployment, CronJob and RBAC manifests in `deploy/` are accepted by
 /// the real API server (server-side dry run of every document), the
 /// Deployment outlasts a Defragment on SIGTERM, and the container arguments

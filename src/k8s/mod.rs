@@ -40,6 +40,10 @@ pub struct Kube {
     pub server: String,
     /// What the API server said in `Warning` headers.
     pub warnings: ServerWarnings,
+    /// The API server refused to LIST Pods (a role that may only get
+    /// them, as the watcher's): they are read one by one from then on,
+    /// without asking again.
+    pod_list_refused: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// What the API server said in `Warning` headers (a deprecated value, a
@@ -152,6 +156,7 @@ pub async fn connect(settings: &KubeSettings) -> Result<Kube> {
         default_namespace,
         server,
         warnings,
+        pod_list_refused: Default::default(),
     })
 }
 
@@ -318,8 +323,49 @@ pub async fn fetch_around(
 ) -> Result<ClusterObjects> {
     let name = cluster.metadata.name.clone().unwrap_or_default();
     let members = list_members(kube, namespace, &name).await?;
-    let pods = member_pods(kube, namespace, &members, None).await?;
+    let listed = list_cluster_pods(kube, namespace, &name).await;
+    let pods = member_pods(kube, namespace, &members, listed.as_ref()).await?;
     with_secrets(kube, namespace, cluster, members, pods).await
+}
+
+/// The Pods of cluster `name` (by its label), in one LIST instead of a GET
+/// per member: each request is a round trip, and at a distance they are
+/// most of a command's time. `None` when the LIST is refused (a role that
+/// may only get Pods: not asked again by this process) or fails: the Pods
+/// are then read one by one, which says what is wrong if that fails too.
+async fn list_cluster_pods(kube: &Kube, namespace: &str, name: &str) -> Option<Prefetched> {
+    use std::sync::atomic::Ordering;
+    if kube.pod_list_refused.load(Ordering::Relaxed) {
+        return None;
+    }
+    let pods: Api<Pod> = Api::namespaced(kube.client.clone(), namespace);
+    let listed = match pods
+        .list(&ListParams::default().labels(&format!("{CLUSTER_LABEL}={name}")))
+        .await
+    {
+        Ok(listed) => listed,
+        Err(e) => {
+            if matches!(&e, kube::Error::Api(s) if s.code == 403) {
+                kube.pod_list_refused.store(true, Ordering::Relaxed);
+            }
+            tracing::debug!("list the Pods of {namespace}/{name}: {e}; reading each");
+            return None;
+        }
+    };
+    let pods = listed
+        .items
+        .iter()
+        .filter_map(|p| {
+            Some((
+                (namespace.to_string(), p.metadata.name.clone()?),
+                PodFacts::of(p),
+            ))
+        })
+        .collect();
+    Some(Prefetched {
+        members: BTreeMap::new(),
+        pods,
+    })
 }
 
 /// The EtcdMembers and member Pod IPs of many clusters, each read with one

@@ -89,15 +89,36 @@ pub fn kubeconfig(file: &str, namespaces: &[&str]) -> PathBuf {
 /// the API server) instead of the API server's own.
 pub fn kubeconfig_via(url: &str, file: &str, namespaces: &[&str]) -> PathBuf {
     let path = kubeconfig(file, namespaces);
+    point_at(&path, url);
+    path
+}
+
+/// Rewrites the kubeconfig at `path` (one of the shared API server's) to
+/// reach the server at `url` (a delay proxy in front of it).
+pub fn point_at(path: &std::path::Path, url: &str) {
     let server = SERVER.get().expect("apiserver() first");
-    let text = std::fs::read_to_string(&path).unwrap();
+    let text = std::fs::read_to_string(path).unwrap();
     let moved = text.replace(
         &format!("server: {}\n", server.url),
         &format!("server: {url}\n"),
     );
     assert_ne!(moved, text, "no server line in {}", path.display());
-    std::fs::write(&path, moved).unwrap();
-    path
+    std::fs::write(path, moved).unwrap();
+}
+
+/// A delay proxy in front of the shared API server (started first).
+pub async fn apiserver_proxy(
+    delay: kubectl_etcd_testbed::delay::Delay,
+) -> kubectl_etcd_testbed::delay::Proxy {
+    let server = apiserver().await;
+    let upstream = server
+        .url
+        .trim_start_matches("https://")
+        .parse()
+        .expect("the API server's address");
+    kubectl_etcd_testbed::delay::Proxy::start("127.0.0.1:0".parse().unwrap(), upstream, delay)
+        .await
+        .expect("a delay proxy for the API server")
 }
 
 /// [`kubeconfig`] for another API server.
