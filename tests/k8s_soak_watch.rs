@@ -133,6 +133,21 @@ async fn wait_for_holder(client: &Client, watchers: &Mutex<Watchers>) -> Option<
     None
 }
 
+/// The Lease holder's process, taken out of the running watchers (waits
+/// up to 30 s for a holder).
+async fn take_holder(client: &Client, watchers: &Mutex<Watchers>) -> Option<tokio::process::Child> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while tokio::time::Instant::now() < deadline {
+        let mut w = watchers.lock().await;
+        if let Some(i) = w.holder(client).await.filter(|&i| i < w.running.len()) {
+            return Some(w.running.remove(i));
+        }
+        drop(w);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    None
+}
+
 /// Carries out one fault done to the watchers or to the EtcdDefrag.
 async fn inject(
     fault: WatchFault,
@@ -145,15 +160,13 @@ async fn inject(
     match fault {
         WatchFault::Member(_) => {}
         WatchFault::KillWatcher { down_ms, .. } => {
-            let Some(i) = wait_for_holder(client, watchers).await else {
+            // Found and taken under one lock: two kills overlapping must
+            // not both take the same holder (seed 28 round 119).
+            let Some(mut child) = take_holder(client, watchers).await else {
                 return;
             };
-            {
-                let mut w = watchers.lock().await;
-                let mut child = w.running.remove(i);
-                let _ = child.start_kill();
-                let _ = child.wait().await;
-            }
+            let _ = child.start_kill();
+            let _ = child.wait().await;
             tokio::time::sleep(Duration::from_millis(down_ms)).await;
             watchers.lock().await.spawn(client).await;
         }
@@ -162,7 +175,9 @@ async fn inject(
                 return;
             };
             let w = watchers.lock().await;
-            signal(&w.running[i], Signal::SIGSTOP);
+            if let Some(child) = w.running.get(i) {
+                signal(child, Signal::SIGSTOP);
+            }
             drop(w);
             tokio::time::sleep(Duration::from_millis(for_ms)).await;
             let w = watchers.lock().await;
