@@ -214,7 +214,11 @@ async fn one_way(
     let (send, mut receive) = mpsc::channel::<(Instant, Vec<u8>)>(256);
     let writer = async move {
         while let Some((due, chunk)) = receive.recv().await {
-            tokio::time::sleep_until(due).await;
+            // Tokio's timer fires on its next millisecond tick even for a
+            // deadline already past: with no delay left, write at once.
+            if due > Instant::now() {
+                tokio::time::sleep_until(due).await;
+            }
             if chunk.is_empty() {
                 break;
             }
