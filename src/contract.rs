@@ -24,8 +24,9 @@ pub const FIELD_MANAGER: &str = "etcd-operator-traffic-distribution";
 pub const ANNOTATION: &str = "etcd-operator.cozystack.io/client-service-traffic-distribution";
 
 /// The tool's own EtcdDefrag annotation (not the operator's): the member
-/// whose Defragment `--watch` is about to send, written before the RPC, so
-/// that a holder that dies mid-RPC leaves word for the next one
+/// whose Defragment `--watch` is about to send and its backend's size then
+/// (`<member>; dbSizeBefore=<bytes>`), written before the RPC, so that a
+/// holder that dies mid-RPC leaves word for the next one
 /// (`plan::defrag::already_reclaimed`). The operator ignores it.
 pub const DEFRAGMENTING_ANNOTATION: &str = "kubectl-etcd/defragmenting";
 

@@ -228,13 +228,16 @@ where
 }
 
 /// Notes on `current` (merge patch of its metadata, no resourceVersion,
-/// so never a conflict) that `member`'s Defragment is about to be sent
-/// (`contract::DEFRAGMENTING_ANNOTATION`). A fenced watcher writes nothing.
+/// so never a conflict) that `member`'s Defragment is about to be sent,
+/// with its backend's size now (`contract::DEFRAGMENTING_ANNOTATION`,
+/// `plan::defrag::InterruptedDefrag::note`). A fenced watcher writes
+/// nothing.
 pub async fn note_defragmenting<K>(
     ctx: &Context,
     api: &Api<K>,
     current: &mut K,
     member: &str,
+    db_size: u64,
 ) -> Result<(), Error>
 where
     K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
@@ -242,7 +245,10 @@ where
     ctx.fenced()?;
     let name = current.name_any();
     let patch = serde_json::json!({
-        "metadata": {"annotations": {crate::contract::DEFRAGMENTING_ANNOTATION: member}}
+        "metadata": {"annotations": {
+            crate::contract::DEFRAGMENTING_ANNOTATION:
+                crate::plan::defrag::InterruptedDefrag::note(member, db_size)
+        }}
     });
     let params = kube::api::PatchParams {
         field_manager: Some(FIELD_MANAGER.to_string()),

@@ -338,14 +338,15 @@ async fn drive(
     )
     .map_err(crate::Error::Usage)?;
     let earlier: Vec<String> = finished.iter().map(|m| m.name.clone()).collect();
-    // A holder that died mid-Defragment left the member's name and no row.
+    // A holder that died mid-Defragment left the member's name (and its
+    // size then) and no row.
     let interrupted = current
         .metadata
         .annotations
         .as_ref()
         .and_then(|a| a.get(crate::contract::DEFRAGMENTING_ANNOTATION))
-        .filter(|member| !earlier.contains(member))
-        .cloned();
+        .and_then(|note| crate::plan::defrag::InterruptedDefrag::parse(note))
+        .filter(|noted| !earlier.contains(&noted.member));
     let input = RunInput {
         options,
         finished,
@@ -439,9 +440,14 @@ impl Observer for Persist<'_> {
                     tracing::info!("{}", event.describe());
                     let mut guard = self.state.lock().await;
                     let (current, _) = &mut *guard;
-                    let noted =
-                        context::note_defragmenting(self.ctx, self.runs, current, &member.name)
-                            .await;
+                    let noted = context::note_defragmenting(
+                        self.ctx,
+                        self.runs,
+                        current,
+                        &member.name,
+                        member.db_size,
+                    )
+                    .await;
                     if let Err(e) = noted {
                         tracing::warn!("{e}; stopping the run before the Defragment");
                         self.stop_run.cancel();

@@ -87,7 +87,7 @@ pub struct RunInput {
     pub cluster: Option<crate::report::ClusterRef>,
     /// A member an earlier attempt sent a Defragment and then stopped
     /// without recording its outcome (`plan::defrag::already_reclaimed`).
-    pub interrupted: Option<String>,
+    pub interrupted: Option<crate::plan::defrag::InterruptedDefrag>,
 }
 
 /// How a caller stops a run, and when it must stop by itself.
@@ -262,7 +262,7 @@ fn first_plan(snap: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Pl
         &input.options,
         &done,
         &Measured::default(),
-        input.interrupted.as_deref(),
+        input.interrupted.as_ref(),
     )
 }
 
@@ -276,7 +276,7 @@ pub(crate) fn plan_for(
     opts: &SweepOptions,
     done: &BTreeSet<String>,
     measured: &Measured,
-    interrupted: Option<&str>,
+    interrupted: Option<&crate::plan::defrag::InterruptedDefrag>,
 ) -> Plan {
     let mut plan = order_sweep(snap, leader, &opts.rule, &opts.selection, done);
     if opts.recover_nospace {

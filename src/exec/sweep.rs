@@ -72,7 +72,7 @@ pub(super) struct Sweep<'a, O> {
     /// Steps in a row whose look had aged past `ACT_WITHIN` by the step.
     aged_in_a_row: u32,
     /// `RunInput::interrupted`.
-    interrupted: Option<String>,
+    interrupted: Option<crate::plan::defrag::InterruptedDefrag>,
 }
 
 /// Looks taken again at once, within one gate, when the look was not one
@@ -169,7 +169,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 self.opts,
                 &self.done,
                 &self.measured,
-                self.interrupted.as_deref(),
+                self.interrupted.as_ref(),
             );
             if !self.announced {
                 self.announced = true;
@@ -596,7 +596,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 self.opts,
                 &self.done,
                 &self.measured,
-                self.interrupted.as_deref(),
+                self.interrupted.as_ref(),
             );
         }
         for m in &self.last_plan.members {

@@ -17,7 +17,7 @@ use crate::etcd::fake::{Change, FakeCluster, Op, MI};
 use crate::etcd::FailureCause;
 use crate::exec::Observer;
 use crate::look::AlarmKind;
-use crate::plan::defrag::{MoveLeader, Role};
+use crate::plan::defrag::{InterruptedDefrag, MoveLeader, Role};
 use crate::plan::gate::{self, GateOptions, GateReason};
 use crate::plan::rule::DefragRule;
 use crate::report::{
@@ -1726,7 +1726,7 @@ async fn a_member_whose_defrag_was_interrupted_is_not_taken_twice() {
         })
     };
     let resumed = RunInput {
-        interrupted: Some("b".into()),
+        interrupted: InterruptedDefrag::parse("b"),
         ..all()
     };
     let report = sweep(
@@ -1748,7 +1748,7 @@ async fn a_member_whose_defrag_was_interrupted_is_not_taken_twice() {
 
     let fake = three();
     let resumed = RunInput {
-        interrupted: Some("c".into()),
+        interrupted: InterruptedDefrag::parse("c"),
         ..all()
     };
     sweep(

@@ -269,22 +269,68 @@ pub fn nothing_to_reclaim(db_size: u64, in_use: u64) -> bool {
     db_size.saturating_sub(in_use) <= (2 << 20).max(db_size / 20)
 }
 
+/// Word an earlier attempt at this run left before sending a member its
+/// Defragment (`--watch` notes it on the EtcdDefrag, as
+/// `contract::DEFRAGMENTING_ANNOTATION`): the member, and its backend's
+/// size right before, when the note says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterruptedDefrag {
+    pub member: String,
+    pub db_size_before: Option<u64>,
+}
+
+/// What separates the member's name from its size in the note.
+const SIZE_NOTE: &str = "; dbSizeBefore=";
+
+impl InterruptedDefrag {
+    /// The note's text: `<member>; dbSizeBefore=<bytes>`.
+    pub fn note(member: &str, db_size_before: u64) -> String {
+        format!("{member}{SIZE_NOTE}{db_size_before}")
+    }
+
+    /// Reads a note; a bare member name (an older watcher's) has no size.
+    pub fn parse(text: &str) -> Option<InterruptedDefrag> {
+        let (member, size) = match text.split_once(SIZE_NOTE) {
+            Some((member, size)) => (member, size.trim().parse().ok()),
+            None => (text, None),
+        };
+        let member = member.trim();
+        (!member.is_empty()).then(|| InterruptedDefrag {
+            member: member.to_string(),
+            db_size_before: size,
+        })
+    }
+
+    /// Whether the member's Defragment ran, from its backend's size now:
+    /// only a defrag makes an etcd backend file smaller, so a file smaller
+    /// than right before the RPC says it ran, whatever was written since
+    /// (soak seed 28, watch round 101: 88 MiB before, 30 MiB with 3 MiB
+    /// free six seconds later, under writes). Without a size noted, a
+    /// member with nothing left to reclaim is taken as done.
+    pub fn ran(&self, db_size: u64, in_use: u64) -> bool {
+        match self.db_size_before {
+            Some(before) => db_size < before,
+            None => nothing_to_reclaim(db_size, in_use),
+        }
+    }
+}
+
 /// The member an earlier attempt at this run sent a Defragment and then
 /// stopped without recording its outcome (`interrupted`): etcd has no way
-/// to ask whether that RPC ran, but its sizes tell. With nothing left to
-/// reclaim it is skipped (`AlreadyReclaimed`), not defragmented a second
-/// time in one run; still fragmented, the Defragment never ran and it is
-/// planned as before. Pure.
-pub fn already_reclaimed(plan: Plan, interrupted: Option<&str>) -> Plan {
-    let Some(name) = interrupted else {
+/// to ask whether that RPC ran, but its sizes tell
+/// ([`InterruptedDefrag::ran`]). When it ran the member is skipped
+/// (`AlreadyReclaimed`), not defragmented a second time in one run; when
+/// it never ran the member is planned as before. Pure.
+pub fn already_reclaimed(plan: Plan, interrupted: Option<&InterruptedDefrag>) -> Plan {
+    let Some(noted) = interrupted else {
         return plan;
     };
     let mut entries = plan.members;
     for p in &mut entries {
-        if p.name == name
+        if p.name == noted.member
             && matches!(p.decision, MemberDecision::Defrag(_))
             && p.silent.is_none()
-            && nothing_to_reclaim(p.db_size, p.in_use)
+            && noted.ran(p.db_size, p.in_use)
         {
             p.decision = MemberDecision::Skip(SkipReason::AlreadyReclaimed);
         }
@@ -669,7 +715,11 @@ mod tests {
         };
         let plan = || order_sweep(&snap, Some(2), &rule, &[], &BTreeSet::new());
         type Rows<'a> = Vec<(&'a str, Role, String)>;
-        let cases: Vec<(Option<&str>, Rows)> = vec![
+        let bare = |m: &str| InterruptedDefrag {
+            member: m.into(),
+            db_size_before: None,
+        };
+        let cases: Vec<(Option<InterruptedDefrag>, Rows)> = vec![
             (
                 None,
                 vec![
@@ -679,7 +729,7 @@ mod tests {
                 ],
             ),
             (
-                Some("a"),
+                Some(bare("a")),
                 vec![
                     ("c", Role::Follower, "defrag".into()),
                     ("b", Role::Leader, "defrag".into()),
@@ -687,7 +737,7 @@ mod tests {
                 ],
             ),
             (
-                Some("c"),
+                Some(bare("c")),
                 vec![
                     ("c", Role::Follower, "defrag".into()),
                     ("a", Role::Follower, "defrag".into()),
@@ -696,11 +746,76 @@ mod tests {
             ),
         ];
         for (interrupted, want) in cases {
-            let got = already_reclaimed(plan(), interrupted);
+            let got = already_reclaimed(plan(), interrupted.as_ref());
             assert_eq!(order(&got), want, "{interrupted:?}");
         }
         assert!(nothing_to_reclaim(100 * MI, 96 * MI) && !nothing_to_reclaim(100 * MI, 94 * MI));
         assert!(nothing_to_reclaim(10 * MI, 8 * MI) && !nothing_to_reclaim(10 * MI, 7 * MI));
+    }
+
+    /// Soak seed 28, watch round 101 (issue 25): the holder defragmented
+    /// the leader (88 MiB to 27 MiB), could not write its row while
+    /// kube-apiserver restarted, and took the run up again six seconds
+    /// later; under writes the leader then had 3 MiB free (30 MiB on
+    /// disk), more than "nothing to reclaim" allows, and was defragmented a
+    /// second time. With the size noted before the RPC, a file smaller than
+    /// that says the Defragment ran, however much was written since; a
+    /// file as large or larger says it never did.
+    #[test]
+    fn a_file_smaller_than_before_the_rpc_says_the_defragment_ran() {
+        let snap = snapshot(&[
+            ("a", 1, 30, 27, false),
+            ("b", 2, 90, 27, false),
+            ("c", 3, 90, 27, false),
+        ]);
+        let rule = DefragRule {
+            all: true,
+            ..DefragRule::default()
+        };
+        let plan = || order_sweep(&snap, Some(2), &rule, &[], &BTreeSet::new());
+        let noted = |m: &str, mib: Option<u64>| InterruptedDefrag {
+            member: m.into(),
+            db_size_before: mib.map(|n| n * MI),
+        };
+        let cases = [
+            // 88 MiB before, 30 now: it ran, though 3 MiB are free again.
+            (noted("a", Some(88)), "AlreadyReclaimed"),
+            // The same sizes without a size noted: 3 MiB free is "still
+            // fragmented" by the sizes alone (what round 101 did).
+            (noted("a", None), "defrag"),
+            // Noted at 30 MiB and still 30: the RPC never ran.
+            (noted("a", Some(30)), "defrag"),
+            // Noted at 90 MiB and still 90: never ran.
+            (noted("c", Some(90)), "defrag"),
+            // Noted at 95, now 90: it ran (and got little back).
+            (noted("c", Some(95)), "AlreadyReclaimed"),
+        ];
+        for (interrupted, want) in cases {
+            let got = already_reclaimed(plan(), Some(&interrupted));
+            let row = order(&got)
+                .into_iter()
+                .find(|(name, _, _)| *name == interrupted.member)
+                .map(|(_, _, d)| d);
+            assert_eq!(row.as_deref(), Some(want), "{interrupted:?}");
+        }
+    }
+
+    #[test]
+    fn the_note_reads_back_and_an_old_bare_name_has_no_size() {
+        let note = InterruptedDefrag::note("db-p3zt8", 92_274_688);
+        assert_eq!(note, "db-p3zt8; dbSizeBefore=92274688");
+        let cases = [
+            (note.as_str(), Some(("db-p3zt8", Some(92_274_688)))),
+            ("db-p3zt8", Some(("db-p3zt8", None))),
+            ("db-p3zt8; dbSizeBefore=lots", Some(("db-p3zt8", None))),
+            ("", None),
+            ("; dbSizeBefore=5", None),
+        ];
+        for (text, want) in cases {
+            let got = InterruptedDefrag::parse(text);
+            let got = got.as_ref().map(|i| (i.member.as_str(), i.db_size_before));
+            assert_eq!(got, want, "{text:?}");
+        }
     }
 
     /// Issue 20: a 48 MB quota filled to NOSPACE. The default rule (200Mi

@@ -715,11 +715,14 @@ fn check_alarms_and_leaders(o: &Observed, probe_s: f64) -> Vec<Violation> {
         let led = o.leaderships.iter().any(|l| {
             l.member == d.member && l.from + LEADER_GRACE_SECONDS <= d.start && d.start < l.to
         });
+        // Another voter after it in its run; the same member again (its
+        // defrag cut by a kill and done over: watch seed 28 round 179) is
+        // no other voter left waiting.
         let run = o.run_of(d.start);
         if led
-            && o.defrags
-                .iter()
-                .any(|later| later.start > d.start && o.run_of(later.start) == run)
+            && o.defrags.iter().any(|later| {
+                later.member != d.member && later.start > d.start && o.run_of(later.start) == run
+            })
         {
             out.push(Violation::LeaderNotLast {
                 member: d.member,
@@ -985,6 +988,28 @@ mod tests {
         // The leader last of its run: a second run's members come after.
         o.run_bounds = vec![1.2];
         assert_eq!(check(&o, 1.0), vec![]);
+        // The leader last, its defrag cut by a kill and done over (as a
+        // follower by then): no other voter came after it.
+        let mut o = clean();
+        o.leaderships.push(span(0, 0.2, 3.2));
+        o.defrags[2].end = None;
+        o.defrags[2].cut = Some(3.2);
+        o.outages.push(span(0, 3.2, 3.8));
+        o.defrags.push(Defrag {
+            member: 0,
+            start: 4.0,
+            end: Some(4.5),
+            cut: None,
+        });
+        assert_eq!(check(&o, 1.0), vec![]);
+        // ... but another voter after the cut one still is.
+        o.defrags.push(Defrag {
+            member: 1,
+            start: 5.0,
+            end: Some(5.5),
+            cut: None,
+        });
+        assert!(check(&o, 1.0).contains(&Violation::LeaderNotLast { member: 0, at: 3.0 }));
         // The leader last is the in-place case; a handover that landed
         // just before the defrag is no step of the tool's.
         let mut o = clean();
