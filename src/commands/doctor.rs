@@ -33,7 +33,9 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
     let gate = crate::settings::gate(&args.gate);
     let reports = if args.all_namespaces {
         let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
+        let asked = std::time::Instant::now();
         let clusters = k8s::list_clusters(&kube, None, None).await?;
+        let at_once = k8s::concurrency(asked.elapsed(), clusters.len(), CLUSTER_CONCURRENCY);
         let refs: Vec<ClusterRef> = clusters.iter().map(ClusterRef::from).collect();
         let kube = &kube;
         stream::iter(refs)
@@ -46,7 +48,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                     Err(e) => unreachable_report(Some(cluster), e.to_string()),
                 }
             })
-            .buffered(CLUSTER_CONCURRENCY)
+            .buffered(at_once)
             .collect()
             .await
     } else {

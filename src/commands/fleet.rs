@@ -39,7 +39,9 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
     }
     let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
     let namespace = (!args.all_namespaces).then(|| kube.default_namespace.clone());
+    let asked = std::time::Instant::now();
     let clusters = list(&kube, namespace.as_deref(), selector).await?;
+    let looks_at_once = k8s::concurrency(asked.elapsed(), clusters.len(), LOOK_CONCURRENCY);
     if clusters.is_empty() {
         let scope = match &namespace {
             Some(ns) => format!("in namespace {ns}"),
@@ -66,7 +68,7 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
     if args.consent.dry_run || !args.consent.yes {
         let looks: Vec<FleetCluster> = stream::iter(clusters.clone())
             .map(|c| fleet.look(c))
-            .buffered(LOOK_CONCURRENCY)
+            .buffered(looks_at_once)
             .collect()
             .await;
         if args.consent.dry_run {

@@ -14,27 +14,13 @@ use crate::report::{ClusterRef, ClusterStatus, MultiStatusReport, StatusReport};
 use crate::session;
 use crate::settings::Global;
 
-/// How many clusters' Secrets `status -A` reads at once, from how long
-/// its first requests took (`first`: the LISTs, each on a new connection:
-/// TCP and TLS handshakes and the request, three round trips and the
-/// server's time). Near the API server, as many as the connections the
-/// LISTs opened: the client speaks HTTP/1.1, so a read beyond them opens
-/// another connection, and the first request on a new one waits 40 ms for
-/// a delayed ACK (see `k8s::member_pods`; with 20 clusters on loopback, 3
-/// measured 104 ms, 2 114 ms, 4 151 ms, 8 135 ms). Far from it, each
-/// cluster's two or three Secret reads are round trips one after the
-/// other, and new connections cost less than waiting for them: every
-/// cluster at once, up to 16. Pure.
-fn read_concurrency(first: std::time::Duration, clusters: usize) -> usize {
-    const NEAR: usize = 3;
-    const FAR: usize = 16;
-    // Three round trips of 5 ms: a network away, not a machine away.
-    if first < std::time::Duration::from_millis(15) {
-        NEAR
-    } else {
-        clusters.clamp(NEAR, FAR)
-    }
-}
+/// How many clusters' Secrets `status -A` reads at once near the API
+/// server (`k8s::concurrency`): as many as the connections the three LISTs
+/// opened. The client speaks HTTP/1.1, so a read beyond them opens another
+/// connection, and the first request on a new one waits 40 ms for a
+/// delayed ACK (see `k8s::member_pods`; with 20 clusters on loopback, 3
+/// measured 104 ms, 2 114 ms, 4 151 ms, 8 135 ms).
+const READ_CONCURRENCY: usize = 3;
 
 /// How many clusters `status -A` probes at once (each member over its own
 /// connection; reads and probes overlap).
@@ -121,7 +107,7 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
         k8s::prefetch(&kube, None)
     );
     let clusters = clusters?;
-    let reads = read_concurrency(asked.elapsed(), clusters.len());
+    let reads = k8s::concurrency(asked.elapsed(), clusters.len(), READ_CONCURRENCY);
     tracing::debug!("reading {reads} clusters' Secrets at once");
     let prefetched = prefetched
         .inspect_err(|e| tracing::debug!("reading each cluster on its own: {e}"))
@@ -180,28 +166,4 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
         )));
     }
     Ok(ExitStatus::Success)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn secrets_are_read_all_at_once_only_far_from_the_api_server() {
-        use std::time::Duration;
-        let ms = Duration::from_millis;
-        for (first, clusters, want) in [
-            (ms(2), 20, 3),
-            (ms(14), 20, 3),
-            (ms(15), 20, 16),
-            (ms(130), 20, 16),
-            (ms(130), 5, 5),
-            (ms(130), 1, 3),
-            (ms(130), 200, 16),
-        ] {
-            assert_eq!(
-                super::read_concurrency(first, clusters),
-                want,
-                "{first:?}, {clusters} clusters"
-            );
-        }
-    }
 }

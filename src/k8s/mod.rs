@@ -97,6 +97,21 @@ pub fn in_pod() -> bool {
         && Path::new("/var/run/secrets/kubernetes.io/serviceaccount/token").exists()
 }
 
+/// How many clusters a command over many reads at once: `near` when its
+/// first API requests (`first`: each on a new connection, TCP and TLS
+/// handshakes and the request, three round trips and the server's time)
+/// came back within 15 ms, three round trips of 5 ms; farther, the round
+/// trips of each cluster's reads, one after the other, cost more than new
+/// connections do, and every cluster is read at once, up to 16. Pure.
+pub fn concurrency(first: std::time::Duration, clusters: usize, near: usize) -> usize {
+    const FAR: usize = 16;
+    if first < std::time::Duration::from_millis(15) {
+        near
+    } else {
+        clusters.clamp(near, FAR.max(near))
+    }
+}
+
 /// Builds the client: `--kubeconfig`, else `KUBECONFIG` (several paths
 /// merged), else `~/.kube/config`, else the in-cluster service account.
 pub async fn connect(settings: &KubeSettings) -> Result<Kube> {
@@ -548,6 +563,31 @@ async fn with_secrets(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn many_clusters_are_read_at_once_only_far_from_the_api_server() {
+        use std::time::Duration;
+        let ms = Duration::from_millis;
+        for (first, clusters, near, want) in [
+            (ms(2), 20, 3, 3),
+            (ms(14), 20, 3, 3),
+            (ms(15), 20, 3, 16),
+            (ms(130), 20, 3, 16),
+            (ms(130), 5, 3, 5),
+            (ms(130), 1, 3, 3),
+            (ms(130), 200, 3, 16),
+            (ms(2), 20, 8, 8),
+            (ms(130), 20, 8, 16),
+            (ms(130), 20, 32, 32),
+        ] {
+            assert_eq!(
+                super::concurrency(first, clusters, near),
+                want,
+                "{first:?}, {clusters} clusters, {near} near"
+            );
+        }
+    }
+
     use super::*;
 
     #[test]
