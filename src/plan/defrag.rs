@@ -301,17 +301,17 @@ impl InterruptedDefrag {
         })
     }
 
-    /// Whether the member's Defragment ran, from its backend's size now:
-    /// only a defrag makes an etcd backend file smaller, so a file smaller
-    /// than right before the RPC says it ran, whatever was written since
-    /// (soak seed 28, watch round 101: 88 MiB before, 30 MiB with 3 MiB
-    /// free six seconds later, under writes). Without a size noted, a
-    /// member with nothing left to reclaim is taken as done.
+    /// Whether the member's Defragment ran, or might as well have: only a
+    /// defrag makes an etcd backend file smaller, so a file smaller than
+    /// right before the RPC says it ran, whatever was written since (soak
+    /// seed 28, watch round 101: 88 MiB before, 30 MiB with 3 MiB free six
+    /// seconds later, under writes); and a member with nothing left to
+    /// reclaim gains nothing from another, whether or not its file shrank
+    /// (round 225: a second run over members defragmented moments before,
+    /// 26 MiB before and after).
     pub fn ran(&self, db_size: u64, in_use: u64) -> bool {
-        match self.db_size_before {
-            Some(before) => db_size < before,
-            None => nothing_to_reclaim(db_size, in_use),
-        }
+        self.db_size_before.is_some_and(|before| db_size < before)
+            || nothing_to_reclaim(db_size, in_use)
     }
 }
 
@@ -760,13 +760,14 @@ mod tests {
     /// disk), more than "nothing to reclaim" allows, and was defragmented a
     /// second time. With the size noted before the RPC, a file smaller than
     /// that says the Defragment ran, however much was written since; a
-    /// file as large or larger says it never did.
+    /// file as large or larger with room to give back says it never did.
     #[test]
     fn a_file_smaller_than_before_the_rpc_says_the_defragment_ran() {
         let snap = snapshot(&[
             ("a", 1, 30, 27, false),
             ("b", 2, 90, 27, false),
             ("c", 3, 90, 27, false),
+            ("d", 4, 28, 28, false),
         ]);
         let rule = DefragRule {
             all: true,
@@ -789,6 +790,9 @@ mod tests {
             (noted("c", Some(90)), "defrag"),
             // Noted at 95, now 90: it ran (and got little back).
             (noted("c", Some(95)), "AlreadyReclaimed"),
+            // Noted at 28, still 28 with nothing free (round 225: a second
+            // run over members just defragmented): nothing to gain.
+            (noted("d", Some(28)), "AlreadyReclaimed"),
         ];
         for (interrupted, want) in cases {
             let got = already_reclaimed(plan(), Some(&interrupted));
