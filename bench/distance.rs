@@ -28,6 +28,10 @@
 // A benchmark program: its report is what it prints.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_macros)]
 
+#[path = "common.rs"]
+mod common;
+
+use common::{flag, quantile};
 use std::time::{Duration, Instant};
 
 use kubectl_etcd_testbed::delay::{Counts, Delay};
@@ -55,11 +59,6 @@ fn main() {
         .build()
         .unwrap()
         .block_on(bench(&rtts, runs, &binary, version, &version_text));
-}
-
-fn flag<T: std::str::FromStr>(args: &[String], name: &str) -> Option<T> {
-    let at = args.iter().position(|a| a == name)?;
-    args.get(at + 1)?.parse().ok()
 }
 
 /// One command of the comparison.
@@ -196,12 +195,4 @@ async fn run(c: &Command, env: &[(String, String)]) -> Duration {
         String::from_utf8_lossy(&out.stderr)
     );
     took
-}
-
-/// The `p`-th percentile (nearest rank).
-fn quantile(values: &[Duration], p: usize) -> Duration {
-    let mut sorted = values.to_vec();
-    sorted.sort();
-    let at = ((sorted.len() * p).div_ceil(100)).clamp(1, sorted.len()) - 1;
-    sorted[at]
 }

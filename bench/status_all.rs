@@ -28,9 +28,13 @@
 // A benchmark program: its report is what it prints.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_macros)]
 
+#[path = "common.rs"]
+mod common;
+
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+use common::{flag, quantile};
 use std::time::{Duration, Instant};
 
 use support::k8s::*;
@@ -56,11 +60,6 @@ fn main() {
 
 fn args_has(name: &str) -> bool {
     std::env::args().any(|a| a == name)
-}
-
-fn flag<T: std::str::FromStr>(args: &[String], name: &str) -> Option<T> {
-    let at = args.iter().position(|a| a == name)?;
-    args.get(at + 1)?.parse().ok()
 }
 
 async fn bench(clusters: usize, members: usize, runs: usize, binary: &str, rtt: Option<u64>) {
@@ -224,12 +223,4 @@ async fn measure(binary: &str, args: &[String], clusters: Option<usize>) -> Dura
         }
     }
     took
-}
-
-/// The `p`-th percentile (nearest rank).
-fn quantile(values: &[Duration], p: usize) -> Duration {
-    let mut sorted = values.to_vec();
-    sorted.sort();
-    let at = ((sorted.len() * p).div_ceil(100)).clamp(1, sorted.len()) - 1;
-    sorted[at]
 }

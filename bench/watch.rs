@@ -21,9 +21,13 @@
 // A benchmark program: its report is what it prints.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_macros)]
 
+#[path = "common.rs"]
+mod common;
+
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+use common::flag;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
@@ -52,11 +56,6 @@ fn main() {
         .build()
         .unwrap()
         .block_on(bench(latency_runs, idle_secs));
-}
-
-fn flag<T: std::str::FromStr>(args: &[String], name: &str) -> Option<T> {
-    let at = args.iter().position(|a| a == name)?;
-    args.get(at + 1)?.parse().ok()
 }
 
 async fn bench(latency_runs: usize, idle_secs: u64) {

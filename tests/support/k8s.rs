@@ -212,14 +212,9 @@ pub async fn fixture_at(
     delay: Option<kubectl_etcd_testbed::delay::Delay>,
 ) -> Fixture {
     let names = member_names(name, members);
-    let mut spec = ClusterSpec::new(members, security(mode))
-        .version(version)
-        .operator_style(name, ns, &names);
+    let mut spec = operator_spec(ns, name, mode, &names).version(version);
     spec.delay = delay;
-    let etcd = Cluster::start(spec)
-        .await
-        .unwrap_or_else(|e| panic!("test bed: {e}"));
-    publish(client, ns, name, mode, etcd, names).await
+    start_and_publish(client, ns, name, mode, spec, names).await
 }
 
 /// [`fixture`] with the members logging at `info`, so that
@@ -227,8 +222,25 @@ pub async fn fixture_at(
 /// fixture runs etcd at `warn`, where etcd does not log them).
 pub async fn fixture_logged(client: &Client, ns: &str, name: &str, mode: Mode) -> Fixture {
     let names = member_names(name, 3);
-    let mut spec = ClusterSpec::new(3, security(mode)).operator_style(name, ns, &names);
+    let mut spec = operator_spec(ns, name, mode, &names);
     spec.log_level = "info";
+    start_and_publish(client, ns, name, mode, spec, names).await
+}
+
+/// The members of EtcdCluster `name` in `ns`, as the operator would run
+/// them, with the security `mode` implies.
+fn operator_spec(ns: &str, name: &str, mode: Mode, names: &[String]) -> ClusterSpec {
+    ClusterSpec::new(names.len(), security(mode)).operator_style(name, ns, names)
+}
+
+async fn start_and_publish(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    mode: Mode,
+    spec: ClusterSpec,
+    names: Vec<String>,
+) -> Fixture {
     let etcd = Cluster::start(spec)
         .await
         .unwrap_or_else(|e| panic!("test bed: {e}"));

@@ -89,9 +89,18 @@ pub async fn tool(args: &[String], env: &[(String, String)]) -> Run {
 /// `prefix` (plain members; read from where the member listens, past any
 /// delay proxy, so that the read is not counted as the tool's traffic).
 pub async fn metric(cluster: &Cluster, i: usize, prefix: &str) -> f64 {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let url = &cluster.members[i].listen_client_url;
-    let addr = url.trim_start_matches("http://");
+    metrics_at(url.trim_start_matches("http://"))
+        .await
+        .lines()
+        .filter(|l| l.starts_with(prefix))
+        .filter_map(|l| l.split_whitespace().last()?.parse::<f64>().ok())
+        .sum()
+}
+
+/// The `/metrics` text a plain member serves at `addr` (`host:port`).
+pub async fn metrics_at(addr: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(addr)
         .await
         .expect("connect to the member's metrics");
@@ -104,10 +113,7 @@ pub async fn metric(cluster: &Cluster, i: usize, prefix: &str) -> f64 {
         .read_to_string(&mut text)
         .await
         .expect("read metrics");
-    text.lines()
-        .filter(|l| l.starts_with(prefix))
-        .filter_map(|l| l.split_whitespace().last()?.parse::<f64>().ok())
-        .sum()
+    text
 }
 
 /// The `metric` prefix of HashKV calls a member answered.

@@ -7,7 +7,6 @@ use std::time::Duration;
 use kube::api::{Api, DynamicObject, ListParams};
 use kube::Client;
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::k8s::{create, dynamic};
 use super::Cluster;
@@ -88,19 +87,9 @@ pub async fn defrag_count(etcd: &Cluster, i: usize) -> u64 {
 /// How many Defragments the member serving plain `/metrics` at
 /// `host:port` has done, from its own count.
 pub async fn defrags_at(host: &str, port: u16) -> u64 {
-    let mut stream = tokio::net::TcpStream::connect((host, port))
+    super::metrics_at(&format!("{host}:{port}"))
         .await
-        .expect("connect to the member's metrics");
-    stream
-        .write_all(format!("GET /metrics HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
-        .await
-        .expect("ask for metrics");
-    let mut text = String::new();
-    stream
-        .read_to_string(&mut text)
-        .await
-        .expect("read metrics");
-    text.lines()
+        .lines()
         .find(|l| l.starts_with("etcd_disk_backend_defrag_duration_seconds_count"))
         .and_then(|l| l.split_whitespace().last())
         .and_then(|v| v.parse::<f64>().ok())
