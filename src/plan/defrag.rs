@@ -684,6 +684,15 @@ mod tests {
         }
     }
 
+    /// The `--all` plan (the watcher's rule) with `leader` leading.
+    fn every_member(snap: &ClusterLook, leader: u64) -> Plan {
+        let rule = DefragRule {
+            all: true,
+            ..DefragRule::default()
+        };
+        order_sweep(snap, Some(leader), &rule, &[], &BTreeSet::new())
+    }
+
     fn order(p: &Plan) -> Vec<(&str, Role, String)> {
         p.members
             .iter()
@@ -709,11 +718,7 @@ mod tests {
             ("b", 2, 90, 27, false),
             ("c", 3, 90, 27, false),
         ]);
-        let rule = DefragRule {
-            all: true,
-            ..DefragRule::default()
-        };
-        let plan = || order_sweep(&snap, Some(2), &rule, &[], &BTreeSet::new());
+        let plan = || every_member(&snap, 2);
         type Rows<'a> = Vec<(&'a str, Role, String)>;
         let bare = |m: &str| InterruptedDefrag {
             member: m.into(),
@@ -769,11 +774,7 @@ mod tests {
             ("c", 3, 90, 27, false),
             ("d", 4, 28, 28, false),
         ]);
-        let rule = DefragRule {
-            all: true,
-            ..DefragRule::default()
-        };
-        let plan = || order_sweep(&snap, Some(2), &rule, &[], &BTreeSet::new());
+        let plan = || every_member(&snap, 2);
         let noted = |m: &str, mib: Option<u64>| InterruptedDefrag {
             member: m.into(),
             db_size_before: mib.map(|n| n * MI),
