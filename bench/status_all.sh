@@ -3,7 +3,7 @@
 # wall time of `status -A` over 20 EtcdClusters against `status` of one of
 # them, interleaved in the same run on the same machine, and their ratio.
 #
-#   bench/status_all.sh [--clusters 20] [--members 3] [--runs 10] [--binary PATH]
+#   bench/status_all.sh [--clusters 20] [--members 3] [--runs 10] [--rtt-ms N] [--binary PATH]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
