@@ -239,3 +239,77 @@ async fn snapshot_through_an_etcdcluster() {
     assert_eq!(doc["bytes"], std::fs::metadata(&file).unwrap().len());
     assert!(dir.path().join("etcd.db.sha256").exists());
 }
+
+/// Doctor reads a cluster's Pods with one LIST (side by side with its
+/// EtcdMembers, every Node at once), and falls back to a GET per Pod where
+/// a role may only get them: with a role that may list Pods but not get
+/// them, and with one that may get but not list, doctor reads everything
+/// (nothing unread), as the API server's authorizer decides.
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_reads_pods_with_one_list_and_a_get_only_role_still_reads_each() {
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule};
+    let client = admin().await;
+    kubelet().await; // the Node the Pods run on
+    let ns = "doctor-reads";
+    let fx = fixture(&client, ns, "etcd", Mode::Mtls).await;
+    let rule = |group: &str, resources: &[&str], verbs: &[&str]| PolicyRule {
+        api_groups: Some(vec![group.into()]),
+        resources: Some(resources.iter().map(|r| r.to_string()).collect()),
+        verbs: verbs.iter().map(|v| v.to_string()).collect(),
+        ..Default::default()
+    };
+    let base = vec![
+        rule(
+            "etcd-operator.cozystack.io",
+            &["etcdclusters"],
+            &["get", "list"],
+        ),
+        rule("etcd-operator.cozystack.io", &["etcdmembers"], &["list"]),
+        rule("", &["secrets", "services"], &["get"]),
+    ];
+    // Nodes are cluster-scoped: a ClusterRoleBinding for both accounts.
+    let nodes: ClusterRole = serde_json::from_value(json!({
+        "metadata": {"name": "doctor-reads-nodes"},
+        "rules": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}],
+    }))
+    .unwrap();
+    Api::<ClusterRole>::all(client.clone())
+        .create(&PostParams::default(), &nodes)
+        .await
+        .unwrap();
+    let accounts = ["pods-list-only", "pods-get-only"];
+    let binding: ClusterRoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": "doctor-reads-nodes"},
+        "subjects": accounts.iter().map(|a| json!({"kind": "ServiceAccount", "name": a, "namespace": ns})).collect::<Vec<_>>(),
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "doctor-reads-nodes"},
+    }))
+    .unwrap();
+    Api::<ClusterRoleBinding>::all(client.clone())
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+    for (account, verb) in accounts.iter().zip(["list", "get"]) {
+        let mut rules = base.clone();
+        rules.push(rule("", &["pods"], &[verb]));
+        let kc = grant(&client, ns, &format!("doctor-{account}"), rules, account).await;
+        let run = tool(
+            &args(&[
+                &format!("--kubeconfig={}", kc.display()),
+                "--connect=direct",
+                "doctor",
+                "etcd",
+                "-o",
+                "json",
+                "--fail-on",
+                "never",
+            ]),
+            &[],
+        )
+        .await;
+        run.expect_code(0);
+        let doc = run.json();
+        assert_eq!(doc["cluster"]["name"], "etcd", "{account}: {doc}");
+        assert_eq!(doc["unread"], json!([]), "{account}: {doc}");
+    }
+    drop(fx);
+}

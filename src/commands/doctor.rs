@@ -13,6 +13,7 @@ use futures::stream::{self, StreamExt};
 use crate::cli::{DoctorArgs, FailOn};
 use crate::error::{ExitStatus, Result};
 use crate::etcd::http;
+use crate::k8s::crd::EtcdCluster;
 use crate::k8s::{self, Kube};
 use crate::look::MemberMetrics;
 use crate::output::{self, OutputFormat};
@@ -33,18 +34,36 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
     let gate = crate::settings::gate(&args.gate);
     let reports = if args.all_namespaces {
         let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
+        // As `status -A`: the EtcdClusters, and every cluster's EtcdMembers
+        // and Pods, in one LIST each, side by side; each cluster's own
+        // reads are its Secrets and what doctor adds (the Pods' nodes, the
+        // client Service). Should the shared LISTs be refused, each cluster
+        // is read on its own.
         let asked = std::time::Instant::now();
-        let clusters = k8s::list_clusters(&kube, None, None).await?;
+        let (clusters, prefetched) = futures::join!(
+            k8s::list_clusters(&kube, None, None),
+            k8s::prefetch(&kube, None)
+        );
+        let clusters = clusters?;
         let at_once = k8s::concurrency(asked.elapsed(), clusters.len(), CLUSTER_CONCURRENCY);
-        let refs: Vec<ClusterRef> = clusters.iter().map(ClusterRef::from).collect();
-        let kube = &kube;
-        stream::iter(refs)
-            .map(|cluster| async move {
+        let prefetched = prefetched
+            .inspect_err(|e| tracing::debug!("reading each cluster on its own: {e}"))
+            .ok();
+        let (kube, prefetched) = (&kube, prefetched.as_ref());
+        stream::iter(clusters)
+            .map(|object| async move {
+                let cluster = ClusterRef::from(&object);
                 let connection = session::Connection::from(&global.reach);
-                match session::open_cluster(kube, &connection, &cluster.namespace, &cluster.name)
-                    .await
-                {
-                    Ok(s) => examine(&s, Some(kube), &gate).await,
+                let objects = match prefetched {
+                    Some(p) => k8s::fetch_prefetched(kube, object.clone(), p).await,
+                    None => k8s::fetch_around(kube, &cluster.namespace, object.clone()).await,
+                };
+                let opened = match objects {
+                    Ok(objects) => session::open_objects(kube, &connection, objects).await,
+                    Err(e) => Err(e),
+                };
+                match opened {
+                    Ok(s) => examine(&s, Some((kube, Some(&object))), &gate).await,
                     Err(e) => unreachable_report(Some(cluster), e.to_string()),
                 }
             })
@@ -57,7 +76,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
             Some(_) => Some(k8s::connect(&session::kube_settings(&global.reach)).await?),
             None => None,
         };
-        vec![examine(&s, kube.as_ref(), &gate).await]
+        vec![examine(&s, kube.as_ref().map(|k| (k, None)), &gate).await]
     };
     let wide = global.output == OutputFormat::Wide;
     let text = match (global.output, args.all_namespaces) {
@@ -113,11 +132,25 @@ fn unreachable_report(cluster: Option<ClusterRef>, why: String) -> DoctorReport 
     }
 }
 
-/// Reads everything for one cluster and runs the checks.
-async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> DoctorReport {
+/// Reads everything for one cluster and runs the checks. With a Kubernetes
+/// client (and the EtcdCluster when it was already read), the cluster's
+/// objects are read while etcd answers, and the compacted revision while
+/// the members' /metrics are read: at a distance each read is a round trip.
+async fn examine(
+    session: &Session,
+    kube: Option<(&Kube, Option<&EtcdCluster>)>,
+    gate: &GateOptions,
+) -> DoctorReport {
     let (ops, target) = (&session.clients, &session.target);
     let cluster = target.cluster.clone();
-    let snap = match crate::etcd::take::look(ops, target).await {
+    let kubernetes = async {
+        match (kube, &cluster) {
+            (Some((kube, object)), Some(c)) => Some(kubernetes_facts(kube, c, object).await),
+            _ => None,
+        }
+    };
+    let (snap, kubernetes) = futures::join!(crate::etcd::take::look(ops, target), kubernetes);
+    let snap = match snap {
         Ok(s) => s,
         Err(e) => return unreachable_report(cluster, e.to_string()),
     };
@@ -125,21 +158,16 @@ async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> 
     let mut unread = Vec::new();
     let now = jiff::Timestamp::now().as_second();
 
-    let revisions = match verdict
-        .leader
-        .and_then(|l| snap.member_by_id(l))
-        .and_then(|m| m.dial.clone())
-    {
-        Some(leader) => match crate::etcd::take::revisions(ops, &snap, &leader).await {
-            Ok(r) => Some(r),
-            Err(e) => {
-                unread.push(format!("the compacted revision ({e})"));
-                None
-            }
-        },
-        None => None,
+    let revisions = async {
+        match verdict
+            .leader
+            .and_then(|l| snap.member_by_id(l))
+            .and_then(|m| m.dial.clone())
+        {
+            Some(leader) => Some(crate::etcd::take::revisions(ops, &snap, &leader).await),
+            None => None,
+        }
     };
-
     // Every member's /metrics, and the certificate it served doing it.
     let answers = join_all(snap.members.iter().filter_map(|m| {
         let dial = m.dial.clone()?;
@@ -150,8 +178,16 @@ async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> 
                 http::get(&dial, tls, "/metrics", HTTP_LIMIT).await,
             )
         })
-    }))
-    .await;
+    }));
+    let (revisions, answers) = futures::join!(revisions, answers);
+    let revisions = match revisions {
+        Some(Ok(r)) => Some(r),
+        Some(Err(e)) => {
+            unread.push(format!("the compacted revision ({e})"));
+            None
+        }
+        None => None,
+    };
     let mut metrics: BTreeMap<String, MemberMetrics> = BTreeMap::new();
     let mut features: BTreeMap<String, BTreeMap<String, bool>> = BTreeMap::new();
     let mut served: Vec<(Vec<u8>, Vec<String>)> = Vec::new();
@@ -218,8 +254,11 @@ async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> 
             .unwrap_or_default(),
         ..Default::default()
     };
-    if let (Some(kube), Some(c)) = (kube, &cluster) {
-        kubernetes_facts(kube, c, &mut facts, &mut unread).await;
+    if let Some(k) = kubernetes {
+        facts.spec = k.spec;
+        facts.pod_args = k.pod_args;
+        facts.traffic = k.traffic;
+        unread.extend(k.unread);
     }
     let findings = doctor::examine(&facts);
     DoctorReport {
@@ -230,15 +269,36 @@ async fn examine(session: &Session, kube: Option<&Kube>, gate: &GateOptions) -> 
     }
 }
 
-/// The EtcdCluster's spec, its members' Pods and nodes, and the client
-/// Service's trafficDistribution.
+/// What doctor reads from Kubernetes about one cluster.
+#[derive(Default)]
+struct KubernetesFacts {
+    spec: Option<ClusterSpecFacts>,
+    pod_args: BTreeMap<String, Vec<String>>,
+    traffic: Option<TrafficFacts>,
+    unread: Vec<String>,
+}
+
+/// The EtcdCluster's spec (read again unless given), its members' Pods and
+/// nodes, and the client Service's trafficDistribution, all read at once.
 async fn kubernetes_facts(
     kube: &Kube,
     c: &ClusterRef,
-    facts: &mut Facts<'_>,
-    unread: &mut Vec<String>,
-) {
-    match k8s::get_cluster(kube, &c.namespace, &c.name).await {
+    known: Option<&EtcdCluster>,
+) -> KubernetesFacts {
+    let service_name = crate::contract::client_service_name(&c.name);
+    let object = async {
+        match known {
+            Some(object) => Ok(object.clone()),
+            None => k8s::get_cluster(kube, &c.namespace, &c.name).await,
+        }
+    };
+    let (object, pods, service) = futures::join!(
+        object,
+        k8s::placement::member_pods(kube, &c.namespace, &c.name),
+        k8s::service::get(kube, &c.namespace, &service_name)
+    );
+    let mut facts = KubernetesFacts::default();
+    match object {
         Ok(object) => {
             let options = object.spec.options.clone().unwrap_or_default();
             let storage = object.spec.storage.clone().unwrap_or_default();
@@ -251,13 +311,13 @@ async fn kubernetes_facts(
                 memory_medium: storage.medium.as_deref() == Some("Memory"),
             });
         }
-        Err(e) => unread.push(format!("the EtcdCluster ({e})")),
+        Err(e) => facts.unread.push(format!("the EtcdCluster ({e})")),
     }
-    let pods = match k8s::placement::member_pods(kube, &c.namespace, &c.name).await {
+    let pods = match pods {
         Ok(p) => p,
         Err(e) => {
-            unread.push(format!("the members' Pods ({e})"));
-            return;
+            facts.unread.push(format!("the members' Pods ({e})"));
+            return facts;
         }
     };
     facts.pod_args = pods
@@ -265,8 +325,7 @@ async fn kubernetes_facts(
         .filter(|p| !p.args.is_empty())
         .map(|p| (p.member.clone(), p.args.clone()))
         .collect();
-    let service = crate::contract::client_service_name(&c.name);
-    match k8s::service::get(kube, &c.namespace, &service).await {
+    match service {
         Ok(Some(svc)) => {
             if let Some(value) = crate::k8s::service::traffic_distribution(&svc) {
                 facts.traffic = Some(TrafficFacts {
@@ -279,6 +338,7 @@ async fn kubernetes_facts(
             }
         }
         Ok(None) => {}
-        Err(e) => unread.push(format!("the client Service ({e})")),
+        Err(e) => facts.unread.push(format!("the client Service ({e})")),
     }
+    facts
 }

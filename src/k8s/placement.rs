@@ -2,10 +2,13 @@
 //! each member's Pod (its node and the etcd container's arguments) and each
 //! node's zone label. Plain data; the decisions are `plan::doctor`'s.
 
-use k8s_openapi::api::core::v1::{Node, Pod};
+use std::collections::{BTreeMap, BTreeSet};
+
+use futures::future::try_join_all;
+use k8s_openapi::api::core::v1::{Node, Pod, PodSpec};
 use kube::api::Api;
 
-use super::{describe, list_members, Kube};
+use super::{describe, list_labelled_pods, list_members, Kube};
 use crate::error::Result;
 
 /// The label zone-aware routing reads.
@@ -25,62 +28,116 @@ pub struct MemberPod {
     pub args: Vec<String>,
 }
 
-/// The Pods of cluster `name`'s members, with their nodes' zones.
+/// The Pods of cluster `name`'s members, with their nodes' zones. The
+/// EtcdMembers and the cluster's Pods are listed side by side, and every
+/// node is read at once: a handful of round trips, however many members
+/// (a Pod the LIST did not hold, or every Pod when the LIST is refused, is
+/// read by name, all at once too).
 pub async fn member_pods(kube: &Kube, namespace: &str, name: &str) -> Result<Vec<MemberPod>> {
-    let members = list_members(kube, namespace, name).await?;
-    let pods: Api<Pod> = Api::namespaced(kube.client.clone(), namespace);
-    let nodes: Api<Node> = Api::all(kube.client.clone());
-    let mut out = Vec::new();
-    for m in &members {
-        let member = m.metadata.name.clone().unwrap_or_default();
-        let pod_name = m
-            .status
-            .as_ref()
-            .and_then(|s| s.pod_name.clone())
-            .filter(|p| !p.is_empty())
-            .unwrap_or_else(|| member.clone());
-        let pod = pods
-            .get_opt(&pod_name)
-            .await
-            .map_err(|e| describe(kube, &format!("get Pod {namespace}/{pod_name}"), e))?;
-        let spec = pod.and_then(|p| p.spec);
-        let node = spec.as_ref().and_then(|s| s.node_name.clone());
-        let args = spec
-            .map(|s| {
-                let etcd: Vec<_> = s.containers.iter().filter(|c| c.name == "etcd").collect();
-                let chosen = if etcd.is_empty() {
-                    s.containers.iter().collect()
-                } else {
-                    etcd
-                };
-                chosen
-                    .into_iter()
-                    .flat_map(|c| {
-                        c.command
-                            .clone()
-                            .unwrap_or_default()
-                            .into_iter()
-                            .chain(c.args.clone().unwrap_or_default())
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let zone = match &node {
-            Some(n) => nodes
-                .get_opt(n)
+    let (members, listed) = futures::join!(
+        list_members(kube, namespace, name),
+        list_labelled_pods(kube, namespace, name)
+    );
+    let members = members?;
+    let mut listed: BTreeMap<String, Pod> = listed
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|p| Some((p.metadata.name.clone()?, p)))
+        .collect();
+    let api: Api<Pod> = Api::namespaced(kube.client.clone(), namespace);
+    let wanted: Vec<(String, String)> = members
+        .iter()
+        .map(|m| {
+            let member = m.metadata.name.clone().unwrap_or_default();
+            let pod_name = m
+                .status
+                .as_ref()
+                .and_then(|s| s.pod_name.clone())
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| member.clone());
+            (member, pod_name)
+        })
+        .collect();
+    let read = try_join_all(
+        wanted
+            .iter()
+            .filter(|(_, pod)| !listed.contains_key(pod))
+            .map(|(_, pod)| {
+                let api = api.clone();
+                async move {
+                    api.get_opt(pod)
+                        .await
+                        .map(|p| (pod.clone(), p))
+                        .map_err(|e| describe(kube, &format!("get Pod {namespace}/{pod}"), e))
+                }
+            }),
+    )
+    .await?;
+    for (pod, found) in read {
+        if let Some(found) = found {
+            listed.insert(pod, found);
+        }
+    }
+    let mut out: Vec<MemberPod> = wanted
+        .into_iter()
+        .map(|(member, pod_name)| {
+            let spec = listed.get(&pod_name).and_then(|p| p.spec.as_ref());
+            MemberPod {
+                member,
+                node: spec.and_then(|s| s.node_name.clone()),
+                zone: None,
+                args: spec.map(etcd_args).unwrap_or_default(),
+            }
+        })
+        .collect();
+    let nodes: BTreeSet<String> = out.iter().filter_map(|p| p.node.clone()).collect();
+    let node_api: Api<Node> = Api::all(kube.client.clone());
+    let zones: BTreeMap<String, Option<String>> = try_join_all(nodes.into_iter().map(|n| {
+        let api = node_api.clone();
+        async move {
+            let zone = api
+                .get_opt(&n)
                 .await
                 .map_err(|e| describe(kube, &format!("get Node {n}"), e))?
                 .and_then(|node| node.metadata.labels)
-                .and_then(|labels| labels.get(ZONE_LABEL).cloned()),
-            None => None,
-        };
-        out.push(MemberPod {
-            member,
-            node,
-            zone,
-            args,
-        });
+                .and_then(|labels| labels.get(ZONE_LABEL).cloned());
+            Ok::<_, crate::error::Error>((n, zone))
+        }
+    }))
+    .await?
+    .into_iter()
+    .collect();
+    for p in &mut out {
+        p.zone = p
+            .node
+            .as_ref()
+            .and_then(|n| zones.get(n).cloned().flatten());
     }
     out.sort_by(|a, b| a.member.cmp(&b.member));
     Ok(out)
+}
+
+/// The etcd container's command and arguments (every container's when none
+/// is named `etcd`).
+fn etcd_args(spec: &PodSpec) -> Vec<String> {
+    let etcd: Vec<_> = spec
+        .containers
+        .iter()
+        .filter(|c| c.name == "etcd")
+        .collect();
+    let chosen = if etcd.is_empty() {
+        spec.containers.iter().collect()
+    } else {
+        etcd
+    };
+    chosen
+        .into_iter()
+        .flat_map(|c| {
+            c.command
+                .clone()
+                .unwrap_or_default()
+                .into_iter()
+                .chain(c.args.clone().unwrap_or_default())
+        })
+        .collect()
 }
