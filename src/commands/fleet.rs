@@ -16,7 +16,8 @@ use futures::stream::{self, StreamExt};
 use crate::error::{Error, ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{self, RunControl, RunInput, SweepOptions};
-use crate::k8s::{self, Kube};
+use crate::k8s::crd::EtcdCluster;
+use crate::k8s::{self, Kube, Prefetched};
 use crate::output::{self, progress::FleetView, OutputFormat};
 use crate::plan::gate;
 use crate::quantity::format_bytes;
@@ -39,9 +40,24 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
     }
     let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
     let namespace = (!args.all_namespaces).then(|| kube.default_namespace.clone());
+    // A first look (dry run or prompt) reads what `status -A` reads: the
+    // EtcdClusters, and every cluster's EtcdMembers and Pods in one LIST
+    // each, side by side. A sweep reads each cluster again at its turn.
+    let looking = args.consent.dry_run || !args.consent.yes;
     let asked = std::time::Instant::now();
-    let clusters = list(&kube, namespace.as_deref(), selector).await?;
-    let looks_at_once = k8s::concurrency(asked.elapsed(), clusters.len(), LOOK_CONCURRENCY);
+    let (objects, prefetched) =
+        futures::join!(list(&kube, namespace.as_deref(), selector), async {
+            match looking {
+                true => k8s::prefetch(&kube, namespace.as_deref())
+                    .await
+                    .inspect_err(|e| tracing::debug!("reading each cluster on its own: {e}"))
+                    .ok(),
+                false => None,
+            }
+        });
+    let objects = objects?;
+    let looks_at_once = k8s::concurrency(asked.elapsed(), objects.len(), LOOK_CONCURRENCY);
+    let clusters: Vec<ClusterRef> = objects.iter().map(ClusterRef::from).collect();
     if clusters.is_empty() {
         let scope = match &namespace {
             Some(ns) => format!("in namespace {ns}"),
@@ -65,9 +81,10 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
         options: &options,
     };
 
-    if args.consent.dry_run || !args.consent.yes {
-        let looks: Vec<FleetCluster> = stream::iter(clusters.clone())
-            .map(|c| fleet.look(c))
+    if looking {
+        let prefetched = prefetched.as_ref();
+        let looks: Vec<FleetCluster> = stream::iter(objects)
+            .map(|c| fleet.look(c, prefetched))
             .buffered(looks_at_once)
             .collect()
             .await;
@@ -116,7 +133,7 @@ async fn list(
     kube: &Kube,
     namespace: Option<&str>,
     selector: Option<&str>,
-) -> Result<Vec<ClusterRef>> {
+) -> Result<Vec<EtcdCluster>> {
     let clusters = match (
         k8s::list_clusters(kube, namespace, selector).await,
         selector,
@@ -144,7 +161,7 @@ async fn list(
         }
         (Err(e), _) => return Err(e),
     };
-    Ok(clusters.iter().map(ClusterRef::from).collect())
+    Ok(clusters)
 }
 
 /// What every cluster's look and run share.
@@ -176,10 +193,17 @@ impl Fleet<'_> {
     }
 
     /// The dry run's view of one cluster: its plan and the gate's verdict
-    /// now, from one snapshot; nothing changes.
-    async fn look(&self, cluster: ClusterRef) -> FleetCluster {
+    /// now, from one snapshot; nothing changes. The EtcdCluster is the one
+    /// listed, and its members and Pods come from the shared LISTs when
+    /// they could be read.
+    async fn look(&self, object: EtcdCluster, prefetched: Option<&Prefetched>) -> FleetCluster {
+        let cluster = ClusterRef::from(&object);
         let preview = async {
-            let session = self.open(&cluster).await?;
+            let objects = match prefetched {
+                Some(p) => k8s::fetch_prefetched(self.kube, object, p).await?,
+                None => k8s::fetch_around(self.kube, &cluster.namespace, object).await?,
+            };
+            let session = session::open_objects(self.kube, &self.connection, objects).await?;
             let first = crate::etcd::take::look(&session.clients, &session.target).await?;
             let verdict = gate::evaluate(&first, &self.options.gate);
             exec::preview(&first, &verdict, &self.input(&cluster))
