@@ -54,10 +54,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
             .map(|object| async move {
                 let cluster = ClusterRef::from(&object);
                 let connection = session::Connection::from(&global.reach);
-                let objects = match prefetched {
-                    Some(p) => k8s::fetch_prefetched(kube, object.clone(), p).await,
-                    None => k8s::fetch_around(kube, &cluster.namespace, object.clone()).await,
-                };
+                let objects = k8s::fetch_listed(kube, object.clone(), prefetched).await;
                 let opened = match objects {
                     Ok(objects) => session::open_objects(kube, &connection, objects).await,
                     Err(e) => Err(e),

@@ -199,10 +199,7 @@ impl Fleet<'_> {
     async fn look(&self, object: EtcdCluster, prefetched: Option<&Prefetched>) -> FleetCluster {
         let cluster = ClusterRef::from(&object);
         let preview = async {
-            let objects = match prefetched {
-                Some(p) => k8s::fetch_prefetched(self.kube, object, p).await?,
-                None => k8s::fetch_around(self.kube, &cluster.namespace, object).await?,
-            };
+            let objects = k8s::fetch_listed(self.kube, object, prefetched).await?;
             let session = session::open_objects(self.kube, &self.connection, objects).await?;
             let first = crate::etcd::take::look(&session.clients, &session.target).await?;
             let verdict = gate::evaluate(&first, &self.options.gate);

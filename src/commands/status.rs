@@ -118,10 +118,7 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
     let entries: Vec<ClusterStatus> = stream::iter(clusters)
         .map(|object| async move {
             let cluster = ClusterRef::from(&object);
-            let objects = match prefetched {
-                Some(p) => k8s::fetch_prefetched(kube, object, p).await,
-                None => k8s::fetch_around(kube, &cluster.namespace, object).await,
-            };
+            let objects = k8s::fetch_listed(kube, object, prefetched).await;
             (cluster, objects)
         })
         .buffered(reads)

@@ -465,6 +465,22 @@ pub async fn prefetch(kube: &Kube, namespace: Option<&str>) -> Result<Prefetched
     })
 }
 
+/// One listed EtcdCluster's objects: from the shared LISTs when they could
+/// be read (`prefetch`), else read around it on their own.
+pub async fn fetch_listed(
+    kube: &Kube,
+    cluster: EtcdCluster,
+    prefetched: Option<&Prefetched>,
+) -> Result<ClusterObjects> {
+    match prefetched {
+        Some(p) => fetch_prefetched(kube, cluster, p).await,
+        None => {
+            let namespace = cluster.metadata.namespace.clone().unwrap_or_default();
+            fetch_around(kube, &namespace, cluster).await
+        }
+    }
+}
+
 /// [`fetch_around`] from a [`Prefetched`] read: only the Secrets are read
 /// here (and any member Pod the LIST did not show, one GET each).
 pub async fn fetch_prefetched(
