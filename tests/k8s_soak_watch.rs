@@ -496,6 +496,9 @@ async fn audited() -> &'static std::path::Path {
                 "kubectl-etcd-soak-audit-{}.log",
                 std::process::id()
             ));
+            // Removed once this test binary is gone, as the server is.
+            kubectl_etcd_testbed::apiserver::watchdog(&[], std::slice::from_ref(&audit))
+                .expect("watchdog for the audit log");
             let server = kubectl_etcd_testbed::ApiServer::start_with(
                 kubectl_etcd_testbed::KubeRelease::Current,
                 &crd_files(),
