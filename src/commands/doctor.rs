@@ -39,18 +39,10 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
         // reads are its Secrets and what doctor adds (the Pods' nodes, the
         // client Service). Should the shared LISTs be refused, each cluster
         // is read on its own.
-        let asked = std::time::Instant::now();
-        let (clusters, prefetched) = futures::join!(
-            k8s::list_clusters(&kube, None, None),
-            k8s::prefetch(&kube, None)
-        );
-        let clusters = clusters?;
-        let at_once = k8s::concurrency(asked.elapsed(), clusters.len(), CLUSTER_CONCURRENCY);
-        let prefetched = prefetched
-            .inspect_err(|e| tracing::debug!("reading each cluster on its own: {e}"))
-            .ok();
-        let (kube, prefetched) = (&kube, prefetched.as_ref());
-        stream::iter(clusters)
+        let listed = k8s::list_with_shared(&kube, None).await?;
+        let at_once = k8s::concurrency(listed.took, listed.clusters.len(), CLUSTER_CONCURRENCY);
+        let (kube, prefetched) = (&kube, listed.prefetched.as_ref());
+        stream::iter(listed.clusters)
             .map(|object| async move {
                 let cluster = ClusterRef::from(&object);
                 let connection = session::Connection::from(&global.reach);

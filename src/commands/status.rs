@@ -101,18 +101,11 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
     // in one LIST each (the listed objects are used as they are, not read
     // again); per cluster only its Secrets are read. Should the LISTs of
     // members or Pods be refused, each cluster is read on its own.
-    let asked = std::time::Instant::now();
-    let (clusters, prefetched) = futures::join!(
-        k8s::list_clusters(&kube, None, None),
-        k8s::prefetch(&kube, None)
-    );
-    let clusters = clusters?;
-    let reads = k8s::concurrency(asked.elapsed(), clusters.len(), READ_CONCURRENCY);
+    let listed = k8s::list_with_shared(&kube, None).await?;
+    let clusters = listed.clusters;
+    let reads = k8s::concurrency(listed.took, clusters.len(), READ_CONCURRENCY);
     tracing::debug!("reading {reads} clusters' Secrets at once");
-    let prefetched = prefetched
-        .inspect_err(|e| tracing::debug!("reading each cluster on its own: {e}"))
-        .ok();
-    let (kube, prefetched) = (&kube, prefetched.as_ref());
+    let (kube, prefetched) = (&kube, listed.prefetched.as_ref());
     let connection = session::Connection::from(&global.reach);
     let connection = &connection;
     let entries: Vec<ClusterStatus> = stream::iter(clusters)

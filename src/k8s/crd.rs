@@ -139,6 +139,19 @@ pub struct EtcdMemberSpec {
     pub dormant: Option<bool>,
 }
 
+impl EtcdMember {
+    /// The name of the member's Pod: the one its status names, else the
+    /// member's own (the operator names them alike). `None` only for an
+    /// object without a name.
+    pub fn pod_name(&self) -> Option<String> {
+        self.status
+            .as_ref()
+            .and_then(|s| s.pod_name.clone())
+            .filter(|p| !p.is_empty())
+            .or_else(|| self.metadata.name.clone())
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EtcdMemberStatus {

@@ -465,6 +465,35 @@ pub async fn prefetch(kube: &Kube, namespace: Option<&str>) -> Result<Prefetched
     })
 }
 
+/// Every EtcdCluster (in `namespace`, or in all), listed beside the shared
+/// LISTs of their EtcdMembers and member Pods ([`prefetch`]; `None` when
+/// refused: each cluster is then read on its own), and how long the first
+/// answers took ([`concurrency`]'s `first`).
+pub struct Listed {
+    pub clusters: Vec<EtcdCluster>,
+    pub prefetched: Option<Prefetched>,
+    pub took: std::time::Duration,
+}
+
+/// [`Listed`]: what `status -A` and `doctor -A` read first.
+pub async fn list_with_shared(kube: &Kube, namespace: Option<&str>) -> Result<Listed> {
+    let asked = std::time::Instant::now();
+    let (clusters, prefetched) = futures::join!(
+        list_clusters(kube, namespace, None),
+        prefetch(kube, namespace)
+    );
+    let clusters = clusters?;
+    let took = asked.elapsed();
+    let prefetched = prefetched
+        .inspect_err(|e| tracing::debug!("reading each cluster on its own: {e}"))
+        .ok();
+    Ok(Listed {
+        clusters,
+        prefetched,
+        took,
+    })
+}
+
 /// One listed EtcdCluster's objects: from the shared LISTs when they could
 /// be read (`prefetch`), else read around it on their own.
 pub async fn fetch_listed(
@@ -517,16 +546,7 @@ async fn member_pods(
     prefetched: Option<&Prefetched>,
 ) -> Result<MemberPods> {
     let pods: Api<Pod> = Api::namespaced(kube.client.clone(), namespace);
-    let pod_names: Vec<String> = members
-        .iter()
-        .filter_map(|m| {
-            m.status
-                .as_ref()
-                .and_then(|s| s.pod_name.clone())
-                .filter(|p| !p.is_empty())
-                .or_else(|| m.metadata.name.clone())
-        })
-        .collect();
+    let pod_names: Vec<String> = members.iter().filter_map(EtcdMember::pod_name).collect();
     let known =
         |p: &str| prefetched.and_then(|f| f.pods.get(&(namespace.to_string(), p.to_string())));
     let (mut ips, mut probes) = (BTreeMap::new(), BTreeMap::new());

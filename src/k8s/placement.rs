@@ -49,13 +49,7 @@ pub async fn member_pods(kube: &Kube, namespace: &str, name: &str) -> Result<Vec
         .iter()
         .map(|m| {
             let member = m.metadata.name.clone().unwrap_or_default();
-            let pod_name = m
-                .status
-                .as_ref()
-                .and_then(|s| s.pod_name.clone())
-                .filter(|p| !p.is_empty())
-                .unwrap_or_else(|| member.clone());
-            (member, pod_name)
+            (member, m.pod_name().unwrap_or_default())
         })
         .collect();
     let read = try_join_all(

@@ -82,12 +82,7 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
                     m.spec.cluster_name.clone()
                 }
             });
-        let pod = m
-            .status
-            .as_ref()
-            .and_then(|s| s.pod_name.clone())
-            .filter(|p| !p.is_empty())
-            .unwrap_or_else(|| name.clone());
+        let pod = m.pod_name().unwrap_or_default();
         let member_id = m
             .status
             .as_ref()
