@@ -205,9 +205,13 @@ pub enum Command {
     /// certificates the members serve and the tool uses; on an EtcdCluster
     /// also auto-compaction settings, whether a defrag fits each member's
     /// volume, StopGRPCServiceOnDefrag in the members' Pods, and the
-    /// trafficDistribution's prerequisites. Each finding has a severity (ok,
-    /// warning, critical) and a one-line remedy. Exit 1 when a finding is
-    /// at least --fail-on; what could not be read is listed, never guessed.
+    /// trafficDistribution's prerequisites. When a member needs a defrag,
+    /// the writes are sampled for --churn-window on a follower (a Watch) and
+    /// the busiest prefix is named when its writes explain the free space,
+    /// with the remedy for its kind (Events, Leases, one rewriting writer).
+    /// Each finding has a severity (ok, warning, critical) and a one-line
+    /// remedy. Exit 1 when a finding is at least --fail-on; what could not
+    /// be read is listed, never guessed.
     #[command(after_help = DOCTOR_EXAMPLES, help_template = with_examples(DOCTOR_EXAMPLES))]
     Doctor(DoctorArgs),
     /// Add a member or a learner, promote a learner, remove a member, with
@@ -255,6 +259,23 @@ pub enum Command {
     /// after, once it has settled.
     #[command(after_help = COMPACT_EXAMPLES, help_template = with_examples(COMPACT_EXAMPLES))]
     Compact(CompactArgs),
+    /// Which key prefixes hold the space and which take the writes.
+    ///
+    /// Reads every key under --prefix from one healthy follower (the most
+    /// caught-up one unless --member names another), in serializable Range
+    /// pages of about 4 MiB at one revision, so the leader is never asked
+    /// and no page holds the member for long; meanwhile a Watch
+    /// from that revision counts the writes for --window. Keys are grouped
+    /// the way the Kubernetes API server lays them out
+    /// (/registry/<resource>/, /registry/<group>/<resource>/), or by --depth
+    /// segments below --prefix. Bytes are what etcd stores per revision
+    /// (the revision key and the record); the report says how long the read
+    /// took and how the total compares with the member's in-use size (the
+    /// difference is history kept until the next compaction, and page
+    /// overhead). Ctrl-C or SIGTERM stops the read and reports what was
+    /// read, marked incomplete.
+    #[command(after_help = USAGE_EXAMPLES, help_template = with_examples(USAGE_EXAMPLES))]
+    Usage(UsageArgs),
     /// Save a member's backend to a file (a backup etcdutl can restore), or
     /// describe a saved one.
     #[command(subcommand, after_help = SNAPSHOT_EXAMPLES, help_template = with_examples(SNAPSHOT_EXAMPLES))]
@@ -333,7 +354,14 @@ const SNAPSHOT_EXAMPLES: &str = "Examples:
   kubectl etcd snapshot save backup.db my-etcd            # from the most caught-up healthy follower
   kubectl etcd snapshot save backup.db my-etcd --member my-etcd-k9w4m
   kubectl etcd snapshot status backup.db                  # hash, revision, keys, size; no cluster needed
+  kubectl etcd snapshot usage backup.db                   # live bytes and history per prefix, offline
   kubectl-etcd snapshot save backup.db --endpoints https://10.0.0.1:2379 --cacert ca.pem   # standalone";
+const USAGE_EXAMPLES: &str = "Examples:
+  kubectl etcd usage my-etcd                                   # top prefixes by size and by writes (10s of writes)
+  kubectl etcd usage my-etcd --prefix /registry/events/        # one resource, by namespace
+  kubectl etcd usage my-etcd --window 60s -o json              # a longer sample of the writes
+  kubectl etcd usage my-etcd --keys-only --window 0            # key counts only: the least work for the member
+  kubectl etcd snapshot usage backup.db                        # the same from a snapshot, with the history it keeps";
 const TRAFFIC_EXAMPLES: &str = "Examples:
   kubectl etcd traffic show my-etcd
   kubectl etcd traffic set PreferSameZone my-etcd --dry-run   # would this API server keep it?
@@ -604,6 +632,65 @@ pub enum SnapshotCommand {
     /// etcdutl, and whether the checksum etcd appended still matches.
     #[command(after_help = SNAPSHOT_EXAMPLES, help_template = with_examples(SNAPSHOT_EXAMPLES))]
     Status(SnapshotStatusArgs),
+    /// Which key prefixes hold a saved snapshot's space: live keys and
+    /// bytes per prefix, and the history each still keeps (older revisions
+    /// and deletions: what a compaction at the snapshot's revision would
+    /// drop), with the free pages a defrag would return. Read offline, so
+    /// the heavy analysis never touches a running member.
+    #[command(after_help = USAGE_EXAMPLES, help_template = with_examples(USAGE_EXAMPLES))]
+    Usage(SnapshotUsageArgs),
+}
+
+/// How `usage` and `snapshot usage` group keys.
+#[derive(Debug, Clone, Args)]
+pub struct GroupingArgs {
+    /// Only keys starting with PREFIX, grouped one segment below it.
+    #[arg(long, value_name = "PREFIX", default_value = "")]
+    pub prefix: String,
+
+    /// Group by the first N `/`-separated segments below --prefix (default:
+    /// the Kubernetes layout for the whole keyspace, 1 below a --prefix).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub depth: Option<u16>,
+
+    /// How many prefixes each ranking shows (-o json|yaml lists them all).
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..))]
+    pub top: u16,
+}
+
+#[derive(Debug, Args)]
+pub struct UsageArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    #[command(flatten)]
+    pub grouping: GroupingArgs,
+
+    /// How long to count writes, with a Watch from the revision read (0:
+    /// no sample). The read and the sample run side by side.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "10s")]
+    pub window: Duration,
+
+    /// The member to read from (default: the most caught-up healthy
+    /// follower).
+    #[arg(long, value_name = "MEMBER")]
+    pub member: Option<String>,
+
+    /// Count keys without reading values (no bytes): far less to send, and
+    /// from etcd 3.7 on served from the member's index alone.
+    #[arg(long)]
+    pub keys_only: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SnapshotUsageArgs {
+    /// A file written by `snapshot save` or `etcdctl snapshot save`, or a
+    /// member's `member/snap/db`.
+    #[arg(value_name = "FILE")]
+    pub file: std::path::PathBuf,
+
+    #[command(flatten)]
+    pub grouping: GroupingArgs,
 }
 
 #[derive(Debug, Args)]
@@ -864,6 +951,11 @@ pub struct DoctorArgs {
     /// Exit 1 when any finding is at least this severe.
     #[arg(long, value_enum, default_value_t = FailOn::Critical)]
     pub fail_on: FailOn,
+
+    /// When a member needs a defrag: how long to count the writes, to name
+    /// the prefix whose churn makes the free space (0: do not sample).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "5s")]
+    pub churn_window: Duration,
 
     #[command(flatten)]
     pub gate: GateArgs,

@@ -505,6 +505,8 @@ mod tests {
             (&["snapshot", "save", ""], Offer::Files),
             (&["snapshot", "save", "back"], Offer::Files),
             (&["snapshot", "status", ""], Offer::Files),
+            (&["snapshot", "usage", ""], Offer::Files),
+            (&["usage", ""], dynamic(Dynamic::Cluster, "", "")),
             (&["status", "--cacert="], Offer::Files),
             (&["defrag", "--timeout", ""], Offer::Nothing),
             (&["status", "etcd", ""], nothing()),

@@ -17,8 +17,10 @@ use crate::k8s::crd::EtcdCluster;
 use crate::k8s::{self, Kube};
 use crate::look::MemberMetrics;
 use crate::output::{self, OutputFormat};
+use crate::plan::backup;
 use crate::plan::doctor::{self, CertFact, ClusterSpecFacts, Facts, Severity, TrafficFacts};
 use crate::plan::gate::{self, GateOptions};
+use crate::plan::rule::DefragRule;
 use crate::reach::tls;
 use crate::report::{ClusterRef, DoctorReport, FleetDoctorReport};
 use crate::session::{self, Session};
@@ -32,6 +34,7 @@ const CLUSTER_CONCURRENCY: usize = 8;
 
 pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
     let gate = crate::settings::gate(&args.gate);
+    let window = args.churn_window;
     let reports = if args.all_namespaces {
         let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
         // As `status -A`: the EtcdClusters, and every cluster's EtcdMembers
@@ -52,7 +55,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                     Err(e) => Err(e),
                 };
                 match opened {
-                    Ok(s) => examine(&s, Some((kube, Some(&object))), &gate).await,
+                    Ok(s) => examine(&s, Some((kube, Some(&object))), &gate, window).await,
                     Err(e) => unreachable_report(Some(cluster), e.to_string()),
                 }
             })
@@ -65,7 +68,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
             Some(_) => Some(k8s::connect(&session::kube_settings(&global.reach)).await?),
             None => None,
         };
-        vec![examine(&s, kube.as_ref().map(|k| (k, None)), &gate).await]
+        vec![examine(&s, kube.as_ref().map(|k| (k, None)), &gate, window).await]
     };
     let wide = global.output == OutputFormat::Wide;
     let text = match (global.output, args.all_namespaces) {
@@ -129,6 +132,7 @@ async fn examine(
     session: &Session,
     kube: Option<(&Kube, Option<&EtcdCluster>)>,
     gate: &GateOptions,
+    churn_window: Duration,
 ) -> DoctorReport {
     let (ops, target) = (&session.clients, &session.target);
     let cluster = target.cluster.clone();
@@ -168,7 +172,29 @@ async fn examine(
             )
         })
     }));
-    let (revisions, answers) = futures::join!(revisions, answers);
+    // The writes, sampled on a follower while the rest is read, when a
+    // member needs a defrag: they say whether the free space comes back.
+    let rule = DefragRule::default();
+    let churn = async {
+        if churn_window.is_zero() || doctor::largest_free(&snap, &rule).is_none() {
+            return None;
+        }
+        let source = backup::source(&snap, verdict.leader, None).ok()?;
+        let super::ReadSource { source, dial, .. } = super::ReadSource::of(&snap, source)?;
+        Some((
+            source.name.clone(),
+            crate::exec::usage::churn(ops, &dial, &source.name, churn_window).await,
+        ))
+    };
+    let (revisions, answers, churn) = futures::join!(revisions, answers, churn);
+    let churn = match churn {
+        Some((_, Ok(sample))) => Some(sample),
+        Some((member, Err(e))) => {
+            unread.push(format!("the writes on {member} ({e})"));
+            None
+        }
+        None => None,
+    };
     let revisions = match revisions {
         Some(Ok(r)) => Some(r),
         Some(Err(e)) => {
@@ -241,6 +267,8 @@ async fn examine(
             .as_ref()
             .map(|c| format!("{} -n {}", c.name, c.namespace))
             .unwrap_or_default(),
+        rule,
+        churn,
         ..Default::default()
     };
     if let Some(k) = kubernetes {

@@ -13,6 +13,7 @@ pub mod move_leader;
 pub mod snapshot;
 pub mod status;
 pub mod traffic;
+pub mod usage;
 pub mod watch;
 
 use crate::cli::{AlarmCommand, Cli, Command, MemberCommand, SnapshotCommand, TrafficCommand};
@@ -43,6 +44,8 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Compact(args) => compact::run(global, args).await,
         Command::Snapshot(SnapshotCommand::Save(args)) => snapshot::save(global, args).await,
         Command::Snapshot(SnapshotCommand::Status(args)) => snapshot::status(global, args).await,
+        Command::Snapshot(SnapshotCommand::Usage(args)) => usage::snapshot(global, args).await,
+        Command::Usage(args) => usage::run(global, args).await,
         Command::Traffic(TrafficCommand::Show(args)) => traffic::show(global, args).await,
         Command::Traffic(TrafficCommand::Set(args)) => traffic::set(global, args).await,
         Command::Traffic(TrafficCommand::Clear(args)) => traffic::clear(global, args).await,
@@ -86,4 +89,51 @@ pub(crate) fn gate_refusal(verdict: &crate::plan::gate::GateVerdict) -> Option<E
         "health gate refused: {}",
         reasons.join("; ")
     )))
+}
+
+/// The member a read goes to (`snapshot save`, `usage`), as
+/// `plan::backup` picks it: the most caught-up healthy follower unless
+/// `member` names one. A member that does not exist is a usage error; a
+/// refusal is `Err(exit 1)`, said on stderr.
+pub(crate) fn read_source<'a>(
+    snap: &'a crate::look::ClusterLook,
+    member: Option<&str>,
+) -> Result<std::result::Result<ReadSource<'a>, ExitStatus>> {
+    let leader =
+        crate::plan::gate::evaluate(snap, &crate::plan::gate::GateOptions::default()).leader;
+    let source = match crate::plan::backup::source(snap, leader, member) {
+        Ok(source) => source,
+        Err(refusal) if refusal.is_usage() => return Err(crate::error::Error::usage(refusal)),
+        Err(refusal) => return Ok(Err(failed(refusal))),
+    };
+    let name = source.name.clone();
+    match ReadSource::of(snap, source) {
+        Some(picked) => Ok(Ok(picked)),
+        None if snap.members.iter().any(|m| m.name == name) => Err(crate::error::Error::Refused(
+            format!("{name} has no client URL to dial"),
+        )),
+        None => Err(crate::error::Error::Refused(format!(
+            "{name} is not in the member list"
+        ))),
+    }
+}
+
+/// What `read_source` picked.
+pub(crate) struct ReadSource<'a> {
+    pub source: crate::plan::backup::Source,
+    pub look: &'a crate::look::MemberLook,
+    pub dial: crate::reach::Dial,
+}
+
+impl<'a> ReadSource<'a> {
+    /// The member `source` names in `snap`, with its dial; `None` when it
+    /// is not listed or has no client URL.
+    pub(crate) fn of(
+        snap: &'a crate::look::ClusterLook,
+        source: crate::plan::backup::Source,
+    ) -> Option<ReadSource<'a>> {
+        let look = snap.members.iter().find(|m| m.name == source.name)?;
+        let dial = look.dial.clone()?;
+        Some(ReadSource { source, look, dial })
+    }
 }

@@ -24,8 +24,6 @@ use crate::etcd::EtcdOps;
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::RunControl;
 use crate::output::{self, OutputFormat};
-use crate::plan::backup;
-use crate::plan::gate::{self, GateOptions};
 use crate::report::{SnapshotContents, SnapshotSaveReport, SnapshotStatusReport};
 use crate::settings::Global;
 
@@ -37,18 +35,11 @@ pub async fn save(global: &Global, args: &SnapshotSaveArgs) -> Result<ExitStatus
     let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let snap = crate::etcd::take::look(ops, target).await?;
-    let leader = gate::evaluate(&snap, &GateOptions::default()).leader;
-    let source = match backup::source(&snap, leader, args.member.as_deref()) {
-        Ok(source) => source,
-        Err(refusal) if refusal.is_usage() => return Err(Error::usage(refusal)),
-        Err(refusal) => return Ok(super::failed(refusal)),
-    };
-    let dial = snap
-        .members
-        .iter()
-        .find(|m| m.name == source.name)
-        .and_then(|m| m.dial.clone())
-        .ok_or_else(|| Error::Refused(format!("{} has no client URL to dial", source.name)))?;
+    let super::ReadSource { source, dial, .. } =
+        match super::read_source(&snap, args.member.as_deref())? {
+            Ok(picked) => picked,
+            Err(refused) => return Ok(refused),
+        };
 
     // Watched before the partial file exists, so no signal can kill the
     // process and leave it behind. The transfer only reads: the first

@@ -25,8 +25,10 @@ use etcd_client::{
 };
 use tonic::transport::{Certificate, ClientTlsConfig, Identity};
 
+use super::streams;
 use super::{
-    EtcdOps, FailureCause, KvHash, RpcError, SettingsFrom, SnapshotChunk, SnapshotStream, StoredKey,
+    ChangeStream, EtcdOps, FailureCause, KvHash, RangePage, RpcError, SettingsFrom, SnapshotStream,
+    StoredKey,
 };
 use crate::error::chain_text;
 use crate::failure::{classify, AttemptContext};
@@ -487,38 +489,85 @@ impl EtcdOps for EtcdClients {
             .collect())
     }
 
+    async fn range_page(
+        &self,
+        dial: &Dial,
+        start: &[u8],
+        end: &[u8],
+        revision: i64,
+        limit: i64,
+        keys_only: bool,
+    ) -> Result<RangePage, RpcError> {
+        let (key, end) = (start.to_vec(), end.to_vec());
+        let response = self
+            .call(dial, "Range", self.command_timeout, |c| async move {
+                let mut options = etcd_client::GetOptions::new()
+                    .with_range(end)
+                    .with_revision(revision)
+                    .with_limit(limit)
+                    .with_serializable();
+                if keys_only {
+                    options = options.with_keys_only();
+                }
+                // why: a page is sized from the bytes per key seen so far,
+                // but one key may hold up to etcd's request limit (1.5 MiB
+                // by default, more when raised): tonic's 4 MiB default would
+                // refuse a page of a few such keys.
+                c.kv_client()
+                    .max_decoding_message_size(streams::PAGE_DECODE_LIMIT)
+                    .get(key, Some(options))
+                    .await
+            })
+            .await?;
+        Ok(RangePage {
+            keys: response
+                .kvs()
+                .iter()
+                .map(|kv| streams::key_size(kv, !keys_only))
+                .collect(),
+            more: response.more(),
+            revision: response.header().map(|h| h.revision()).unwrap_or_default(),
+        })
+    }
+
+    async fn watch_changes(
+        &self,
+        dial: &Dial,
+        start: &[u8],
+        end: &[u8],
+        from_revision: i64,
+    ) -> Result<ChangeStream, RpcError> {
+        let (key, end) = (start.to_vec(), end.to_vec());
+        let stream = self
+            .call(dial, "Watch", self.command_timeout, |c| async move {
+                let options = etcd_client::WatchOptions::new()
+                    .with_range(end)
+                    .with_start_revision(from_revision);
+                c.watch_client()
+                    .max_decoding_message_size(streams::PAGE_DECODE_LIMIT)
+                    .watch(key, Some(options))
+                    .await
+            })
+            .await?;
+        Ok(streams::watch_batches(
+            stream,
+            dial.endpoint.to_string(),
+            self.context(dial),
+        ))
+    }
+
     async fn snapshot(&self, dial: &Dial) -> Result<SnapshotStream, RpcError> {
         let stream = self
             .call(dial, "Snapshot", self.command_timeout, |mut c| async move {
                 c.snapshot().await
             })
             .await?;
-        let endpoint = dial.endpoint.to_string();
-        let context = self.context(dial);
-        let idle = self.command_timeout.max(SNAPSHOT_IDLE);
-        let chunks = futures::stream::try_unfold(stream, move |mut stream| {
-            let (endpoint, context) = (endpoint.clone(), context.clone());
-            async move {
-                let failed = |cause| RpcError {
-                    endpoint,
-                    op: "Snapshot",
-                    cause,
-                };
-                match tokio::time::timeout(idle, stream.message()).await {
-                    Err(_) => Err(failed(FailureCause::Timeout { after: idle })),
-                    Ok(Err(e)) => Err(failed(classify(&chain_text(&e), &context))),
-                    Ok(Ok(None)) => Ok(None),
-                    Ok(Ok(Some(m))) => Ok(Some((
-                        SnapshotChunk {
-                            blob: m.blob().to_vec(),
-                            remaining: m.remaining_bytes(),
-                        },
-                        stream,
-                    ))),
-                }
-            }
-        });
-        Ok(Box::pin(chunks))
+        Ok(streams::snapshot_chunks(
+            stream,
+            dial.endpoint.to_string(),
+            self.context(dial),
+            self.command_timeout.max(SNAPSHOT_IDLE),
+        ))
     }
 
     async fn member_add(

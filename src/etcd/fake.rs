@@ -904,6 +904,39 @@ impl EtcdOps for FakeCluster {
             .await
     }
 
+    /// The fake keeps no keys: an empty page.
+    async fn range_page(
+        &self,
+        dial: &Dial,
+        _start: &[u8],
+        _end: &[u8],
+        _revision: i64,
+        _limit: i64,
+        _keys_only: bool,
+    ) -> Result<super::RangePage, RpcError> {
+        self.call(Op::MemberList, dial, PROBE_TIMEOUT, |_, _| {
+            Ok(super::RangePage {
+                keys: Vec::new(),
+                more: false,
+                revision: 1,
+            })
+        })
+        .await
+    }
+
+    /// The fake keeps no keys: a Watch that sees no write.
+    async fn watch_changes(
+        &self,
+        dial: &Dial,
+        _start: &[u8],
+        _end: &[u8],
+        _from_revision: i64,
+    ) -> Result<super::ChangeStream, RpcError> {
+        self.call(Op::MemberList, dial, PROBE_TIMEOUT, |_, _| Ok(()))
+            .await?;
+        Ok(Box::pin(futures::stream::pending()))
+    }
+
     /// One chunk naming the member: the fake keeps no backend.
     async fn snapshot(&self, dial: &Dial) -> Result<SnapshotStream, RpcError> {
         let blob = self

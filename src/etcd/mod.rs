@@ -14,6 +14,7 @@ pub mod clock;
 #[cfg(test)]
 pub mod fake;
 pub mod http;
+mod streams;
 pub mod take;
 
 use std::collections::BTreeMap;
@@ -91,6 +92,31 @@ pub trait EtcdOps: Send + Sync {
         limit: i64,
     ) -> impl Future<Output = Result<Vec<StoredKey>, RpcError>> + Send;
 
+    /// `KV.Range` of one page of `[start, end)` as of `revision` (0: the
+    /// member's current one), at most `limit` keys, serializable (this
+    /// member's own view, no round trip to the leader); values are reduced
+    /// to their length, or not sent at all with `keys_only`.
+    fn range_page(
+        &self,
+        dial: &Dial,
+        start: &[u8],
+        end: &[u8],
+        revision: i64,
+        limit: i64,
+        keys_only: bool,
+    ) -> impl Future<Output = Result<RangePage, RpcError>> + Send;
+
+    /// `Watch` of `[start, end)` on exactly this member, from
+    /// `from_revision`: every write as it is applied there, in batches,
+    /// until the stream is dropped.
+    fn watch_changes(
+        &self,
+        dial: &Dial,
+        start: &[u8],
+        end: &[u8],
+        from_revision: i64,
+    ) -> impl Future<Output = Result<ChangeStream, RpcError>> + Send;
+
     /// `Maintenance.Snapshot` from exactly this member: its backend as a
     /// stream of chunks, ending with the SHA-256 etcd appends. The stream
     /// fails when no chunk arrives within the implementation's inactivity
@@ -159,6 +185,38 @@ pub struct StoredKey {
     pub value: Vec<u8>,
     pub mod_revision: i64,
 }
+
+/// A key as a Range or a Watch returns it, its value reduced to a length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeySize {
+    pub key: Vec<u8>,
+    /// `None` for a keys-only Range.
+    pub value_len: Option<u64>,
+    pub create_revision: i64,
+    pub mod_revision: i64,
+    pub version: i64,
+    pub lease: i64,
+}
+
+/// One page of a Range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangePage {
+    pub keys: Vec<KeySize>,
+    /// More keys follow in the range.
+    pub more: bool,
+    /// The member's revision when it answered (the header's).
+    pub revision: i64,
+}
+
+/// One write a Watch reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub record: KeySize,
+    pub deleted: bool,
+}
+
+/// A Watch in progress: batches of writes, in revision order.
+pub type ChangeStream = futures::stream::BoxStream<'static, Result<Vec<Change>, RpcError>>;
 
 /// One piece of a Snapshot stream: the bytes, and how many the member says
 /// are still to come (so the first chunk gives the total).

@@ -25,6 +25,7 @@ pub mod after;
 pub mod events;
 pub mod signals;
 mod sweep;
+pub mod usage;
 pub mod wait;
 
 use std::collections::BTreeSet;

@@ -220,15 +220,46 @@ impl Observer for ClusterProgress {
     }
 }
 
+/// A count's progress (`usage`): keys read so far and the rate, on a
+/// terminal when a table is printed; nothing otherwise.
+pub struct Count(Option<ProgressBar>);
+
+impl Count {
+    pub fn new(format: OutputFormat, label: &str) -> Count {
+        if !bars_wanted(format) {
+            return Count(None);
+        }
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg}: {human_pos} keys ({per_sec}) {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(label.to_string());
+        bar.enable_steady_tick(Duration::from_millis(120));
+        Count(Some(bar))
+    }
+
+    pub fn advance(&self, n: u64) {
+        if let Some(bar) = &self.0 {
+            bar.inc(n);
+        }
+    }
+
+    /// Removes the spinner (the report follows on stdout).
+    pub fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 /// A byte transfer's progress (`snapshot save`): a bar with bytes, rate and
 /// time left on a terminal when a table is printed; nothing otherwise.
 pub struct Transfer(Option<ProgressBar>);
 
 impl Transfer {
     pub fn new(format: OutputFormat, label: &str) -> Transfer {
-        let tty = std::io::stderr().is_terminal();
-        let logging = std::env::var_os("RUST_LOG").is_some();
-        if !tty || logging || !matches!(format, OutputFormat::Table | OutputFormat::Wide) {
+        if !bars_wanted(format) {
             return Transfer(None);
         }
         let bar = ProgressBar::new(0);

@@ -14,3 +14,4 @@ pub mod probes;
 pub mod rule;
 pub mod schedule;
 pub mod traffic;
+pub mod usage;

@@ -31,6 +31,7 @@ pub mod move_leader;
 pub mod snapshot;
 pub mod status;
 pub mod traffic;
+pub mod usage;
 
 pub use alarm::{AlarmDisarmReport, AlarmListReport};
 pub use compact::{CompactReport, CompactedMember};
@@ -45,6 +46,7 @@ pub use move_leader::MoveLeaderReport;
 pub use snapshot::{SnapshotContents, SnapshotSaveReport, SnapshotStatusReport};
 pub use status::{ClusterStatus, GateView, MemberRow, MultiStatusReport, Quota, StatusReport};
 pub use traffic::{Change, ServerSupport, TrafficReport, ValueSupport};
+pub use usage::UsageReport;
 
 /// One raised alarm.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

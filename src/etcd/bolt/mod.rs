@@ -134,6 +134,42 @@ const CHUNK: usize = 1 << 20;
 
 /// Walks the database. Errors are one plain sentence naming what is wrong (not a bolt file, bad magic, both meta pages fail their checksum, a page id beyond the file, a page of the wrong type where a branch/leaf was expected, a cycle or depth > 64, ...). Never panics on any input (use checked slicing everywhere: `get(..)`, checked arithmetic).
 pub fn status(file: &(impl ReadAt + ?Sized)) -> Result<DbStatus, String> {
+    walk_db(file, &mut |_, _, _| {}).map(|(status, _)| status)
+}
+
+/// The database's figures and how its pages are used, for `snapshot usage`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Walked {
+    pub status: DbStatus,
+    pub page_size: u64,
+    /// Pages the trees reach (branches, leaves, overflow), with the two meta
+    /// pages: what is in use. The rest below the high-water mark is free
+    /// (and the freelist's own pages, a handful).
+    pub pages_in_use: u64,
+}
+
+/// Walks the database as [`status`] does, and hands every entry of the
+/// `key` bucket to `record` in revision order: the user key, the bytes the
+/// entry takes (revision key and stored record), and whether it is a
+/// deletion (a tombstone).
+pub fn records(
+    file: &(impl ReadAt + ?Sized),
+    record: &mut dyn FnMut(&[u8], u64, bool),
+) -> Result<Walked, String> {
+    let (status, (page_size, reached)) = walk_db(file, record)?;
+    Ok(Walked {
+        status,
+        page_size,
+        pages_in_use: reached + 2,
+    })
+}
+
+/// The walk behind [`status`] and [`records`]; also answers the page size
+/// and how many pages the trees reached.
+fn walk_db(
+    file: &(impl ReadAt + ?Sized),
+    on_record: &mut dyn FnMut(&[u8], u64, bool),
+) -> Result<(DbStatus, (u64, u64)), String> {
     let file_len = file
         .len()
         .map_err(|e| format!("cannot read the file's length: {e}"))?;
@@ -246,11 +282,13 @@ pub fn status(file: &(impl ReadAt + ?Sized)) -> Result<DbStatus, String> {
                     format!("the key bucket's entry at revision {revision} holds no readable key")
                 })?;
                 // A tombstone's revision key ends in 't' after main_sub.
-                if key.len() == 18 && key.get(17) == Some(&b't') {
+                let tombstone = key.len() == 18 && key.get(17) == Some(&b't');
+                if tombstone {
                     live.remove(user);
                 } else if !live.contains(user) {
                     live.insert(user.to_vec());
                 }
+                on_record(user, (key.len() + value.len()) as u64, tombstone);
             }
             if is_meta && !nested && key == b"storageVersion" {
                 storage_version = std::str::from_utf8(value)
@@ -284,14 +322,18 @@ pub fn status(file: &(impl ReadAt + ?Sized)) -> Result<DbStatus, String> {
         }
     }
 
-    Ok(DbStatus {
-        hash: crc.finish(),
-        revision,
-        total_keys,
-        live_keys: live.len() as u64,
-        total_size,
-        storage_version,
-    })
+    let reached = walker.seen.iter().map(|w| u64::from(w.count_ones())).sum();
+    Ok((
+        DbStatus {
+            hash: crc.finish(),
+            revision,
+            total_keys,
+            live_keys: live.len() as u64,
+            total_size,
+            storage_version,
+        },
+        (u64::from(page_size), reached),
+    ))
 }
 
 /// The user key inside a stored `mvccpb.KeyValue`: field 1 (length-delimited,

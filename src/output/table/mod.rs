@@ -13,6 +13,7 @@ mod members;
 mod snapshot;
 mod status;
 mod traffic;
+mod usage;
 
 pub use compact::compact;
 pub use defrag::{defrag, fleet};
@@ -21,6 +22,7 @@ pub use members::{member_change, members};
 pub use snapshot::{snapshot_saved, snapshot_status};
 pub use status::{multi_status, nospace_notice, status};
 pub use traffic::traffic;
+pub use usage::usage;
 
 fn new_table(header: &[&str]) -> Table {
     let mut table = Table::new();

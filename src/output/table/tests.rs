@@ -235,3 +235,57 @@ fn json_and_yaml_carry_the_documented_fields() {
     let back: serde_json::Value = serde_yaml::from_str(&yaml).unwrap();
     assert_eq!(back, doc, "YAML and JSON carry the same document");
 }
+
+#[test]
+fn usage_table_ranks_by_size_then_by_writes_and_names_the_next_step() {
+    use crate::plan::backup::Role;
+    use crate::plan::usage::{Layout, Tally};
+    let mut t = Tally::new(Layout::new("", None));
+    for i in 0..3 {
+        t.live(format!("/registry/configmaps/a/c{i}").as_bytes(), 2050);
+    }
+    t.live(b"/registry/leases/n/l0", 300);
+    for _ in 0..20 {
+        t.write(b"/registry/leases/n/l0", 300, false);
+    }
+    let groups = t.rows(false, Some(std::time::Duration::from_secs(10)));
+    let report = crate::report::UsageReport {
+        cluster: None,
+        source: "m1".into(),
+        role: Some(Role::Follower),
+        revision: 42,
+        last_revision: None,
+        prefix: String::new(),
+        grouping: "kubernetes".into(),
+        keys: 4,
+        bytes: Some(3 * 2050 + 300),
+        page_bytes: Some(t.page_bytes()),
+        complete: false,
+        read_seconds: 0.25,
+        pages: 1,
+        db_size_in_use: Some(16384),
+        db_size: Some(65536),
+        history_revisions: None,
+        history_bytes: None,
+        window_seconds: Some(10.0),
+        writes: Some(20),
+        groups,
+        top: 1,
+        next: Some("kubectl etcd usage --prefix /registry/configmaps/".into()),
+    };
+    let text = usage(&report);
+    let expected = "Read 4 keys (6.3 KiB) from m1 (a follower) at revision 42 in 0.2s (1 page); STOPPED before the end: the figures cover only what was read.
+In use: 16 KiB; the live keys fill about 12 KiB of pages (77%), the rest is history kept until the next compaction; the file is 64 KiB (48 KiB free: a defrag would return it).
+Writes over 10s: 20 (2.0/s).
+
+BY SIZE                 KEYS   BYTES     ON DISK   SHARE   WRITES/S   WRITTEN/S
+/registry/configmaps/      3   6.0 KiB    12 KiB     97%        0.0         0 B
+(1 more prefix: --top N shows more, -o json lists them all)
+
+BY WRITES           WRITES/S   WRITTEN/S   KEYS WRITTEN   BUSIEST KEY
+/registry/leases/        2.0       600 B              1   /registry/leases/n/l0 ×20
+
+Narrow it down: kubectl etcd usage --prefix /registry/configmaps/
+";
+    assert_eq!(text, expected, "\n{text}");
+}

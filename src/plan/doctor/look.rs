@@ -9,6 +9,7 @@ use crate::look::{AlarmKind, ClusterLook};
 use crate::plan::defrag::{predicted_outage, Measured, ETCD_REQUEST_TIMEOUT_SECONDS};
 use crate::plan::gate::{GateReason, GateVerdict};
 use crate::plan::rule::{DefragRule, RuleOutcome};
+use crate::plan::usage::{churn_finding, ChurnSample, KUBERNETES_COMPACTION};
 use crate::quantity::format_bytes;
 
 /// What the health gate refuses, as findings: the same reasons a defrag
@@ -163,6 +164,87 @@ pub fn fragmentation(snap: &ClusterLook, rule: &DefragRule, cluster: &str) -> Ve
         ));
     }
     out
+}
+
+/// Whether the writes explain the free space the defrag rule found: the
+/// busiest prefix in the sample, named with the remedy for its kind when a
+/// compaction interval of its writes is at least a tenth of the largest
+/// free space (see `plan::usage::churn_finding`). Nothing when no member
+/// needs a defrag or nothing was written.
+pub fn churn(
+    snap: &ClusterLook,
+    rule: &DefragRule,
+    sample: &ChurnSample,
+    spec: Option<&ClusterSpecFacts>,
+    cluster: &str,
+) -> Vec<Finding> {
+    let Some(free) = largest_free(snap, rule) else {
+        return Vec::new();
+    };
+    let interval = compaction_interval(spec);
+    let named = if cluster.is_empty() {
+        String::new()
+    } else {
+        format!(" {cluster}")
+    };
+    match churn_finding(sample, free, interval, &named) {
+        Some((explains, message, remedy)) => vec![finding(
+            if explains {
+                Severity::Warning
+            } else {
+                Severity::Ok
+            },
+            "churn",
+            None,
+            message,
+            if explains { remedy } else { String::new() },
+        )],
+        None => vec![finding(
+            Severity::Ok,
+            "churn",
+            None,
+            format!(
+                "no write in {}: the free space is not being re-created",
+                crate::quantity::format_duration_parts(sample.window)
+            ),
+            "",
+        )],
+    }
+}
+
+/// The largest free space among the members the defrag rule would
+/// defragment; `None` when it would defragment none.
+pub fn largest_free(snap: &ClusterLook, rule: &DefragRule) -> Option<u64> {
+    snap.members
+        .iter()
+        .filter_map(|m| {
+            let s = m.status()?;
+            (rule.evaluate(s.db_size, s.db_size_in_use, m.quota_bytes) != RuleOutcome::Skip)
+                .then(|| s.db_size.saturating_sub(s.db_size_in_use))
+        })
+        .max()
+}
+
+/// How often the history is compacted: the EtcdCluster's periodic
+/// auto-compaction retention when set (etcd compacts every retention
+/// period up to an hour), else the Kubernetes API server's 5 minutes.
+fn compaction_interval(spec: Option<&ClusterSpecFacts>) -> std::time::Duration {
+    spec.filter(|s| {
+        s.auto_compaction_mode
+            .as_deref()
+            .is_none_or(|m| m == "periodic")
+    })
+    .and_then(|s| s.auto_compaction_retention.as_deref())
+    .and_then(|r| {
+        // A bare number is hours, as etcd reads it.
+        r.parse::<u64>()
+            .ok()
+            .map(|h| std::time::Duration::from_secs(h.saturating_mul(3600)))
+            .or_else(|| crate::quantity::parse_duration(r).ok())
+    })
+    .filter(|d| !d.is_zero())
+    .map(|d| d.min(std::time::Duration::from_secs(3600)))
+    .unwrap_or(KUBERNETES_COMPACTION)
 }
 
 /// Size against quota: a member over its quota raises NOSPACE.

@@ -29,8 +29,8 @@ mod metrics;
 mod setup;
 
 pub use look::{
-    alarms, defrag_space, fragmentation, gate, known_defects, learners, probe_budgets, quota,
-    versions,
+    alarms, churn, defrag_space, fragmentation, gate, known_defects, largest_free, learners,
+    probe_budgets, quota, versions,
 };
 use metrics::MIN_FSYNCS;
 pub use metrics::{disk_latency, leader_changes, server_features, MAINTENANCE_GATES};
@@ -138,6 +138,9 @@ pub struct Facts<'a> {
     pub rule: DefragRule,
     /// The cluster as the remedies name it (`my-etcd -n prod`, or empty).
     pub cluster_args: String,
+    /// The writes sampled while a member needed a defrag (`None`: not
+    /// sampled).
+    pub churn: Option<crate::plan::usage::ChurnSample>,
 }
 
 /// Every check, in the order the report lists them. A check that ran and
@@ -159,6 +162,15 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
             out.extend(alarms(snap, &facts.cluster_args));
         }
         out.extend(fragmentation(snap, &facts.rule, &facts.cluster_args));
+        if let Some(sample) = &facts.churn {
+            out.extend(churn(
+                snap,
+                &facts.rule,
+                sample,
+                facts.spec.as_ref(),
+                &facts.cluster_args,
+            ));
+        }
         out.extend(or_passed(
             quota(snap),
             "quota",

@@ -772,3 +772,123 @@ fn probe_budgets_warn_with_the_numbers_only_where_the_kubelet_would_restart() {
         found[0].message
     );
 }
+
+fn churn_sample(prefix: &str, bytes_per_second: f64) -> crate::plan::usage::ChurnSample {
+    use crate::plan::usage::{Churn, ChurnSample, GroupUsage};
+    ChurnSample {
+        window: std::time::Duration::from_secs(5),
+        busiest: vec![GroupUsage {
+            prefix: prefix.into(),
+            keys: 10,
+            bytes: 0,
+            page_bytes: 0,
+            history_revisions: None,
+            history_bytes: None,
+            churn: Some(Churn {
+                puts: 500,
+                deletes: 0,
+                writes_per_second: 100.0,
+                bytes_per_second,
+                keys_written: 500,
+                hottest_key: format!("{prefix}ns/a"),
+                hottest_writes: 1,
+            }),
+        }],
+        total_writes: 500,
+        total_bytes_per_second: bytes_per_second,
+    }
+}
+
+#[test]
+fn churn_names_the_busiest_prefix_only_when_its_writes_explain_the_free_space() {
+    // a: 400 MiB free (the rule defragments it); b: below the rule.
+    let s = cluster(&[
+        ("a", 1, 500, 100, false, "3.6.16", 1),
+        ("b", 2, 300, 150, false, "3.6.16", 1),
+    ]);
+    let rule = DefragRule::default();
+    let spec = |mode: &str, retention: &str| ClusterSpecFacts {
+        auto_compaction_mode: Some(mode.into()),
+        auto_compaction_retention: Some(retention.into()),
+        ..Default::default()
+    };
+    // (bytes/s written, the EtcdCluster's auto-compaction, severity, message starts)
+    let cases: Vec<(f64, Option<ClusterSpecFacts>, Severity, &str)> = vec![
+        // 200 KB/s × 5 min = 60 MB ≥ 40 MiB (a tenth of 400 MiB)
+        (
+            200_000.0,
+            None,
+            Severity::Warning,
+            "/registry/events/ takes 100% of the writes",
+        ),
+        // 100 KB/s × 5 min = 30 MB < 40 MiB
+        (
+            100_000.0,
+            None,
+            Severity::Ok,
+            "the writes do not explain the 400 MiB free",
+        ),
+        // compacted hourly ("1" is hours): 100 KB/s × 1 h = 360 MB
+        (
+            100_000.0,
+            Some(spec("periodic", "1")),
+            Severity::Warning,
+            "/registry/events/ takes",
+        ),
+        // every 10 minutes: 60 MB
+        (
+            100_000.0,
+            Some(spec("periodic", "10m")),
+            Severity::Warning,
+            "/registry/events/ takes",
+        ),
+        // revision mode says nothing of time: the API server's 5 minutes
+        (
+            100_000.0,
+            Some(spec("revision", "1000")),
+            Severity::Ok,
+            "the writes do not explain",
+        ),
+    ];
+    for (rate, spec, severity, starts) in cases {
+        let found = churn(
+            &s,
+            &rule,
+            &churn_sample("/registry/events/", rate),
+            spec.as_ref(),
+            "db -n prod",
+        );
+        assert_eq!(found.len(), 1, "{rate} {spec:?}");
+        assert_eq!(
+            found[0].severity, severity,
+            "{rate} {spec:?}: {}",
+            found[0].message
+        );
+        assert!(
+            found[0].message.starts_with(starts),
+            "{rate} {spec:?}: {}",
+            found[0].message
+        );
+        if severity == Severity::Warning {
+            assert!(
+                found[0].remedy.contains("--event-ttl"),
+                "{}",
+                found[0].remedy
+            );
+        } else {
+            assert_eq!(found[0].remedy, "");
+        }
+    }
+    // No member needs a defrag: nothing sampled is said.
+    let healthy = cluster(&[("a", 1, 100, 90, false, "3.6.16", 1)]);
+    assert!(churn(&healthy, &rule, &churn_sample("/x/", 1e9), None, "").is_empty());
+    // A sample without a write.
+    let mut quiet = churn_sample("/x/", 0.0);
+    quiet.busiest.clear();
+    let found = churn(&s, &rule, &quiet, None, "");
+    assert_eq!(found[0].severity, Severity::Ok);
+    assert_eq!(
+        found[0].message,
+        "no write in 5s: the free space is not being re-created"
+    );
+}
