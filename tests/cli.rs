@@ -35,6 +35,7 @@ fn help_uses_the_kubectl_prefix_and_lists_commands() {
         "alarm",
         "move-leader",
         "traffic",
+        "usage",
         "completion",
         "version",
     ] {

@@ -90,6 +90,76 @@ async fn healthy_then_fragmented_then_nospace() {
         .find(|f| f["check"] == "fragmentation")
         .unwrap();
     assert_eq!(frag["remedy"], "kubectl etcd defrag", "{frag}");
+    // Nothing was written while doctor sampled: the free space is not
+    // being re-created, and nothing is blamed.
+    let churn = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "churn")
+        .unwrap_or_else(|| panic!("a member needs a defrag, so the writes are sampled: {doc}"));
+    assert_eq!(churn["severity"], "ok", "{churn}");
+    assert!(
+        churn["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("no write in 5s"),
+        "{churn}"
+    );
+
+    // One writer rewrites a few ConfigMaps as fast as it can: doctor names
+    // that prefix, and the remedy for one writer rewriting the same objects.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let mut c = cluster.client(0).await.unwrap();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let mut n = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let key = format!("/registry/configmaps/prod/settings-{}", n % 4);
+                c.put(key, vec![b'c'; 2000], None).await.unwrap();
+                n += 1;
+            }
+            n
+        })
+    };
+    // Still keys elsewhere, written once before the sample.
+    let mut c = cluster.client(1).await.unwrap();
+    for i in 0..20 {
+        c.put(format!("/registry/pods/prod/p{i}"), vec![b'p'; 500], None)
+            .await
+            .unwrap();
+    }
+    let run = tool(
+        &doctor(&cluster, &["-o", "json", "--churn-window", "3s"]),
+        &[],
+    )
+    .await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let written = writer.await.unwrap();
+    let doc = run.json();
+    let churn = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "churn")
+        .unwrap_or_else(|| panic!("{doc}"));
+    let said = churn["message"].as_str().unwrap();
+    assert!(written > 50, "the writer wrote {written}");
+    assert_eq!(churn["severity"], "warning", "{churn}");
+    assert!(
+        said.starts_with("/registry/configmaps/ takes 100% of the writes"),
+        "{churn}"
+    );
+    let remedy = churn["remedy"].as_str().unwrap();
+    assert!(
+        remedy.starts_with("4 keys under /registry/configmaps/ were written"),
+        "{churn}"
+    );
+    assert!(
+        remedy.contains("kubectl etcd usage --prefix /registry/configmaps/ --window 60s"),
+        "{churn}"
+    );
     // The same findings fail a CI step that fails on warnings.
     let run = tool(&doctor(&cluster, &["--fail-on", "warning"]), &[]).await;
     run.expect_code(1);

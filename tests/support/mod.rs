@@ -483,3 +483,20 @@ pub fn tool_image(node: &mut kubectl_etcd_testbed::node::Node) -> String {
         .unwrap_or_else(|e| panic!("{e}"));
     short
 }
+
+/// (prefix, keys, bytes) of every group of a `usage` or `snapshot usage`
+/// document, in the report's order (bytes 0 with `--keys-only`).
+pub fn usage_groups(doc: &serde_json::Value) -> Vec<(String, u64, u64)> {
+    doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["prefix"].as_str().unwrap().to_string(),
+                g["keys"].as_u64().unwrap(),
+                g["bytes"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
