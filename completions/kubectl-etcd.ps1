@@ -56,6 +56,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('move-leader', 'move-leader', [CompletionResultType]::ParameterValue, 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)')
             [CompletionResult]::new('forfeit-leadership', 'forfeit-leadership', [CompletionResultType]::ParameterValue, 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact the key-value history: drop every revision before the one kept, through the leader, after the health gate passes')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Which key prefixes hold the space and which take the writes')
             [CompletionResult]::new('snapshot', 'snapshot', [CompletionResultType]::ParameterValue, 'Save a member''s backend to a file (a backup etcdutl can restore), or describe a saved one')
             [CompletionResult]::new('traffic', 'traffic', [CompletionResultType]::ParameterValue, 'The client Service''s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -124,6 +125,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
         }
         'kubectl-etcd;doctor' {
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when any finding is at least this severe')
+            [CompletionResult]::new('--churn-window', '--churn-window', [CompletionResultType]::ParameterName, 'When a member needs a defrag: how long to count the writes, to name the prefix whose churn makes the free space (0: do not sample)')
             [CompletionResult]::new('--max-raft-lag', '--max-raft-lag', [CompletionResultType]::ParameterName, 'Largest tolerated raft lag, in entries: a member''s committed index minus its applied index, and its distance behind the leader''s index')
             [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
             [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
@@ -594,6 +596,39 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'kubectl-etcd;usage' {
+            [CompletionResult]::new('--prefix', '--prefix', [CompletionResultType]::ParameterName, 'Only keys starting with PREFIX, grouped one segment below it')
+            [CompletionResult]::new('--depth', '--depth', [CompletionResultType]::ParameterName, 'Group by the first N `/`-separated segments below --prefix (default: the Kubernetes layout for the whole keyspace, 1 below a --prefix)')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many prefixes each ranking shows (-o json|yaml lists them all)')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'How long to count writes, with a Watch from the revision read (0: no sample). The read and the sample run side by side')
+            [CompletionResult]::new('--member', '--member', [CompletionResultType]::ParameterName, 'The member to read from (default: the most caught-up healthy follower)')
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('--keys-only', '--keys-only', [CompletionResultType]::ParameterName, 'Count keys without reading values (no bytes): far less to send, and from etcd 3.7 on served from the member''s index alone')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'kubectl-etcd;snapshot' {
             [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
             [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
@@ -621,6 +656,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('save', 'save', [CompletionResultType]::ParameterValue, 'Stream one member''s backend into FILE, check it and print its SHA-256')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'The hash, revision, key count and size of a saved snapshot (the figures `etcdutl snapshot status` prints), read here without etcdutl, and whether the checksum etcd appended still matches')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Which key prefixes hold a saved snapshot''s space: live keys and bytes per prefix, and the history each still keeps (older revisions and deletions: what a compaction at the snapshot''s revision would drop), with the free pages a defrag would return. Read offline, so the heavy analysis never touches a running member')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -680,9 +716,40 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'kubectl-etcd;snapshot;usage' {
+            [CompletionResult]::new('--prefix', '--prefix', [CompletionResultType]::ParameterName, 'Only keys starting with PREFIX, grouped one segment below it')
+            [CompletionResult]::new('--depth', '--depth', [CompletionResultType]::ParameterName, 'Group by the first N `/`-separated segments below --prefix (default: the Kubernetes layout for the whole keyspace, 1 below a --prefix)')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many prefixes each ranking shows (-o json|yaml lists them all)')
+            [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
+            [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
+            [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Client private key (PEM) for mutual TLS; needs --cert')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'etcd user name, or `name:password`. Without a password (here, in --password or in ETCDCTL_PASSWORD) it is asked for on a terminal')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Password for --user')
+            [CompletionResult]::new('--dial-timeout', '--dial-timeout', [CompletionResultType]::ParameterName, 'Time allowed to connect (TCP, TLS and authentication) to one member')
+            [CompletionResult]::new('--command-timeout', '--command-timeout', [CompletionResultType]::ParameterName, 'Time allowed for one probe RPC (Status, MemberList, AlarmList) on one member; a member that does not answer in time is reported unreachable')
+            [CompletionResult]::new('--quota-backend-bytes', '--quota-backend-bytes', [CompletionResultType]::ParameterName, 'Backend quota to assume for members that do not report one (etcd before 3.6). Kubernetes quantity, e.g. 8Gi. Default: etcd''s 2Gi')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG (several paths are merged), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (plugin mode)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the EtcdCluster. Default: the context''s namespace, else `default`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate along with --as (repeatable)')
+            [CompletionResult]::new('--connect', '--connect', [CompletionResultType]::ParameterName, 'How to reach members in plugin mode: `direct` dials each member''s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member''s in-cluster DNS name')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How stderr is written: `text` for a person, `json` for a log collector (one JSON object per line: timestamp, level, message and the event''s fields; messages and errors too)')
+            [CompletionResult]::new('--no-discover', '--no-discover', [CompletionResultType]::ParameterName, 'Use only the given endpoints; do not add members found in MemberList')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'kubectl-etcd;snapshot;help' {
             [CompletionResult]::new('save', 'save', [CompletionResultType]::ParameterValue, 'Stream one member''s backend into FILE, check it and print its SHA-256')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'The hash, revision, key count and size of a saved snapshot (the figures `etcdutl snapshot status` prints), read here without etcdutl, and whether the checksum etcd appended still matches')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Which key prefixes hold a saved snapshot''s space: live keys and bytes per prefix, and the history each still keeps (older revisions and deletions: what a compaction at the snapshot''s revision would drop), with the free pages a defrag would return. Read offline, so the heavy analysis never touches a running member')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -690,6 +757,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             break
         }
         'kubectl-etcd;snapshot;help;status' {
+            break
+        }
+        'kubectl-etcd;snapshot;help;usage' {
             break
         }
         'kubectl-etcd;snapshot;help;help' {
@@ -896,6 +966,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             [CompletionResult]::new('alarm', 'alarm', [CompletionResultType]::ParameterValue, 'List or disarm alarms (NOSPACE, CORRUPT), with member names')
             [CompletionResult]::new('move-leader', 'move-leader', [CompletionResultType]::ParameterValue, 'Transfer leadership to another voter (the most caught-up healthy one unless --to names it)')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact the key-value history: drop every revision before the one kept, through the leader, after the health gate passes')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Which key prefixes hold the space and which take the writes')
             [CompletionResult]::new('snapshot', 'snapshot', [CompletionResultType]::ParameterValue, 'Save a member''s backend to a file (a backup etcdutl can restore), or describe a saved one')
             [CompletionResult]::new('traffic', 'traffic', [CompletionResultType]::ParameterValue, 'The client Service''s spec.trafficDistribution, kept in step with the EtcdCluster annotation the operator reads')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -951,15 +1022,22 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
         'kubectl-etcd;help;compact' {
             break
         }
+        'kubectl-etcd;help;usage' {
+            break
+        }
         'kubectl-etcd;help;snapshot' {
             [CompletionResult]::new('save', 'save', [CompletionResultType]::ParameterValue, 'Stream one member''s backend into FILE, check it and print its SHA-256')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'The hash, revision, key count and size of a saved snapshot (the figures `etcdutl snapshot status` prints), read here without etcdutl, and whether the checksum etcd appended still matches')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Which key prefixes hold a saved snapshot''s space: live keys and bytes per prefix, and the history each still keeps (older revisions and deletions: what a compaction at the snapshot''s revision would drop), with the free pages a defrag would return. Read offline, so the heavy analysis never touches a running member')
             break
         }
         'kubectl-etcd;help;snapshot;save' {
             break
         }
         'kubectl-etcd;help;snapshot;status' {
+            break
+        }
+        'kubectl-etcd;help;snapshot;usage' {
             break
         }
         'kubectl-etcd;help;traffic' {
