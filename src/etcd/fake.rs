@@ -67,6 +67,8 @@ pub enum Op {
     MemberPromote,
     MemberRemove,
     RefreshSizes,
+    Range,
+    Watch,
 }
 
 impl Op {
@@ -85,6 +87,8 @@ impl Op {
             Op::MemberPromote => "MemberPromote",
             Op::MemberRemove => "MemberRemove",
             Op::RefreshSizes => "LeaseGrant+LeaseRevoke",
+            Op::Range => "Range",
+            Op::Watch => "Watch",
         }
     }
 }
@@ -143,11 +147,13 @@ struct Member {
     frozen: Option<(Instant, u64, u64)>,
 }
 
-/// A failure for the next `remaining` calls of `op` on `member`.
+/// A failure for the next `remaining` calls of `op` on `member`, once
+/// `skip` more of them have been answered.
 struct Scripted {
     member: String,
     op: Op,
     cause: FailureCause,
+    skip: usize,
     remaining: usize,
 }
 
@@ -171,6 +177,9 @@ struct State {
     /// Snapshots a member is receiving or applying, by name.
     snapshots: BTreeMap<String, u64>,
     failures: Vec<Scripted>,
+    /// How many keys Range pages serve (`/fake/00000000`, …), all at
+    /// revision 1 with 100-byte values.
+    keys: usize,
     delays: Vec<(String, Op, Duration)>,
     script: Vec<(usize, Change)>,
     defrags_done: usize,
@@ -243,6 +252,7 @@ impl FakeCluster {
                 progress: BTreeMap::new(),
                 snapshots: BTreeMap::new(),
                 failures: Vec::new(),
+                keys: 0,
                 delays: Vec::new(),
                 script: Vec::new(),
                 defrags_done: 0,
@@ -306,12 +316,24 @@ impl FakeCluster {
     /// The next `times` calls of `op` on `name` fail with `cause` (a
     /// `Timeout { after }` takes that long to fail). `usize::MAX`: always.
     pub fn fail(&self, name: &str, op: Op, cause: FailureCause, times: usize) {
+        self.fail_after(name, op, 0, cause, times);
+    }
+
+    /// As [`FakeCluster::fail`], once `skip` calls of `op` on `name` have
+    /// been answered.
+    pub fn fail_after(&self, name: &str, op: Op, skip: usize, cause: FailureCause, times: usize) {
         self.lock().failures.push(Scripted {
             member: name.to_string(),
             op,
             cause,
+            skip,
             remaining: times,
         });
+    }
+
+    /// Range pages serve `n` keys.
+    pub fn hold_keys(&self, n: usize) {
+        self.lock().keys = n;
     }
 
     /// Applies `change` once the `n`th defragmentation (counted over the
@@ -596,6 +618,10 @@ impl State {
             .failures
             .iter_mut()
             .find(|f| f.member == member && f.op == op && f.remaining > 0)?;
+        if f.skip > 0 {
+            f.skip -= 1;
+            return None;
+        }
         f.remaining -= 1;
         Some(f.cause.clone())
     }
@@ -904,20 +930,36 @@ impl EtcdOps for FakeCluster {
             .await
     }
 
-    /// The fake keeps no keys: an empty page.
+    /// A page of the keys [`FakeCluster::hold_keys`] set.
     async fn range_page(
         &self,
         dial: &Dial,
-        _start: &[u8],
-        _end: &[u8],
+        start: &[u8],
+        end: &[u8],
         _revision: i64,
-        _limit: i64,
-        _keys_only: bool,
+        limit: i64,
+        keys_only: bool,
     ) -> Result<super::RangePage, RpcError> {
-        self.call(Op::MemberList, dial, PROBE_TIMEOUT, |_, _| {
+        self.call(Op::Range, dial, PROBE_TIMEOUT, |s, _| {
+            let mut keys = (0..s.keys)
+                .map(|i| format!("/fake/{i:08}").into_bytes())
+                .filter(|k| k.as_slice() >= start && (end == [0] || k.as_slice() < end));
+            let limit = usize::try_from(limit).unwrap_or(0);
+            let page: Vec<super::KeySize> = keys
+                .by_ref()
+                .take(limit)
+                .map(|key| super::KeySize {
+                    key,
+                    value_len: (!keys_only).then_some(100),
+                    create_revision: 1,
+                    mod_revision: 1,
+                    version: 1,
+                    lease: 0,
+                })
+                .collect();
             Ok(super::RangePage {
-                keys: Vec::new(),
-                more: false,
+                keys: page,
+                more: keys.next().is_some(),
                 revision: 1,
             })
         })
@@ -932,7 +974,7 @@ impl EtcdOps for FakeCluster {
         _end: &[u8],
         _from_revision: i64,
     ) -> Result<super::ChangeStream, RpcError> {
-        self.call(Op::MemberList, dial, PROBE_TIMEOUT, |_, _| Ok(()))
+        self.call(Op::Watch, dial, PROBE_TIMEOUT, |_, _| Ok(()))
             .await?;
         Ok(Box::pin(futures::stream::pending()))
     }

@@ -14,7 +14,9 @@
 //! key seen so far). The Watch that counts writes starts after the revision
 //! read and runs beside the pages.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use futures::StreamExt;
 
@@ -67,28 +69,26 @@ impl<O: EtcdOps> Read<'_, O> {
             .map_err(|e| self.failed(0, e))?;
         let revision = first.revision;
         let sampling = !self.window.is_zero();
-        let (pages, sampled) = tokio::join!(
+        // A failed page ends the Watch at once, and a failed Watch the
+        // pages: neither waits for the other to fail the run.
+        let (pages, sampled) = tokio::try_join!(
             async {
-                let pages = self.pages(first, &end, revision, &mut tally).await;
-                (pages, began.elapsed())
+                let pages = self.pages(first, &end, revision, &mut tally).await?;
+                Ok::<_, Error>((pages, began.elapsed()))
             },
             async {
                 if sampling {
-                    Some(self.sample(revision + 1).await)
+                    self.sample(revision + 1).await.map(Some)
                 } else {
-                    None
+                    Ok(None)
                 }
             }
-        );
-        let (pages, took) = (pages.0?, pages.1);
-        let window = match sampled {
-            Some(sample) => {
-                let (writes, window) = sample?;
-                tally.absorb(writes);
-                Some(window)
-            }
-            None => None,
-        };
+        )?;
+        let (pages, took) = pages;
+        let window = sampled.map(|(writes, window)| {
+            tally.absorb(writes);
+            window
+        });
         Ok(Done {
             tally,
             revision,
@@ -193,7 +193,7 @@ impl<O: EtcdOps> Read<'_, O> {
             .await
             .map_err(|e| Error::etcd(format!("watch the writes on {}", self.member), e))?;
         let began = Instant::now();
-        let deadline = tokio::time::Instant::now() + self.window;
+        let deadline = Instant::now() + self.window;
         loop {
             tokio::select! {
                 batch = stream.next() => match batch {
@@ -278,4 +278,113 @@ pub async fn churn<O: EtcdOps>(
         total_writes,
         total_bytes_per_second,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use crate::etcd::fake::{FakeCluster, Op};
+
+    /// A 60 s read of `b` (a follower of the fake's `a`), 2,500 keys: three
+    /// pages (the first asks for 1,000 keys, the next ones for more).
+    async fn read_b(fake: &FakeCluster, control: &RunControl) -> Result<Done> {
+        fake.hold_keys(2500);
+        let dial = fake.target().dials[1].clone();
+        let layout = Layout::new("", Some(1));
+        Read {
+            ops: fake,
+            dial: &dial,
+            member: "b",
+            layout: &layout,
+            keys_only: false,
+            window: Duration::from_secs(60),
+            control,
+            on_keys: &|_| {},
+        }
+        .run()
+        .await
+    }
+
+    fn fake() -> FakeCluster {
+        FakeCluster::new(&[("a", 100, 50), ("b", 100, 50), ("c", 100, 50)])
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn every_page_is_read_and_the_window_is_waited_out() {
+        let fake = fake();
+        let began = Instant::now();
+        let done = read_b(&fake, &RunControl::default()).await.unwrap();
+        assert_eq!(done.tally.totals().0, 2500);
+        assert_eq!(done.pages, fake.calls_of(Op::Range).len() as u64);
+        assert!(done.pages >= 2, "{} pages", done.pages);
+        assert!(done.complete);
+        assert_eq!(done.window, Some(Duration::from_secs(60)));
+        assert!(began.elapsed() >= Duration::from_secs(60));
+        assert!(fake.calls().iter().all(|c| c.member == "b"));
+    }
+
+    /// A page that fails while the Watch counts writes fails the run at
+    /// once: the user learns of it without waiting out the window.
+    #[tokio::test(start_paused = true)]
+    async fn a_failed_page_fails_the_run_without_waiting_out_the_window() {
+        let fake = fake();
+        fake.fail_after("b", Op::Range, 1, FailureCause::ConnectionLost, 1);
+        let began = Instant::now();
+        let Err(e) = read_b(&fake, &RunControl::default()).await else {
+            panic!("the second page failed; the run did not");
+        };
+        let said = e.to_string();
+        assert!(said.contains("read the keys from b"), "{said}");
+        assert!(
+            began.elapsed() < Duration::from_secs(1),
+            "the run waited {:?} of the 60 s window",
+            began.elapsed()
+        );
+        assert_eq!(fake.calls_of(Op::Range).len(), 2);
+    }
+
+    /// A Watch that fails fails the run before the pages end.
+    #[tokio::test(start_paused = true)]
+    async fn a_failed_watch_fails_the_run_before_the_pages_end() {
+        let fake = fake();
+        fake.delay("b", Op::Range, Duration::from_secs(3));
+        fake.fail("b", Op::Watch, FailureCause::ConnectionLost, 1);
+        let began = Instant::now();
+        let Err(e) = read_b(&fake, &RunControl::default()).await else {
+            panic!("the Watch failed; the run did not");
+        };
+        assert!(e.to_string().contains("watch the writes on b"), "{e}");
+        // The first page (3 s) came before the Watch; the second was cut.
+        assert!(
+            began.elapsed() < Duration::from_secs(6),
+            "{:?}",
+            began.elapsed()
+        );
+    }
+
+    /// A stop signal during the pages ends them and the window: what was
+    /// read is answered, marked incomplete.
+    #[tokio::test(start_paused = true)]
+    async fn a_stop_ends_the_pages_and_the_window() {
+        let fake = fake();
+        fake.delay("b", Op::Range, Duration::from_secs(3));
+        let control = RunControl::default();
+        let cancel = control.cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(4)).await;
+            cancel.cancel();
+        });
+        let began = Instant::now();
+        let done = read_b(&fake, &control).await.unwrap();
+        assert!(!done.complete);
+        assert_eq!(done.tally.totals().0, 1000, "the first page only");
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            began.elapsed()
+        );
+        assert_eq!(done.window, Some(Duration::from_secs(1)));
+    }
 }
