@@ -34,6 +34,12 @@
 //! flight at any time during it. Every command must exit 0 (its stderr is
 //! printed), every Put must succeed.
 //!
+//! - D: `kubectl-etcd snapshot usage -o json` of a snapshot saved from a
+//!   follower, offline: its wall time and its peak resident memory (GNU
+//!   time's `%M`), for `--binary` and each `--compare-binary PATH` (an
+//!   earlier build), alternating. With `--runs 0` the writer and phases A
+//!   to C are skipped and D runs once per build.
+//!
 //! Everything runs on one machine: the members, the tool and the writer
 //! share its cores, so what the read adds to the writer here is mostly CPU
 //! taken from the leader; members on their own machines share only the
@@ -41,7 +47,7 @@
 //!
 //! Flags: `--keys N`, `--value-bytes B`, `--runs R`, `--version 3.6`,
 //! `--binary PATH` (another build of kubectl-etcd), `--loaders N`,
-//! `--baseline-seconds S`, `--gap-seconds S`.
+//! `--baseline-seconds S`, `--gap-seconds S`, `--compare-binary PATH`.
 
 // A benchmark program: its report is what it prints.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_macros)]
@@ -96,6 +102,8 @@ struct Options {
     loaders: usize,
     baseline: Duration,
     gap: Duration,
+    /// Builds whose `snapshot usage` is measured beside `binary`'s.
+    compare: Vec<String>,
 }
 
 fn main() {
@@ -114,8 +122,11 @@ fn main() {
         loaders: flag(&args, "--loaders").unwrap_or(8),
         baseline: seconds("--baseline-seconds", 10.0),
         gap: seconds("--gap-seconds", 3.0),
+        compare: flag::<String>(&args, "--compare-binary")
+            .into_iter()
+            .collect(),
     };
-    assert!(options.keys > 0 && options.runs > 0 && options.loaders > 0);
+    assert!(options.keys > 0 && options.loaders > 0);
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -460,6 +471,11 @@ async fn bench(options: &Options) {
         db_size as f64 / 1048576.0
     );
 
+    if options.runs == 0 {
+        snapshot_usage(options, &cluster, leader).await;
+        return;
+    }
+
     let mut usage_args: Vec<String> = vec![
         "usage".into(),
         "--endpoints".into(),
@@ -745,6 +761,113 @@ async fn bench(options: &Options) {
         println!(
             "WARNING: leadership changed during the benchmark (term {term} → {term_after}, {} → {}): Puts after it went through a follower",
             cluster.members[leader].name, cluster.members[leader_after].name
+        );
+    }
+    snapshot_usage(options, &cluster, leader).await;
+}
+
+/// Phase D: `snapshot usage` of a snapshot of a follower, offline: its wall
+/// time and peak memory (GNU time's maximum resident set size), for
+/// `--binary` and every `--compare-binary`, alternating, `--runs` (at
+/// least 1) of each. Every build must report the same keys and groups.
+async fn snapshot_usage(options: &Options, cluster: &Cluster, leader: usize) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("snapshot.db").display().to_string();
+    let follower = (leader + 1) % cluster.members.len();
+    let mut save: Vec<String> = vec![
+        "snapshot".into(),
+        "save".into(),
+        "--endpoints".into(),
+        cluster.endpoints().join(","),
+        "--member".into(),
+        cluster.members[follower].name.clone(),
+    ];
+    save.extend(cluster.security_flags());
+    save.push(file.clone());
+    let (saved, _) = run(&options.binary, &save, false).await;
+    let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+    eprintln!(
+        "bench: saved {:.0} MiB from {} in {:.1} s",
+        size as f64 / 1048576.0,
+        cluster.members[follower].name,
+        saved.wall.as_secs_f64()
+    );
+    let builds: Vec<&String> = std::iter::once(&options.binary)
+        .chain(&options.compare)
+        .collect();
+    let mut measured: Vec<Vec<(Duration, u64)>> = vec![Vec::new(); builds.len()];
+    let mut reports: Vec<serde_json::Value> = Vec::new();
+    for r in 1..=options.runs.max(1) {
+        for (b, build) in builds.iter().enumerate() {
+            let args: Vec<String> = vec![
+                "-f".into(),
+                "%M".into(),
+                build.to_string(),
+                "snapshot".into(),
+                "usage".into(),
+                "-o".into(),
+                "json".into(),
+                file.clone(),
+            ];
+            let (run, stdout) = run("/usr/bin/time", &args, true).await;
+            let kib: u64 = run
+                .stderr
+                .lines()
+                .last()
+                .and_then(|l| l.trim().parse().ok())
+                .unwrap_or_else(|| panic!("GNU time's %M in:\n{}", run.stderr));
+            let report: serde_json::Value = serde_json::from_str(&stdout)
+                .unwrap_or_else(|e| panic!("snapshot usage -o json is not JSON ({e}):\n{stdout}"));
+            eprintln!(
+                "bench: run {r}: {build} snapshot usage {:.2} s, {} MiB resident at most, {} keys",
+                run.wall.as_secs_f64(),
+                kib / 1024,
+                report["keys"]
+            );
+            measured[b].push((run.wall, kib * 1024));
+            reports.push(report);
+        }
+    }
+    let keys = reports[0]["keys"].as_u64().expect("keys in the report");
+    assert!(
+        keys >= options.keys as u64,
+        "{keys} keys of {}",
+        options.keys
+    );
+    for report in &reports {
+        assert_eq!(report["keys"], reports[0]["keys"]);
+        assert_eq!(report["groups"], reports[0]["groups"]);
+    }
+    println!();
+    println!(
+        "`snapshot usage` of a {:.0} MiB snapshot of {keys} keys (a follower's), {} run(s) of each build:",
+        size as f64 / 1048576.0,
+        options.runs.max(1)
+    );
+    println!("| build | wall time, median (min–max) | peak resident, median | per key |");
+    println!("|---|---|---|---|");
+    for (build, runs) in builds.iter().zip(&measured) {
+        let walls: Vec<Duration> = runs.iter().map(|r| r.0).collect();
+        let mut peaks: Vec<u64> = runs.iter().map(|r| r.1).collect();
+        peaks.sort_unstable();
+        let peak = peaks[peaks.len() / 2];
+        println!(
+            "| {build} | {:.2} s ({:.2}–{:.2} s) | {:.0} MiB | {:.0} B |",
+            quantile(&walls, 50).as_secs_f64(),
+            walls
+                .iter()
+                .min()
+                .copied()
+                .unwrap_or_default()
+                .as_secs_f64(),
+            walls
+                .iter()
+                .max()
+                .copied()
+                .unwrap_or_default()
+                .as_secs_f64(),
+            peak as f64 / 1048576.0,
+            peak as f64 / keys as f64
         );
     }
 }

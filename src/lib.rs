@@ -30,6 +30,7 @@ pub mod etcd;
 pub mod exec;
 pub mod failure;
 pub mod k8s;
+pub mod keyprint;
 pub mod kubelet;
 pub mod logging;
 pub mod look;

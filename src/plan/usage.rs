@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::keyprint::{fingerprint, PrintMap};
 use crate::quantity::{format_bytes, format_duration_parts};
 
 /// A revision key in etcd's `key` bucket: main (8 bytes), `_`, sub (8
@@ -191,6 +192,19 @@ struct Acc {
     written: HashMap<Vec<u8>, u64>,
 }
 
+impl Acc {
+    fn live(&mut self, bytes: u64) {
+        self.keys += 1;
+        self.bytes += bytes;
+        self.pages += page_cost(bytes);
+    }
+
+    fn history(&mut self, bytes: u64) {
+        self.history_revisions += 1;
+        self.history_bytes += bytes;
+    }
+}
+
 /// Records grouped by prefix.
 #[derive(Debug)]
 pub struct Tally {
@@ -248,6 +262,11 @@ impl Tally {
 
     fn acc(&mut self, key: &[u8]) -> &mut Acc {
         let group = self.layout.group_of(key);
+        self.group(group)
+    }
+
+    /// A group's accumulator, made when it is first seen.
+    fn group(&mut self, group: &[u8]) -> &mut Acc {
         if !self.groups.contains_key(group) {
             self.groups.insert(group.to_vec(), Acc::default());
         }
@@ -257,18 +276,13 @@ impl Tally {
 
     /// A live key, and the bytes of its newest revision.
     pub fn live(&mut self, key: &[u8], bytes: u64) {
-        let acc = self.acc(key);
-        acc.keys += 1;
-        acc.bytes += bytes;
-        acc.pages += page_cost(bytes);
+        self.acc(key).live(bytes);
     }
 
     /// A revision kept that is not a live key's newest: an older version, a
     /// deletion, or a deleted key's revisions.
     pub fn history(&mut self, key: &[u8], bytes: u64) {
-        let acc = self.acc(key);
-        acc.history_revisions += 1;
-        acc.history_bytes += bytes;
+        self.acc(key).history(bytes);
     }
 
     /// A write seen by the Watch: a put (`bytes` of new record) or a
@@ -361,17 +375,32 @@ impl Tally {
 /// A snapshot's `key` bucket folded into a [`Tally`]: records arrive in
 /// revision order, so each key's newest is held back until the end; every
 /// record it replaces is history, and so is a newest that is a deletion.
+///
+/// Keys are held as fingerprints (`keyprint`), each with its group's
+/// number and its newest record's size.
 #[derive(Debug)]
 pub struct Revisions {
     tally: Tally,
-    newest: HashMap<Vec<u8>, (u64, bool)>,
+    newest: PrintMap<Newest>,
+    groups: Vec<Vec<u8>>,
+    group_numbers: HashMap<Vec<u8>, u32>,
+}
+
+/// A key's newest record so far.
+#[derive(Debug, Clone, Copy)]
+struct Newest {
+    bytes: u64,
+    group: u32,
+    tombstone: bool,
 }
 
 impl Revisions {
     pub fn new(layout: Layout) -> Revisions {
         Revisions {
             tally: Tally::new(layout),
-            newest: HashMap::new(),
+            newest: HashMap::default(),
+            groups: Vec::new(),
+            group_numbers: HashMap::new(),
         }
     }
 
@@ -381,24 +410,44 @@ impl Revisions {
         if !key.starts_with(&self.tally.layout.prefix) {
             return;
         }
-        if let Some((before, _)) = self.newest.get_mut(key).map(|slot| {
-            let before = *slot;
-            *slot = (bytes, tombstone);
-            before
-        }) {
+        let print = fingerprint(key);
+        if let Some(slot) = self.newest.get_mut(&print) {
+            let before = slot.bytes;
+            (slot.bytes, slot.tombstone) = (bytes, tombstone);
             self.tally.history(key, before);
-        } else {
-            self.newest.insert(key.to_vec(), (bytes, tombstone));
+            return;
         }
+        let group = self.tally.layout.group_of(key);
+        let group = match self.group_numbers.get(group) {
+            Some(&n) => n,
+            None => {
+                let n = u32::try_from(self.groups.len()).unwrap_or(u32::MAX);
+                self.groups.push(group.to_vec());
+                self.group_numbers.insert(group.to_vec(), n);
+                n
+            }
+        };
+        self.newest.insert(
+            print,
+            Newest {
+                bytes,
+                group,
+                tombstone,
+            },
+        );
     }
 
     /// The tally, once every record was seen.
     pub fn finish(mut self) -> Tally {
-        for (key, (bytes, tombstone)) in std::mem::take(&mut self.newest) {
-            if tombstone {
-                self.tally.history(&key, bytes);
+        for n in std::mem::take(&mut self.newest).into_values() {
+            let Some(group) = self.groups.get(n.group as usize) else {
+                continue;
+            };
+            let acc = self.tally.group(group);
+            if n.tombstone {
+                acc.history(n.bytes);
             } else {
-                self.tally.live(&key, bytes);
+                acc.live(n.bytes);
             }
         }
         self.tally
@@ -806,6 +855,22 @@ mod tests {
                 ("/a/x/", 1, 12, Some(1), Some(10)),
                 ("/a/y/", 0, 0, Some(2), Some(25))
             ]
+        );
+    }
+
+    #[test]
+    fn a_key_deleted_and_written_again_is_live_and_keeps_its_history() {
+        let mut r = Revisions::new(Layout::new("", Some(1)));
+        r.record(b"/a/1", 10, false);
+        r.record(b"/a/1", 5, true);
+        r.record(b"/a/1", 11, false);
+        r.record(b"/a/2", 7, false);
+        let rows = r.finish().rows(true, None);
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].keys, rows[0].bytes), (2, 18));
+        assert_eq!(
+            (rows[0].history_revisions, rows[0].history_bytes),
+            (Some(2), Some(15))
         );
     }
 

@@ -235,7 +235,8 @@ fn walk_db(
     let mut crc = Crc32c::new();
     let mut total_keys: u64 = 0;
     // Visited in revision order, so the last put or delete of a key wins.
-    let mut live: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+    // Held as fingerprints: a snapshot holds millions of keys.
+    let mut live = crate::keyprint::PrintSet::default();
     let mut revision: i64 = 0;
     let mut storage_version: Option<String> = None;
     for (name, header) in &buckets {
@@ -283,10 +284,11 @@ fn walk_db(
                 })?;
                 // A tombstone's revision key ends in 't' after main_sub.
                 let tombstone = key.len() == 18 && key.get(17) == Some(&b't');
+                let print = crate::keyprint::fingerprint(user);
                 if tombstone {
-                    live.remove(user);
-                } else if !live.contains(user) {
-                    live.insert(user.to_vec());
+                    live.remove(&print);
+                } else {
+                    live.insert(print);
                 }
                 on_record(user, (key.len() + value.len()) as u64, tombstone);
             }
