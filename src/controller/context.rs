@@ -231,7 +231,8 @@ where
 /// so never a conflict) that `member`'s Defragment is about to be sent,
 /// with its backend's size now (`contract::DEFRAGMENTING_ANNOTATION`,
 /// `plan::defrag::InterruptedDefrag::note`). A fenced watcher writes
-/// nothing.
+/// nothing, and `Err(Fenced)` after the write says the fence closed while
+/// it was in flight: the Defragment must not be sent.
 pub async fn note_defragmenting<K>(
     ctx: &Context,
     api: &Api<K>,
@@ -262,7 +263,10 @@ where
             K::kind(&())
         )))?;
     *current = stored;
-    Ok(())
+    // A watcher stopped (SIGSTOP, a pause) while the note was in flight
+    // resumes here with the Lease perhaps gone and the run taken over: the
+    // fence is asked again, so its Defragment is not sent after all.
+    ctx.fenced()
 }
 
 /// Records an event against `object` (any namespaced kind): a new core/v1
