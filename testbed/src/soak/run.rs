@@ -612,6 +612,11 @@ async fn corrupt(
 /// One put larger than the room the quota leaves: the member that serves
 /// it refuses it with NOSPACE, and members not yet defragmented raise
 /// NOSPACE as they apply it. Records when NOSPACE was first seen raised.
+///
+/// A member that applies the put over its quota raises the alarm in the
+/// background (etcd proposes it after the apply), so a put that the member
+/// serving it accepted shows the alarm only a moment later: the alarms are
+/// listed until one shows, for up to `limit`.
 async fn fill(cluster: &Mutex<Cluster>, records: &Mutex<Records>, ids: &[u64]) {
     use etcd_client::{AlarmAction, AlarmType};
     let limit = Duration::from_secs(3);
@@ -620,20 +625,25 @@ async fn fill(cluster: &Mutex<Cluster>, records: &Mutex<Records>, ids: &[u64]) {
     };
     let value = vec![b'f'; FILL_BYTES as usize];
     let _ = tokio::time::timeout(limit, c.put("soak-fill", value, None)).await;
-    let listed =
-        tokio::time::timeout(limit, c.alarm(AlarmAction::Get, AlarmType::None, None)).await;
-    if let Ok(Ok(list)) = listed {
-        let raised: Vec<usize> = list
-            .alarms()
-            .iter()
-            .filter(|a| a.alarm() == AlarmType::Nospace)
-            .filter_map(|a| ids.iter().position(|id| *id == a.member_id()))
-            .collect();
-        if !raised.is_empty() {
-            let mut r = records.lock().await;
-            r.nospace_at.get_or_insert(now());
-            r.nospace_raised = raised;
+    let until = tokio::time::Instant::now() + limit;
+    while tokio::time::Instant::now() < until {
+        let listed =
+            tokio::time::timeout(limit, c.alarm(AlarmAction::Get, AlarmType::None, None)).await;
+        if let Ok(Ok(list)) = listed {
+            let raised: Vec<usize> = list
+                .alarms()
+                .iter()
+                .filter(|a| a.alarm() == AlarmType::Nospace)
+                .filter_map(|a| ids.iter().position(|id| *id == a.member_id()))
+                .collect();
+            if !raised.is_empty() {
+                let mut r = records.lock().await;
+                r.nospace_at.get_or_insert(now());
+                r.nospace_raised = raised;
+                return;
+            }
         }
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
