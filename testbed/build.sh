@@ -184,24 +184,30 @@ build_tools() {
 }
 
 # The real etcd-operator (`testbed node up --operator`), from its source
-# beside the project (../shared/anchors/etcd-operator, or
-# $KUBECTL_ETCD_OPERATOR_SRC): its module path is not served by the module
-# proxy, its dependencies are. Built read-only (-mod=readonly: nothing is
-# written into the source), keyed by a hash of its go.sum and Go files.
+# beside the project: its module path is not served by the module proxy,
+# its dependencies are. Two versions, each from its own folder of
+# ../shared/anchors: `operator` is the one that shipped the EtcdDefrag type
+# ahead of its controller (etcd-operator, or $KUBECTL_ETCD_OPERATOR_SRC),
+# `operator-defrag` the one with its own EtcdDefrag and EtcdDefragPolicy
+# controllers (etcd-operator-with-defrag, or
+# $KUBECTL_ETCD_OPERATOR_DEFRAG_SRC). Built read-only (-mod=readonly:
+# nothing is written into the source), keyed by a hash of its go.sum and
+# Go files; its CRDs and RBAC rules are copied from the same source.
+#   build_operator SRC LINK   (LINK: the name under $cache/current)
 build_operator() {
-  local src="${KUBECTL_ETCD_OPERATOR_SRC:-$here/../../shared/anchors/etcd-operator}" key out
+  local src="$1" link="$2" key out
   if [ ! -f "$src/go.mod" ]; then
-    log "the etcd-operator's source is not at $src: set KUBECTL_ETCD_OPERATOR_SRC to its folder"
+    log "the etcd-operator's source ($link) is not at $src: set KUBECTL_ETCD_OPERATOR_SRC or KUBECTL_ETCD_OPERATOR_DEFRAG_SRC to its folder"
     exit 2
   fi
   src="$(cd "$src" && pwd)"
   local chart="$src/charts/etcd-operator"
   key="$( (cd "$src" && cat go.mod go.sum && find . -name '*.go' ! -name '*_test.go' | LC_ALL=C sort | xargs cat && cat "$chart"/crd-bases/*.yaml "$chart/files/manager-role-rules.yaml") | sha256sum | cut -c1-12)"
-  out="$cache/etcd-operator-$key"
+  out="$cache/$link-$key"
   if [ -x "$out/manager" ] && [ -f "$out/manager-role-rules.yaml" ]; then
-    log "etcd-operator: cached in $out"
+    log "$link: cached in $out"
   else
-    log "etcd-operator: building from $src (two or three minutes cold)"
+    log "$link: building from $src (two or three minutes cold)"
     local tmp="$out.tmp.$$"
     rm -rf "$tmp" && mkdir -p "$tmp"
     (cd "$src" && GOFLAGS=-mod=readonly CGO_ENABLED=0 go build -trimpath -o "$tmp/manager" .)
@@ -213,7 +219,7 @@ build_operator() {
     rm -rf "$out" && mv "$tmp" "$out"
   fi
   mkdir -p "$cache/current"
-  ln -sfn "$out" "$cache/current/etcd-operator"
+  ln -sfn "$out" "$cache/current/$link"
 }
 
 # Everything by default; or only the servers named (the first look needs
@@ -237,13 +243,14 @@ build_one() {
       build_tools pause pause=.
       build_one coredns ;;
     coredns) build_tools coredns coredns=. ;;
-    operator) build_operator ;;
-    *) log "unknown server $1 (etcd-v3.7, etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.34, kube-apiserver-v1.30, kubectl, kubelet, krew, node, coredns, operator)"; exit 2 ;;
+    operator) build_operator "${KUBECTL_ETCD_OPERATOR_SRC:-$here/../../shared/anchors/etcd-operator}" etcd-operator ;;
+    operator-defrag) build_operator "${KUBECTL_ETCD_OPERATOR_DEFRAG_SRC:-$here/../../shared/anchors/etcd-operator-with-defrag}" etcd-operator-defrag ;;
+    *) log "unknown server $1 (etcd-v3.7, etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.34, kube-apiserver-v1.30, kubectl, kubelet, krew, node, coredns, operator, operator-defrag)"; exit 2 ;;
   esac
 }
 
 if [ "$#" -eq 0 ]; then
-  set -- etcd-v3.7 etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.34 kube-apiserver-v1.30 kubectl kubelet krew node operator
+  set -- etcd-v3.7 etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.34 kube-apiserver-v1.30 kubectl kubelet krew node operator operator-defrag
 fi
 for server in "$@"; do
   build_one "$server"

@@ -71,7 +71,7 @@ async fn a_real_node_runs_etcd_from_a_local_image_and_leaves_nothing_behind() {
     let node = Node::start(NodeSpec {
         etcd_versions: vec![EtcdVersion::V3_6],
         crds: Vec::new(),
-        operator: false,
+        operator: None,
     })
     .await
     .unwrap_or_else(|e| panic!("node: {e}"));

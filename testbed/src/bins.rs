@@ -190,17 +190,14 @@ pub fn coredns() -> Result<PathBuf> {
     )
 }
 
-/// The folder of the real etcd-operator (`testbed/build.sh operator`): its
-/// `manager`, its CRDs (`crds/`) and its ClusterRole's rules
-/// (`manager-role-rules.yaml`), from `../shared/anchors/etcd-operator`.
-pub fn operator_dir() -> Result<PathBuf> {
-    let manager = cached(
-        "etcd-operator",
-        "manager",
-        "the etcd-operator from ../shared/anchors/etcd-operator (testbed/build.sh operator)",
-    )?;
+/// The folder of the real etcd-operator `which` (`testbed/build.sh
+/// operator` or `operator-defrag`): its `manager`, its CRDs (`crds/`) and
+/// its ClusterRole's rules (`manager-role-rules.yaml`), from its source in
+/// `../shared/anchors`.
+pub fn operator_dir(which: crate::operator::Operator) -> Result<PathBuf> {
+    let manager = cached(which.dir(), "manager", which.source())?;
     Ok(manager
         .parent()
         .map(PathBuf::from)
-        .unwrap_or_else(|| cache_dir().join("etcd-operator")))
+        .unwrap_or_else(|| cache_dir().join(which.dir())))
 }

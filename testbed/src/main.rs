@@ -118,10 +118,13 @@ enum NodeCmd {
         /// etcd releases to build images for (3.7, 3.6, 3.5, 3.4), comma-separated.
         #[arg(long, default_value = "3.6")]
         etcd: String,
-        /// Also run the real etcd-operator (built by `testbed/build.sh
-        /// operator`) in a Pod, with its CRDs installed.
-        #[arg(long)]
-        operator: bool,
+        /// Also run the real etcd-operator in a Pod, with the CRDs of its
+        /// own chart: `defrag` (the default: its own EtcdDefrag and
+        /// EtcdDefragPolicy controllers, `testbed/build.sh operator-defrag`)
+        /// or `inert` (the EtcdDefrag type without its controller,
+        /// `testbed/build.sh operator`).
+        #[arg(long, num_args = 0..=1, default_missing_value = "defrag", value_parser = kubectl_etcd_testbed::operator::Operator::parse)]
+        operator: Option<kubectl_etcd_testbed::operator::Operator>,
     },
 }
 
@@ -155,7 +158,11 @@ fn write_env(path: &std::path::Path, text: &str) -> Result<(), String> {
     std::fs::rename(&tmp, path).map_err(|e| format!("rename {}: {e}", path.display()))
 }
 
-async fn node_up(env_file: Option<PathBuf>, etcd: &str, operator: bool) -> Result<(), String> {
+async fn node_up(
+    env_file: Option<PathBuf>,
+    etcd: &str,
+    operator: Option<kubectl_etcd_testbed::operator::Operator>,
+) -> Result<(), String> {
     use kubectl_etcd_testbed::node::{Node, NodeSpec, ETCD_REPOSITORY};
     use kubectl_etcd_testbed::operator::OPERATOR_NAMESPACE;
     use kubectl_etcd_testbed::storage::STORAGE_CLASS;
@@ -183,7 +190,7 @@ async fn node_up(env_file: Option<PathBuf>, etcd: &str, operator: bool) -> Resul
         node.kubeconfig()?.display(),
         releases.join(" "),
     );
-    if operator {
+    if operator.is_some() {
         text.push_str(&format!(
             "export TESTBED_OPERATOR_NAMESPACE='{OPERATOR_NAMESPACE}'\n"
         ));

@@ -83,8 +83,9 @@ pub struct NodeSpec {
     /// CRD files to install (after the operator's, which they replace
     /// when they define the same CRD).
     pub crds: Vec<PathBuf>,
-    /// Run the real etcd-operator ([`crate::operator`]).
-    pub operator: bool,
+    /// Run this build of the real etcd-operator ([`crate::operator`]),
+    /// with the CRDs of its own chart.
+    pub operator: Option<operator::Operator>,
 }
 
 impl Default for NodeSpec {
@@ -92,7 +93,7 @@ impl Default for NodeSpec {
         NodeSpec {
             etcd_versions: vec![EtcdVersion::V3_6],
             crds: Vec::new(),
-            operator: false,
+            operator: None,
         }
     }
 }
@@ -329,10 +330,9 @@ impl Node {
             .map(String::from)
             .to_vec(),
         };
-        let mut crds = if spec.operator {
-            operator::crds()?
-        } else {
-            Vec::new()
+        let mut crds = match spec.operator {
+            Some(which) => operator::crds(which)?,
+            None => Vec::new(),
         };
         crds.extend(spec.crds.iter().cloned());
         let api = ApiServer::start_for(KubeRelease::Current, &crds, "", None, &options).await?;
@@ -356,9 +356,9 @@ impl Node {
         node.wait_ready(Duration::from_secs(120)).await?;
         node.start_watchdog()?;
         node.start_storage().await?;
-        if spec.operator {
+        if let Some(which) = spec.operator {
             let client = node.api.admin_client(None).await?;
-            operator::deploy(client.clone(), ETCD_REPOSITORY).await?;
+            operator::deploy(client.clone(), which, ETCD_REPOSITORY).await?;
             operator::wait_available(client, Duration::from_secs(90)).await?;
         }
         Ok(node)
@@ -682,8 +682,8 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
                 .to_string();
             self.import(&etcd_image(*version, &release)?)?;
         }
-        if spec.operator {
-            self.import(&operator::image()?)?;
+        if let Some(which) = spec.operator {
+            self.import(&operator::image(which)?)?;
         }
         Ok(())
     }

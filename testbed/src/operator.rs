@@ -1,6 +1,7 @@
 //! The real etcd-operator on the test bed's node (`testbed node up
 //! --operator`): its own `manager`, built by `testbed/build.sh operator`
-//! from `../shared/anchors/etcd-operator`, runs in a Pod of a Deployment
+//! (or `operator-defrag`) from its source in `../shared/anchors`, runs in a
+//! Pod of a Deployment
 //! as its Helm chart lays it out (a ServiceAccount bound to the
 //! ClusterRole its chart generates from the code's RBAC markers, leader
 //! election, probes on `/healthz` and `/readyz`), from an image built here.
@@ -29,10 +30,64 @@ pub const OPERATOR_NAMESPACE: &str = "etcd-operator-system";
 /// Its Deployment and ServiceAccount.
 pub const OPERATOR_NAME: &str = "etcd-operator";
 
+/// Which build of the operator runs: the suites say which they need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Operator {
+    /// `../shared/anchors/etcd-operator` (a371f0c, v0.5.4 and the
+    /// EtcdDefrag API): the EtcdDefrag type ships, nothing processes it —
+    /// the niche `defrag --watch` serves.
+    Inert,
+    /// `../shared/anchors/etcd-operator-with-defrag` (3a12f97, what v0.5.5
+    /// ships): its own EtcdDefrag and EtcdDefragPolicy controllers process
+    /// every run. The default for new suites.
+    #[default]
+    WithDefrag,
+}
+
+impl Operator {
+    /// Its folder under the test bed's cache (`current/…`).
+    pub fn dir(self) -> &'static str {
+        match self {
+            Operator::Inert => "etcd-operator",
+            Operator::WithDefrag => "etcd-operator-defrag",
+        }
+    }
+
+    /// Where `testbed/build.sh` builds it from, for the error that asks
+    /// for the build.
+    pub fn source(self) -> &'static str {
+        match self {
+            Operator::Inert => {
+                "the etcd-operator from ../shared/anchors/etcd-operator (testbed/build.sh operator)"
+            }
+            Operator::WithDefrag => {
+                "the etcd-operator with its defrag controllers from ../shared/anchors/etcd-operator-with-defrag (testbed/build.sh operator-defrag)"
+            }
+        }
+    }
+
+    /// Whether it processes EtcdDefrag and EtcdDefragPolicy itself.
+    pub fn defrags(self) -> bool {
+        self == Operator::WithDefrag
+    }
+
+    /// `--operator`'s value: `inert` or `defrag`.
+    pub fn parse(text: &str) -> std::result::Result<Operator, String> {
+        match text {
+            "inert" => Ok(Operator::Inert),
+            "defrag" | "with-defrag" => Ok(Operator::WithDefrag),
+            other => Err(format!(
+                "unknown operator {other:?}: inert (EtcdDefrag without its controller) or defrag (with its EtcdDefrag and EtcdDefragPolicy controllers)"
+            )),
+        }
+    }
+}
+
 /// The operator's CRD files (EtcdCluster, EtcdMember, EtcdSnapshot,
-/// EtcdDefrag), as its build copied them.
-pub fn crds() -> Result<Vec<PathBuf>> {
-    let dir = bins::operator_dir()?.join("crds");
+/// EtcdDefrag, and EtcdDefragPolicy where it ships one), as its build
+/// copied them from its own chart.
+pub fn crds(which: Operator) -> Result<Vec<PathBuf>> {
+    let dir = bins::operator_dir(which)?.join("crds");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .flatten()
@@ -45,12 +100,12 @@ pub fn crds() -> Result<Vec<PathBuf>> {
 
 /// The operator's image: the static `manager` alone, run as a non-root
 /// user (the chart's Pod demands `runAsNonRoot`).
-pub fn image() -> Result<ImageSpec> {
+pub fn image(which: Operator) -> Result<ImageSpec> {
     Ok(ImageSpec {
         name: OPERATOR_IMAGE.into(),
         files: vec![ImageFile::executable(
             "manager",
-            &bins::operator_dir()?.join("manager"),
+            &bins::operator_dir(which)?.join("manager"),
         )],
         dirs: vec![("tmp".into(), 0o1777)],
         entrypoint: vec!["/manager".into()],
@@ -63,12 +118,13 @@ fn object<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
     serde_json::from_value(value).map_err(|e| e.to_string())
 }
 
-/// Creates the operator's namespace, identity, permissions and
-/// Deployment; member Pods will use `etcd_repository:v<version>`.
-pub async fn deploy(client: Client, etcd_repository: &str) -> Result<()> {
+/// Creates the operator `which`'s namespace, identity, permissions (the
+/// rules its chart generates from its code) and Deployment; member Pods
+/// will use `etcd_repository:v<version>`.
+pub async fn deploy(client: Client, which: Operator, etcd_repository: &str) -> Result<()> {
     let pp = PostParams::default();
     let ns = OPERATOR_NAMESPACE;
-    let rules_file = bins::operator_dir()?.join("manager-role-rules.yaml");
+    let rules_file = bins::operator_dir(which)?.join("manager-role-rules.yaml");
     let rules: Vec<PolicyRule> = serde_yaml::from_str(
         &std::fs::read_to_string(&rules_file)
             .map_err(|e| format!("{}: {e}", rules_file.display()))?,

@@ -12,6 +12,7 @@ use kube::api::{Api, DynamicObject, ListParams, LogParams};
 use kube::Client;
 use kubectl_etcd_testbed::cluster::{defrags_in_logs, LoggedDefrag};
 use kubectl_etcd_testbed::node::{Node, NodeSpec};
+pub use kubectl_etcd_testbed::operator::Operator;
 use serde_json::{json, Value};
 use tokio::io::AsyncBufReadExt;
 
@@ -33,12 +34,25 @@ pub struct Bed {
 }
 
 impl Bed {
-    /// Starts the node with the operator, and creates `ns`.
+    /// Starts the node with the operator that ships its own EtcdDefrag
+    /// controller (the one users now run), with the CRDs of its own chart,
+    /// and creates `ns`.
     pub async fn start(ns: &str) -> Bed {
+        Bed::start_with(ns, Operator::WithDefrag).await
+    }
+
+    /// Starts the node with the operator `which`, and creates `ns`. The
+    /// CRDs are those of its own chart; the one without the controller
+    /// ships no EtcdDefragPolicy, so the published one is added for it.
+    pub async fn start_with(ns: &str, which: Operator) -> Bed {
+        let crds = match which {
+            Operator::WithDefrag => Vec::new(),
+            Operator::Inert => crd_files(),
+        };
         let node = Node::start(NodeSpec {
             etcd_versions: vec![kubectl_etcd_testbed::EtcdVersion::V3_6],
-            crds: crd_files(),
-            operator: true,
+            crds,
+            operator: Some(which),
         })
         .await
         .unwrap_or_else(|e| panic!("node: {e}"));
