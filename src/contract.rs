@@ -23,6 +23,15 @@ pub const FIELD_MANAGER: &str = "etcd-operator-traffic-distribution";
 /// The EtcdCluster annotation that holds the wanted value (contract §6.1).
 pub const ANNOTATION: &str = "etcd-operator.cozystack.io/client-service-traffic-distribution";
 
+/// The field manager of every write `--watch` makes to EtcdDefrag and
+/// EtcdDefragPolicy status.
+pub const WATCH_FIELD_MANAGER: &str = "kubectl-etcd";
+
+/// The field manager the API server records for the operator's writes: it
+/// names none, so the server takes its User-Agent's program name, and its
+/// image runs `/manager`.
+pub const OPERATOR_FIELD_MANAGER: &str = "manager";
+
 /// The tool's own EtcdDefrag annotation (not the operator's): the member
 /// whose Defragment `--watch` is about to send and its backend's size then
 /// (`<member>; dbSizeBefore=<bytes>`), written before the RPC, so that a

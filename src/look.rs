@@ -332,6 +332,21 @@ impl MemberLook {
     }
 }
 
+/// A defrag of the same cluster that another processor runs or will run:
+/// a non-terminal EtcdDefrag naming it, as the API server showed it right
+/// before a step (plugin mode only). Plain data; `k8s::active_defrags`
+/// reads it, the gate refuses on it (`gate::others`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtherDefrag {
+    /// `namespace/name` of the EtcdDefrag.
+    pub run: String,
+    /// Its `status.phase`, `Pending` when none was written yet.
+    pub phase: String,
+    /// Who drives it, as far as the object tells: the field manager of its
+    /// last status write, or that nobody has written one yet.
+    pub driver: String,
+}
+
 /// Everything a decision needs, taken at one moment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClusterLook {

@@ -45,7 +45,42 @@ impl From<&Flags> for Connection {
 pub struct Session {
     pub target: Target,
     pub clients: EtcdClients,
+    /// Plugin mode: the EtcdDefrags of the cluster, for the sweep to ask
+    /// before each step whether another processor is defragmenting it.
+    pub runs: Option<ClusterRuns>,
     _forwards: Vec<Forward>,
+}
+
+/// The non-terminal EtcdDefrags of one EtcdCluster, read from the API
+/// server each time they are asked for (`exec::Others`): the one-shot
+/// sweep's view of the operator's controller and of `--watch`.
+#[derive(Clone)]
+pub struct ClusterRuns {
+    kube: Kube,
+    namespace: String,
+    name: String,
+}
+
+impl std::fmt::Debug for ClusterRuns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ClusterRuns({}/{})", self.namespace, self.name)
+    }
+}
+
+impl ClusterRuns {
+    /// As the engine's `RunInput::others`.
+    pub fn shared(&self) -> std::sync::Arc<dyn crate::exec::Others> {
+        std::sync::Arc::new(self.clone())
+    }
+}
+
+impl crate::exec::Others for ClusterRuns {
+    fn active(
+        &self,
+    ) -> futures::future::BoxFuture<'_, std::result::Result<Vec<crate::look::OtherDefrag>, String>>
+    {
+        Box::pin(k8s::active_defrags(&self.kube, &self.namespace, &self.name))
+    }
 }
 
 /// What chose plugin mode (see the module docs), to name it when plugin
@@ -271,6 +306,7 @@ pub async fn open(global: &Flags, cluster: Option<&str>) -> Result<Session> {
         return Ok(Session {
             target,
             clients,
+            runs: None,
             _forwards: Vec::new(),
         });
     }
@@ -388,9 +424,15 @@ pub async fn open_objects(
         cluster: Some(resolved.cluster.clone()),
     };
     let clients = EtcdClients::new(&target, connection.dial_timeout, connection.command_timeout);
+    let runs = ClusterRuns {
+        kube: kube.clone(),
+        namespace: resolved.cluster.namespace.clone(),
+        name: resolved.cluster.name.clone(),
+    };
     Ok(Session {
         target,
         clients,
+        runs: Some(runs),
         _forwards: forwards,
     })
 }

@@ -92,6 +92,50 @@ async fn status_role_is_sufficient_and_every_rule_is_needed() {
             run.stderr
         );
     }
+
+    // `defrag` (the CronJob binds this role) lists the cluster's
+    // EtcdDefrags before any member: with the role it plans, without that
+    // rule it refuses, naming the rule, and touches nothing.
+    let dry_run = |kc: &std::path::Path| {
+        [
+            argv(kc)
+                .into_iter()
+                .filter(|a| a != "status" && a != "-o" && a != "json")
+                .collect::<Vec<_>>(),
+            args(&["defrag", "etcd", "--all", "--dry-run"]),
+        ]
+        .concat()
+    };
+    tool(&dry_run(&kc), &[]).await.expect_code(0);
+    let reduced = rules
+        .iter()
+        .filter(|r| {
+            !r.resources
+                .as_ref()
+                .unwrap()
+                .contains(&"etcddefrags".to_string())
+        })
+        .cloned()
+        .collect();
+    let kc = grant(
+        &client,
+        ns,
+        "kubectl-etcd-without-etcddefrags",
+        reduced,
+        "without-etcddefrags",
+    )
+    .await;
+    let run = tool(&dry_run(&kc), &[]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("DefragRunsUnknown")
+            || (run
+                .stderr
+                .contains("could not read the cluster's EtcdDefrags")
+                && run.stderr.contains("cannot list resource \"etcddefrags\"")),
+        "{}",
+        run.stderr
+    );
     drop(fx);
 }
 

@@ -78,4 +78,19 @@ async fn a_recent_foreign_status_writer_stops_the_watcher_unless_forced() {
         "with --force-takeover the watcher keeps running"
     );
     forced.kill().await.unwrap();
+    // ... and still leaves the run the other processor drives alone
+    // (issue 37): its cluster does not exist, so a watcher that took it
+    // would have failed it (ClusterNotFound) within its first pass.
+    let status = runs.get("theirs").await.unwrap().data["status"].clone();
+    assert_eq!(
+        status,
+        json!({"phase": "Running"}),
+        "the forced watcher wrote a run another processor drives"
+    );
+    let out = forced.wait_with_output().await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("another processor drives this run"),
+        "{stderr}"
+    );
 }

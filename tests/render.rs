@@ -581,6 +581,7 @@ fn defrag_dry_run() -> DefragReport {
         finished: vec![],
         cluster: None,
         interrupted: None,
+        others: None,
     };
     preview(&snap, &verdict, &input).unwrap()
 }

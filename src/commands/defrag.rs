@@ -21,12 +21,16 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
         finished: Vec::new(),
         cluster: target.cluster.clone(),
         interrupted: None,
+        others: session.runs.as_ref().map(session::ClusterRuns::shared),
     };
 
     // First look: the preview (unknown --member names are a usage error),
     // the dry run's whole answer, and what the prompt shows.
     let first = Fresh::look(ops, target).await?;
-    let verdict = gate::evaluate(&first.look, &input.options.gate);
+    let mut verdict = gate::evaluate(&first.look, &input.options.gate);
+    verdict
+        .reasons
+        .extend(exec::others_refuse(input.others.as_deref()).await);
     let mut preview = exec::preview(&first.look, &verdict, &input)?;
     // Only the members to defragment, on a release that publishes gates:
     // each read is a connection of its own, and with nothing due there is

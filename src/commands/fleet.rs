@@ -172,12 +172,13 @@ struct Fleet<'a> {
 }
 
 impl Fleet<'_> {
-    fn input(&self, cluster: &ClusterRef) -> RunInput {
+    fn input(&self, cluster: &ClusterRef, session: &session::Session) -> RunInput {
         RunInput {
             options: self.options.clone(),
             finished: Vec::new(),
             cluster: Some(cluster.clone()),
             interrupted: None,
+            others: session.runs.as_ref().map(session::ClusterRuns::shared),
         }
     }
 
@@ -202,8 +203,12 @@ impl Fleet<'_> {
             let objects = k8s::fetch_listed(self.kube, object, prefetched).await?;
             let session = session::open_objects(self.kube, &self.connection, objects).await?;
             let first = crate::etcd::take::look(&session.clients, &session.target).await?;
-            let verdict = gate::evaluate(&first, &self.options.gate);
-            exec::preview(&first, &verdict, &self.input(&cluster))
+            let input = self.input(&cluster, &session);
+            let mut verdict = gate::evaluate(&first, &self.options.gate);
+            verdict
+                .reasons
+                .extend(exec::others_refuse(input.others.as_deref()).await);
+            exec::preview(&first, &verdict, &input)
         }
         .await;
         match preview {
@@ -228,7 +233,7 @@ impl Fleet<'_> {
             exec::run(
                 &session.clients,
                 &session.target,
-                &self.input(&cluster),
+                &self.input(&cluster, &session),
                 &progress,
                 control,
                 None,

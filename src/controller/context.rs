@@ -31,7 +31,7 @@ pub const EVENT_COMPONENT: &str = "etcd-operator";
 
 /// The field manager of our status writes: how a second processor is
 /// recognised in `managedFields` (and how others recognise us).
-pub const FIELD_MANAGER: &str = "kubectl-etcd";
+pub const FIELD_MANAGER: &str = crate::contract::WATCH_FIELD_MANAGER;
 
 /// What every pass shares.
 pub struct Context {

@@ -66,6 +66,15 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
             Err(e) => return Err(api_error(format!("get EtcdDefrag {namespace}/{name}"))(e)),
         }
     };
+    // Another processor (the operator's own controller) has written this
+    // run's status: it drives the run, and a second sweep beside its own
+    // could defragment two members at once. Left alone, for good.
+    if !finished {
+        if let Err(e) = not_driven_by_another(&run) {
+            tracing::warn!("{e}");
+            return Ok(Action::await_change());
+        }
+    }
     let mut obs = Observation::new(RunView::of(&run), Timestamp::now());
     let labels = RunLabels::of(&run);
     let mut probed: Option<(Session, Fresh)> = None;
@@ -352,6 +361,9 @@ async fn drive(
         finished,
         cluster: session.target.cluster.clone(),
         interrupted,
+        // The watcher is the processor that serializes the runs (the
+        // oldest unfinished one acts): the others are queued behind it.
+        others: None,
     };
     let control = RunControl {
         cancel: ctx.shutdown.child_token(),
@@ -447,7 +459,8 @@ impl Observer for Persist<'_> {
                         &member.name,
                         member.db_size,
                     )
-                    .await;
+                    .await
+                    .and_then(|()| not_driven_by_another(current));
                     if let Err(e) = noted {
                         tracing::warn!("{e}; stopping the run before the Defragment");
                         self.stop_run.cancel();
@@ -487,6 +500,20 @@ impl Observer for Persist<'_> {
                 }
             }
         })
+    }
+}
+
+/// Refuses a run whose status another field manager has written
+/// (`takeover::other_status_writer`): asked at the start of every pass and
+/// again on the object the note before each Defragment returned.
+fn not_driven_by_another(run: &EtcdDefrag) -> Result<(), Error> {
+    match super::takeover::other_status_writer(run, context::FIELD_MANAGER) {
+        None => Ok(()),
+        Some(manager) => Err(Error::Tool(crate::Error::Resolve(format!(
+            "EtcdDefrag {}/{}: its status was written by field manager {manager:?} (\"manager\" is the etcd-operator's own defrag controller): another processor drives this run, so --watch sends no Defragment for it",
+            run.namespace().unwrap_or_default(),
+            run.name_any()
+        )))),
     }
 }
 

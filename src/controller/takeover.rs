@@ -21,6 +21,26 @@ pub struct ForeignWriter {
     pub at: Timestamp,
 }
 
+/// The status writes of `run`: (field manager, when).
+fn status_writes(run: &EtcdDefrag) -> impl Iterator<Item = (&str, Option<Timestamp>)> {
+    run.metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|e| e.subresource.as_deref() == Some("status"))
+        .filter_map(|e| Some((e.manager.as_deref()?, e.time.as_ref().map(|t| t.0))))
+}
+
+/// The field manager other than `ours` that has written `run`'s status,
+/// whenever it did: another processor drives this run, and `--watch`
+/// must never send a Defragment for it (issue 37). Pure.
+pub fn other_status_writer(run: &EtcdDefrag, ours: &str) -> Option<String> {
+    status_writes(run)
+        .filter(|(manager, _)| *manager != ours)
+        .max_by_key(|(_, at)| *at)
+        .map(|(manager, _)| manager.to_string())
+}
+
 /// The most recent status write in `runs` by a manager other than `ours`
 /// within [`RECENT`] of `now`. Pure.
 pub fn foreign_status_writer(
@@ -35,17 +55,13 @@ pub fn foreign_status_writer(
                 run.metadata.namespace.as_deref().unwrap_or(""),
                 run.metadata.name.as_deref().unwrap_or("")
             );
-            run.metadata
-                .managed_fields
-                .iter()
-                .flatten()
-                .filter(|e| e.subresource.as_deref() == Some("status"))
-                .filter(|e| e.manager.as_deref().is_some_and(|m| m != ours))
-                .filter_map(move |e| {
+            status_writes(run)
+                .filter(|(manager, _)| *manager != ours)
+                .filter_map(move |(manager, at)| {
                     Some(ForeignWriter {
-                        manager: e.manager.clone()?,
+                        manager: manager.to_string(),
                         run: name.clone(),
-                        at: e.time.as_ref()?.0,
+                        at: at?,
                     })
                 })
         })
@@ -112,6 +128,43 @@ mod tests {
         Vec<EtcdDefrag>,
         Option<(&'static str, &'static str)>,
     );
+
+    #[test]
+    fn another_status_writer_is_named_whenever_it_wrote() {
+        let cases: Vec<(&str, EtcdDefrag, Option<&str>)> = vec![
+            ("nothing written", run("a", &[]), None),
+            (
+                "only ours",
+                run("a", &[("kubectl-etcd", "status", 1)]),
+                None,
+            ),
+            (
+                "a spec edit is not a status write",
+                run("a", &[("kubectl-client-side-apply", "", 5)]),
+                None,
+            ),
+            (
+                "the operator's, however long ago",
+                run(
+                    "a",
+                    &[("manager", "status", 1), ("kubectl-etcd", "status", 9)],
+                ),
+                Some("manager"),
+            ),
+            (
+                "the latest of two others",
+                run("a", &[("manager", "status", 1), ("someone", "status", 3)]),
+                Some("someone"),
+            ),
+        ];
+        for (name, r, want) in cases {
+            assert_eq!(
+                other_status_writer(&r, "kubectl-etcd").as_deref(),
+                want,
+                "{name}"
+            );
+        }
+    }
 
     #[test]
     fn only_recent_status_writes_by_others_count() {

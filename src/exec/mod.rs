@@ -77,6 +77,27 @@ pub struct SweepOptions {
     pub allow_probe_restart: bool,
 }
 
+/// Other processors' defrags of the cluster (plugin mode: the non-terminal
+/// EtcdDefrags that name it), asked before the first step and again right
+/// before each Defragment: a run that appears stops the sweep as a gate
+/// refusal would (`plan::gate::others`). The engine does not know where
+/// the answer comes from; `session::ClusterRuns` asks the API server.
+pub trait Others: Send + Sync + std::fmt::Debug {
+    /// The runs now, or why they could not be read.
+    fn active(
+        &self,
+    ) -> futures::future::BoxFuture<'_, std::result::Result<Vec<crate::look::OtherDefrag>, String>>;
+}
+
+/// Asks `others` (when there is one) and turns the answer into gate
+/// reasons: none when nobody else is defragmenting the cluster.
+pub async fn others_refuse(others: Option<&dyn Others>) -> Vec<crate::plan::gate::GateReason> {
+    match others {
+        Some(o) => crate::plan::gate::others(&o.active().await),
+        None => Vec::new(),
+    }
+}
+
 /// One run's inputs.
 #[derive(Debug, Clone)]
 pub struct RunInput {
@@ -89,6 +110,10 @@ pub struct RunInput {
     /// A member an earlier attempt sent a Defragment and then stopped
     /// without recording its outcome (`plan::defrag::already_reclaimed`).
     pub interrupted: Option<crate::plan::defrag::InterruptedDefrag>,
+    /// Other processors' runs of the same cluster ([`Others`]); `None`
+    /// where there is no API server to ask (standalone mode) or the
+    /// caller is the processor that serializes the runs (`--watch`).
+    pub others: Option<std::sync::Arc<dyn Others>>,
 }
 
 /// How a caller stops a run, and when it must stop by itself.

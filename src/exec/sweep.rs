@@ -73,6 +73,8 @@ pub(super) struct Sweep<'a, O> {
     aged_in_a_row: u32,
     /// `RunInput::interrupted`.
     interrupted: Option<crate::plan::defrag::InterruptedDefrag>,
+    /// `RunInput::others`.
+    others: Option<std::sync::Arc<dyn super::Others>>,
 }
 
 /// Looks taken again at once, within one gate, when the look was not one
@@ -130,6 +132,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             changed_in_a_row: 0,
             aged_in_a_row: 0,
             interrupted: input.interrupted.clone(),
+            others: input.others.clone(),
         }
     }
 
@@ -349,6 +352,9 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                         continue;
                     }
                     verdict.reasons.extend(moment);
+                    verdict
+                        .reasons
+                        .extend(super::others_refuse(self.others.as_deref()).await);
                     if verdict.passed() {
                         self.target = look::with_members_as_seeds(&self.target, snap);
                         return Gated::Pass(fresh, verdict);
@@ -400,6 +406,19 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             self.finish_member(result).await;
             return Ok(());
         };
+        // Another processor's run that appeared since the gate (a policy's
+        // tick, someone's `kubectl apply`) stops the sweep here, as close
+        // to the Defragment as an outside tool can ask.
+        let others = super::others_refuse(self.others.as_deref()).await;
+        if !others.is_empty() {
+            self.observer
+                .event(RunEvent::GateRefused {
+                    reasons: others.clone(),
+                    retry_in: None,
+                })
+                .await;
+            return Err(StopReason::GateRefused { reasons: others });
+        }
         self.observer
             .event(RunEvent::DefragStarted {
                 member: next.clone(),

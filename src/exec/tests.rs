@@ -53,6 +53,7 @@ fn input(options: SweepOptions) -> RunInput {
         finished: vec![],
         cluster: None,
         interrupted: None,
+        others: None,
     }
 }
 
@@ -362,6 +363,133 @@ async fn gate_refusal_mid_sweep_stops_with_a_partial_report() {
         .iter()
         .any(|e| matches!(e, RunEvent::GateRefused { retry_in: None, .. })));
     assert!(!report.succeeded());
+}
+
+/// Another processor's runs as a script: none until the `appear_at`-th
+/// question (0-based), then one Running run of the operator's; or an
+/// error every time.
+#[derive(Debug, Default)]
+struct ScriptedOthers {
+    asked: std::sync::atomic::AtomicUsize,
+    appear_at: Option<usize>,
+    unreadable: bool,
+}
+
+impl super::Others for ScriptedOthers {
+    fn active(&self) -> BoxFuture<'_, std::result::Result<Vec<crate::look::OtherDefrag>, String>> {
+        let n = self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async move {
+            if self.unreadable {
+                return Err("etcddefrags is forbidden".into());
+            }
+            Ok(match self.appear_at {
+                Some(at) if n >= at => vec![crate::look::OtherDefrag {
+                    run: "ns/nightly-1".into(),
+                    phase: "Running".into(),
+                    driver: "driven by the etcd-operator's defrag controller".into(),
+                }],
+                _ => Vec::new(),
+            })
+        })
+    }
+}
+
+fn with_others(others: ScriptedOthers) -> RunInput {
+    RunInput {
+        others: Some(std::sync::Arc::new(others)),
+        ..input(options())
+    }
+}
+
+/// Another processor's run of the cluster refuses the sweep before its
+/// first step, and one that appears between two members stops it before
+/// the next Defragment: never two sweeps at once (issue 37). A run that
+/// cannot be read refuses too.
+#[tokio::test(start_paused = true)]
+async fn another_processors_run_refuses_before_the_first_member_and_between_members() {
+    type Case = (
+        &'static str,
+        ScriptedOthers,
+        Vec<&'static str>,
+        &'static str,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "nobody else: the whole sweep",
+            ScriptedOthers::default(),
+            vec!["b", "c", "a"],
+            "",
+        ),
+        (
+            "a run there from the start: nothing",
+            ScriptedOthers {
+                appear_at: Some(0),
+                ..Default::default()
+            },
+            vec![],
+            "DefragRunActive",
+        ),
+        (
+            // Asked at the first gate (0) and before b's Defragment (1),
+            // at c's gate (2) and before c's Defragment (3).
+            "a run appears while b is defragmented: b only",
+            ScriptedOthers {
+                appear_at: Some(2),
+                ..Default::default()
+            },
+            vec!["b"],
+            "DefragRunActive",
+        ),
+        (
+            "a run appears between c's gate and its Defragment: b only",
+            ScriptedOthers {
+                appear_at: Some(3),
+                ..Default::default()
+            },
+            vec!["b"],
+            "DefragRunActive",
+        ),
+        (
+            "the runs cannot be read: nothing",
+            ScriptedOthers {
+                unreadable: true,
+                ..Default::default()
+            },
+            vec![],
+            "DefragRunsUnknown",
+        ),
+    ];
+    for (name, others, order, code) in cases {
+        let fake = three();
+        let report = sweep(
+            &fake,
+            &with_others(others),
+            &Recorder::default(),
+            &RunControl::default(),
+        )
+        .await;
+        assert_eq!(fake.defrag_order(), order, "{name}");
+        if code.is_empty() {
+            assert!(report.succeeded(), "{name}: {:?}", report.stopped);
+            continue;
+        }
+        let Some(StopReason::GateRefused { reasons }) = report.stop_reason() else {
+            panic!("{name}: {:?}", report.stopped);
+        };
+        assert_eq!(
+            reasons.iter().map(GateReason::code).collect::<Vec<_>>(),
+            [code],
+            "{name}"
+        );
+        if code == "DefragRunActive" {
+            let text = reasons[0].to_string();
+            assert!(
+                text.contains("ns/nightly-1 is Running")
+                    && text.contains("kubectl get etcddefrag nightly-1 -n ns -w"),
+                "{name}: {text}"
+            );
+        }
+    }
 }
 
 /// etcd's applySnapshot/Defragment race (fixed in 3.4.38, 3.5.23, 3.6.5):

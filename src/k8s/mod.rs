@@ -315,6 +315,27 @@ pub async fn get_cluster(kube: &Kube, namespace: &str, name: &str) -> Result<Etc
     }
 }
 
+/// The unfinished EtcdDefrags of EtcdCluster `namespace/name`
+/// (`crd::other_defrags`), or why they could not be read. An API server
+/// that serves no EtcdDefrag kind has none.
+pub async fn active_defrags(
+    kube: &Kube,
+    namespace: &str,
+    name: &str,
+) -> std::result::Result<Vec<crate::look::OtherDefrag>, String> {
+    let runs: Api<crd::EtcdDefrag> = Api::namespaced(kube.client.clone(), namespace);
+    match runs.list(&ListParams::default()).await {
+        Ok(list) => Ok(crd::other_defrags(&list.items, name)),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(Vec::new()),
+        Err(e) => Err(describe(
+            kube,
+            &format!("list EtcdDefrags in namespace {namespace}"),
+            e,
+        )
+        .to_string()),
+    }
+}
+
 /// Reads everything `resolve` needs for one cluster.
 pub async fn fetch(kube: &Kube, namespace: &str, name: &str) -> Result<ClusterObjects> {
     let cluster = get_cluster(kube, namespace, name).await?;

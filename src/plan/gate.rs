@@ -12,7 +12,8 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::look::{
-    AlarmKind, ClusterLook, MemberLook, MemberStatus, Probe, SnapshotWatch, StatusError,
+    AlarmKind, ClusterLook, MemberLook, MemberStatus, OtherDefrag, Probe, SnapshotWatch,
+    StatusError,
 };
 
 /// Default bound on raft lag, in entries. etcd itself stops accepting
@@ -101,6 +102,17 @@ pub enum GateReason {
         looked: String,
         now: String,
     },
+    /// A non-terminal EtcdDefrag targets the cluster: another processor
+    /// (the operator's controller, a `--watch`) runs or will run a sweep
+    /// of its own, and two sweeps can defragment two members at once.
+    DefragRunActive {
+        run: String,
+        phase: String,
+        driver: String,
+    },
+    /// The EtcdDefrags of the cluster could not be read, so whether
+    /// another processor is defragmenting it is not known.
+    DefragRunsUnknown { detail: String },
 }
 
 impl GateReason {
@@ -123,6 +135,8 @@ impl GateReason {
             GateReason::ChangedSinceLook { .. } => "ChangedSinceLook",
             GateReason::LookAged { .. } => "LookAged",
             GateReason::SnapshotInFlight { .. } => "SnapshotInFlight",
+            GateReason::DefragRunActive { .. } => "DefragRunActive",
+            GateReason::DefragRunsUnknown { .. } => "DefragRunsUnknown",
         }
     }
 
@@ -144,7 +158,9 @@ impl GateReason {
             | GateReason::LeaderNotMember { .. }
             | GateReason::QuorumMargin { .. }
             | GateReason::LookAged { .. }
-            | GateReason::TermDisagreement { .. } => None,
+            | GateReason::TermDisagreement { .. }
+            | GateReason::DefragRunActive { .. }
+            | GateReason::DefragRunsUnknown { .. } => None,
         }
     }
 
@@ -242,6 +258,17 @@ impl fmt::Display for GateReason {
                 f,
                 "member {member} now reports {now}; the look showed {looked}"
             ),
+            GateReason::DefragRunActive { run, phase, driver } => {
+                let (namespace, name) = run.split_once('/').unwrap_or(("", run));
+                write!(
+                    f,
+                    "EtcdDefrag {run} is {phase} ({driver}): two sweeps could defragment two members at once; wait for it to finish (kubectl get etcddefrag {name} -n {namespace} -w) or delete it (kubectl delete etcddefrag {name} -n {namespace})"
+                )
+            }
+            GateReason::DefragRunsUnknown { detail } => write!(
+                f,
+                "could not read the cluster's EtcdDefrags, so a defrag another processor runs could not be ruled out: {detail}"
+            ),
         }
     }
 }
@@ -284,6 +311,25 @@ impl From<&GateReason> for ReasonView {
             member: r.member().map(str::to_string),
             message: r.to_string(),
         }
+    }
+}
+
+/// What other processors' runs say about a step, as read right before it
+/// (`k8s::active_defrags`): a reason per non-terminal run, or one when
+/// they could not be read (unknown is not safe). Pure.
+pub fn others(read: &Result<Vec<OtherDefrag>, String>) -> Vec<GateReason> {
+    match read {
+        Ok(runs) => runs
+            .iter()
+            .map(|r| GateReason::DefragRunActive {
+                run: r.run.clone(),
+                phase: r.phase.clone(),
+                driver: r.driver.clone(),
+            })
+            .collect(),
+        Err(detail) => vec![GateReason::DefragRunsUnknown {
+            detail: detail.clone(),
+        }],
     }
 }
 

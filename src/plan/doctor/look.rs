@@ -72,6 +72,16 @@ pub fn gate(verdict: &GateVerdict, cluster: &str) -> Vec<Finding> {
                     Severity::Warning,
                     format!("an election was under way: look again (kubectl etcd status {cluster})"),
                 ),
+                // The reason's own text says how to wait for the run or
+                // remove it.
+                GateReason::DefragRunActive { .. } => (
+                    Severity::Warning,
+                    "a sweep of this cluster would wait for the run to finish".into(),
+                ),
+                GateReason::DefragRunsUnknown { .. } => (
+                    Severity::Warning,
+                    "grant list on etcddefrags (group etcd-operator.cozystack.io) in the cluster's namespace".into(),
+                ),
             };
             finding(
                 severity,
