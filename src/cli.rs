@@ -497,8 +497,17 @@ pub struct DefragArgs {
     /// With --watch: start even though another processor (e.g. the
     /// operator's defrag controller) wrote EtcdDefrag status in the last 15
     /// minutes. Two processors both defragment: stop the other one first.
+    /// Never overrides an installed processor (a role that lets someone
+    /// else write EtcdDefrag status, as the operator's from v0.5.5 does).
     #[arg(long, requires = "watch", help_heading = WATCH)]
     pub force_takeover: bool,
+
+    /// With --watch: how often to ask again whether another EtcdDefrag
+    /// processor has been installed (the operator upgraded to a release
+    /// with its own controller); the watcher then stops after the member
+    /// in flight and exits 2.
+    #[arg(long, requires = "watch", default_value = "60s", value_parser = parse_duration, value_name = "DURATION", help_heading = WATCH)]
+    pub recheck_processors: Duration,
 
     /// With --watch: how long the Lease `kubectl-etcd-watch` (which elects
     /// the one active watcher) stays ours without a renewal. A watcher that

@@ -347,6 +347,27 @@ pub struct OtherDefrag {
     pub driver: String,
 }
 
+/// An EtcdDefragPolicy of the same cluster that is not suspended: its
+/// processor stamps a run on every tick (plugin mode only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicySchedule {
+    /// `namespace/name` of the EtcdDefragPolicy.
+    pub policy: String,
+    /// Its `spec.schedule`, as written.
+    pub schedule: String,
+    /// Where its processor counts ticks from: `status.lastScheduleTime`,
+    /// else its creation.
+    pub earliest: Option<jiff::Timestamp>,
+}
+
+/// What other processors of the cluster are doing and will do, as the API
+/// server showed it right before a step.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Outside {
+    pub runs: Vec<OtherDefrag>,
+    pub policies: Vec<PolicySchedule>,
+}
+
 /// Everything a decision needs, taken at one moment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClusterLook {

@@ -51,9 +51,9 @@ pub struct Session {
     _forwards: Vec<Forward>,
 }
 
-/// The non-terminal EtcdDefrags of one EtcdCluster, read from the API
-/// server each time they are asked for (`exec::Others`): the one-shot
-/// sweep's view of the operator's controller and of `--watch`.
+/// The non-terminal EtcdDefrags and the policies of one EtcdCluster, read
+/// from the API server each time they are asked for (`exec::Others`): the
+/// one-shot sweep's view of the operator's controllers and of `--watch`.
 #[derive(Clone)]
 pub struct ClusterRuns {
     kube: Kube,
@@ -77,9 +77,8 @@ impl ClusterRuns {
 impl crate::exec::Others for ClusterRuns {
     fn active(
         &self,
-    ) -> futures::future::BoxFuture<'_, std::result::Result<Vec<crate::look::OtherDefrag>, String>>
-    {
-        Box::pin(k8s::active_defrags(&self.kube, &self.namespace, &self.name))
+    ) -> futures::future::BoxFuture<'_, std::result::Result<crate::look::Outside, String>> {
+        Box::pin(k8s::outside(&self.kube, &self.namespace, &self.name))
     }
 }
 

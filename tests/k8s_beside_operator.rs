@@ -186,4 +186,213 @@ async fn another_processors_run_keeps_the_sweep_off_its_cluster() {
     // The run itself was only read.
     let read_back = runs.get("nightly-1").await.unwrap();
     assert_eq!(read_back.data["status"]["phase"], "Complete");
+
+    // A policy of the cluster that ticks every second always has a tick
+    // inside the next member's defrag: the sweep waits three ticks out,
+    // then refuses naming it, before any member. Suspended, it stamps
+    // nothing, and the sweep goes ahead.
+    let policies = dynamic(
+        &client,
+        "beside-a",
+        "EtcdDefragPolicy",
+        "etcddefragpolicies",
+    );
+    create(
+        &policies,
+        serde_json::json!({
+            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+            "kind": "EtcdDefragPolicy",
+            "metadata": {"name": "often", "namespace": "beside-a"},
+            "spec": {"clusterRef": {"name": "busy"}, "schedule": "@every 1s", "rule": {"all": true}},
+        }),
+    )
+    .await;
+    let since = now();
+    let run = tool(
+        &plugin(
+            &kc,
+            &[
+                "defrag", "busy", "-n", "beside-a", "--all", "--yes", "-o", "json",
+            ],
+        ),
+        &[],
+    )
+    .await;
+    run.expect_code(1);
+    let doc = run.json();
+    assert_eq!(doc["refusal"][0]["code"], "PolicyTickDue", "{doc}");
+    let message = doc["refusal"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("EtcdDefragPolicy beside-a/often")
+            && message.contains("kubectl patch etcddefragpolicy often -n beside-a --type merge"),
+        "{message}"
+    );
+    assert!(logged_since(&busy, since).is_empty());
+    // The advice, run as printed (through a shell, as a user pastes it).
+    let advice = message
+        .split("suspend it for the sweep (")
+        .nth(1)
+        .and_then(|rest| rest.split(") and resume it after").next())
+        .unwrap()
+        .to_string();
+    let kubectl = kubectl_etcd_testbed::bins::kubectl().unwrap();
+    let pasted = format!(
+        "{} --kubeconfig {} {}",
+        kubectl.display(),
+        kc.display(),
+        advice.trim_start_matches("kubectl ")
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &pasted])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{pasted}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let since = now();
+    tool(
+        &plugin(&kc, &["defrag", "busy", "-n", "beside-a", "--all", "--yes"]),
+        &[],
+    )
+    .await
+    .expect_code(0);
+    every_member_once(&busy, &logged_since(&busy, since));
+}
+
+/// `defrag --watch` against the ClusterRole rules the operator's own chart
+/// generates, read from each build: the release with its EtcdDefrag
+/// controller grants its manager EtcdDefrag status, and the watcher
+/// refuses to start beside it (exit 2, naming the grant and how to remove
+/// it); the release before it grants nothing of the kind, and the watcher
+/// runs. Installed while the watcher runs (the operator upgraded under
+/// it), the grant stops it at its next look, exit 2.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_watcher_refuses_beside_the_operators_controller_and_stands_down_when_it_appears() {
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule};
+    use kube::api::{Api, PostParams};
+    use kubectl_etcd_testbed::operator::Operator;
+    use std::process::Stdio;
+    use std::time::Duration;
+
+    let client = admin().await;
+    let ns = "beside-watch";
+    namespace(&client, ns).await;
+    let kc = kubeconfig("beside-watch.yaml", &[ns]);
+    let roles: Api<ClusterRole> = Api::all(client.clone());
+    for which in [Operator::Inert, Operator::WithDefrag] {
+        let file = kubectl_etcd_testbed::bins::operator_dir(which)
+            .unwrap()
+            .join("manager-role-rules.yaml");
+        let rules: Vec<PolicyRule> =
+            serde_yaml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let role: ClusterRole = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": format!("etcd-operator-manager-role-{}", which.dir())},
+        }))
+        .unwrap();
+        roles
+            .create(
+                &PostParams::default(),
+                &ClusterRole {
+                    rules: Some(rules),
+                    ..role
+                },
+            )
+            .await
+            .unwrap();
+    }
+    let bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
+    let bind_to = |which: Operator| {
+        serde_json::json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": "etcd-operator-manager-rolebinding"},
+            "subjects": [{"kind": "ServiceAccount", "name": "etcd-operator", "namespace": "etcd-operator-system"}],
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                        "name": format!("etcd-operator-manager-role-{}", which.dir())},
+        })
+    };
+    let watcher = |recheck: &str| {
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
+            .arg(format!("--kubeconfig={}", kc.display()))
+            .args([
+                "-n",
+                ns,
+                "defrag",
+                "--watch",
+                "--recheck-processors",
+                recheck,
+            ])
+            .env_remove("KUBECONFIG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap()
+    };
+
+    // The operator before its controller: the watcher runs; then the
+    // grant of the release with the controller replaces it, and the
+    // running watcher stands down at its next look.
+    bindings
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(bind_to(Operator::Inert)).unwrap(),
+        )
+        .await
+        .unwrap();
+    let mut running = watcher("2s");
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert!(
+        running.try_wait().unwrap().is_none(),
+        "the watcher refused beside the operator without the controller"
+    );
+    // A roleRef cannot change: the binding is made anew.
+    bindings
+        .delete("etcd-operator-manager-rolebinding", &Default::default())
+        .await
+        .unwrap();
+    bindings
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(bind_to(Operator::WithDefrag)).unwrap(),
+        )
+        .await
+        .unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(30), running.wait_with_output())
+        .await
+        .expect("the running watcher stood down")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("standing down"), "{stderr}");
+
+    // Started beside it: refused at once, naming the grant and the way out.
+    let out = tokio::time::timeout(Duration::from_secs(30), watcher("60s").wait_with_output())
+        .await
+        .expect("the watcher refuses at once")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "ServiceAccount etcd-operator-system/etcd-operator may write EtcdDefrag status"
+        ) && stderr.contains("kubectl delete clusterrolebinding etcd-operator-manager-rolebinding"),
+        "{stderr}"
+    );
+    // No Lease was taken by the refused watcher.
+    let leases: Api<k8s_openapi::api::coordination::v1::Lease> =
+        Api::namespaced(client.clone(), ns);
+    let lease = leases.get_opt("kubectl-etcd-watch").await.unwrap();
+    assert!(
+        lease.is_none_or(|l| l
+            .spec
+            .and_then(|s| s.holder_identity)
+            .unwrap_or_default()
+            .is_empty()),
+        "the refused watcher holds the Lease"
+    );
 }

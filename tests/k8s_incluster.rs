@@ -22,7 +22,7 @@ use std::time::Duration;
 use k8s_openapi::api::authentication::v1::TokenRequest;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ServiceAccount;
-use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, RoleBinding};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, RoleBinding};
 use kube::api::{Api, PostParams};
 use kube::Client;
 use serde_json::json;
@@ -120,6 +120,39 @@ async fn account_of(
                 }
                 let binding: RoleBinding = serde_json::from_value(doc).unwrap();
                 Api::<RoleBinding>::namespaced(client.clone(), ns)
+                    .create(&PostParams::default(), &binding)
+                    .await
+                    .unwrap();
+            }
+            // The manifest's other ClusterRoles (the RBAC reads that rule
+            // out another processor) as they are, once per API server, and
+            // their ClusterRoleBindings for this namespace's account.
+            "ClusterRole"
+                if doc["metadata"]["name"]
+                    != manifest_role(manifest_path)
+                        .metadata
+                        .name
+                        .as_deref()
+                        .unwrap() =>
+            {
+                let other: ClusterRole = serde_json::from_value(doc).unwrap();
+                match Api::<ClusterRole>::all(client.clone())
+                    .create(&PostParams::default(), &other)
+                    .await
+                {
+                    Ok(_) => {}
+                    Err(kube::Error::Api(e)) if e.code == 409 => {}
+                    Err(e) => panic!("create ClusterRole: {e}"),
+                }
+            }
+            "ClusterRoleBinding" => {
+                let name = format!("{}-{ns}", doc["metadata"]["name"].as_str().unwrap());
+                doc["metadata"]["name"] = json!(name);
+                for subject in doc["subjects"].as_array_mut().unwrap() {
+                    subject["namespace"] = json!(ns);
+                }
+                let binding: ClusterRoleBinding = serde_json::from_value(doc).unwrap();
+                Api::<ClusterRoleBinding>::all(client.clone())
                     .create(&PostParams::default(), &binding)
                     .await
                     .unwrap();
@@ -438,6 +471,77 @@ async fn refused_without(resource: &str, verb: &str) {
         );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
+}
+
+/// Without the manifest's RBAC read (its second ClusterRole and the
+/// ClusterRoleBinding of it), the watcher cannot rule out the operator's
+/// own EtcdDefrag controller and refuses to start (exit 2), naming what
+/// to grant; nothing is written.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_the_rbac_read_the_watcher_refuses_to_start() {
+    let client = admin().await;
+    let ns = "without-processors-read";
+    namespace(&client, ns).await;
+    let rules = manifest_role(MANIFEST).rules.unwrap();
+    // The main role only: account_of for a manifest of its first two
+    // documents (the ClusterRole and the ServiceAccount), bound in `ns`.
+    let token = {
+        let cluster_role = ClusterRole {
+            metadata: kube::api::ObjectMeta {
+                name: Some(format!("kubectl-etcd-{ns}")),
+                ..Default::default()
+            },
+            rules: Some(rules),
+            ..Default::default()
+        };
+        Api::<ClusterRole>::all(client.clone())
+            .create(&PostParams::default(), &cluster_role)
+            .await
+            .unwrap();
+        let account: ServiceAccount =
+            serde_json::from_value(json!({"metadata": {"name": ACCOUNT, "namespace": ns}}))
+                .unwrap();
+        Api::<ServiceAccount>::namespaced(client.clone(), ns)
+            .create(&PostParams::default(), &account)
+            .await
+            .unwrap();
+        bind(&client, ns, &format!("kubectl-etcd-{ns}"), ACCOUNT).await;
+        let request: TokenRequest = serde_json::from_value(json!({
+            "apiVersion": "authentication.k8s.io/v1",
+            "kind": "TokenRequest",
+            "spec": {"expirationSeconds": 3600},
+        }))
+        .unwrap();
+        let issued: TokenRequest = Api::<ServiceAccount>::namespaced(client.clone(), ns)
+            .create_subresource("token", ACCOUNT, &PostParams::default(), &request)
+            .await
+            .unwrap();
+        issued.status.and_then(|s| s.token).unwrap()
+    };
+    let out = tokio::time::timeout(
+        Duration::from_secs(60),
+        in_pod_command(&token, ns, &deployment_args())
+            .await
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output(),
+    )
+    .await
+    .expect("the watcher refuses at once")
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "cannot tell whether the etcd-operator's own EtcdDefrag controller is installed"
+        ) && stderr.contains("kubectl-etcd-watch-processors"),
+        "{stderr}"
+    );
+    let leases: Api<Lease> = Api::namespaced(client.clone(), ns);
+    assert!(
+        leases.get_opt(ACCOUNT).await.unwrap().is_none(),
+        "a Lease was taken"
+    );
 }
 
 /// One named test per (resource, verb) of the manifest.

@@ -203,7 +203,7 @@ async fn deploy_manifests_are_valid_objects_and_arguments() {
     use k8s_openapi::api::apps::v1::Deployment;
     use k8s_openapi::api::batch::v1::CronJob;
     use k8s_openapi::api::core::v1::ServiceAccount;
-    use k8s_openapi::api::rbac::v1::{ClusterRole, RoleBinding};
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
     use kube::api::{Api, PostParams};
 
     let client = admin().await;
@@ -229,6 +229,10 @@ async fn deploy_manifests_are_valid_objects_and_arguments() {
                     .await
                     .map(|_| ()),
                 "RoleBinding" => Api::<RoleBinding>::namespaced(client.clone(), ns)
+                    .create(&dry, &serde_json::from_value(doc.clone()).unwrap())
+                    .await
+                    .map(|_| ()),
+                "ClusterRoleBinding" => Api::<ClusterRoleBinding>::all(client.clone())
                     .create(&dry, &serde_json::from_value(doc.clone()).unwrap())
                     .await
                     .map(|_| ()),

@@ -78,20 +78,25 @@ pub struct SweepOptions {
 }
 
 /// Other processors' defrags of the cluster (plugin mode: the non-terminal
-/// EtcdDefrags that name it), asked before the first step and again right
-/// before each Defragment: a run that appears stops the sweep as a gate
-/// refusal would (`plan::gate::others`). The engine does not know where
-/// the answer comes from; `session::ClusterRuns` asks the API server.
+/// EtcdDefrags that name it, and the policies that stamp them), asked
+/// before the first step and again right before each Defragment: a run
+/// that appears stops the sweep as a gate refusal would
+/// (`plan::gate::others`), and a policy tick due inside the next member's
+/// defrag is waited out (`plan::gate::tick_within`). The engine does not
+/// know where the answer comes from; `session::ClusterRuns` asks the API
+/// server.
 pub trait Others: Send + Sync + std::fmt::Debug {
-    /// The runs now, or why they could not be read.
+    /// The runs and policies now, or why they could not be read.
     fn active(
         &self,
-    ) -> futures::future::BoxFuture<'_, std::result::Result<Vec<crate::look::OtherDefrag>, String>>;
+    ) -> futures::future::BoxFuture<'_, std::result::Result<crate::look::Outside, String>>;
 }
 
 /// Asks `others` (when there is one) and turns the answer into gate
 /// reasons: none when nobody else is defragmenting the cluster.
 pub async fn others_refuse(others: Option<&dyn Others>) -> Vec<crate::plan::gate::GateReason> {
+    // The runs only: a policy's tick is waited out right before each
+    // Defragment, where the member's predicted defrag is known.
     match others {
         Some(o) => crate::plan::gate::others(&o.active().await),
         None => Vec::new(),

@@ -373,22 +373,27 @@ struct ScriptedOthers {
     asked: std::sync::atomic::AtomicUsize,
     appear_at: Option<usize>,
     unreadable: bool,
+    policies: Vec<crate::look::PolicySchedule>,
 }
 
 impl super::Others for ScriptedOthers {
-    fn active(&self) -> BoxFuture<'_, std::result::Result<Vec<crate::look::OtherDefrag>, String>> {
+    fn active(&self) -> BoxFuture<'_, std::result::Result<crate::look::Outside, String>> {
         let n = self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Box::pin(async move {
             if self.unreadable {
                 return Err("etcddefrags is forbidden".into());
             }
-            Ok(match self.appear_at {
+            let runs = match self.appear_at {
                 Some(at) if n >= at => vec![crate::look::OtherDefrag {
                     run: "ns/nightly-1".into(),
                     phase: "Running".into(),
                     driver: "driven by the etcd-operator's defrag controller".into(),
                 }],
                 _ => Vec::new(),
+            };
+            Ok(crate::look::Outside {
+                runs,
+                policies: self.policies.clone(),
             })
         })
     }
@@ -490,6 +495,76 @@ async fn another_processors_run_refuses_before_the_first_member_and_between_memb
             );
         }
     }
+}
+
+/// A policy of the cluster whose tick would fall inside the next member's
+/// defrag is waited out, a few times; one that keeps ticking that fast
+/// refuses the step (`PolicyTickDue`, naming the way to suspend it), and
+/// one whose tick is far off does not hold the sweep up.
+#[tokio::test(start_paused = true)]
+async fn a_policy_tick_inside_the_next_defrag_is_waited_out_then_refuses() {
+    let now = jiff::Timestamp::now();
+    let policy = |schedule: &str| crate::look::PolicySchedule {
+        policy: "ns/often".into(),
+        schedule: schedule.into(),
+        earliest: Some(now),
+    };
+    // Tokio's clock is paused: the waits pass at once while the wall clock
+    // stands, so a tick 2 s away stays inside every window.
+    let fake = three();
+    let rec = Recorder::default();
+    let report = sweep(
+        &fake,
+        &with_others(ScriptedOthers {
+            policies: vec![policy("@every 2s")],
+            ..Default::default()
+        }),
+        &rec,
+        &RunControl::default(),
+    )
+    .await;
+    assert!(fake.defrag_order().is_empty());
+    let Some(StopReason::GateRefused { reasons }) = report.stop_reason() else {
+        panic!("{:?}", report.stopped);
+    };
+    assert_eq!(
+        reasons.iter().map(GateReason::code).collect::<Vec<_>>(),
+        ["PolicyTickDue"]
+    );
+    let text = reasons[0].to_string();
+    assert!(
+        text.contains("EtcdDefragPolicy ns/often")
+            && text.contains("kubectl patch etcddefragpolicy often -n ns --type merge"),
+        "{text}"
+    );
+    let waited = rec
+        .events()
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                RunEvent::GateRefused {
+                    retry_in: Some(_),
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(waited, 3, "three ticks waited out before the refusal");
+
+    let fake = three();
+    let report = sweep(
+        &fake,
+        &with_others(ScriptedOthers {
+            policies: vec![policy("0 0 1 1 *")],
+            ..Default::default()
+        }),
+        &Recorder::default(),
+        &RunControl::default(),
+    )
+    .await;
+    assert_eq!(fake.defrag_order(), ["b", "c", "a"]);
+    assert!(report.succeeded(), "{:?}", report.stopped);
 }
 
 /// etcd's applySnapshot/Defragment race (fixed in 3.4.38, 3.5.23, 3.6.5):

@@ -394,6 +394,34 @@ pub fn other_defrags(runs: &[EtcdDefrag], cluster: &str) -> Vec<crate::look::Oth
         .collect()
 }
 
+/// The policies in `policies` that stamp runs of EtcdCluster `cluster`:
+/// not suspended, not being deleted. Pure.
+pub fn cluster_policies(
+    policies: &[EtcdDefragPolicy],
+    cluster: &str,
+) -> Vec<crate::look::PolicySchedule> {
+    policies
+        .iter()
+        .filter(|p| p.spec.cluster_ref.name == cluster)
+        .filter(|p| p.spec.suspend != Some(true))
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .map(|p| crate::look::PolicySchedule {
+            policy: format!(
+                "{}/{}",
+                p.metadata.namespace.as_deref().unwrap_or(""),
+                p.metadata.name.as_deref().unwrap_or("")
+            ),
+            schedule: p.spec.schedule.clone(),
+            earliest: p
+                .status
+                .as_ref()
+                .and_then(|s| s.last_schedule_time.as_ref())
+                .or(p.metadata.creation_timestamp.as_ref())
+                .map(|t| t.0),
+        })
+        .collect()
+}
+
 /// Who drives a run, from the field manager of its latest status write.
 fn driver(run: &EtcdDefrag) -> String {
     let last = run

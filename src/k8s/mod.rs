@@ -315,25 +315,44 @@ pub async fn get_cluster(kube: &Kube, namespace: &str, name: &str) -> Result<Etc
     }
 }
 
-/// The unfinished EtcdDefrags of EtcdCluster `namespace/name`
-/// (`crd::other_defrags`), or why they could not be read. An API server
-/// that serves no EtcdDefrag kind has none.
-pub async fn active_defrags(
+/// What other processors do with EtcdCluster `namespace/name`: its
+/// unfinished EtcdDefrags (`crd::other_defrags`) and the policies that
+/// stamp its runs (`crd::cluster_policies`), or why they could not be
+/// read. An API server that serves no such kind has none of it.
+pub async fn outside(
     kube: &Kube,
     namespace: &str,
     name: &str,
-) -> std::result::Result<Vec<crate::look::OtherDefrag>, String> {
+) -> std::result::Result<crate::look::Outside, String> {
     let runs: Api<crd::EtcdDefrag> = Api::namespaced(kube.client.clone(), namespace);
-    match runs.list(&ListParams::default()).await {
-        Ok(list) => Ok(crd::other_defrags(&list.items, name)),
-        Err(kube::Error::Api(status)) if status.code == 404 => Ok(Vec::new()),
-        Err(e) => Err(describe(
-            kube,
-            &format!("list EtcdDefrags in namespace {namespace}"),
-            e,
-        )
-        .to_string()),
-    }
+    let policies: Api<crd::EtcdDefragPolicy> = Api::namespaced(kube.client.clone(), namespace);
+    let lp = ListParams::default();
+    let (runs, policies) = futures::join!(runs.list(&lp), policies.list(&lp));
+    let runs = match runs {
+        Ok(list) => crd::other_defrags(&list.items, name),
+        Err(kube::Error::Api(status)) if status.code == 404 => Vec::new(),
+        Err(e) => {
+            return Err(describe(
+                kube,
+                &format!("list EtcdDefrags in namespace {namespace}"),
+                e,
+            )
+            .to_string())
+        }
+    };
+    let policies = match policies {
+        Ok(list) => crd::cluster_policies(&list.items, name),
+        Err(kube::Error::Api(status)) if status.code == 404 => Vec::new(),
+        Err(e) => {
+            return Err(describe(
+                kube,
+                &format!("list EtcdDefragPolicies in namespace {namespace}"),
+                e,
+            )
+            .to_string())
+        }
+    };
+    Ok(crate::look::Outside { runs, policies })
 }
 
 /// Reads everything `resolve` needs for one cluster.

@@ -12,8 +12,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::look::{
-    AlarmKind, ClusterLook, MemberLook, MemberStatus, OtherDefrag, Probe, SnapshotWatch,
-    StatusError,
+    AlarmKind, ClusterLook, MemberLook, MemberStatus, Outside, Probe, SnapshotWatch, StatusError,
 };
 
 /// Default bound on raft lag, in entries. etcd itself stops accepting
@@ -113,6 +112,14 @@ pub enum GateReason {
     /// The EtcdDefrags of the cluster could not be read, so whether
     /// another processor is defragmenting it is not known.
     DefragRunsUnknown { detail: String },
+    /// A policy of the cluster keeps ticking inside the next member's
+    /// predicted defrag, after the sweep waited out its ticks a few times
+    /// (`exec`'s wait): its processor would start a sweep beside ours.
+    PolicyTickDue {
+        policy: String,
+        at: jiff::Timestamp,
+        window: Duration,
+    },
 }
 
 impl GateReason {
@@ -137,6 +144,7 @@ impl GateReason {
             GateReason::SnapshotInFlight { .. } => "SnapshotInFlight",
             GateReason::DefragRunActive { .. } => "DefragRunActive",
             GateReason::DefragRunsUnknown { .. } => "DefragRunsUnknown",
+            GateReason::PolicyTickDue { .. } => "PolicyTickDue",
         }
     }
 
@@ -160,7 +168,8 @@ impl GateReason {
             | GateReason::LookAged { .. }
             | GateReason::TermDisagreement { .. }
             | GateReason::DefragRunActive { .. }
-            | GateReason::DefragRunsUnknown { .. } => None,
+            | GateReason::DefragRunsUnknown { .. }
+            | GateReason::PolicyTickDue { .. } => None,
         }
     }
 
@@ -269,6 +278,14 @@ impl fmt::Display for GateReason {
                 f,
                 "could not read the cluster's EtcdDefrags, so a defrag another processor runs could not be ruled out: {detail}"
             ),
+            GateReason::PolicyTickDue { policy, at, window } => {
+                let (namespace, name) = policy.split_once('/').unwrap_or(("", policy));
+                write!(
+                    f,
+                    "EtcdDefragPolicy {policy} ticks again at {at}, inside the next member's defrag (about {}): its processor would start a sweep beside this one; suspend it for the sweep (kubectl patch etcddefragpolicy {name} -n {namespace} --type merge -p '{{\"spec\":{{\"suspend\":true}}}}') and resume it after",
+                    crate::quantity::format_duration(*window)
+                )
+            }
         }
     }
 }
@@ -317,9 +334,10 @@ impl From<&GateReason> for ReasonView {
 /// What other processors' runs say about a step, as read right before it
 /// (`k8s::active_defrags`): a reason per non-terminal run, or one when
 /// they could not be read (unknown is not safe). Pure.
-pub fn others(read: &Result<Vec<OtherDefrag>, String>) -> Vec<GateReason> {
+pub fn others(read: &Result<Outside, String>) -> Vec<GateReason> {
     match read {
-        Ok(runs) => runs
+        Ok(outside) => outside
+            .runs
             .iter()
             .map(|r| GateReason::DefragRunActive {
                 run: r.run.clone(),
@@ -331,6 +349,34 @@ pub fn others(read: &Result<Vec<OtherDefrag>, String>) -> Vec<GateReason> {
             detail: detail.clone(),
         }],
     }
+}
+
+/// The earliest tick, within `window` of `now`, of a policy of the cluster
+/// (each counted as its processor counts: from its last scheduled tick, a
+/// tick already due is due `now`): (policy, tick). A schedule that does
+/// not parse stamps nothing. Pure.
+pub fn tick_within(
+    outside: &Outside,
+    now: jiff::Timestamp,
+    window: Duration,
+) -> Option<(String, jiff::Timestamp)> {
+    use crate::plan::schedule::{Due, Schedule};
+    let end = now
+        .checked_add(jiff::SignedDuration::try_from(window).ok()?)
+        .ok()?;
+    outside
+        .policies
+        .iter()
+        .filter_map(|p| {
+            let schedule = Schedule::parse(&p.schedule).ok()?;
+            let at = match schedule.due(p.earliest.unwrap_or(now), now) {
+                Due::Tick { .. } => now,
+                Due::NotYet { next } => next,
+                Due::Never => return None,
+            };
+            (at <= end).then(|| (p.policy.clone(), at))
+        })
+        .min_by_key(|(_, at)| *at)
 }
 
 /// Evaluates the gate over a snapshot. Pure.
@@ -580,6 +626,79 @@ pub fn still_as_looked(
 mod tests {
     use super::*;
     use crate::look::{Alarm, MemberLook, MemberStatus};
+
+    /// A policy's tick counts when it falls within the window, counted as
+    /// its processor counts: from its last scheduled tick, a tick already
+    /// passed being due now; the earliest of several is named.
+    #[test]
+    fn a_policy_tick_counts_within_the_window() {
+        let at = |s: i64| jiff::Timestamp::from_second(s).unwrap();
+        let policy =
+            |name: &str, schedule: &str, earliest: Option<i64>| crate::look::PolicySchedule {
+                policy: format!("ns/{name}"),
+                schedule: schedule.into(),
+                earliest: earliest.map(at),
+            };
+        // 1_700_000_040 is 22:14:00 UTC, a minute boundary.
+        let minute = 1_700_000_040;
+        let window = Duration::from_secs(10);
+        type Case = (
+            &'static str,
+            Vec<crate::look::PolicySchedule>,
+            i64,
+            Option<(&'static str, i64)>,
+        );
+        let cases: Vec<Case> = vec![
+            ("no policy", vec![], minute + 55, None),
+            (
+                "the next minute is 5 s away",
+                vec![policy("minutely", "* * * * *", Some(minute))],
+                minute + 55,
+                Some(("ns/minutely", minute + 60)),
+            ),
+            (
+                "the next minute is 30 s away",
+                vec![policy("minutely", "* * * * *", Some(minute))],
+                minute + 30,
+                None,
+            ),
+            (
+                "a tick passed and not yet scheduled is due now",
+                vec![policy("minutely", "* * * * *", Some(minute - 120))],
+                minute + 30,
+                Some(("ns/minutely", minute + 30)),
+            ),
+            (
+                "no status: counted from now",
+                vec![policy("hourly", "@hourly", None)],
+                minute + 30,
+                None,
+            ),
+            (
+                "a schedule that does not parse stamps nothing",
+                vec![policy("broken", "not a schedule", Some(minute))],
+                minute + 55,
+                None,
+            ),
+            (
+                "the earliest of two",
+                vec![
+                    policy("slow", "* * * * *", Some(minute)),
+                    policy("fast", "@every 2s", Some(minute + 50)),
+                ],
+                minute + 51,
+                Some(("ns/fast", minute + 52)),
+            ),
+        ];
+        for (name, policies, now, want) in cases {
+            let outside = crate::look::Outside {
+                runs: vec![],
+                policies,
+            };
+            let got = tick_within(&outside, at(now), window);
+            assert_eq!(got, want.map(|(p, t)| (p.to_string(), at(t))), "{name}");
+        }
+    }
 
     /// A healthy 3-member cluster whose leader is member 1.
     fn healthy(n: u64) -> ClusterLook {

@@ -157,6 +157,9 @@ pub struct Watch {
     pub member_timeout: Duration,
     pub all_namespaces: bool,
     pub force_takeover: bool,
+    /// `--recheck-processors`: how often a running watcher asks again
+    /// whether another processor has been installed.
+    pub recheck_processors: Duration,
     pub lease_duration: Duration,
     pub metrics_address: Option<SocketAddr>,
     /// `--allow-probe-restart`, for every run.
@@ -186,11 +189,15 @@ pub fn defrag(args: &DefragArgs) -> Result<Defrag> {
         if args.lease_duration < Duration::from_secs(1) {
             return Err(Error::usage("--lease-duration must be at least 1s"));
         }
+        if args.recheck_processors < Duration::from_secs(1) {
+            return Err(Error::usage("--recheck-processors must be at least 1s"));
+        }
         return Ok(Defrag::Watch(Watch {
             move_leader: move_leader(args.move_leader, args.move_leader_above),
             member_timeout,
             all_namespaces: args.all_namespaces,
             force_takeover: args.force_takeover,
+            recheck_processors: args.recheck_processors,
             lease_duration: args.lease_duration,
             metrics_address: args.metrics_address,
             allow_probe_restart: args.allow_probe_restart,

@@ -78,6 +78,10 @@ pub fn gate(verdict: &GateVerdict, cluster: &str) -> Vec<Finding> {
                     Severity::Warning,
                     "a sweep of this cluster would wait for the run to finish".into(),
                 ),
+                GateReason::PolicyTickDue { .. } => (
+                    Severity::Warning,
+                    "a sweep waits out the policy's tick, and suspends nothing".into(),
+                ),
                 GateReason::DefragRunsUnknown { .. } => (
                     Severity::Warning,
                     "grant list on etcddefrags (group etcd-operator.cozystack.io) in the cluster's namespace".into(),
