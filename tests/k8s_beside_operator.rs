@@ -10,25 +10,8 @@
 mod support;
 
 use kubectl_etcd_testbed::LoggedDefrag;
-use serde_json::Value;
 use support::k8s::*;
 use support::*;
-
-fn plugin(kubeconfig: &std::path::Path, rest: &[&str]) -> Vec<String> {
-    let mut a = vec![
-        format!("--kubeconfig={}", kubeconfig.display()),
-        "--connect=direct".to_string(),
-    ];
-    a.extend(rest.iter().map(|s| s.to_string()));
-    a
-}
-
-fn now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
-}
 
 /// The defragmentations `fx`'s members logged since `since`.
 fn logged_since(fx: &Fixture, since: f64) -> Vec<LoggedDefrag> {
@@ -37,30 +20,6 @@ fn logged_since(fx: &Fixture, since: f64) -> Vec<LoggedDefrag> {
         .into_iter()
         .filter(|d| d.start >= since)
         .collect()
-}
-
-/// Each member of `fx` defragmented exactly once.
-fn every_member_once(fx: &Fixture, defrags: &[LoggedDefrag]) {
-    let mut members: Vec<usize> = defrags.iter().map(|d| d.member).collect();
-    members.sort();
-    assert_eq!(
-        members,
-        (0..fx.members.len()).collect::<Vec<_>>(),
-        "{}/{}: {defrags:?}",
-        fx.namespace,
-        fx.name
-    );
-}
-
-/// The entry of `ns/name` in a fleet report.
-fn entry<'a>(doc: &'a Value, ns: &str, name: &str) -> &'a Value {
-    doc["clusters"]
-        .as_array()
-        .and_then(|a| {
-            a.iter()
-                .find(|c| c["cluster"]["namespace"] == ns && c["cluster"]["name"] == name)
-        })
-        .unwrap_or_else(|| panic!("no cluster {ns}/{name} in {doc}"))
 }
 
 /// Another processor's run of a cluster (an unfinished EtcdDefrag naming

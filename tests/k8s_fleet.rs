@@ -15,26 +15,6 @@ use serde_json::Value;
 use support::k8s::*;
 use support::*;
 
-fn plugin(kubeconfig: &std::path::Path, rest: &[&str]) -> Vec<String> {
-    let mut a = vec![
-        format!("--kubeconfig={}", kubeconfig.display()),
-        "--connect=direct".to_string(),
-    ];
-    a.extend(rest.iter().map(|s| s.to_string()));
-    a
-}
-
-/// The entry of `ns/name` in a fleet report.
-fn entry<'a>(doc: &'a Value, ns: &str, name: &str) -> &'a Value {
-    doc["clusters"]
-        .as_array()
-        .and_then(|a| {
-            a.iter()
-                .find(|c| c["cluster"]["namespace"] == ns && c["cluster"]["name"] == name)
-        })
-        .unwrap_or_else(|| panic!("no cluster {ns}/{name} in {doc}"))
-}
-
 fn label(fx: &Fixture) -> String {
     format!("{}/{}", fx.namespace, fx.name)
 }
@@ -54,13 +34,6 @@ fn logged_since(fleet: &[&Fixture], since: f64) -> BTreeMap<String, Vec<LoggedDe
             (label(fx), mine)
         })
         .collect()
-}
-
-fn now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
 }
 
 /// Within each cluster no two defragmentations overlap; across clusters,
@@ -88,18 +61,6 @@ fn assert_concurrency(logged: &BTreeMap<String, Vec<LoggedDefrag>>, max: usize) 
             );
         }
     }
-}
-
-/// Each member of `fx` appears exactly once in `defrags`.
-fn every_member_once(fx: &Fixture, defrags: &[LoggedDefrag]) {
-    let mut members: Vec<usize> = defrags.iter().map(|d| d.member).collect();
-    members.sort();
-    assert_eq!(
-        members,
-        (0..fx.members.len()).collect::<Vec<_>>(),
-        "{}: {defrags:?}",
-        label(fx)
-    );
 }
 
 /// Three fragmented EtcdClusters in two namespaces, swept in turn: a dry

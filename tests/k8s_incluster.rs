@@ -160,6 +160,11 @@ async fn account_of(
             _ => {}
         }
     }
+    token(client, ns, account).await
+}
+
+/// A TokenRequest token for ServiceAccount `account` of `ns`, for an hour.
+async fn token(client: &Client, ns: &str, account: &str) -> String {
     let request: TokenRequest = serde_json::from_value(json!({
         "apiVersion": "authentication.k8s.io/v1",
         "kind": "TokenRequest",
@@ -506,17 +511,7 @@ async fn without_the_rbac_read_the_watcher_refuses_to_start() {
             .await
             .unwrap();
         bind(&client, ns, &format!("kubectl-etcd-{ns}"), ACCOUNT).await;
-        let request: TokenRequest = serde_json::from_value(json!({
-            "apiVersion": "authentication.k8s.io/v1",
-            "kind": "TokenRequest",
-            "spec": {"expirationSeconds": 3600},
-        }))
-        .unwrap();
-        let issued: TokenRequest = Api::<ServiceAccount>::namespaced(client.clone(), ns)
-            .create_subresource("token", ACCOUNT, &PostParams::default(), &request)
-            .await
-            .unwrap();
-        issued.status.and_then(|s| s.token).unwrap()
+        token(&client, ns, ACCOUNT).await
     };
     let out = tokio::time::timeout(
         Duration::from_secs(60),

@@ -25,13 +25,6 @@ use support::operator::*;
 const NS: &str = "etcd";
 const CLUSTERS: [&str; 2] = ["one", "two"];
 
-fn now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
-}
-
 fn seconds_of(time: &Value) -> Option<f64> {
     let text = time.as_str()?;
     let t: jiff::Timestamp = text.parse().ok()?;

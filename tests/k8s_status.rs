@@ -9,15 +9,6 @@ mod support;
 use support::k8s::*;
 use support::*;
 
-fn plugin(kubeconfig: &std::path::Path, rest: &[&str]) -> Vec<String> {
-    let mut a = vec![
-        format!("--kubeconfig={}", kubeconfig.display()),
-        "--connect=direct".to_string(),
-    ];
-    a.extend(rest.iter().map(|s| s.to_string()));
-    a
-}
-
 /// Asserts a `status -o json` document shows every member of the fixture,
 /// all reachable, with the leader etcd itself names.
 async fn assert_status_matches(doc: &serde_json::Value, fx: &Fixture) {

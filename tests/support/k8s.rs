@@ -726,3 +726,47 @@ pub async fn grant(
         &format!("system:serviceaccount:{ns}:{account}"),
     )
 }
+
+/// The tool's arguments in plugin mode against the test bed's API
+/// server: `--kubeconfig` and direct connections to the member Pods.
+pub fn plugin(kubeconfig: &std::path::Path, rest: &[&str]) -> Vec<String> {
+    let mut a = vec![
+        format!("--kubeconfig={}", kubeconfig.display()),
+        "--connect=direct".to_string(),
+    ];
+    a.extend(rest.iter().map(|s| s.to_string()));
+    a
+}
+
+/// Seconds since the epoch, as the members' logs time their records.
+pub fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// The entry of `ns/name` in a fleet report.
+pub fn entry<'a>(doc: &'a serde_json::Value, ns: &str, name: &str) -> &'a serde_json::Value {
+    doc["clusters"]
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find(|c| c["cluster"]["namespace"] == ns && c["cluster"]["name"] == name)
+        })
+        .unwrap_or_else(|| panic!("no cluster {ns}/{name} in {doc}"))
+}
+
+/// Asserts `defrags` (from `fx`'s members' own logs) hold each member of
+/// `fx` exactly once.
+pub fn every_member_once(fx: &Fixture, defrags: &[kubectl_etcd_testbed::LoggedDefrag]) {
+    let mut members: Vec<usize> = defrags.iter().map(|d| d.member).collect();
+    members.sort();
+    assert_eq!(
+        members,
+        (0..fx.members.len()).collect::<Vec<_>>(),
+        "{}/{}: {defrags:?}",
+        fx.namespace,
+        fx.name
+    );
+}
