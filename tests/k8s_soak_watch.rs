@@ -60,6 +60,15 @@ impl Watchers {
         let post = PostParams::default();
         let bound = retried(&[409], || bindings.create(&post, &binding)).await;
         assert!(bound, "the RoleBinding of {account} could not be created");
+        // And the RBAC read by which it rules out another processor.
+        let (role, read) = processors_read(&self.ns, &account);
+        let roles: Api<k8s_openapi::api::rbac::v1::ClusterRole> = Api::all(client.clone());
+        let reads: Api<k8s_openapi::api::rbac::v1::ClusterRoleBinding> = Api::all(client.clone());
+        assert!(retried(&[409], || roles.create(&post, &role)).await);
+        assert!(
+            retried(&[409], || reads.create(&post, &read)).await,
+            "the RBAC read of {account} could not be granted"
+        );
         let kubeconfig = kubeconfig_as(
             &format!("{}-{account}.yaml", self.ns),
             &self.ns,

@@ -468,6 +468,7 @@ async fn the_watch_role_lets_policies_stamp_and_each_policy_rule_is_needed() {
             "kubectl-etcd-watch",
         )
         .await;
+        grant_processors_read(&client, &ns, "kubectl-etcd-watch").await;
         create_policy(
             &client,
             &ns,

@@ -269,24 +269,36 @@ pub struct ForeignWriter {
     pub at: Timestamp,
 }
 
-/// The status writes of `run`: (field manager, when).
-fn status_writes(run: &EtcdDefrag) -> impl Iterator<Item = (&str, Option<Timestamp>)> {
+/// The status writes of `run`: (field manager, when, whether it owns the
+/// phase or the conditions).
+fn status_writes(run: &EtcdDefrag) -> impl Iterator<Item = (&str, Option<Timestamp>, bool)> {
     run.metadata
         .managed_fields
         .iter()
         .flatten()
         .filter(|e| e.subresource.as_deref() == Some("status"))
-        .filter_map(|e| Some((e.manager.as_deref()?, e.time.as_ref().map(|t| t.0))))
+        .filter_map(|e| {
+            let status = e.fields_v1.as_ref().map(|f| &f.0["f:status"]);
+            let processes = status
+                .is_some_and(|s| s.get("f:phase").is_some() || s.get("f:conditions").is_some());
+            Some((
+                e.manager.as_deref()?,
+                e.time.as_ref().map(|t| t.0),
+                processes,
+            ))
+        })
 }
 
-/// The field manager other than `ours` that has written `run`'s status,
-/// whenever it did: another processor drives this run, and `--watch`
-/// must never send a Defragment for it (issue 37). Pure.
+/// The field manager other than `ours` that has processed `run`, whenever
+/// it did: it owns the run's phase or conditions, as every processor's
+/// status write does (someone editing `startedAt` alone does not). Another
+/// processor drives this run, and `--watch` must never send a Defragment
+/// for it (issue 37). Pure.
 pub fn other_status_writer(run: &EtcdDefrag, ours: &str) -> Option<String> {
     status_writes(run)
-        .filter(|(manager, _)| *manager != ours)
-        .max_by_key(|(_, at)| *at)
-        .map(|(manager, _)| manager.to_string())
+        .filter(|(manager, _, processes)| *manager != ours && *processes)
+        .max_by_key(|(_, at, _)| *at)
+        .map(|(manager, _, _)| manager.to_string())
 }
 
 /// The most recent status write in `runs` by a manager other than `ours`
@@ -304,8 +316,8 @@ pub fn foreign_status_writer(
                 run.metadata.name.as_deref().unwrap_or("")
             );
             status_writes(run)
-                .filter(|(manager, _)| *manager != ours)
-                .filter_map(move |(manager, at)| {
+                .filter(|(manager, _, _)| *manager != ours)
+                .filter_map(move |(manager, at, _)| {
                     Some(ForeignWriter {
                         manager: manager.to_string(),
                         run: name.clone(),
@@ -363,6 +375,12 @@ mod tests {
                     manager: Some(manager.to_string()),
                     subresource: (!sub.is_empty()).then(|| sub.to_string()),
                     time: Some(Time(Timestamp::from_second(*secs).unwrap())),
+                    // A status write owns what a processor writes.
+                    fields_v1: (!sub.is_empty()).then(|| {
+                        k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+                            serde_json::json!({"f:status": {".": {}, "f:phase": {}, "f:conditions": {}}}),
+                        )
+                    }),
                     ..Default::default()
                 })
                 .collect(),
@@ -592,6 +610,24 @@ mod tests {
 
     const GROUP_: &str = crate::contract::GROUP;
 
+    /// A run whose status someone other than a processor edited: only
+    /// `startedAt` (as a test that moves a deadline does).
+    fn started_at_edited() -> EtcdDefrag {
+        let mut r = run("a", &[("kubectl-etcd", "status", 1)]);
+        if let Some(fields) = r.metadata.managed_fields.as_mut() {
+            fields.push(ManagedFieldsEntry {
+                manager: Some("kubectl-patch".into()),
+                subresource: Some("status".into()),
+                time: Some(Time(Timestamp::from_second(2).unwrap())),
+                fields_v1: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+                    serde_json::json!({"f:status": {"f:startedAt": {}}}),
+                )),
+                ..Default::default()
+            });
+        }
+        r
+    }
+
     #[test]
     fn another_status_writer_is_named_whenever_it_wrote() {
         let cases: Vec<(&str, EtcdDefrag, Option<&str>)> = vec![
@@ -618,6 +654,11 @@ mod tests {
                 "the latest of two others",
                 run("a", &[("manager", "status", 1), ("someone", "status", 3)]),
                 Some("someone"),
+            ),
+            (
+                "an edit of startedAt alone is not processing",
+                started_at_edited(),
+                None,
             ),
         ];
         for (name, r, want) in cases {

@@ -770,3 +770,49 @@ pub fn every_member_once(fx: &Fixture, defrags: &[kubectl_etcd_testbed::LoggedDe
         fx.name
     );
 }
+
+/// `deploy/watch/rbac.yaml`'s second ClusterRole (who may write EtcdDefrag
+/// status: the watcher refuses to start without reading it) and a
+/// ClusterRoleBinding of it for ServiceAccount `account` of `ns`.
+pub fn processors_read(
+    ns: &str,
+    account: &str,
+) -> (
+    k8s_openapi::api::rbac::v1::ClusterRole,
+    k8s_openapi::api::rbac::v1::ClusterRoleBinding,
+) {
+    let role = manifest("deploy/watch/rbac.yaml")
+        .into_iter()
+        .find(|d| {
+            d["kind"] == "ClusterRole" && d["metadata"]["name"] == "kubectl-etcd-watch-processors"
+        })
+        .expect("deploy/watch/rbac.yaml has kubectl-etcd-watch-processors");
+    let binding = json!({
+        "metadata": {"name": format!("kubectl-etcd-watch-processors-{ns}-{account}")},
+        "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": ns}],
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                    "name": "kubectl-etcd-watch-processors"},
+    });
+    (
+        serde_json::from_value(role).unwrap(),
+        serde_json::from_value(binding).unwrap(),
+    )
+}
+
+/// Grants [`processors_read`] (the ClusterRole once per API server).
+pub async fn grant_processors_read(client: &Client, ns: &str, account: &str) {
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+    let (role, binding) = processors_read(ns, account);
+    match Api::<ClusterRole>::all(client.clone())
+        .create(&PostParams::default(), &role)
+        .await
+    {
+        Ok(_) => {}
+        Err(kube::Error::Api(e)) if e.code == 409 => {}
+        Err(e) => panic!("create ClusterRole kubectl-etcd-watch-processors: {e}"),
+    }
+    Api::<ClusterRoleBinding>::all(client.clone())
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+}
