@@ -309,5 +309,38 @@ async fn sweeps_policies_and_a_watcher_beside_the_operators_controller_never_ove
         per_member.join(", ")
     );
     assert!(completed > 0, "no sweep of ours ever completed");
-    assert!(operator_runs > 0, "the operator's policy never ran");
+    let runs_seen: Vec<String> = all_runs
+        .iter()
+        .map(|r| {
+            format!(
+                "{}: {}",
+                r.metadata.name.as_deref().unwrap_or("?"),
+                r.data["status"]
+            )
+        })
+        .collect();
+    let operator_log = {
+        let pods: Api<Pod> = Api::namespaced(bed.client.clone(), "etcd-operator-system");
+        let mut text = String::new();
+        for pod in pods.list(&ListParams::default()).await.unwrap().items {
+            let name = pod.metadata.name.unwrap_or_default();
+            let log = pods
+                .logs(
+                    &name,
+                    &LogParams {
+                        tail_lines: Some(40),
+                        ..LogParams::default()
+                    },
+                )
+                .await
+                .unwrap_or_default();
+            text.push_str(&log);
+        }
+        text
+    };
+    assert!(
+        operator_runs > 0,
+        "the operator's policy never ran to the end:\n{}\noperator log:\n{operator_log}",
+        runs_seen.join("\n")
+    );
 }

@@ -67,7 +67,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
         }
     };
     // Another processor (the operator's own controller) has written this
-    // run's status: it drives the run, and a second sweep beside its own
+    // run's phase or conditions: it drives the run, and a second sweep beside its own
     // could defragment two members at once. Left alone, for good.
     if !finished {
         if let Err(e) = not_driven_by_another(&run) {
@@ -503,14 +503,14 @@ impl Observer for Persist<'_> {
     }
 }
 
-/// Refuses a run whose status another field manager has written
-/// (`takeover::other_status_writer`): asked at the start of every pass and
-/// again on the object the note before each Defragment returned.
+/// Refuses a run whose phase or conditions another field manager has
+/// written (`takeover::other_status_writer`): asked at the start of every
+/// pass and again on the object the note before each Defragment returned.
 fn not_driven_by_another(run: &EtcdDefrag) -> Result<(), Error> {
     match super::takeover::other_status_writer(run, context::FIELD_MANAGER) {
         None => Ok(()),
         Some(manager) => Err(Error::Tool(crate::Error::Resolve(format!(
-            "EtcdDefrag {}/{}: its status was written by field manager {manager:?} (\"manager\" is the etcd-operator's own defrag controller): another processor drives this run, so --watch sends no Defragment for it",
+            "EtcdDefrag {}/{}: its phase or conditions were written by field manager {manager:?} (\"manager\" is the etcd-operator's own defrag controller): another processor drives this run, so --watch sends no Defragment for it",
             run.namespace().unwrap_or_default(),
             run.name_any()
         )))),

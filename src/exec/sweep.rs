@@ -423,10 +423,20 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 .as_ref()
                 .ok()
                 .and_then(|o| gate::tick_within(o, now, window));
-            let Some((policy, at)) = tick else {
+            let Some(gate::DueTick {
+                policy,
+                at,
+                overdue,
+            }) = tick
+            else {
                 return Ok(gate::others(&read));
             };
-            let reason = gate::GateReason::PolicyTickDue { policy, at, window };
+            let reason = gate::GateReason::PolicyTickDue {
+                policy,
+                at,
+                window,
+                overdue,
+            };
             if waits >= MAX_TICK_WAITS {
                 return Ok(vec![reason]);
             }

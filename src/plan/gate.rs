@@ -119,6 +119,9 @@ pub enum GateReason {
         policy: String,
         at: jiff::Timestamp,
         window: Duration,
+        /// The tick its processor has not acted on yet, when one is
+        /// already due (`at` is then the moment of asking).
+        overdue: Option<jiff::Timestamp>,
     },
 }
 
@@ -278,12 +281,27 @@ impl fmt::Display for GateReason {
                 f,
                 "could not read the cluster's EtcdDefrags, so a defrag another processor runs could not be ruled out: {detail}"
             ),
-            GateReason::PolicyTickDue { policy, at, window } => {
+            GateReason::PolicyTickDue {
+                policy,
+                at,
+                window,
+                overdue,
+            } => {
                 let (namespace, name) = policy.split_once('/').unwrap_or(("", policy));
+                match overdue {
+                    Some(tick) => write!(
+                        f,
+                        "EtcdDefragPolicy {policy} has had a tick due since {tick} that its processor has not acted on (its status says so): it may stamp a run at any moment, and that run's sweep would start beside this one"
+                    )?,
+                    None => write!(
+                        f,
+                        "EtcdDefragPolicy {policy} ticks again at {at}, inside the next member's defrag (about {}): its processor would start a sweep beside this one",
+                        crate::quantity::format_duration(*window)
+                    )?,
+                }
                 write!(
                     f,
-                    "EtcdDefragPolicy {policy} ticks again at {at}, inside the next member's defrag (about {}): its processor would start a sweep beside this one; suspend it for the sweep (kubectl patch etcddefragpolicy {name} -n {namespace} --type merge -p '{{\"spec\":{{\"suspend\":true}}}}') and resume it after",
-                    crate::quantity::format_duration(*window)
+                    "; suspend it for the sweep (kubectl patch etcddefragpolicy {name} -n {namespace} --type merge -p '{{\"spec\":{{\"suspend\":true}}}}') and resume it after"
                 )
             }
         }
@@ -355,11 +373,7 @@ pub fn others(read: &Result<Outside, String>) -> Vec<GateReason> {
 /// (each counted as its processor counts: from its last scheduled tick, a
 /// tick already due is due `now`): (policy, tick). A schedule that does
 /// not parse stamps nothing. Pure.
-pub fn tick_within(
-    outside: &Outside,
-    now: jiff::Timestamp,
-    window: Duration,
-) -> Option<(String, jiff::Timestamp)> {
+pub fn tick_within(outside: &Outside, now: jiff::Timestamp, window: Duration) -> Option<DueTick> {
     use crate::plan::schedule::{Due, Schedule};
     let end = now
         .checked_add(jiff::SignedDuration::try_from(window).ok()?)
@@ -369,14 +383,29 @@ pub fn tick_within(
         .iter()
         .filter_map(|p| {
             let schedule = Schedule::parse(&p.schedule).ok()?;
-            let at = match schedule.due(p.earliest.unwrap_or(now), now) {
-                Due::Tick { .. } => now,
-                Due::NotYet { next } => next,
+            let (at, overdue) = match schedule.due(p.earliest.unwrap_or(now), now) {
+                Due::Tick { at, .. } => (now, Some(at)),
+                Due::NotYet { next } => (next, None),
                 Due::Never => return None,
             };
-            (at <= end).then(|| (p.policy.clone(), at))
+            (at <= end).then(|| DueTick {
+                policy: p.policy.clone(),
+                at,
+                overdue,
+            })
         })
-        .min_by_key(|(_, at)| *at)
+        .min_by_key(|t| t.at)
+}
+
+/// A policy's tick inside a window ([`tick_within`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueTick {
+    /// `namespace/name`.
+    pub policy: String,
+    /// When it falls: `now` for a tick already due.
+    pub at: jiff::Timestamp,
+    /// The tick already due that its processor has not acted on.
+    pub overdue: Option<jiff::Timestamp>,
 }
 
 /// Evaluates the gate over a snapshot. Pure.
@@ -695,9 +724,19 @@ mod tests {
                 runs: vec![],
                 policies,
             };
-            let got = tick_within(&outside, at(now), window);
+            let got = tick_within(&outside, at(now), window).map(|t| (t.policy, t.at));
             assert_eq!(got, want.map(|(p, t)| (p.to_string(), at(t))), "{name}");
         }
+        // A tick already due names the tick its processor has not acted on.
+        let overdue = tick_within(
+            &crate::look::Outside {
+                runs: vec![],
+                policies: vec![policy("minutely", "* * * * *", Some(minute - 120))],
+            },
+            at(minute + 30),
+            window,
+        );
+        assert_eq!(overdue.and_then(|t| t.overdue), Some(at(minute)));
     }
 
     /// A healthy 3-member cluster whose leader is member 1.

@@ -166,6 +166,36 @@ pub async fn deploy(client: Client, which: Operator, etcd_repository: &str) -> R
         )
         .await
         .map_err(|e| format!("create ClusterRoleBinding {role_name}: {e}"))?;
+    if which.defrags() {
+        // The operator's defect, found here: its policy stamps each run
+        // with a blockOwnerDeletion owner reference to the policy, and its
+        // chart grants no `update` on `etcddefragpolicies/finalizers`, so
+        // where OwnerReferencesPermissionEnforcement is on (as on this
+        // API server, and OpenShift) every stamp is refused and no policy
+        // ever fires. Granted apart, so its own rules stay as shipped.
+        let workaround = format!("{OPERATOR_NAME}-testbed-policy-finalizers");
+        let mut role: ClusterRole = object(serde_json::json!({"metadata": {"name": workaround}}))?;
+        role.rules = Some(vec![object(serde_json::json!({
+            "apiGroups": ["etcd-operator.cozystack.io"],
+            "resources": ["etcddefragpolicies/finalizers"],
+            "verbs": ["update"],
+        }))?]);
+        cluster_roles
+            .create(&pp, &role)
+            .await
+            .map_err(|e| format!("create ClusterRole {workaround}: {e}"))?;
+        bindings
+            .create(
+                &pp,
+                &object(serde_json::json!({
+                    "metadata": {"name": workaround},
+                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": workaround},
+                    "subjects": subject,
+                }))?,
+            )
+            .await
+            .map_err(|e| format!("create ClusterRoleBinding {workaround}: {e}"))?;
+    }
     // Leader election, as controller-runtime does it: a Lease (and events).
     let election = format!("{OPERATOR_NAME}-leader-election");
     let roles: Api<Role> = Api::namespaced(client.clone(), ns);
