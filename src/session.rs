@@ -78,7 +78,7 @@ impl crate::exec::Others for ClusterRuns {
     fn active(
         &self,
     ) -> futures::future::BoxFuture<'_, std::result::Result<crate::look::Outside, String>> {
-        Box::pin(k8s::outside(&self.kube, &self.namespace, &self.name))
+        Box::pin(k8s::runs::outside(&self.kube, &self.namespace, &self.name))
     }
 }
 

@@ -302,7 +302,10 @@ async fn sweeps_policies_and_a_watcher_beside_the_operators_controller_never_ove
                 }
             }
         }
-        report.push_str(&format!("{cluster}: {} defrags in the logs\n", defrags.len()));
+        report.push_str(&format!(
+            "{cluster}: {} defrags in the logs\n",
+            defrags.len()
+        ));
     }
     let completed: usize = sweeps
         .iter()

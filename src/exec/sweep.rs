@@ -2,6 +2,7 @@
 //! one member, wait for its return. `Sweep::run` strings them together; each
 //! step is small enough to read on one screen.
 
+mod beside;
 mod handover;
 
 use std::collections::BTreeSet;
@@ -85,19 +86,6 @@ const MAX_RELOOKS: u32 = 5;
 /// (`gate::still_as_looked`), before the run stops: leadership that keeps
 /// moving is no time for maintenance.
 const MAX_CHANGED_IN_A_ROW: u32 = 3;
-
-/// How long after a policy's tick its run is looked for: the operator
-/// stamps it within its next reconcile, and its defrag controller starts
-/// on it at once.
-const TICK_GRACE: Duration = Duration::from_secs(5);
-
-/// Added to twice the next member's predicted defrag, for a tick to count
-/// as inside it.
-const TICK_MARGIN: Duration = Duration::from_secs(5);
-
-/// Ticks waited out before one step, before the tick refuses it (a
-/// schedule faster than one member's defrag).
-const MAX_TICK_WAITS: u32 = 3;
 
 /// The pause before looking again: a heartbeat (100 ms) carries a new
 /// term to every member.
@@ -400,57 +388,6 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 return Gated::Stop(h.reason(None));
             }
             backoff = (backoff * 2).min(Duration::from_secs(5));
-        }
-    }
-
-    /// What other processors say about defragmenting `next` now
-    /// (`RunInput::others`): the gate reasons their runs give. A policy
-    /// tick due within twice the member's predicted defrag (and
-    /// [`TICK_MARGIN`]) is waited out until [`TICK_GRACE`] after it, when
-    /// its run, if it stamped one, is there to see; after
-    /// [`MAX_TICK_WAITS`] such waits the tick is the reason.
-    async fn outside(&self, next: &PlannedMember) -> Result<Vec<gate::GateReason>, StopReason> {
-        let Some(others) = self.others.as_deref() else {
-            return Ok(Vec::new());
-        };
-        let (predicted, _) = crate::plan::defrag::predict(next.in_use, &self.measured);
-        let window = Duration::from_secs_f64(2.0 * predicted) + TICK_MARGIN;
-        let mut waits = 0;
-        loop {
-            let read = others.active().await;
-            let now = jiff::Timestamp::now();
-            let tick = read
-                .as_ref()
-                .ok()
-                .and_then(|o| gate::tick_within(o, now, window));
-            let Some(gate::DueTick {
-                policy,
-                at,
-                overdue,
-            }) = tick
-            else {
-                return Ok(gate::others(&read));
-            };
-            let reason = gate::GateReason::PolicyTickDue {
-                policy,
-                at,
-                window,
-                overdue,
-            };
-            if waits >= MAX_TICK_WAITS {
-                return Ok(vec![reason]);
-            }
-            waits += 1;
-            let wait = Duration::try_from(at.duration_since(now))
-                .unwrap_or_default()
-                .saturating_add(TICK_GRACE);
-            self.observer
-                .event(RunEvent::GateRefused {
-                    reasons: vec![reason],
-                    retry_in: Some(wait),
-                })
-                .await;
-            self.control.sleep(wait).await.map_err(|h| h.reason(None))?;
         }
     }
 

@@ -7,6 +7,7 @@ pub mod crd;
 pub mod objects;
 pub mod placement;
 pub mod portforward;
+pub mod runs;
 pub mod service;
 
 use std::collections::BTreeMap;
@@ -313,46 +314,6 @@ pub async fn get_cluster(kube: &Kube, namespace: &str, name: &str) -> Result<Etc
             e,
         )),
     }
-}
-
-/// What other processors do with EtcdCluster `namespace/name`: its
-/// unfinished EtcdDefrags (`crd::other_defrags`) and the policies that
-/// stamp its runs (`crd::cluster_policies`), or why they could not be
-/// read. An API server that serves no such kind has none of it.
-pub async fn outside(
-    kube: &Kube,
-    namespace: &str,
-    name: &str,
-) -> std::result::Result<crate::look::Outside, String> {
-    let runs: Api<crd::EtcdDefrag> = Api::namespaced(kube.client.clone(), namespace);
-    let policies: Api<crd::EtcdDefragPolicy> = Api::namespaced(kube.client.clone(), namespace);
-    let lp = ListParams::default();
-    let (runs, policies) = futures::join!(runs.list(&lp), policies.list(&lp));
-    let runs = match runs {
-        Ok(list) => crd::other_defrags(&list.items, name),
-        Err(kube::Error::Api(status)) if status.code == 404 => Vec::new(),
-        Err(e) => {
-            return Err(describe(
-                kube,
-                &format!("list EtcdDefrags in namespace {namespace}"),
-                e,
-            )
-            .to_string())
-        }
-    };
-    let policies = match policies {
-        Ok(list) => crd::cluster_policies(&list.items, name),
-        Err(kube::Error::Api(status)) if status.code == 404 => Vec::new(),
-        Err(e) => {
-            return Err(describe(
-                kube,
-                &format!("list EtcdDefragPolicies in namespace {namespace}"),
-                e,
-            )
-            .to_string())
-        }
-    };
-    Ok(crate::look::Outside { runs, policies })
 }
 
 /// Reads everything `resolve` needs for one cluster.

@@ -1,0 +1,250 @@
+//! What other processors do with a cluster, as the one-shot sweep asks
+//! before each step (`exec::Others`, through `session::ClusterRuns`): its
+//! unfinished EtcdDefrags, who drives each, and the EtcdDefragPolicies that
+//! stamp its runs. Read from the API server; turned into plain data
+//! (`look::Outside`) by the pure functions below.
+
+use kube::api::{Api, ListParams};
+
+use super::crd::{DefragPhase, EtcdDefrag, EtcdDefragPolicy, EtcdDefragStatus};
+use super::Kube;
+
+/// What other processors do with EtcdCluster `namespace/name`: its
+/// unfinished EtcdDefrags (`other_defrags`) and the policies that
+/// stamp its runs (`cluster_policies`), or why they could not be
+/// read. An API server that serves no such kind has none of it.
+pub async fn outside(
+    kube: &Kube,
+    namespace: &str,
+    name: &str,
+) -> std::result::Result<crate::look::Outside, String> {
+    let runs: Api<EtcdDefrag> = Api::namespaced(kube.client.clone(), namespace);
+    let policies: Api<EtcdDefragPolicy> = Api::namespaced(kube.client.clone(), namespace);
+    let lp = ListParams::default();
+    let (runs, policies) = futures::join!(runs.list(&lp), policies.list(&lp));
+    let runs = match runs {
+        Ok(list) => other_defrags(&list.items, name),
+        Err(kube::Error::Api(status)) if status.code == 404 => Vec::new(),
+        Err(e) => {
+            return Err(super::describe(
+                kube,
+                &format!("list EtcdDefrags in namespace {namespace}"),
+                e,
+            )
+            .to_string())
+        }
+    };
+    let policies = match policies {
+        Ok(list) => cluster_policies(&list.items, name),
+        Err(kube::Error::Api(status)) if status.code == 404 => Vec::new(),
+        Err(e) => {
+            return Err(super::describe(
+                kube,
+                &format!("list EtcdDefragPolicies in namespace {namespace}"),
+                e,
+            )
+            .to_string())
+        }
+    };
+    Ok(crate::look::Outside { runs, policies })
+}
+
+/// The runs in `runs` that target EtcdCluster `cluster` and are not
+/// finished, oldest first, with who drives each (`look::OtherDefrag`).
+/// Pure.
+pub fn other_defrags(runs: &[EtcdDefrag], cluster: &str) -> Vec<crate::look::OtherDefrag> {
+    let mut active: Vec<&EtcdDefrag> = runs
+        .iter()
+        .filter(|r| r.spec.cluster_ref.name == cluster)
+        .filter(|r| !r.status.as_ref().is_some_and(EtcdDefragStatus::is_terminal))
+        .filter(|r| r.metadata.deletion_timestamp.is_none())
+        .collect();
+    active.sort_by_key(|r| {
+        (
+            r.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            r.metadata.name.clone(),
+        )
+    });
+    active
+        .into_iter()
+        .map(|r| crate::look::OtherDefrag {
+            run: format!(
+                "{}/{}",
+                r.metadata.namespace.as_deref().unwrap_or(""),
+                r.metadata.name.as_deref().unwrap_or("")
+            ),
+            phase: r
+                .status
+                .as_ref()
+                .map_or(DefragPhase::Pending, EtcdDefragStatus::phase_or_pending)
+                .as_str()
+                .to_string(),
+            driver: driver(r),
+        })
+        .collect()
+}
+
+/// The policies in `policies` that stamp runs of EtcdCluster `cluster`:
+/// not suspended, not being deleted. Pure.
+pub fn cluster_policies(
+    policies: &[EtcdDefragPolicy],
+    cluster: &str,
+) -> Vec<crate::look::PolicySchedule> {
+    policies
+        .iter()
+        .filter(|p| p.spec.cluster_ref.name == cluster)
+        .filter(|p| p.spec.suspend != Some(true))
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .map(|p| crate::look::PolicySchedule {
+            policy: format!(
+                "{}/{}",
+                p.metadata.namespace.as_deref().unwrap_or(""),
+                p.metadata.name.as_deref().unwrap_or("")
+            ),
+            schedule: p.spec.schedule.clone(),
+            earliest: p
+                .status
+                .as_ref()
+                .and_then(|s| s.last_schedule_time.as_ref())
+                .or(p.metadata.creation_timestamp.as_ref())
+                .map(|t| t.0),
+        })
+        .collect()
+}
+
+/// Who drives a run, from the field manager of its latest status write.
+fn driver(run: &EtcdDefrag) -> String {
+    let last = run
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|e| e.subresource.as_deref() == Some("status"))
+        .max_by_key(|e| e.time.as_ref().map(|t| t.0));
+    match last.and_then(|e| e.manager.as_deref()) {
+        Some(crate::contract::OPERATOR_FIELD_MANAGER) => {
+            "driven by the etcd-operator's defrag controller".into()
+        }
+        Some(crate::contract::WATCH_FIELD_MANAGER) => {
+            "driven by kubectl etcd defrag --watch".into()
+        }
+        Some(other) => format!("driven by field manager {other:?}"),
+        None => "not picked up by any processor yet".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::k8s::crd::{DefragPhase, EtcdDefragSpec, EtcdDefragStatus, NameRef};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+    fn run(
+        name: &str,
+        cluster: &str,
+        phase: Option<&str>,
+        manager: Option<&str>,
+        created: i64,
+    ) -> EtcdDefrag {
+        let mut r = EtcdDefrag::new(
+            name,
+            EtcdDefragSpec {
+                cluster_ref: NameRef {
+                    name: cluster.into(),
+                },
+                ..Default::default()
+            },
+        );
+        r.metadata.namespace = Some("ns".into());
+        r.metadata.creation_timestamp = Some(Time(jiff::Timestamp::from_second(created).unwrap()));
+        r.status = phase.map(|p| EtcdDefragStatus {
+            phase: DefragPhase::parse(p),
+            ..Default::default()
+        });
+        r.metadata.managed_fields = manager.map(|m| {
+            vec![
+                ManagedFieldsEntry {
+                    manager: Some("kubectl-client-side-apply".into()),
+                    time: Some(Time(jiff::Timestamp::from_second(created).unwrap())),
+                    ..Default::default()
+                },
+                ManagedFieldsEntry {
+                    manager: Some(m.into()),
+                    subresource: Some("status".into()),
+                    time: Some(Time(jiff::Timestamp::from_second(created + 1).unwrap())),
+                    ..Default::default()
+                },
+            ]
+        });
+        r
+    }
+
+    #[test]
+    fn other_defrags_are_the_unfinished_runs_of_the_cluster_oldest_first() {
+        type Case = (
+            &'static str,
+            Vec<EtcdDefrag>,
+            Vec<(&'static str, &'static str, &'static str)>,
+        );
+        let cases: Vec<Case> = vec![
+            ("none", vec![], vec![]),
+            (
+                "finished runs do not count",
+                vec![
+                    run("a", "etcd", Some("Complete"), Some("manager"), 1),
+                    run("b", "etcd", Some("Failed"), Some("manager"), 2),
+                ],
+                vec![],
+            ),
+            (
+                "another cluster's run does not count",
+                vec![run("a", "other", Some("Running"), Some("manager"), 1)],
+                vec![],
+            ),
+            (
+                "a new run with no status is Pending and not picked up",
+                vec![run("a", "etcd", None, None, 1)],
+                vec![("ns/a", "Pending", "not picked up by any processor yet")],
+            ),
+            (
+                "the operator's, the watcher's and a stranger's, oldest first",
+                vec![
+                    run("c", "etcd", Some("Pending"), Some("someone"), 3),
+                    run("a", "etcd", Some("Running"), Some("manager"), 1),
+                    run("b", "etcd", Some("Running"), Some("kubectl-etcd"), 2),
+                ],
+                vec![
+                    (
+                        "ns/a",
+                        "Running",
+                        "driven by the etcd-operator's defrag controller",
+                    ),
+                    ("ns/b", "Running", "driven by kubectl etcd defrag --watch"),
+                    ("ns/c", "Pending", "driven by field manager \"someone\""),
+                ],
+            ),
+            (
+                "an unknown phase string is not finished",
+                vec![run("a", "etcd", Some("Paused"), Some("manager"), 1)],
+                vec![(
+                    "ns/a",
+                    "Pending",
+                    "driven by the etcd-operator's defrag controller",
+                )],
+            ),
+        ];
+        for (name, runs, want) in cases {
+            let got: Vec<(String, String, String)> = other_defrags(&runs, "etcd")
+                .into_iter()
+                .map(|o| (o.run, o.phase, o.driver))
+                .collect();
+            let want: Vec<(String, String, String)> = want
+                .into_iter()
+                .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+}
