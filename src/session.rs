@@ -68,6 +68,17 @@ impl std::fmt::Debug for ClusterRuns {
 }
 
 impl ClusterRuns {
+    /// The runs of EtcdCluster `namespace/name`, asked through `kube`.
+    /// Only a sweep holds one: it keeps the API server's connection open
+    /// for as long as the session lives.
+    pub fn new(kube: &Kube, namespace: &str, name: &str) -> ClusterRuns {
+        ClusterRuns {
+            kube: kube.clone(),
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+        }
+    }
+
     /// As the engine's `RunInput::others`.
     pub fn shared(&self) -> std::sync::Arc<dyn crate::exec::Others> {
         std::sync::Arc::new(self.clone())
@@ -294,6 +305,16 @@ pub fn kube_settings(global: &Flags) -> KubeSettings {
 
 /// Opens the one cluster the command line names, in either mode.
 pub async fn open(global: &Flags, cluster: Option<&str>) -> Result<Session> {
+    open_with(global, cluster, false).await
+}
+
+/// [`open`] for a sweep: in plugin mode the session also asks the API
+/// server about other processors' runs of the cluster (`Session::runs`).
+pub async fn open_sweep(global: &Flags, cluster: Option<&str>) -> Result<Session> {
+    open_with(global, cluster, true).await
+}
+
+async fn open_with(global: &Flags, cluster: Option<&str>, runs: bool) -> Result<Session> {
     if !plugin_mode(global, cluster, false) {
         let target = target_from_flags(
             global,
@@ -319,7 +340,11 @@ pub async fn open(global: &Flags, cluster: Option<&str>) -> Result<Session> {
     });
     let opened = async {
         let (kube, namespace, name) = connect_cluster(global, cluster).await?;
-        open_cluster(&kube, &Connection::from(global), &namespace, &name).await
+        let mut session = open_cluster(&kube, &Connection::from(global), &namespace, &name).await?;
+        if runs {
+            session.runs = Some(ClusterRuns::new(&kube, &namespace, &name));
+        }
+        Ok(session)
     };
     let session = opened.await.map_err(|e| with_choice(e, &explained))?;
     if global.endpoints.iter().any(|e| !e.trim().is_empty()) {
@@ -423,15 +448,10 @@ pub async fn open_objects(
         cluster: Some(resolved.cluster.clone()),
     };
     let clients = EtcdClients::new(&target, connection.dial_timeout, connection.command_timeout);
-    let runs = ClusterRuns {
-        kube: kube.clone(),
-        namespace: resolved.cluster.namespace.clone(),
-        name: resolved.cluster.name.clone(),
-    };
     Ok(Session {
         target,
         clients,
-        runs: Some(runs),
+        runs: None,
         _forwards: forwards,
     })
 }

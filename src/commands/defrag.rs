@@ -14,7 +14,7 @@ use crate::settings::{Global, OneCluster};
 pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     let options = args.sweep.clone();
     output::prompt::require_consent(args.consent.yes, args.consent.dry_run, "defragment")?;
-    let session = session::open(&global.reach, args.cluster.as_deref()).await?;
+    let session = session::open_sweep(&global.reach, args.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let input = RunInput {
         options,

@@ -184,13 +184,20 @@ impl Fleet<'_> {
 
     /// Connects to one cluster's members as its EtcdCluster says.
     async fn open(&self, cluster: &ClusterRef) -> Result<session::Session> {
-        session::open_cluster(
+        let mut session = session::open_cluster(
             self.kube,
             &self.connection,
             &cluster.namespace,
             &cluster.name,
         )
-        .await
+        .await?;
+        session.runs = Some(self.runs(cluster));
+        Ok(session)
+    }
+
+    /// The other processors' runs of `cluster`, asked by its sweep.
+    fn runs(&self, cluster: &ClusterRef) -> session::ClusterRuns {
+        session::ClusterRuns::new(self.kube, &cluster.namespace, &cluster.name)
     }
 
     /// The dry run's view of one cluster: its plan and the gate's verdict
@@ -201,7 +208,8 @@ impl Fleet<'_> {
         let cluster = ClusterRef::from(&object);
         let preview = async {
             let objects = k8s::fetch_listed(self.kube, object, prefetched).await?;
-            let session = session::open_objects(self.kube, &self.connection, objects).await?;
+            let mut session = session::open_objects(self.kube, &self.connection, objects).await?;
+            session.runs = Some(self.runs(&cluster));
             let first = crate::etcd::take::look(&session.clients, &session.target).await?;
             let input = self.input(&cluster, &session);
             let mut verdict = gate::evaluate(&first, &self.options.gate);
