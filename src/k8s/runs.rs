@@ -22,31 +22,32 @@ pub async fn outside(
     let policies: Api<EtcdDefragPolicy> = Api::namespaced(kube.client.clone(), namespace);
     let lp = ListParams::default();
     let (runs, policies) = futures::join!(runs.list(&lp), policies.list(&lp));
-    let runs = match runs {
-        Ok(list) => other_defrags(&list.items, name),
-        Err(kube::Error::Api(status)) if status.code == 404 => Vec::new(),
-        Err(e) => {
-            return Err(super::describe(
-                kube,
-                &format!("list EtcdDefrags in namespace {namespace}"),
-                e,
-            )
-            .to_string())
-        }
-    };
-    let policies = match policies {
-        Ok(list) => cluster_policies(&list.items, name),
-        Err(kube::Error::Api(status)) if status.code == 404 => Vec::new(),
-        Err(e) => {
-            return Err(super::describe(
-                kube,
-                &format!("list EtcdDefragPolicies in namespace {namespace}"),
-                e,
-            )
-            .to_string())
-        }
-    };
+    let runs = other_defrags(&items(kube, namespace, "EtcdDefrags", runs)?, name);
+    let policies = cluster_policies(
+        &items(kube, namespace, "EtcdDefragPolicies", policies)?,
+        name,
+    );
     Ok(crate::look::Outside { runs, policies })
+}
+
+/// A LIST's objects: none when the API server does not serve the kind,
+/// else what could not be listed, named.
+fn items<K>(
+    kube: &Kube,
+    namespace: &str,
+    what: &str,
+    listed: kube::Result<kube::core::ObjectList<K>>,
+) -> std::result::Result<Vec<K>, String>
+where
+    K: Clone,
+{
+    match listed {
+        Ok(list) => Ok(list.items),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(Vec::new()),
+        Err(e) => Err(
+            super::describe(kube, &format!("list {what} in namespace {namespace}"), e).to_string(),
+        ),
+    }
 }
 
 /// The runs in `runs` that target EtcdCluster `cluster` and are not
