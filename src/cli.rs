@@ -44,6 +44,7 @@ const RULE: &str = "Rule (EtcdDefrag spec.rule)";
 const LEADER: &str = "Leader handling";
 const RUN: &str = "Run and consent";
 const WATCH: &str = "Controller (--watch)";
+const VIA: &str = "Through the operator (--via-operator)";
 const GATE: &str = "Health gate";
 
 /// `--help` headings of the options every command accepts, after the
@@ -185,6 +186,16 @@ where
             .map(str::to_string)
             .collect(),
     );
+    if let (Command::Defrag(args), Some(("defrag", sub))) =
+        (&mut cli.command, matches.subcommand())
+    {
+        args.given = sub
+            .ids()
+            .map(clap::Id::as_str)
+            .filter(|id| sub.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+            .map(str::to_string)
+            .collect();
+    }
     Ok(cli)
 }
 
@@ -324,7 +335,8 @@ const DEFRAG_EXAMPLES: &str = "Examples:
   kubectl etcd defrag my-etcd --all --move-leader always
   kubectl etcd defrag -A --dry-run               # every EtcdCluster's plan, nothing changed
   kubectl etcd defrag -A -l tier=prod --yes --max-concurrent 4   # a labelled fleet, 4 clusters at once
-  kubectl etcd defrag --watch -n etcd            # the EtcdDefrag controller for namespace etcd";
+  kubectl etcd defrag --watch -n etcd            # the EtcdDefrag controller for namespace etcd
+  kubectl etcd defrag my-etcd --via-operator --yes   # an EtcdDefrag for the operator's controller, followed live";
 const DOCTOR_EXAMPLES: &str = "Examples:
   kubectl etcd doctor my-etcd                    # what needs attention, worst first
   kubectl etcd doctor -A --fail-on warning       # every cluster; exit 1 on any warning (CI)
@@ -478,6 +490,30 @@ pub struct DefragArgs {
     )]
     pub watch: bool,
 
+    /// Hand the sweep to the etcd-operator's own defrag controller (v0.5.5
+    /// on): create an EtcdDefrag from the rule flags, then follow it live
+    /// and report it like a direct run. Needs only the Kubernetes API (no
+    /// etcd credentials). The operator never moves leadership, never
+    /// compacts and reads no probes, so those flags are refused.
+    #[arg(
+        long,
+        conflicts_with_all = ["watch", "all_namespaces", "selector", "max_concurrent"],
+        help_heading = VIA
+    )]
+    pub via_operator: bool,
+
+    /// With --via-operator: the run's ttlSecondsAfterFinished, how long the
+    /// finished EtcdDefrag is kept before the operator deletes it (0s: at
+    /// once). Default 24h.
+    #[arg(long, requires = "via_operator", value_parser = parse_duration, value_name = "DURATION", help_heading = VIA)]
+    pub ttl_after_finished: Option<Duration>,
+
+    /// With --via-operator: how long to wait for any processor to take up
+    /// the new run (write its status) before it is deleted again and the
+    /// command fails. Default 60s.
+    #[arg(long, requires = "via_operator", value_parser = parse_duration, value_name = "DURATION", help_heading = VIA)]
+    pub claim_timeout: Option<Duration>,
+
     /// Every EtcdCluster in every namespace (a fleet sweep), or with --watch
     /// every namespace's EtcdDefrags.
     #[arg(short = 'A', long, conflicts_with = "cluster", help_heading = FLEET)]
@@ -520,6 +556,12 @@ pub struct DefragArgs {
     /// or 0.0.0.0:9090 in a Pod. Default: no server.
     #[arg(long, requires = "watch", value_parser = parse_metrics_address, value_name = "ADDR", help_heading = WATCH)]
     pub metrics_address: Option<std::net::SocketAddr>,
+
+    /// The flags given on the command line (filled by [`parse`]), so that
+    /// a mode can refuse a flag it has no use for even when the flag has
+    /// a default.
+    #[arg(skip)]
+    pub given: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -393,6 +393,74 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
     let order = one_each_never_together(&members, &bed.logs(&members).await);
     assert_eq!(order.last(), Some(&leader), "the leader last: {order:?}");
 
+    // --via-operator: the operator's own defrag controller runs the sweep
+    // the tool hands it as an EtcdDefrag; the tool follows it live and
+    // reports it like a direct run. The members' logs show each member
+    // once, never two at once, the leader last; the run read back is the
+    // operator's (its field manager wrote the status).
+    let etcd = bed.plain_client("plain").await;
+    fragment(etcd, 4 << 20, 0).await;
+    let since = now();
+    let handed = bed
+        .etcd(&["defrag", "plain", "--via-operator", "--all", "--yes", "-o", "json"])
+        .await;
+    handed.expect_code(0);
+    let report = handed.json();
+    let run_name = report["run"]["name"].as_str().unwrap().to_string();
+    assert_eq!(report["run"]["phase"], "Complete", "{report}");
+    assert_eq!(rows(&report).len(), 3, "{report}");
+    for row in rows(&report) {
+        assert_eq!(row["outcome"], "Defragmented", "{report}");
+        assert!(row["reclaimedBytes"].as_u64().is_some(), "{row}");
+        let recorded = etcd_members
+            .get(row["name"].as_str().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(row["id"].as_str(), recorded.data["status"]["memberID"].as_str());
+    }
+    for said in ["order:", "phase Running", "(leader): Defragmented", "phase Complete"] {
+        assert!(handed.stderr.contains(said), "{said}: {}", handed.stderr);
+    }
+    let logged: Vec<_> = defrags_in_logs(&bed.logs(&members).await)
+        .into_iter()
+        .filter(|d| d.start >= since)
+        .collect();
+    never_together(&logged);
+    let by_operator: Vec<String> = logged.iter().map(|d| members[d.member].clone()).collect();
+    let mut distinct = by_operator.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(
+        (by_operator.len(), distinct.len()),
+        (3, 3),
+        "each member once: {by_operator:?}"
+    );
+    let current_leader = leader_of(
+        &bed.etcd(&["status", "plain", "-o", "json"])
+            .await
+            .expect_code(0)
+            .json(),
+    );
+    assert_eq!(by_operator.last(), Some(&current_leader), "the leader last: {by_operator:?}");
+    let runs = dynamic(&bed.client, NS, "EtcdDefrag", "etcddefrags");
+    let run = runs.get(&run_name).await.unwrap();
+    assert_eq!(run.data["status"]["phase"], "Complete", "{:?}", run.data);
+    assert_eq!(run.data["spec"]["ttlSecondsAfterFinished"], 86_400);
+    assert_eq!(run.data["spec"]["rule"]["all"], true);
+    assert_eq!(
+        run.metadata.labels.as_ref().unwrap()["app.kubernetes.io/managed-by"],
+        "kubectl-etcd"
+    );
+    let status_writers: Vec<&str> = run
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|f| f.subresource.as_deref() == Some("status"))
+        .filter_map(|f| f.manager.as_deref())
+        .collect();
+    assert_eq!(status_writers, ["manager"], "the operator drove it");
+
     // snapshot save: a file etcd's own etcdutl reads, holding what the
     // client wrote.
     let dir = tempfile::tempdir().unwrap();

@@ -425,6 +425,7 @@ fn defrag_done() -> DefragReport {
             why: "back under its quota (612 MiB of 2.0 GiB)".into(),
         }],
         notes: Vec::new(),
+        run: None,
         hash_check: Some(HashCheck {
             revision: 98_311,
             agree: Some(true),
@@ -511,6 +512,7 @@ fn defrag_stopped() -> DefragReport {
         defrag_ms: 64_300,
         alarms: vec![],
         notes: Vec::new(),
+        run: None,
         hash_check: Some(HashCheck {
             revision: 0,
             agree: None,

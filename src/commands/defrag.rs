@@ -4,9 +4,9 @@
 use crate::error::{ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{self, Fresh, RunControl, RunInput};
-use crate::output::{self, OutputFormat};
+use crate::output;
 use crate::plan::gate;
-use crate::report::{DefragReport, Outcome, StopReason};
+use crate::report::Outcome;
 use crate::session;
 use crate::settings::{Global, OneCluster};
 
@@ -45,7 +45,7 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     }
     preview.notes = notes.clone();
     if args.consent.dry_run {
-        render(global, &preview)?;
+        super::render_defrag(global, &preview)?;
         if verdict.passed() {
             return Ok(ExitStatus::Success);
         }
@@ -92,33 +92,7 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     let signal = watch.finish();
     let mut report = report?;
     report.notes = notes;
-    render(global, &report)?;
-    let status = exit_status(&report);
+    super::render_defrag(global, &report)?;
+    let status = super::defrag_exit_status(&report);
     Ok(signals::exit_status(signal, status, status))
-}
-
-/// 0 when the run did everything; 130 when abandoned by a second Ctrl-C;
-/// 2 when etcd refused the user permission (nothing changed); else 1,
-/// with the reason on stderr whatever the output format. (A run
-/// stopped by SIGTERM or SIGHUP ends with 143 or 129 instead:
-/// `signals::exit_status`.)
-fn exit_status(report: &DefragReport) -> ExitStatus {
-    if report.succeeded() {
-        return ExitStatus::Success;
-    }
-    let status = super::failed(report.problems().join("; "));
-    match report.stop_reason() {
-        Some(StopReason::Abandoned { .. }) => ExitStatus::Interrupted,
-        // Nothing was changed, and only other credentials can change that.
-        Some(StopReason::PermissionDenied { .. }) => ExitStatus::Usage,
-        _ => status,
-    }
-}
-
-fn render(global: &Global, report: &DefragReport) -> Result<()> {
-    let text = match global.output {
-        OutputFormat::Table | OutputFormat::Wide => output::table::defrag(report),
-        format => output::render_data(report, format)?,
-    };
-    output::emit(&text)
 }

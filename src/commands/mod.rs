@@ -14,6 +14,7 @@ pub mod snapshot;
 pub mod status;
 pub mod traffic;
 pub mod usage;
+pub mod via_operator;
 pub mod watch;
 
 use crate::cli::{AlarmCommand, Cli, Command, MemberCommand, SnapshotCommand, TrafficCommand};
@@ -37,6 +38,7 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
             Defrag::One(one) => defrag::run(global, &one).await,
             Defrag::Fleet(fleet) => fleet::run(global, &fleet).await,
             Defrag::Watch(watch) => watch::run(global, &watch).await,
+            Defrag::ViaOperator(handover) => via_operator::run(global, &handover).await,
         },
         Command::Alarm(AlarmCommand::List(args)) => alarm::list(global, args).await,
         Command::Alarm(AlarmCommand::Disarm(args)) => alarm::disarm(global, args).await,
@@ -136,4 +138,36 @@ impl<'a> ReadSource<'a> {
         let dial = look.dial.clone()?;
         Some(ReadSource { source, look, dial })
     }
+}
+
+/// How a `defrag` run ends, direct or through the operator: 0 when it did
+/// everything; 130 when abandoned by a second Ctrl-C; 2 when etcd refused
+/// the user permission (nothing changed); else 1, with the reason on
+/// stderr whatever the output format. (A run stopped by SIGTERM or SIGHUP
+/// ends with 143 or 129 instead: `signals::exit_status`.)
+pub(crate) fn defrag_exit_status(report: &crate::report::DefragReport) -> ExitStatus {
+    use crate::report::StopReason;
+    if report.succeeded() {
+        return ExitStatus::Success;
+    }
+    let status = failed(report.problems().join("; "));
+    match report.stop_reason() {
+        Some(StopReason::Abandoned { .. }) => ExitStatus::Interrupted,
+        // Nothing was changed, and only other credentials can change that.
+        Some(StopReason::PermissionDenied { .. }) => ExitStatus::Usage,
+        _ => status,
+    }
+}
+
+/// Writes a `defrag` report in the chosen format.
+pub(crate) fn render_defrag(
+    global: &Global,
+    report: &crate::report::DefragReport,
+) -> crate::error::Result<()> {
+    use crate::output::{self, OutputFormat};
+    let text = match global.output {
+        OutputFormat::Table | OutputFormat::Wide => output::table::defrag(report),
+        format => output::render_data(report, format)?,
+    };
+    output::emit(&text)
 }

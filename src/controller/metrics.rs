@@ -614,6 +614,7 @@ mod tests {
             alarms: Vec::new(),
             hash_check: None,
             notes: Vec::new(),
+            run: None,
         };
         m.sweep_finished(&labels(), &report);
         let text = m.render(false);

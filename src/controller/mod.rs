@@ -6,6 +6,7 @@
 //! it names, calling the same engine (`exec::run`) as the one-shot `defrag`.
 
 pub mod context;
+pub mod handover;
 pub mod lease;
 pub mod metrics;
 pub mod phase;

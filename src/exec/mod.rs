@@ -379,6 +379,7 @@ pub fn preview(
         alarms: Vec::new(),
         hash_check: None,
         notes: Vec::new(),
+        run: None,
     })
 }
 
@@ -449,6 +450,7 @@ pub async fn run<O: EtcdOps>(
         alarms,
         hash_check,
         notes: Vec::new(),
+        run: None,
     })
 }
 

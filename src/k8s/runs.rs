@@ -4,7 +4,7 @@
 //! stamp its runs. Read from the API server; turned into plain data
 //! (`look::Outside`) by the pure functions below.
 
-use kube::api::{Api, ListParams};
+use kube::api::{Api, DeleteParams, ListParams, PostParams, Preconditions, WatchParams};
 
 use super::crd::{DefragPhase, EtcdDefrag, EtcdDefragPolicy, EtcdDefragStatus};
 use super::Kube;
@@ -48,6 +48,71 @@ where
             super::describe(kube, &format!("list {what} in namespace {namespace}"), e).to_string(),
         ),
     }
+}
+
+/// Creates `run` (a `generateName` one: the API server names it); with
+/// `dry_run` the API server only checks it, against the installed CRD's
+/// schema and CEL rules, and stores nothing.
+pub async fn create_run(kube: &Kube, run: &EtcdDefrag, dry_run: bool) -> kube::Result<EtcdDefrag> {
+    let namespace = run.metadata.namespace.as_deref().unwrap_or(&kube.default_namespace);
+    let api: Api<EtcdDefrag> = Api::namespaced(kube.client.clone(), namespace);
+    let params = PostParams {
+        dry_run,
+        field_manager: Some(crate::contract::WATCH_FIELD_MANAGER.to_string()),
+    };
+    api.create(&params, run).await
+}
+
+/// EtcdDefrag `namespace/name`, `None` once it is gone.
+pub async fn get_run(kube: &Kube, namespace: &str, name: &str) -> kube::Result<Option<EtcdDefrag>> {
+    let api: Api<EtcdDefrag> = Api::namespaced(kube.client.clone(), namespace);
+    api.get_opt(name).await
+}
+
+/// Deletes EtcdDefrag `namespace/name` if it still has `uid` (a run of the
+/// same name created since is left alone); gone already is no error.
+pub async fn delete_run(kube: &Kube, namespace: &str, name: &str, uid: &str) -> kube::Result<()> {
+    let api: Api<EtcdDefrag> = Api::namespaced(kube.client.clone(), namespace);
+    let params = DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: Some(uid.to_string()),
+            resource_version: None,
+        }),
+        ..DeleteParams::default()
+    };
+    match api.delete(name, &params).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Changes to EtcdDefrag `namespace/name` from `version` on, for up to
+/// `seconds` (then the stream ends and is opened again).
+pub async fn watch_run(
+    kube: &Kube,
+    namespace: &str,
+    name: &str,
+    version: &str,
+    seconds: u32,
+) -> kube::Result<impl futures::Stream<Item = kube::Result<kube::api::WatchEvent<EtcdDefrag>>>> {
+    let api: Api<EtcdDefrag> = Api::namespaced(kube.client.clone(), namespace);
+    let params = WatchParams::default()
+        .fields(&format!("metadata.name={name}"))
+        .timeout(seconds);
+    api.watch(&params, version).await
+}
+
+/// The events recorded about the object with `uid` in `namespace`.
+pub async fn events_of(
+    kube: &Kube,
+    namespace: &str,
+    uid: &str,
+) -> kube::Result<Vec<k8s_openapi::api::core::v1::Event>> {
+    let api: Api<k8s_openapi::api::core::v1::Event> =
+        Api::namespaced(kube.client.clone(), namespace);
+    let params = ListParams::default().fields(&format!("involvedObject.uid={uid}"));
+    Ok(api.list(&params).await?.items)
 }
 
 /// The runs in `runs` that target EtcdCluster `cluster` and are not

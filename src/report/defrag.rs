@@ -49,6 +49,22 @@ pub struct DefragReport {
     /// known defects, probes, predicted write outages.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// `--via-operator`: the EtcdDefrag the operator's controller ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<OperatorRun>,
+}
+
+/// The EtcdDefrag a `--via-operator` run was handed over as, as last seen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperatorRun {
+    pub namespace: String,
+    pub name: String,
+    /// `status.phase` (Pending when none was written).
+    pub phase: String,
+    /// The `DefragChecked` condition, `reason: message`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
 }
 
 impl DefragReport {
@@ -276,6 +292,10 @@ pub enum StopReason {
     },
     /// No member of the cluster answered any more.
     ClusterUnreachable { detail: String },
+    /// `--via-operator`: the operator failed the run for a reason of its
+    /// own (not a member's failure, not its deadline), e.g.
+    /// `ClusterNotFound`.
+    RunFailed { reason: String, message: String },
     /// etcd refused a call for lack of permission (the user lacks the root
     /// role); the same user is refused on every member, so the run stopped
     /// at the first refusal.
@@ -299,6 +319,7 @@ impl StopReason {
             StopReason::MemberDidNotReturn { .. } => "MemberDidNotReturn",
             StopReason::ClusterUnreachable { .. } => "ClusterUnreachable",
             StopReason::PermissionDenied { .. } => "PermissionDenied",
+            StopReason::RunFailed { .. } => "RunFailed",
         }
     }
 }
@@ -342,6 +363,9 @@ impl fmt::Display for StopReason {
                 f,
                 "no member answers any more, so members not reached were left alone; last seen: {detail}"
             ),
+            StopReason::RunFailed { reason, message } => {
+                write!(f, "the etcd-operator failed the run: {reason}: {message}")
+            }
             StopReason::PermissionDenied { member, op, user } => {
                 let who = match user {
                     Some(u) => format!("user {u:?}"),

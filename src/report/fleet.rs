@@ -334,6 +334,7 @@ mod tests {
             alarms: Vec::new(),
             hash_check: None,
             notes: Vec::new(),
+            run: None,
         }
     }
 

@@ -36,7 +36,8 @@ pub mod usage;
 pub use alarm::{AlarmDisarmReport, AlarmListReport};
 pub use compact::{CompactReport, CompactedMember};
 pub use defrag::{
-    DefragReport, HashCheck, HashVerdict, LeaderReport, MemberHash, MemberResult, StopReason,
+    DefragReport, HashCheck, HashVerdict, LeaderReport, MemberHash, MemberResult, OperatorRun,
+    StopReason,
     Stopped,
 };
 pub use doctor::{DoctorReport, FleetDoctorReport};

@@ -117,6 +117,111 @@ pub enum Defrag {
     Fleet(Fleet),
     /// `--watch`: process EtcdDefrag objects until stopped.
     Watch(Watch),
+    /// `--via-operator`: one EtcdDefrag for the operator's controller,
+    /// followed until it ends.
+    ViaOperator(Handover),
+}
+
+/// `defrag --via-operator`.
+#[derive(Debug, Clone)]
+pub struct Handover {
+    pub cluster: Option<String>,
+    /// The run's `spec.rule`, checked like the CRD's own rules.
+    pub rule: DefragRule,
+    /// `spec.ttlSecondsAfterFinished`.
+    pub ttl_seconds: i32,
+    /// How long a run nobody takes up is waited for.
+    pub claim_timeout: Duration,
+    pub consent: Consent,
+}
+
+/// `--ttl-after-finished` when not given: a day, so that `status` and
+/// `doctor` still see yesterday's run and a daily CronJob's runs do not
+/// pile up.
+pub const DEFAULT_RUN_TTL: Duration = Duration::from_secs(24 * 3600);
+
+/// `--claim-timeout` when not given.
+pub const DEFAULT_CLAIM_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Why a `defrag` flag cannot go with `--via-operator`: the operator's
+/// EtcdDefrag has no field for it. `id` is clap's id of the flag. Pure.
+pub fn not_for_operator(id: &str) -> Option<(&'static str, &'static str)> {
+    Some(match id {
+        "move_leader" | "move_leader_above" => (
+            if id == "move_leader" { "--move-leader" } else { "--move-leader-above" },
+            "the operator never moves leadership: it defragments the leader in place, last",
+        ),
+        "compact" => (
+            "--compact",
+            "the operator never compacts (compact first with `kubectl etcd compact CLUSTER`)",
+        ),
+        "members" => (
+            "--member",
+            "an EtcdDefrag names no members: the operator's rule decides for every member",
+        ),
+        "timeout" => (
+            "--timeout",
+            "the operator's Defragment timeout is its own (5 minutes per member)",
+        ),
+        "wait_healthy" => (
+            "--wait-healthy",
+            "the operator waits by itself: a run on an unhealthy cluster stays Pending until its 30-minute deadline",
+        ),
+        "allow_probe_restart" => (
+            "--allow-probe-restart",
+            "the operator reads no probes, so nothing is held back to lift",
+        ),
+        "allow_quorum_loss" => (
+            "--allow-quorum-loss",
+            "the operator's health gate has no such setting",
+        ),
+        "max_raft_lag" => (
+            "--max-raft-lag",
+            "the operator's health gate has no such setting",
+        ),
+        _ => return None,
+    })
+}
+
+/// `--via-operator`'s settings; a flag the operator has no field for is
+/// refused by name (the first one given, in `given`'s order).
+fn handover(args: &DefragArgs, consent: Consent) -> Result<Handover> {
+    if let Some((flag, why)) = args.given.iter().find_map(|id| not_for_operator(id)) {
+        return Err(Error::usage(format!(
+            "{flag} cannot be used with --via-operator: {why}; drop --via-operator to have this tool sweep the cluster itself"
+        )));
+    }
+    let rule = DefragRule {
+        all: args.all,
+        free_space_above: args.free_space_above,
+        quota_usage_above: args.quota_usage_above,
+        min_reclaim: args.min_reclaim,
+    }
+    .validate()
+    .map_err(Error::Usage)?;
+    let ttl = args.ttl_after_finished.unwrap_or(DEFAULT_RUN_TTL);
+    if ttl.subsec_nanos() != 0 {
+        return Err(Error::usage(
+            "--ttl-after-finished is kept in whole seconds (ttlSecondsAfterFinished), e.g. 90s or 24h",
+        ));
+    }
+    let ttl_seconds = i32::try_from(ttl.as_secs()).map_err(|_| {
+        Error::usage(format!(
+            "--ttl-after-finished must be at most {}s (ttlSecondsAfterFinished is a 32-bit number of seconds)",
+            i32::MAX
+        ))
+    })?;
+    let claim_timeout = args.claim_timeout.unwrap_or(DEFAULT_CLAIM_TIMEOUT);
+    if claim_timeout < Duration::from_secs(1) {
+        return Err(Error::usage("--claim-timeout must be at least 1s"));
+    }
+    Ok(Handover {
+        cluster: args.cluster.cluster.clone(),
+        rule,
+        ttl_seconds,
+        claim_timeout,
+        consent,
+    })
 }
 
 /// Consent flags every mode that changes something shares.
@@ -202,6 +307,9 @@ pub fn defrag(args: &DefragArgs) -> Result<Defrag> {
             metrics_address: args.metrics_address,
             allow_probe_restart: args.allow_probe_restart,
         }));
+    }
+    if args.via_operator {
+        return Ok(Defrag::ViaOperator(handover(args, consent)?));
     }
     if fleet {
         if !args.members.is_empty() {
@@ -309,11 +417,10 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-    use crate::cli::{Cli, Command};
-    use clap::Parser;
+    use crate::cli::Command;
 
     fn defrag_of(line: &str) -> Result<Defrag> {
-        let cli = Cli::try_parse_from(line.split_whitespace()).unwrap();
+        let cli = crate::cli::parse(line.split_whitespace()).unwrap();
         let Command::Defrag(args) = &cli.command else {
             panic!("not defrag: {line}")
         };
@@ -391,6 +498,54 @@ mod tests {
             ),
         ] {
             assert!(usage_of(line).contains(says), "{line}: {}", usage_of(line));
+        }
+    }
+
+    #[test]
+    fn via_operator_takes_the_rule_and_refuses_what_the_operator_has_no_field_for() {
+        let Ok(Defrag::ViaOperator(h)) =
+            defrag_of("k defrag c --via-operator --quota-usage-above 80% --min-reclaim 1Mi -y")
+        else {
+            panic!("not a handover")
+        };
+        assert_eq!(h.cluster.as_deref(), Some("c"));
+        assert_eq!(h.rule.quota_usage_above, Some(80));
+        assert_eq!(h.rule.min_reclaim, Some(1 << 20));
+        assert_eq!(h.ttl_seconds, 86_400);
+        assert_eq!(h.claim_timeout, Duration::from_secs(60));
+        let Ok(Defrag::ViaOperator(h)) = defrag_of("k defrag --via-operator --ttl-after-finished 0s")
+        else {
+            panic!("not a handover")
+        };
+        assert_eq!(h.ttl_seconds, 0);
+        for (line, says) in [
+            ("k defrag c --via-operator --move-leader never", "--move-leader cannot be used with --via-operator: the operator never moves leadership"),
+            ("k defrag c --via-operator --move-leader-above 1s", "--move-leader-above cannot be used with --via-operator"),
+            ("k defrag c --via-operator --compact", "--compact cannot be used with --via-operator: the operator never compacts"),
+            ("k defrag c --via-operator --member m1", "--member cannot be used with --via-operator"),
+            ("k defrag c --via-operator --timeout 5m", "--timeout cannot be used with --via-operator"),
+            ("k defrag c --via-operator --wait-healthy 1m", "--wait-healthy cannot be used"),
+            ("k defrag c --via-operator --allow-probe-restart", "--allow-probe-restart cannot be used"),
+            ("k defrag c --via-operator --allow-quorum-loss", "--allow-quorum-loss cannot be used"),
+            ("k defrag c --via-operator --max-raft-lag 5", "--max-raft-lag cannot be used"),
+            ("k defrag c --via-operator --all --free-space-above 1Mi", "--all"),
+            ("k defrag c --via-operator --min-reclaim 1Mi", "--min-reclaim"),
+            ("k defrag c --via-operator --ttl-after-finished 1500ms", "whole seconds"),
+            ("k defrag c --via-operator --ttl-after-finished 700000h", "at most 2147483647s"),
+            ("k defrag c --via-operator --claim-timeout 10ms", "--claim-timeout must be at least 1s"),
+        ] {
+            assert!(usage_of(line).contains(says), "{line}: {}", usage_of(line));
+        }
+        // Each refusal ends with what to do instead.
+        assert!(usage_of("k defrag c --via-operator --compact").ends_with("drop --via-operator to have this tool sweep the cluster itself"));
+        // Modes that cannot go together are clap's own errors (exit 2).
+        for line in [
+            "k defrag --via-operator --watch",
+            "k defrag --via-operator -A",
+            "k defrag --via-operator -l a=b",
+            "k defrag c --ttl-after-finished 1h",
+        ] {
+            assert!(crate::cli::parse(line.split_whitespace()).is_err(), "{line}");
         }
     }
 

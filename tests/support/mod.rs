@@ -247,6 +247,16 @@ impl Running {
         .expect("SIGINT");
     }
 
+    /// Sends SIGTERM, as Kubernetes does to a Pod it stops.
+    pub fn terminate(&self) {
+        let pid = self.child.id().expect("running") as i32;
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGTERM,
+        )
+        .expect("SIGTERM");
+    }
+
     /// Waits for the run to end (at most 300 s) and collects its output.
     pub async fn finish(mut self) -> Run {
         use tokio::io::AsyncReadExt;
@@ -324,8 +334,16 @@ pub async fn tool_on_terminal(
             seen.extend_from_slice(&buf[..n]);
         }
         reading(child.id(), deadline).await;
+        // A control character (Ctrl-C is "\x03") is typed alone: the
+        // terminal turns it into a signal, and a carriage return after it
+        // would be read as the answer to the next prompt.
+        let typed = if reply.starts_with(|c: char| c.is_ascii_control()) {
+            reply.to_string()
+        } else {
+            format!("{reply}\r")
+        };
         stdin
-            .write_all(format!("{reply}\r").as_bytes())
+            .write_all(typed.as_bytes())
             .await
             .expect("answer");
         stdin.flush().await.expect("answer");

@@ -1,0 +1,143 @@
+//! `defrag --via-operator` where nobody processes EtcdDefrag (issue 37):
+//! on the test bed's real kube-apiserver with the operator's CRDs and no
+//! controller. A run nobody takes up is withdrawn; a follow stopped by a
+//! signal says what happens to the run, and on a terminal offers to delete
+//! one that has not started. Judged by the EtcdDefrags the API server
+//! holds afterwards. (The operator's controller driving a run to its end
+//! is `k8s_operator`'s, on the real node.)
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use kube::api::{Api, DynamicObject, ListParams};
+use support::k8s::*;
+use support::*;
+
+const NS: &str = "handover";
+
+/// The EtcdDefrags in the namespace.
+async fn runs_in(api: &Api<DynamicObject>) -> Vec<DynamicObject> {
+    api.list(&ListParams::default()).await.unwrap().items
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_nobody_takes_up_is_withdrawn_and_a_stopped_follow_says_what_happens() {
+    let client = admin().await;
+    let _fx = fixture(&client, NS, "main", Mode::Plain).await;
+    let kc = kubeconfig("handover.yaml", &[NS]);
+    let runs = dynamic(&client, NS, "EtcdDefrag", "etcddefrags");
+    let via = |extra: &[&str]| {
+        let mut args = vec!["defrag", "main", "--via-operator"];
+        args.extend_from_slice(extra);
+        plugin(&kc, &args)
+    };
+
+    // --dry-run: the object, checked by the API server, nothing created.
+    let dry = tool(&via(&["--all", "--dry-run"]), &[]).await;
+    dry.expect_code(0);
+    let object: serde_json::Value = serde_yaml::from_str(&dry.stdout).unwrap();
+    assert_eq!(object["kind"], "EtcdDefrag", "{}", dry.stdout);
+    assert_eq!(object["spec"]["clusterRef"]["name"], "main");
+    assert_eq!(object["spec"]["rule"]["all"], true);
+    assert_eq!(object["spec"]["ttlSecondsAfterFinished"], 86_400);
+    assert_eq!(object["metadata"]["generateName"], "main-defrag-");
+    assert!(dry.stderr.contains("nothing was created"), "{dry:?}");
+    assert!(runs_in(&runs).await.is_empty());
+
+    // What the CRD's own rules refuse is refused before anything is
+    // stored, exit 2: by the tool where its rules are the CRD's, by the
+    // API server (its words) where only the installed CRD knows. This
+    // bed's CRD is the newest schema, whose quotaUsageAbove stops at 99%.
+    let zero = tool(&via(&["--free-space-above", "0", "--yes"]), &[]).await;
+    zero.expect_code(2);
+    assert!(
+        zero.stderr.contains("--free-space-above must be greater than 0"),
+        "{zero:?}"
+    );
+    let full = tool(&via(&["--quota-usage-above", "100%", "--yes"]), &[]).await;
+    full.expect_code(2);
+    assert!(
+        full.stderr
+            .contains("the API server refuses the EtcdDefrag (the CRD's own validation)")
+            && full.stderr.contains("quotaUsageAbove"),
+        "{full:?}"
+    );
+    let refused = tool(&via(&["--compact", "--yes"]), &[]).await;
+    refused.expect_code(2);
+    assert!(
+        refused
+            .stderr
+            .contains("--compact cannot be used with --via-operator"),
+        "{refused:?}"
+    );
+    let no_such = tool(
+        &plugin(&kc, &["defrag", "nosuch", "--via-operator", "--yes"]),
+        &[],
+    )
+    .await;
+    no_such.expect_code(2);
+    assert!(no_such.stderr.contains("nosuch"), "{no_such:?}");
+    assert!(runs_in(&runs).await.is_empty());
+
+    // Nobody processes EtcdDefrag here: the run is withdrawn after the
+    // claim timeout, exit 1, and the advice names what to do.
+    let unclaimed = tool(&via(&["--all", "--yes", "--claim-timeout", "3s"]), &[]).await;
+    unclaimed.expect_code(1);
+    assert!(
+        unclaimed.stderr.contains("nobody took up EtcdDefrag handover/main-defrag-")
+            && unclaimed.stderr.contains("deleted again; nothing changed")
+            && unclaimed.stderr.contains("drop --via-operator"),
+        "{unclaimed:?}"
+    );
+    assert!(runs_in(&runs).await.is_empty(), "the run was withdrawn");
+
+    // SIGTERM (Kubernetes stopping the Pod) while following: exit 143, the
+    // run stays queued for the operator, and the lines to withdraw or
+    // follow it name it.
+    let mut running = spawn_tool(&via(&["--all", "--yes"]));
+    let created = running
+        .wait_for("the run created", |l| l.contains("created EtcdDefrag"))
+        .await;
+    let name = created
+        .split("created EtcdDefrag handover/")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .unwrap()
+        .to_string();
+    running.terminate();
+    let stopped = running.finish().await;
+    stopped.expect_code(143);
+    assert!(
+        stopped.stderr.contains(&format!(
+            "has not started and stays queued for the operator: `kubectl delete etcddefrag {name} -n handover` withdraws it"
+        )),
+        "{stopped:?}"
+    );
+    let left = runs_in(&runs).await;
+    assert_eq!(left.len(), 1, "the run stays: {left:?}");
+    assert_eq!(left[0].metadata.name.as_deref(), Some(name.as_str()));
+    assert_eq!(left[0].data["spec"]["rule"]["all"], true);
+    // The advice, run as printed.
+    let kubectl = kubectl_etcd_testbed::bins::kubectl().unwrap();
+    let out = std::process::Command::new(kubectl)
+        .arg(format!("--kubeconfig={}", kc.display()))
+        .args(["delete", "etcddefrag", &name, "-n", NS])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(runs_in(&runs).await.is_empty());
+
+    // Ctrl-C on a terminal: the run has not started, so deleting it is
+    // offered, and answered yes it is gone.
+    let args = via(&["--all", "--yes"]);
+    let (code, screen) = tool_on_terminal(
+        &args,
+        &[],
+        &[("following it", "\u{3}"), ("has not started; delete it?", "y")],
+    )
+    .await;
+    assert_eq!(code, 130, "{screen}");
+    assert!(screen.contains("no member was touched"), "{screen}");
+    assert!(runs_in(&runs).await.is_empty(), "deleted: {screen}");
+}
