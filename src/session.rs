@@ -79,6 +79,11 @@ impl ClusterRuns {
         }
     }
 
+    /// The API server client, and the cluster's namespace.
+    pub fn kube(&self) -> (&Kube, &str) {
+        (&self.kube, &self.namespace)
+    }
+
     /// As the engine's `RunInput::others`.
     pub fn shared(&self) -> std::sync::Arc<dyn crate::exec::Others> {
         std::sync::Arc::new(self.clone())

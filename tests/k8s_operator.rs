@@ -386,6 +386,15 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
         .etcd(&["defrag", "plain", "--all", "--yes", "-o", "json"])
         .await;
     run.expect_code(0);
+    // This operator runs EtcdDefrag itself (its chart's ClusterRole says
+    // so): the direct sweep says once that --via-operator exists.
+    assert_eq!(
+        run.stderr.matches("runs EtcdDefrag itself").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("`--via-operator` hands this sweep to it"));
     let report = run.json();
     for row in rows(&report) {
         assert_eq!(row["outcome"], "Defragmented", "{report}");

@@ -25,8 +25,18 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     };
 
     // First look: the preview (unknown --member names are a usage error),
-    // the dry run's whole answer, and what the prompt shows.
-    let first = Fresh::look(ops, target).await?;
+    // the dry run's whole answer, and what the prompt shows. Beside it,
+    // whether the operator here runs EtcdDefrag itself (said once).
+    let (first, operator) = tokio::join!(
+        Fresh::look(ops, target),
+        operator_processes(session.runs.as_ref())
+    );
+    let first = first?;
+    if let Some(grant) = operator {
+        crate::logging::message(&format!(
+            "note: the operator here runs EtcdDefrag itself ({grant}); `--via-operator` hands this sweep to it. This direct sweep also hands leadership over before the leader's defrag, can compact first (--compact), holds back members whose probes would have the kubelet restart them mid-defrag, and knows etcd's defects by release; the operator's does none of these"
+        ));
+    }
     let mut verdict = gate::evaluate(&first.look, &input.options.gate);
     verdict
         .reasons
@@ -95,4 +105,18 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     super::render_defrag(global, &report)?;
     let status = super::defrag_exit_status(&report);
     Ok(signals::exit_status(signal, status, status))
+}
+
+/// The grant that shows another processor of EtcdDefrag (the operator's
+/// controller, from its v0.5.5 on) is installed for the cluster's
+/// namespace, as `--watch` reads it (`takeover::installed_processors`);
+/// `None` without one, standalone, or when RBAC cannot be read (the note
+/// is a courtesy, never a reason to stop).
+async fn operator_processes(runs: Option<&session::ClusterRuns>) -> Option<String> {
+    use crate::controller::takeover;
+    let (kube, namespace) = runs?.kube();
+    let grants = takeover::installed_processors(kube, Some(namespace), &takeover::Me::default())
+        .await
+        .ok()?;
+    grants.first().map(|g| format!("{}, {}", g.subject, g.role))
 }
