@@ -186,8 +186,7 @@ where
             .map(str::to_string)
             .collect(),
     );
-    if let (Command::Defrag(args), Some(("defrag", sub))) =
-        (&mut cli.command, matches.subcommand())
+    if let (Command::Defrag(args), Some(("defrag", sub))) = (&mut cli.command, matches.subcommand())
     {
         args.given = sub
             .ids()

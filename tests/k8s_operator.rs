@@ -394,7 +394,9 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("`--via-operator` hands this sweep to it"));
+    assert!(run
+        .stderr
+        .contains("`--via-operator` hands this sweep to it"));
     let report = run.json();
     for row in rows(&report) {
         assert_eq!(row["outcome"], "Defragmented", "{report}");
@@ -411,7 +413,15 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
     fragment(etcd, 4 << 20, 0).await;
     let since = now();
     let handed = bed
-        .etcd(&["defrag", "plain", "--via-operator", "--all", "--yes", "-o", "json"])
+        .etcd(&[
+            "defrag",
+            "plain",
+            "--via-operator",
+            "--all",
+            "--yes",
+            "-o",
+            "json",
+        ])
         .await;
     handed.expect_code(0);
     let report = handed.json();
@@ -425,9 +435,17 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
             .get(row["name"].as_str().unwrap())
             .await
             .unwrap();
-        assert_eq!(row["id"].as_str(), recorded.data["status"]["memberID"].as_str());
+        assert_eq!(
+            row["id"].as_str(),
+            recorded.data["status"]["memberID"].as_str()
+        );
     }
-    for said in ["order:", "phase Running", "(leader): Defragmented", "phase Complete"] {
+    for said in [
+        "order:",
+        "phase Running",
+        "(leader): Defragmented",
+        "phase Complete",
+    ] {
         assert!(handed.stderr.contains(said), "{said}: {}", handed.stderr);
     }
     let logged: Vec<_> = defrags_in_logs(&bed.logs(&members).await)
@@ -450,7 +468,11 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
             .expect_code(0)
             .json(),
     );
-    assert_eq!(by_operator.last(), Some(&current_leader), "the leader last: {by_operator:?}");
+    assert_eq!(
+        by_operator.last(),
+        Some(&current_leader),
+        "the leader last: {by_operator:?}"
+    );
     let runs = dynamic(&bed.client, NS, "EtcdDefrag", "etcddefrags");
     let run = runs.get(&run_name).await.unwrap();
     assert_eq!(run.data["status"]["phase"], "Complete", "{:?}", run.data);

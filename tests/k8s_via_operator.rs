@@ -52,7 +52,8 @@ async fn a_run_nobody_takes_up_is_withdrawn_and_a_stopped_follow_says_what_happe
     let zero = tool(&via(&["--free-space-above", "0", "--yes"]), &[]).await;
     zero.expect_code(2);
     assert!(
-        zero.stderr.contains("--free-space-above must be greater than 0"),
+        zero.stderr
+            .contains("--free-space-above must be greater than 0"),
         "{zero:?}"
     );
     let full = tool(&via(&["--quota-usage-above", "100%", "--yes"]), &[]).await;
@@ -85,7 +86,9 @@ async fn a_run_nobody_takes_up_is_withdrawn_and_a_stopped_follow_says_what_happe
     let unclaimed = tool(&via(&["--all", "--yes", "--claim-timeout", "3s"]), &[]).await;
     unclaimed.expect_code(1);
     assert!(
-        unclaimed.stderr.contains("nobody took up EtcdDefrag handover/main-defrag-")
+        unclaimed
+            .stderr
+            .contains("nobody took up EtcdDefrag handover/main-defrag-")
             && unclaimed.stderr.contains("deleted again; nothing changed")
             && unclaimed.stderr.contains("drop --via-operator"),
         "{unclaimed:?}"
@@ -134,7 +137,10 @@ async fn a_run_nobody_takes_up_is_withdrawn_and_a_stopped_follow_says_what_happe
     let (code, screen) = tool_on_terminal(
         &args,
         &[],
-        &[("following it", "\u{3}"), ("has not started; delete it?", "y")],
+        &[
+            ("following it", "\u{3}"),
+            ("has not started; delete it?", "y"),
+        ],
     )
     .await;
     assert_eq!(code, 130, "{screen}");

@@ -127,7 +127,11 @@ pub async fn run(global: &Global, args: &Handover) -> Result<ExitStatus> {
     );
     super::render_defrag(global, &report)?;
     let status = super::defrag_exit_status(&report);
-    Ok(signals::exit_status(signal, status, ExitStatus::Interrupted))
+    Ok(signals::exit_status(
+        signal,
+        status,
+        ExitStatus::Interrupted,
+    ))
 }
 
 /// How following a run ended.
@@ -166,7 +170,9 @@ async fn follow(
         {
             Ok(stream) => stream.boxed(),
             Err(e) => {
-                tracing::info!("watch of EtcdDefrag {namespace}/{name} failed: {e}; reading it again");
+                tracing::info!(
+                    "watch of EtcdDefrag {namespace}/{name} failed: {e}; reading it again"
+                );
                 match reread(kube, namespace, name, &mut last, &mut version, control).await? {
                     Some(done) => return Ok(done),
                     None => continue,

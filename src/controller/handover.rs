@@ -11,8 +11,8 @@ use kube::api::ObjectMeta;
 
 use super::phase::result_from_row;
 use crate::k8s::crd::{
-    DefragPhase, DefragRuleSpec, EtcdDefrag, EtcdDefragSpec, EtcdDefragStatus,
-    MemberDefragStatus, NameRef,
+    DefragPhase, DefragRuleSpec, EtcdDefrag, EtcdDefragSpec, EtcdDefragStatus, MemberDefragStatus,
+    NameRef,
 };
 use crate::plan::defrag::Role;
 use crate::plan::rule::DefragRule;
@@ -82,22 +82,24 @@ pub fn new_run(namespace: &str, cluster: &str, rule: &DefragRule, ttl_seconds: i
 
 /// Whether anybody has taken the run up: any status at all was written.
 pub fn claimed(run: &EtcdDefrag) -> bool {
-    run.status.as_ref().is_some_and(|s| {
-        s.phase.is_some() || !s.conditions.is_empty() || !s.members.is_empty()
-    })
+    run.status
+        .as_ref()
+        .is_some_and(|s| s.phase.is_some() || !s.conditions.is_empty() || !s.members.is_empty())
 }
 
 /// Whether the run is over.
 pub fn finished(run: &EtcdDefrag) -> bool {
-    run.status.as_ref().is_some_and(EtcdDefragStatus::is_terminal)
+    run.status
+        .as_ref()
+        .is_some_and(EtcdDefragStatus::is_terminal)
 }
 
 /// Whether no member has been touched yet: deleting the run now changes
 /// nothing on the cluster.
 pub fn not_started(run: &EtcdDefrag) -> bool {
-    run.status.as_ref().is_none_or(|s| {
-        s.started_at.is_none() && s.members.iter().all(|m| m.outcome == "Pending")
-    })
+    run.status
+        .as_ref()
+        .is_none_or(|s| s.started_at.is_none() && s.members.iter().all(|m| m.outcome == "Pending"))
 }
 
 /// What the command says as the run moves: the lines for the changes
@@ -401,7 +403,10 @@ mod tests {
         };
         assert_eq!(
             follow.status_lines(Some(&s)),
-            ["phase Pending", "ClusterNotHealthy: member m1 is unreachable"]
+            [
+                "phase Pending",
+                "ClusterNotHealthy: member m1 is unreachable"
+            ]
         );
         assert!(follow.status_lines(Some(&s)).is_empty(), "nothing new");
         s.phase = Some(DefragPhase::Running);
@@ -533,7 +538,11 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(gone.stop_reason().unwrap().code(), "RunFailed");
-        assert!(gone.problems()[0].contains("ClusterNotFound"), "{:?}", gone.problems());
+        assert!(
+            gone.problems()[0].contains("ClusterNotFound"),
+            "{:?}",
+            gone.problems()
+        );
 
         let going_on = report_of(EtcdDefragStatus {
             phase: Some(DefragPhase::Running),

@@ -54,7 +54,11 @@ where
 /// `dry_run` the API server only checks it, against the installed CRD's
 /// schema and CEL rules, and stores nothing.
 pub async fn create_run(kube: &Kube, run: &EtcdDefrag, dry_run: bool) -> kube::Result<EtcdDefrag> {
-    let namespace = run.metadata.namespace.as_deref().unwrap_or(&kube.default_namespace);
+    let namespace = run
+        .metadata
+        .namespace
+        .as_deref()
+        .unwrap_or(&kube.default_namespace);
     let api: Api<EtcdDefrag> = Api::namespaced(kube.client.clone(), namespace);
     let params = PostParams {
         dry_run,

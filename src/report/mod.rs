@@ -37,8 +37,7 @@ pub use alarm::{AlarmDisarmReport, AlarmListReport};
 pub use compact::{CompactReport, CompactedMember};
 pub use defrag::{
     DefragReport, HashCheck, HashVerdict, LeaderReport, MemberHash, MemberResult, OperatorRun,
-    StopReason,
-    Stopped,
+    StopReason, Stopped,
 };
 pub use doctor::{DoctorReport, FleetDoctorReport};
 pub use fleet::{FleetCluster, FleetOutcome, FleetReport, FleetTotals};

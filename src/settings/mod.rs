@@ -513,7 +513,8 @@ mod tests {
         assert_eq!(h.rule.min_reclaim, Some(1 << 20));
         assert_eq!(h.ttl_seconds, 86_400);
         assert_eq!(h.claim_timeout, Duration::from_secs(60));
-        let Ok(Defrag::ViaOperator(h)) = defrag_of("k defrag --via-operator --ttl-after-finished 0s")
+        let Ok(Defrag::ViaOperator(h)) =
+            defrag_of("k defrag --via-operator --ttl-after-finished 0s")
         else {
             panic!("not a handover")
         };
@@ -537,7 +538,8 @@ mod tests {
             assert!(usage_of(line).contains(says), "{line}: {}", usage_of(line));
         }
         // Each refusal ends with what to do instead.
-        assert!(usage_of("k defrag c --via-operator --compact").ends_with("drop --via-operator to have this tool sweep the cluster itself"));
+        assert!(usage_of("k defrag c --via-operator --compact")
+            .ends_with("drop --via-operator to have this tool sweep the cluster itself"));
         // Modes that cannot go together are clap's own errors (exit 2).
         for line in [
             "k defrag --via-operator --watch",
@@ -545,7 +547,10 @@ mod tests {
             "k defrag --via-operator -l a=b",
             "k defrag c --ttl-after-finished 1h",
         ] {
-            assert!(crate::cli::parse(line.split_whitespace()).is_err(), "{line}");
+            assert!(
+                crate::cli::parse(line.split_whitespace()).is_err(),
+                "{line}"
+            );
         }
     }
 

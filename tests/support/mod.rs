@@ -342,10 +342,7 @@ pub async fn tool_on_terminal(
         } else {
             format!("{reply}\r")
         };
-        stdin
-            .write_all(typed.as_bytes())
-            .await
-            .expect("answer");
+        stdin.write_all(typed.as_bytes()).await.expect("answer");
         stdin.flush().await.expect("answer");
     }
     // Read to the end in pieces, so that a run that does not end shows
