@@ -48,6 +48,9 @@ pub struct Session {
     /// Plugin mode: the EtcdDefrags of the cluster, for the sweep to ask
     /// before each step whether another processor is defragmenting it.
     pub runs: Option<ClusterRuns>,
+    /// Plugin mode, for `status`: the cluster's namespace's EtcdDefrags
+    /// and EtcdDefragPolicies, read while the session was opened.
+    pub activity: Option<k8s::runs::Everything>,
     _forwards: Vec<Forward>,
 }
 
@@ -308,18 +311,36 @@ pub fn kube_settings(global: &Flags) -> KubeSettings {
     }
 }
 
+/// What a session asks the API server beyond the cluster's objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Beyond {
+    Nothing,
+    /// A sweep's: other processors' runs, asked before each step.
+    Runs,
+    /// `status`'s: the runs and policies, read once.
+    Activity,
+}
+
 /// Opens the one cluster the command line names, in either mode.
 pub async fn open(global: &Flags, cluster: Option<&str>) -> Result<Session> {
-    open_with(global, cluster, false).await
+    open_with(global, cluster, Beyond::Nothing).await
 }
 
 /// [`open`] for a sweep: in plugin mode the session also asks the API
 /// server about other processors' runs of the cluster (`Session::runs`).
 pub async fn open_sweep(global: &Flags, cluster: Option<&str>) -> Result<Session> {
-    open_with(global, cluster, true).await
+    open_with(global, cluster, Beyond::Runs).await
 }
 
-async fn open_with(global: &Flags, cluster: Option<&str>, runs: bool) -> Result<Session> {
+/// [`open`] for `status`: in plugin mode the session also reads the
+/// runs and policies of the cluster's namespace (`Session::activity`),
+/// without keeping the API server's connection for the rest of the
+/// command.
+pub async fn open_status(global: &Flags, cluster: Option<&str>) -> Result<Session> {
+    open_with(global, cluster, Beyond::Activity).await
+}
+
+async fn open_with(global: &Flags, cluster: Option<&str>, beyond: Beyond) -> Result<Session> {
     if !plugin_mode(global, cluster, false) {
         let target = target_from_flags(
             global,
@@ -332,6 +353,7 @@ async fn open_with(global: &Flags, cluster: Option<&str>, runs: bool) -> Result<
             target,
             clients,
             runs: None,
+            activity: None,
             _forwards: Vec::new(),
         });
     }
@@ -345,8 +367,14 @@ async fn open_with(global: &Flags, cluster: Option<&str>, runs: bool) -> Result<
     });
     let opened = async {
         let (kube, namespace, name) = connect_cluster(global, cluster).await?;
+        // Read first: the cluster's own reads then go as they always do.
+        let activity = match beyond {
+            Beyond::Activity => Some(k8s::runs::all_of(&kube, Some(&namespace)).await),
+            _ => None,
+        };
         let mut session = open_cluster(&kube, &Connection::from(global), &namespace, &name).await?;
-        if runs {
+        session.activity = activity;
+        if beyond == Beyond::Runs {
             session.runs = Some(ClusterRuns::new(&kube, &namespace, &name));
         }
         Ok(session)
@@ -457,6 +485,7 @@ pub async fn open_objects(
         target,
         clients,
         runs: None,
+        activity: None,
         _forwards: forwards,
     })
 }

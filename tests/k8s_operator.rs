@@ -492,6 +492,31 @@ async fn plugin_mode_on_clusters_the_real_operator_runs() {
         .collect();
     assert_eq!(status_writers, ["manager"], "the operator drove it");
 
+    // status: the run just finished is the last one, and a policy's next
+    // tick is the one its schedule gives (a yearly one: it stamps nothing
+    // during the test).
+    bed.apply(vec![json!({
+        "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+        "kind": "EtcdDefragPolicy",
+        "metadata": {"name": "yearly", "namespace": NS},
+        "spec": {"clusterRef": {"name": "plain"}, "schedule": "0 3 1 1 *", "rule": {"all": true}},
+    })])
+    .await;
+    let status = bed
+        .etcd(&["status", "plain", "-o", "json"])
+        .await
+        .expect_code(0)
+        .json();
+    let last = &status["defrag"]["lastFinished"];
+    assert_eq!(last["name"], run_name.as_str(), "{status}");
+    assert_eq!(last["phase"], "Complete");
+    assert_eq!(last["defragmented"], 3);
+    assert!(status["defrag"]["active"].is_null(), "{status}");
+    let policy = &status["defrag"]["policies"][0];
+    assert_eq!(policy["name"], "yearly", "{status}");
+    let next: String = policy["nextTick"].as_str().unwrap().to_string();
+    assert!(next.ends_with("-01-01T03:00:00Z"), "{next}");
+
     // snapshot save: a file etcd's own etcdutl reads, holding what the
     // client wrote.
     let dir = tempfile::tempdir().unwrap();

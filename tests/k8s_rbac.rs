@@ -186,9 +186,16 @@ async fn one_cluster_lists_its_pods_once_and_a_get_only_role_reads_each() {
         );
         flights.push(used.flights);
     }
-    assert_eq!(
-        flights[1],
-        flights[0] + 3,
+    // The get-only role costs the refused LIST and three GETs in place of
+    // one LIST: three requests more. The proxy counts flights (runs of
+    // client bytes after the server spoke), not requests, and how many
+    // requests leave in a flight of their own moves with what the
+    // connection carried before: measured, 10 and 13 flights before
+    // `status` read the namespace's EtcdDefrags and policies first, 12 and
+    // 13 after (both LISTs seen in the client's own trace in both runs).
+    // So: more flights for the get-only role, never more than three more.
+    assert!(
+        flights[1] > flights[0] && flights[1] <= flights[0] + 3,
         "the get-only role's refused LIST and three GETs in place of one LIST: {flights:?}"
     );
     drop(fx);

@@ -121,6 +121,34 @@ async fn a_run_nobody_takes_up_is_withdrawn_and_a_stopped_follow_says_what_happe
     assert_eq!(left.len(), 1, "the run stays: {left:?}");
     assert_eq!(left[0].metadata.name.as_deref(), Some(name.as_str()));
     assert_eq!(left[0].data["spec"]["rule"]["all"], true);
+    // `status` shows the run waiting: the one that would act next, not
+    // yet picked up; `status -A` says so in its RUN column.
+    let status = tool(&plugin(&kc, &["status", "main", "-o", "json"]), &[])
+        .await
+        .expect_code(0)
+        .json();
+    let active = &status["defrag"]["active"];
+    assert_eq!(active["name"], name.as_str(), "{status}");
+    assert_eq!(active["phase"], "Pending", "{status}");
+    assert_eq!(active["driver"], "not picked up by any processor yet");
+    let table = tool(&plugin(&kc, &["status", "main"]), &[]).await;
+    table.expect_code(0);
+    assert!(
+        table.stdout.contains(&format!(
+            "now: {name} Pending (not picked up by any processor yet)"
+        )),
+        "{}",
+        table.stdout
+    );
+    let all = tool(&plugin(&kc, &["status", "-A"]), &[]).await;
+    all.expect_code(0);
+    let row = all
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("handover "))
+        .unwrap_or_else(|| panic!("{}", all.stdout));
+    assert!(row.split_whitespace().nth(2) == Some("Pending"), "{row}");
+
     // The advice, run as printed.
     let kubectl = kubectl_etcd_testbed::bins::kubectl().unwrap();
     let out = std::process::Command::new(kubectl)

@@ -258,10 +258,10 @@ fn multi_status_report() -> MultiStatusReport {
             ClusterStatus {
                 cluster: cluster("prod", "etcd"),
                 error: None,
-                status: Some(status_report(
+                status: Some(with_activity(status_report(
                     Some(cluster("prod", "etcd")),
                     &healthy_snapshot(),
-                )),
+                ))),
             },
             ClusterStatus {
                 cluster: cluster("staging", "etcd"),
@@ -273,6 +273,84 @@ fn multi_status_report() -> MultiStatusReport {
             },
         ],
     }
+}
+
+/// A cluster the operator is defragmenting under a policy's run, with one
+/// run queued behind it, a failed run before, and two policies.
+fn with_activity(mut report: StatusReport) -> StatusReport {
+    use kubectl_etcd::report::{DefragActivity, PolicyNext, RunSummary};
+    report.defrag = Some(DefragActivity {
+        active: Some(RunSummary {
+            name: "nightly-1764900000".into(),
+            phase: "Running".into(),
+            driver: "driven by the etcd-operator's defrag controller".into(),
+            members: 3,
+            done: 1,
+            defragmented: 1,
+            reclaimed_bytes: 120 << 20,
+            created_at: Some("2026-12-05T02:00:00Z".into()),
+            started_at: Some("2026-12-05T02:00:01Z".into()),
+            completed_at: None,
+            condition: Some("Running: defragmenting members".into()),
+        }),
+        queued: 1,
+        last_finished: Some(RunSummary {
+            name: "nightly-1764813600".into(),
+            phase: "Failed".into(),
+            driver: "driven by the etcd-operator's defrag controller".into(),
+            members: 3,
+            done: 3,
+            defragmented: 2,
+            reclaimed_bytes: 300 << 20,
+            created_at: Some("2026-12-04T02:00:00Z".into()),
+            started_at: Some("2026-12-04T02:00:01Z".into()),
+            completed_at: Some("2026-12-04T02:03:12Z".into()),
+            condition: Some("MemberFailed: 2/3 members defragmented".into()),
+        }),
+        policies: vec![
+            PolicyNext {
+                name: "nightly".into(),
+                schedule: "0 2 * * *".into(),
+                suspended: false,
+                next_tick: Some("2026-12-06T02:00:00Z".into()),
+                error: None,
+            },
+            PolicyNext {
+                name: "weekly".into(),
+                schedule: "@weekly".into(),
+                suspended: true,
+                next_tick: None,
+                error: None,
+            },
+        ],
+        error: None,
+    });
+    report
+}
+
+#[test]
+fn status_with_defrag_runs_and_policies() {
+    let report = with_activity(status_report(None, &healthy_snapshot()));
+    insta::assert_snapshot!(
+        "status_with_defrag_runs",
+        tidy(table::status(&report, false))
+    );
+    let json = render_data(&report, OutputFormat::Json).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["defrag"]["active"]["done"], 1, "{doc}");
+    assert_eq!(doc["defrag"]["queued"], 1);
+    assert_eq!(doc["defrag"]["lastFinished"]["phase"], "Failed");
+    assert_eq!(
+        doc["defrag"]["policies"][0]["nextTick"],
+        "2026-12-06T02:00:00Z"
+    );
+    // Standalone (no API server): no defrag field at all.
+    let plain = render_data(
+        &status_report(None, &healthy_snapshot()),
+        OutputFormat::Json,
+    )
+    .unwrap();
+    assert!(!plain.contains("\"defrag\""), "{plain}");
 }
 
 #[test]

@@ -30,9 +30,13 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
     if args.all_namespaces {
         return run_all(global, args).await;
     }
-    let session = session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
+    let session = session::open_status(&global.reach, args.cluster.cluster.as_deref()).await?;
     let snapshot = crate::etcd::take::look(&session.clients, &session.target).await?;
     let mut report = report_of(&session, args, &snapshot);
+    // Plugin mode: the cluster's runs and policies.
+    if let (Some(read), Some(cluster)) = (&session.activity, &session.target.cluster) {
+        report.defrag = Some(activity_of(read, cluster));
+    }
     if global.output == OutputFormat::Wide {
         read_feature_gates(&session, &snapshot, &mut report).await;
     }
@@ -81,6 +85,26 @@ async fn read_feature_gates(
     }
 }
 
+/// The runs and policies of EtcdCluster `cluster` among those read, or
+/// why they could not be read.
+fn activity_of(
+    read: &k8s::runs::Everything,
+    cluster: &ClusterRef,
+) -> crate::report::DefragActivity {
+    match read {
+        Ok((runs, policies)) => crate::controller::activity::activity(
+            runs,
+            policies,
+            cluster,
+            k8s_openapi::jiff::Timestamp::now(),
+        ),
+        Err(e) => crate::report::DefragActivity {
+            error: Some(e.clone()),
+            ..Default::default()
+        },
+    }
+}
+
 async fn probe(session: &crate::session::Session, args: &StatusArgs) -> Result<StatusReport> {
     let snapshot = crate::etcd::take::look(&session.clients, &session.target).await?;
     Ok(report_of(session, args, &snapshot))
@@ -102,6 +126,9 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
     // again); per cluster only its Secrets are read. Should the LISTs of
     // members or Pods be refused, each cluster is read on its own.
     let listed = k8s::list_with_shared(&kube, None).await?;
+    // Every namespace's runs and policies, in one LIST each.
+    let read_runs = k8s::runs::all_of(&kube, None).await;
+    let read_runs = &read_runs;
     let clusters = listed.clusters;
     let reads = k8s::concurrency(listed.took, clusters.len(), READ_CONCURRENCY);
     tracing::debug!("reading {reads} clusters' Secrets at once");
@@ -122,11 +149,14 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
             }
             .await;
             match outcome {
-                Ok(status) => ClusterStatus {
-                    cluster,
-                    error: None,
-                    status: Some(status),
-                },
+                Ok(mut status) => {
+                    status.defrag = Some(activity_of(read_runs, &cluster));
+                    ClusterStatus {
+                        cluster,
+                        error: None,
+                        status: Some(status),
+                    }
+                }
                 Err(e) => ClusterStatus {
                     cluster,
                     error: Some(e.to_string()),

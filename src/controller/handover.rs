@@ -29,7 +29,7 @@ pub const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "kubectl-e
 /// divides it exactly (`200Mi`), else plain bytes.
 pub fn quantity_text(bytes: u64) -> String {
     for (shift, suffix) in [(50, "Pi"), (40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki")] {
-        if bytes > 0 && bytes % (1u64 << shift) == 0 {
+        if bytes > 0 && bytes.is_multiple_of(1u64 << shift) {
             return format!("{}{suffix}", bytes >> shift);
         }
     }

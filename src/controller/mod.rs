@@ -5,6 +5,7 @@
 //! gathers the facts `phase::next` asks for and performs the one transition
 //! it names, calling the same engine (`exec::run`) as the one-shot `defrag`.
 
+pub mod activity;
 pub mod context;
 pub mod handover;
 pub mod lease;

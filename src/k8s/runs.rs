@@ -22,19 +22,41 @@ pub async fn outside(
     let policies: Api<EtcdDefragPolicy> = Api::namespaced(kube.client.clone(), namespace);
     let lp = ListParams::default();
     let (runs, policies) = futures::join!(runs.list(&lp), policies.list(&lp));
-    let runs = other_defrags(&items(kube, namespace, "EtcdDefrags", runs)?, name);
-    let policies = cluster_policies(
-        &items(kube, namespace, "EtcdDefragPolicies", policies)?,
-        name,
-    );
+    let scope = format!("namespace {namespace}");
+    let runs = other_defrags(&items(kube, &scope, "EtcdDefrags", runs)?, name);
+    let policies = cluster_policies(&items(kube, &scope, "EtcdDefragPolicies", policies)?, name);
     Ok(crate::look::Outside { runs, policies })
+}
+
+/// Every EtcdDefrag and EtcdDefragPolicy read, or why they could not be.
+pub type Everything = std::result::Result<(Vec<EtcdDefrag>, Vec<EtcdDefragPolicy>), String>;
+
+/// Every EtcdDefrag and EtcdDefragPolicy in `namespace` (every namespace
+/// when `None`), or why they could not be read; none of a kind the API
+/// server does not serve.
+pub async fn all_of(kube: &Kube, namespace: Option<&str>) -> Everything {
+    let (runs, policies): (Api<EtcdDefrag>, Api<EtcdDefragPolicy>) = match namespace {
+        Some(ns) => (
+            Api::namespaced(kube.client.clone(), ns),
+            Api::namespaced(kube.client.clone(), ns),
+        ),
+        None => (Api::all(kube.client.clone()), Api::all(kube.client.clone())),
+    };
+    let lp = ListParams::default();
+    let scope = namespace.map_or("every namespace".to_string(), |ns| {
+        format!("namespace {ns}")
+    });
+    // One after the other: the client's one connection serves both.
+    let runs = items(kube, &scope, "EtcdDefrags", runs.list(&lp).await)?;
+    let policies = items(kube, &scope, "EtcdDefragPolicies", policies.list(&lp).await)?;
+    Ok((runs, policies))
 }
 
 /// A LIST's objects: none when the API server does not serve the kind,
 /// else what could not be listed, named.
 fn items<K>(
     kube: &Kube,
-    namespace: &str,
+    scope: &str,
     what: &str,
     listed: kube::Result<kube::core::ObjectList<K>>,
 ) -> std::result::Result<Vec<K>, String>
@@ -44,9 +66,7 @@ where
     match listed {
         Ok(list) => Ok(list.items),
         Err(kube::Error::Api(status)) if status.code == 404 => Ok(Vec::new()),
-        Err(e) => Err(
-            super::describe(kube, &format!("list {what} in namespace {namespace}"), e).to_string(),
-        ),
+        Err(e) => Err(super::describe(kube, &format!("list {what} in {scope}"), e).to_string()),
     }
 }
 
@@ -183,7 +203,7 @@ pub fn cluster_policies(
 }
 
 /// Who drives a run, from the field manager of its latest status write.
-fn driver(run: &EtcdDefrag) -> String {
+pub fn driver(run: &EtcdDefrag) -> String {
     let last = run
         .metadata
         .managed_fields

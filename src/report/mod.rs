@@ -44,7 +44,10 @@ pub use fleet::{FleetCluster, FleetOutcome, FleetReport, FleetTotals};
 pub use members::{MemberChangeReport, MemberListRow, MembersReport, QuorumView};
 pub use move_leader::MoveLeaderReport;
 pub use snapshot::{SnapshotContents, SnapshotSaveReport, SnapshotStatusReport};
-pub use status::{ClusterStatus, GateView, MemberRow, MultiStatusReport, Quota, StatusReport};
+pub use status::{
+    ClusterStatus, DefragActivity, GateView, MemberRow, MultiStatusReport, PolicyNext, Quota,
+    RunSummary, StatusReport,
+};
 pub use traffic::{Change, ServerSupport, TrafficReport, ValueSupport};
 pub use usage::UsageReport;
 

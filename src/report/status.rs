@@ -20,6 +20,69 @@ pub struct StatusReport {
     pub members: Vec<MemberRow>,
     pub alarms: Vec<AlarmRow>,
     pub gate: GateView,
+    /// Plugin mode: the cluster's EtcdDefrag runs and EtcdDefragPolicies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defrag: Option<DefragActivity>,
+}
+
+/// What the cluster's defrag processors are doing: the run that acts now
+/// (the oldest unfinished one), how many wait behind it, the last finished
+/// run, and each policy's next tick.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DefragActivity {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<RunSummary>,
+    /// Unfinished runs behind the active one.
+    pub queued: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_finished: Option<RunSummary>,
+    pub policies: Vec<PolicyNext>,
+    /// Why the runs or policies could not be read (nothing else is then
+    /// filled in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One EtcdDefrag, summed up.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSummary {
+    pub name: String,
+    /// `status.phase`, Pending when none was written.
+    pub phase: String,
+    /// Who drives it (the field manager of its last status write).
+    pub driver: String,
+    /// Members planned, and how many of them are done (not Pending).
+    pub members: usize,
+    pub done: usize,
+    pub defragmented: usize,
+    pub reclaimed_bytes: u64,
+    /// RFC 3339.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<String>,
+    /// The `DefragChecked` condition, `reason: message`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+}
+
+/// An EtcdDefragPolicy of the cluster and its next tick.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyNext {
+    pub name: String,
+    pub schedule: String,
+    pub suspended: bool,
+    /// RFC 3339; absent when suspended or the schedule does not parse.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_tick: Option<String>,
+    /// Why the schedule does not parse.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The health gate as reported.
@@ -160,6 +223,7 @@ impl StatusReport {
                 passed: verdict.passed(),
                 reasons: verdict.reasons.iter().map(ReasonView::from).collect(),
             },
+            defrag: None,
         }
     }
 }

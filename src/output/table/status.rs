@@ -7,14 +7,14 @@ use comfy_table::Cell;
 
 use super::{new_table, opt_bytes, opt_num, right, trim_lines};
 use crate::quantity::format_bytes;
-use crate::report::{MemberRow, MultiStatusReport, StatusReport};
+use crate::report::{DefragActivity, MemberRow, MultiStatusReport, StatusReport};
 
 /// Renders `status -A`: the member table with NAMESPACE and CLUSTER in
 /// front, an error row for a cluster that could not be probed, and each
 /// refusing cluster's gate reasons after the table.
 pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
     let columns = status_columns(wide);
-    let header: Vec<&str> = ["NAMESPACE", "CLUSTER"]
+    let header: Vec<&str> = ["NAMESPACE", "CLUSTER", "RUN"]
         .into_iter()
         .chain(columns.iter().map(|c| c.header))
         .collect();
@@ -27,8 +27,17 @@ pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
         ];
         match (&entry.status, &entry.error) {
             (Some(status), _) => {
+                // The run is the cluster's: said on its first row only.
+                let mut run = Some(run_cell(status));
                 for row in status_rows(status, wide) {
-                    table.add_row(lead.iter().cloned().chain(row).collect::<Vec<_>>());
+                    let cell = Cell::new(run.take().unwrap_or_default());
+                    table.add_row(
+                        lead.iter()
+                            .cloned()
+                            .chain([cell])
+                            .chain(row)
+                            .collect::<Vec<_>>(),
+                    );
                 }
                 if let Some(notice) = nospace_notice(status) {
                     footer.push_str(&format!(
@@ -48,7 +57,11 @@ pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
             }
             (None, error) => {
                 let error = format!("error: {}", error.as_deref().unwrap_or("unknown"));
-                let row = lead.iter().cloned().chain(error_row(&columns, &error));
+                let row = lead
+                    .iter()
+                    .cloned()
+                    .chain([Cell::new("-")])
+                    .chain(error_row(&columns, &error));
                 table.add_row(row.collect::<Vec<_>>());
             }
         }
@@ -238,7 +251,95 @@ pub fn status(report: &StatusReport, wide: bool) -> String {
             text.push_str(&format!("  - {} [{}]\n", r.message, r.code));
         }
     }
+    if let Some(lines) = report.defrag.as_ref().and_then(defrag_lines) {
+        text.push('\n');
+        text.push_str(&lines);
+    }
     text
+}
+
+/// The cluster's EtcdDefrag runs and policies under the table: the run
+/// acting now, the last finished one, each policy's next tick. `None`
+/// when there is nothing to say.
+pub fn defrag_lines(a: &DefragActivity) -> Option<String> {
+    let mut lines = Vec::new();
+    if let Some(e) = &a.error {
+        lines.push(format!("  could not be read: {e}"));
+    }
+    if let Some(run) = &a.active {
+        let progress = if run.members > 0 {
+            format!(", {} of {} members done", run.done, run.members)
+        } else {
+            String::new()
+        };
+        let since = run
+            .started_at
+            .as_deref()
+            .map(|t| format!(", started {t}"))
+            .or_else(|| run.created_at.as_deref().map(|t| format!(", created {t}")))
+            .unwrap_or_default();
+        let queued = match a.queued {
+            0 => String::new(),
+            n => format!("; {n} more queued behind it"),
+        };
+        lines.push(format!(
+            "  now: {} {}{progress} ({}){since}{queued}",
+            run.name, run.phase, run.driver
+        ));
+        if let Some(c) = &run.condition {
+            lines.push(format!("    {c}"));
+        }
+    }
+    if let Some(run) = &a.last_finished {
+        let at = run
+            .completed_at
+            .as_deref()
+            .map(|t| format!(" at {t}"))
+            .unwrap_or_default();
+        lines.push(format!(
+            "  last: {} {}{at}: {} of {} members defragmented, {} reclaimed",
+            run.name,
+            run.phase,
+            run.defragmented,
+            run.members,
+            format_bytes(run.reclaimed_bytes)
+        ));
+        if run.phase != "Complete" {
+            if let Some(c) = &run.condition {
+                lines.push(format!("    {c}"));
+            }
+        }
+    }
+    for p in &a.policies {
+        let next = match (&p.next_tick, p.suspended, &p.error) {
+            (_, true, _) => "suspended".to_string(),
+            (Some(t), _, _) => format!("next tick {t}"),
+            (None, _, Some(e)) => format!("schedule not understood: {e}"),
+            (None, _, None) => "no further tick".to_string(),
+        };
+        lines.push(format!("  policy {} ({}): {next}", p.name, p.schedule));
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "EtcdDefrag runs and policies:\n{}\n",
+        lines.join("\n")
+    ))
+}
+
+/// The `RUN` cell of `status -A`: the run acting on the cluster now, as
+/// phase and members done.
+fn run_cell(status: &StatusReport) -> String {
+    let Some(a) = &status.defrag else {
+        return "-".into();
+    };
+    match &a.active {
+        Some(run) if run.members > 0 => format!("{} {}/{}", run.phase, run.done, run.members),
+        Some(run) => run.phase.clone(),
+        None if a.error.is_some() => "?".into(),
+        None => "-".into(),
+    }
 }
 
 fn status_rows(report: &StatusReport, wide: bool) -> Vec<Vec<Cell>> {
