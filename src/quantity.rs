@@ -368,6 +368,18 @@ fn time_quote(text: &str) -> String {
     out
 }
 
+/// A byte count as a Kubernetes quantity, for an object the tool writes:
+/// the largest binary suffix that divides it exactly (`200Mi`), else
+/// plain bytes.
+pub fn format_quantity(bytes: u64) -> String {
+    for (shift, suffix) in [(50, "Pi"), (40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki")] {
+        if bytes > 0 && bytes.is_multiple_of(1u64 << shift) {
+            return format!("{}{suffix}", bytes >> shift);
+        }
+    }
+    bytes.to_string()
+}
+
 /// Formats a byte count with binary units, one decimal below 10 of a unit:
 /// `512 B`, `1.5 KiB`, `312 MiB`, `2.0 GiB`.
 pub fn format_bytes(bytes: u64) -> String {
@@ -629,5 +641,19 @@ mod tests {
         assert_eq!(format_bytes(1536), "1.5 KiB");
         assert_eq!(format_bytes(300 * 1024 * 1024), "300 MiB");
         assert_eq!(format_bytes(2 * 1024 * 1024 * 1024), "2.0 GiB");
+    }
+
+    #[test]
+    fn quantities_keep_the_unit_they_were_given_in() {
+        for (bytes, text) in [
+            (200 << 20, "200Mi"),
+            (1 << 30, "1Gi"),
+            (1536 << 10, "1536Ki"),
+            (1000, "1000"),
+            (0, "0"),
+            (3 << 40, "3Ti"),
+        ] {
+            assert_eq!(format_quantity(bytes), text, "{bytes}");
+        }
     }
 }

@@ -265,12 +265,23 @@ async fn doctor_reads_pods_with_one_list_and_a_get_only_role_still_reads_each() 
             &["get", "list"],
         ),
         rule("etcd-operator.cozystack.io", &["etcdmembers"], &["list"]),
+        rule(
+            "etcd-operator.cozystack.io",
+            &["etcddefrags", "etcddefragpolicies"],
+            &["list"],
+        ),
         rule("", &["secrets", "services"], &["get"]),
     ];
-    // Nodes are cluster-scoped: a ClusterRoleBinding for both accounts.
+    // Nodes are cluster-scoped, and so is who may process EtcdDefrag (the
+    // roles and bindings) and where a --watch Deployment runs: a
+    // ClusterRoleBinding for both accounts.
     let nodes: ClusterRole = serde_json::from_value(json!({
         "metadata": {"name": "doctor-reads-nodes"},
-        "rules": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}],
+        "rules": [
+            {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]},
+            {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles", "clusterrolebindings", "roles", "rolebindings"], "verbs": ["list"]},
+            {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["list"]},
+        ],
     }))
     .unwrap();
     Api::<ClusterRole>::all(client.clone())

@@ -175,3 +175,198 @@ async fn a_run_nobody_takes_up_is_withdrawn_and_a_stopped_follow_says_what_happe
     assert!(screen.contains("no member was touched"), "{screen}");
     assert!(runs_in(&runs).await.is_empty(), "deleted: {screen}");
 }
+
+/// The finding in `doc` with check `check`.
+fn finding<'a>(doc: &'a serde_json::Value, check: &str) -> Option<&'a serde_json::Value> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == check)
+}
+
+/// Runs `line` (a printed `kubectl …` advice) through a shell with the
+/// test's kubeconfig, as a user pastes it.
+fn paste(kc: &std::path::Path, line: &str) {
+    let kubectl = kubectl_etcd_testbed::bins::kubectl().unwrap();
+    let pasted = format!(
+        "{} --kubeconfig {} {}",
+        kubectl.display(),
+        kc.display(),
+        line.trim_start_matches("kubectl ")
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &pasted])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{pasted}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `doctor` judges who else defragments the cluster, from the objects the
+/// API server holds: a policy whose rule cannot fire on this quota, the
+/// last three runs failed or deferred (status written as the operator
+/// writes it, under its field manager), and the operator's controller
+/// installed beside a `--watch` Deployment. Each remedy, run as printed,
+/// clears its finding.
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_judges_the_runs_the_policies_and_the_processors() {
+    let ns = "doctor-runs";
+    let client = admin().await;
+    let _fx = fixture(&client, ns, "main", Mode::Plain).await;
+    let kc = kubeconfig("doctor-runs.yaml", &[ns]);
+    let doctor = || async {
+        let run = tool(
+            &plugin(&kc, &["doctor", "main", "-o", "json", "--fail-on", "never"]),
+            &[],
+        )
+        .await;
+        run.expect_code(0);
+        run.json()
+    };
+    let calm = doctor().await;
+    for check in ["defrag/policy-rule", "defrag/runs", "defrag/processors"] {
+        assert!(finding(&calm, check).is_none(), "{check}: {calm}");
+    }
+
+    // A policy whose free-space threshold is above the quota (2 GiB here).
+    let policies = dynamic(&client, ns, "EtcdDefragPolicy", "etcddefragpolicies");
+    create(
+        &policies,
+        serde_json::json!({
+            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+            "kind": "EtcdDefragPolicy",
+            "metadata": {"name": "huge", "namespace": ns},
+            "spec": {"clusterRef": {"name": "main"}, "schedule": "0 3 1 1 *", "rule": {"freeSpaceAbove": "100Gi"}},
+        }),
+    )
+    .await;
+    // Three runs the operator failed or deferred.
+    let runs = dynamic(&client, ns, "EtcdDefrag", "etcddefrags");
+    let as_operator = kube::api::PatchParams {
+        field_manager: Some("manager".into()),
+        ..Default::default()
+    };
+    for (name, phase, reason) in [
+        ("n1", "Failed", "MemberFailed"),
+        ("n2", "Failed", "DeadlineExceeded"),
+        ("n3", "Pending", "ClusterNotHealthy"),
+    ] {
+        create(
+            &runs,
+            serde_json::json!({
+                "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+                "kind": "EtcdDefrag",
+                "metadata": {"name": name, "namespace": ns},
+                "spec": {"clusterRef": {"name": "main"}},
+            }),
+        )
+        .await;
+        runs.patch_status(
+            name,
+            &as_operator,
+            &kube::api::Patch::Merge(serde_json::json!({"status": {
+                "phase": phase,
+                "conditions": [{"type": "DefragChecked", "status": "False", "reason": reason,
+                                "message": format!("{reason} here"), "lastTransitionTime": "2026-12-05T00:00:00Z"}],
+            }})),
+        )
+        .await
+        .unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await; // distinct creation seconds
+    }
+    // The operator's grant and a --watch Deployment.
+    let grant_rules = serde_json::json!([{"apiGroups": ["etcd-operator.cozystack.io"], "resources": ["etcddefrags/status"], "verbs": ["update", "patch"]}]);
+    let roles: Api<k8s_openapi::api::rbac::v1::ClusterRole> = Api::all(client.clone());
+    roles
+        .create(
+            &Default::default(),
+            &serde_json::from_value(serde_json::json!({"metadata": {"name": "doctor-runs-operator"}, "rules": grant_rules})).unwrap(),
+        )
+        .await
+        .unwrap();
+    let bindings: Api<k8s_openapi::api::rbac::v1::ClusterRoleBinding> = Api::all(client.clone());
+    bindings
+        .create(
+            &Default::default(),
+            &serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "doctor-runs-operator"},
+                "subjects": [{"kind": "ServiceAccount", "name": "etcd-operator", "namespace": ns}],
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "doctor-runs-operator"},
+            }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
+        Api::namespaced(client.clone(), ns);
+    let labels = serde_json::json!({"app.kubernetes.io/name": "kubectl-etcd", "app.kubernetes.io/component": "defrag-watch"});
+    deployments
+        .create(
+            &Default::default(),
+            &serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "kubectl-etcd-watch", "labels": labels},
+                "spec": {"replicas": 0, "selector": {"matchLabels": labels},
+                         "template": {"metadata": {"labels": labels},
+                                      "spec": {"containers": [{"name": "watch", "image": "kubectl-etcd:test", "args": ["defrag", "--watch"]}]}}},
+            }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+
+    let worried = doctor().await;
+    let policy = finding(&worried, "defrag/policy-rule").unwrap_or_else(|| panic!("{worried}"));
+    assert_eq!(policy["severity"], "warning");
+    assert!(
+        policy["message"]
+            .as_str()
+            .unwrap()
+            .contains("EtcdDefragPolicy huge can never defragment"),
+        "{policy}"
+    );
+    let failing = finding(&worried, "defrag/runs").unwrap_or_else(|| panic!("{worried}"));
+    let message = failing["message"].as_str().unwrap();
+    assert!(
+        message.contains("n1 Failed (MemberFailed: MemberFailed here); n2 Failed (DeadlineExceeded: DeadlineExceeded here); n3 deferred (ClusterNotHealthy: ClusterNotHealthy here)"),
+        "{message}"
+    );
+    let both = finding(&worried, "defrag/processors").unwrap_or_else(|| panic!("{worried}"));
+    assert!(
+        both["message"]
+            .as_str()
+            .unwrap()
+            .contains("doctor-runs/kubectl-etcd-watch"),
+        "{both}"
+    );
+    assert_eq!(worried["unread"], serde_json::json!([]), "{worried}");
+
+    // The remedies, run as printed.
+    paste(
+        &kc,
+        policy["remedy"]
+            .as_str()
+            .unwrap()
+            .split("e.g. ")
+            .nth(1)
+            .unwrap(),
+    );
+    paste(
+        &kc,
+        both["remedy"].as_str().unwrap().split(": ").nth(1).unwrap(),
+    );
+    let better = doctor().await;
+    assert!(finding(&better, "defrag/policy-rule").is_none(), "{better}");
+    assert!(finding(&better, "defrag/processors").is_none(), "{better}");
+    roles
+        .delete("doctor-runs-operator", &Default::default())
+        .await
+        .unwrap();
+    bindings
+        .delete("doctor-runs-operator", &Default::default())
+        .await
+        .unwrap();
+}

@@ -18,6 +18,7 @@ use crate::k8s::{self, Kube};
 use crate::look::MemberMetrics;
 use crate::output::{self, OutputFormat};
 use crate::plan::backup;
+use crate::plan::doctor::runs::DefragFacts;
 use crate::plan::doctor::{self, CertFact, ClusterSpecFacts, Facts, Severity, TrafficFacts};
 use crate::plan::gate::{self, GateOptions};
 use crate::plan::rule::DefragRule;
@@ -44,6 +45,9 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
         // is read on its own.
         let listed = k8s::list_with_shared(&kube, None).await?;
         let at_once = k8s::concurrency(listed.took, listed.clusters.len(), CLUSTER_CONCURRENCY);
+        // Who processes EtcdDefrag, read once for every cluster.
+        let processors = Processors::read(&kube, None).await;
+        let processors = &processors;
         let (kube, prefetched) = (&kube, listed.prefetched.as_ref());
         stream::iter(listed.clusters)
             .map(|object| async move {
@@ -55,7 +59,9 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                     Err(e) => Err(e),
                 };
                 match opened {
-                    Ok(s) => examine(&s, Some((kube, Some(&object))), &gate, window).await,
+                    Ok(s) => {
+                        examine(&s, Some((kube, Some(&object), processors)), &gate, window).await
+                    }
                     Err(e) => unreachable_report(Some(cluster), e.to_string()),
                 }
             })
@@ -65,10 +71,14 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
     } else {
         let s = session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
         let kube = match &s.target.cluster {
-            Some(_) => Some(k8s::connect(&session::kube_settings(&global.reach)).await?),
+            Some(c) => {
+                let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
+                let processors = Processors::read(&kube, Some(&c.namespace)).await;
+                Some((kube, processors))
+            }
             None => None,
         };
-        vec![examine(&s, kube.as_ref().map(|k| (k, None)), &gate, window).await]
+        vec![examine(&s, kube.as_ref().map(|(k, p)| (k, None, p)), &gate, window).await]
     };
     let wide = global.output == OutputFormat::Wide;
     let text = match (global.output, args.all_namespaces) {
@@ -130,7 +140,7 @@ fn unreachable_report(cluster: Option<ClusterRef>, why: String) -> DoctorReport 
 /// the members' /metrics are read: at a distance each read is a round trip.
 async fn examine(
     session: &Session,
-    kube: Option<(&Kube, Option<&EtcdCluster>)>,
+    kube: Option<(&Kube, Option<&EtcdCluster>, &Processors)>,
     gate: &GateOptions,
     churn_window: Duration,
 ) -> DoctorReport {
@@ -138,7 +148,9 @@ async fn examine(
     let cluster = target.cluster.clone();
     let kubernetes = async {
         match (kube, &cluster) {
-            (Some((kube, object)), Some(c)) => Some(kubernetes_facts(kube, c, object).await),
+            (Some((kube, object, processors)), Some(c)) => {
+                Some(kubernetes_facts(kube, c, object, processors).await)
+            }
             _ => None,
         }
     };
@@ -275,6 +287,7 @@ async fn examine(
         facts.spec = k.spec;
         facts.pod_args = k.pod_args;
         facts.traffic = k.traffic;
+        facts.defrag = k.defrag;
         unread.extend(k.unread);
     }
     let findings = doctor::examine(&facts);
@@ -292,7 +305,33 @@ struct KubernetesFacts {
     spec: Option<ClusterSpecFacts>,
     pod_args: BTreeMap<String, Vec<String>>,
     traffic: Option<TrafficFacts>,
+    defrag: Option<DefragFacts>,
     unread: Vec<String>,
+}
+
+/// Who may process EtcdDefrag besides this tool: the operator's grants
+/// (RBAC, read as `--watch` reads it) and the `--watch` Deployments; each
+/// `Err` says why it could not be read.
+struct Processors {
+    grants: std::result::Result<Vec<String>, String>,
+    watchers: std::result::Result<Vec<String>, String>,
+}
+
+impl Processors {
+    /// Reads both, for `namespace`'s RoleBindings (every namespace's when
+    /// `None`) and every namespace's Deployments.
+    async fn read(kube: &Kube, namespace: Option<&str>) -> Processors {
+        use crate::controller::takeover;
+        let grants = async {
+            takeover::installed_processors(kube, namespace, &takeover::Me::default())
+                .await
+                .map(|g| g.iter().map(ToString::to_string).collect())
+                .map_err(|e| e.to_string())
+        };
+        let watchers = k8s::runs::watchers(kube, namespace.unwrap_or(&kube.default_namespace));
+        let (grants, watchers) = futures::join!(grants, watchers);
+        Processors { grants, watchers }
+    }
 }
 
 /// The EtcdCluster's spec (read again unless given), its members' Pods and
@@ -301,6 +340,7 @@ async fn kubernetes_facts(
     kube: &Kube,
     c: &ClusterRef,
     known: Option<&EtcdCluster>,
+    processors: &Processors,
 ) -> KubernetesFacts {
     let service_name = crate::contract::client_service_name(&c.name);
     let object = async {
@@ -309,12 +349,39 @@ async fn kubernetes_facts(
             None => k8s::get_cluster(kube, &c.namespace, &c.name).await,
         }
     };
-    let (object, pods, service) = futures::join!(
+    let (object, pods, service, runs) = futures::join!(
         object,
         k8s::placement::member_pods(kube, &c.namespace, &c.name),
-        k8s::service::get(kube, &c.namespace, &service_name)
+        k8s::service::get(kube, &c.namespace, &service_name),
+        k8s::runs::all_of(kube, Some(&c.namespace))
     );
     let mut facts = KubernetesFacts::default();
+    let mut defrag = DefragFacts {
+        namespace: c.namespace.clone(),
+        operator_grants: processors.grants.as_ref().ok().cloned(),
+        watchers: processors.watchers.as_ref().ok().cloned(),
+        ..Default::default()
+    };
+    if let Err(e) = &processors.grants {
+        facts
+            .unread
+            .push(format!("who may process EtcdDefrag ({e})"));
+    }
+    if let Err(e) = &processors.watchers {
+        facts
+            .unread
+            .push(format!("the kubectl etcd defrag --watch Deployments ({e})"));
+    }
+    match runs {
+        Ok((runs, policies)) => {
+            defrag.runs = crate::controller::activity::run_facts(&runs, c);
+            defrag.policies = crate::controller::activity::policy_facts(&policies, c);
+        }
+        Err(e) => facts
+            .unread
+            .push(format!("the EtcdDefrag runs and policies ({e})")),
+    }
+    facts.defrag = Some(defrag);
     match object {
         Ok(object) => {
             let options = object.spec.options.clone().unwrap_or_default();

@@ -6,6 +6,7 @@ use k8s_openapi::jiff::Timestamp;
 
 use crate::k8s::crd::{EtcdDefrag, EtcdDefragPolicy, EtcdDefragStatus};
 use crate::k8s::runs::driver;
+use crate::plan::doctor::runs::{PolicyFact, RunFact};
 use crate::plan::schedule::Schedule;
 use crate::report::{ClusterRef, DefragActivity, PolicyNext, RunSummary};
 
@@ -104,6 +105,56 @@ pub fn next_tick(policy: &EtcdDefragPolicy, now: Timestamp) -> PolicyNext {
         },
         error: parsed.err().map(|e| e.to_string()),
     }
+}
+
+/// The runs of EtcdCluster `cluster` as doctor's checks see them, oldest
+/// first.
+pub fn run_facts(runs: &[EtcdDefrag], cluster: &ClusterRef) -> Vec<RunFact> {
+    runs_of(runs, cluster)
+        .into_iter()
+        .map(|r| {
+            let status = r.status.clone().unwrap_or_default();
+            let condition = status.conditions.first();
+            RunFact {
+                name: r.metadata.name.clone().unwrap_or_default(),
+                phase: status.phase_or_pending().as_str().to_string(),
+                created: r
+                    .metadata
+                    .creation_timestamp
+                    .as_ref()
+                    .map_or(0, |t| t.0.as_second()),
+                started: status.started_at.is_some(),
+                reason: condition.map(|c| c.reason.clone()).unwrap_or_default(),
+                message: condition.map(|c| c.message.clone()).unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+/// The policies of EtcdCluster `cluster` as doctor's checks see them; a
+/// policy whose rule does not read (a size that does not parse) is left
+/// out: its runs say why.
+pub fn policy_facts(policies: &[EtcdDefragPolicy], cluster: &ClusterRef) -> Vec<PolicyFact> {
+    policies
+        .iter()
+        .filter(|p| in_namespace(p.metadata.namespace.as_deref(), cluster))
+        .filter(|p| p.spec.cluster_ref.name == cluster.name)
+        .filter_map(|p| {
+            let rule = crate::settings::sweep_of_run(
+                p.spec.rule.as_ref(),
+                crate::plan::defrag::MoveLeader::Never,
+                std::time::Duration::from_secs(1),
+                false,
+            )
+            .ok()?
+            .rule;
+            Some(PolicyFact {
+                name: p.metadata.name.clone().unwrap_or_default(),
+                rule,
+                suspended: p.spec.suspend == Some(true),
+            })
+        })
+        .collect()
 }
 
 /// What `status` shows of EtcdCluster `cluster`'s runs and policies.

@@ -52,6 +52,43 @@ pub async fn all_of(kube: &Kube, namespace: Option<&str>) -> Everything {
     Ok((runs, policies))
 }
 
+/// The `kubectl etcd defrag --watch` Deployments (`namespace/name`, by
+/// the labels of `deploy/watch/`), in every namespace, or in `namespace`
+/// when every namespace may not be listed.
+pub async fn watchers(kube: &Kube, namespace: &str) -> std::result::Result<Vec<String>, String> {
+    use k8s_openapi::api::apps::v1::Deployment;
+    let lp = ListParams::default()
+        .labels("app.kubernetes.io/name=kubectl-etcd,app.kubernetes.io/component=defrag-watch");
+    let listed = match Api::<Deployment>::all(kube.client.clone()).list(&lp).await {
+        Ok(list) => list,
+        Err(kube::Error::Api(s)) if s.code == 403 => {
+            Api::<Deployment>::namespaced(kube.client.clone(), namespace)
+                .list(&lp)
+                .await
+                .map_err(|e| {
+                    super::describe(
+                        kube,
+                        &format!("list Deployments in namespace {namespace}"),
+                        e,
+                    )
+                    .to_string()
+                })?
+        }
+        Err(e) => return Err(super::describe(kube, "list Deployments", e).to_string()),
+    };
+    Ok(listed
+        .items
+        .iter()
+        .map(|d| {
+            format!(
+                "{}/{}",
+                d.metadata.namespace.as_deref().unwrap_or(""),
+                d.metadata.name.as_deref().unwrap_or("")
+            )
+        })
+        .collect())
+}
+
 /// A LIST's objects: none when the API server does not serve the kind,
 /// else what could not be listed, named.
 fn items<K>(

@@ -26,6 +26,7 @@ use crate::quantity::format_bytes;
 
 mod look;
 mod metrics;
+pub mod runs;
 mod setup;
 
 pub use look::{
@@ -141,6 +142,9 @@ pub struct Facts<'a> {
     /// The writes sampled while a member needed a defrag (`None`: not
     /// sampled).
     pub churn: Option<crate::plan::usage::ChurnSample>,
+    /// Who else processes the cluster's EtcdDefrags and what their runs
+    /// did (plugin mode).
+    pub defrag: Option<runs::DefragFacts>,
 }
 
 /// Every check, in the order the report lists them. A check that ran and
@@ -285,6 +289,12 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
         ));
     }
     out.extend(stop_grpc_on_defrag(&facts.pod_args, facts.snapshot));
+    if let Some(d) = &facts.defrag {
+        let quota = facts
+            .snapshot
+            .and_then(|s| s.members.iter().map(|m| m.quota_bytes).max());
+        out.extend(runs::checks(d, quota, &d.namespace, facts.now));
+    }
     if let Some(t) = &facts.traffic {
         out.extend(or_passed(
             traffic(t),
