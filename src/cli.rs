@@ -117,7 +117,7 @@ pub struct GlobalArgs {
     /// Path to the kubeconfig file (plugin mode). Default: $KUBECONFIG
     /// (several paths are merged), else ~/.kube/config, else the in-cluster
     /// service account.
-    #[arg(long, global = true, help_heading = K8S, value_name = "FILE")]
+    #[arg(short = 'k', long, global = true, help_heading = K8S, value_name = "FILE")]
     pub kubeconfig: Option<String>,
 
     /// The kubeconfig context to use (plugin mode).
@@ -128,6 +128,23 @@ pub struct GlobalArgs {
     /// `default`.
     #[arg(short = 'n', long, global = true, help_heading = K8S, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
+
+    /// An etcd member's Pod, as the etcd-operator's own Go plugin takes
+    /// it: selects the Pod's EtcdCluster and, for `snapshot save` and
+    /// `leave`, its member (plugin mode).
+    #[arg(short = 'p', long = "pod", global = true, help_heading = K8S, value_name = "POD")]
+    pub pod: Option<String>,
+
+    /// The operator plugin's credentials Secret: refused, since the
+    /// EtcdCluster names its own (or use --user).
+    #[arg(
+        short = 's',
+        long = "credentials-secret",
+        global = true,
+        hide = true,
+        value_name = "SECRET"
+    )]
+    pub credentials_secret: Option<String>,
 
     /// Act as this Kubernetes user (impersonation), e.g.
     /// system:serviceaccount:NS:NAME.
@@ -235,6 +252,20 @@ pub enum Command {
     /// says to change the EtcdCluster instead, unless --force.
     #[command(subcommand, after_help = MEMBER_EXAMPLES, help_template = with_examples(MEMBER_EXAMPLES))]
     Member(MemberCommand),
+    /// The etcd-operator plugin's `leave -p POD`: `member remove` of the
+    /// Pod's member, with its checks.
+    #[command(hide = true)]
+    Leave(LeaveArgs),
+    /// The etcd-operator plugin's `remove-member ID`: `member remove`.
+    #[command(hide = true)]
+    RemoveMember(MemberChangeArgs),
+    /// The etcd-operator plugin's `add-member URL`: refused, with the
+    /// `member add` that does it.
+    #[command(hide = true)]
+    AddMember {
+        #[arg(value_name = "PEER_URL")]
+        url: String,
+    },
     /// Health-gated, follower-first defragmentation, one member at a time.
     ///
     /// Before every step the cluster is probed again and the health gate
@@ -788,7 +819,7 @@ pub enum MemberCommand {
 }
 
 /// What every membership change takes besides the member.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct MembershipArgs {
     /// Act even when quorum would be at risk, or on an operator-managed
     /// EtcdCluster; asks for the member's name (or id) to be typed.
@@ -842,6 +873,13 @@ pub struct MemberChangeArgs {
     #[command(flatten)]
     pub cluster: ClusterArg,
 
+    #[command(flatten)]
+    pub change: MembershipArgs,
+}
+
+/// `leave`: the member is the one of `-p POD`.
+#[derive(Debug, Args)]
+pub struct LeaveArgs {
     #[command(flatten)]
     pub change: MembershipArgs,
 }

@@ -10,11 +10,17 @@ fn main() -> ExitCode {
     if let Some(words) = completion_words() {
         return complete(&words);
     }
-    let cli = match kubectl_etcd::cli::parse(std::env::args_os()) {
+    // The etcd-operator plugin's `snapshot PATH` is `snapshot save PATH`.
+    let (args, spelled) =
+        kubectl_etcd::settings::compat::rewrite_argv(std::env::args_os().collect());
+    let cli = match kubectl_etcd::cli::parse(args) {
         Ok(cli) => cli,
         Err(e) => return clap_error(e),
     };
     logging::init(cli.global.verbose, cli.global.log_format);
+    if let Some(note) = spelled {
+        logging::message(&format!("note: {note}"));
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

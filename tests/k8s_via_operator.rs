@@ -370,3 +370,116 @@ async fn doctor_judges_the_runs_the_policies_and_the_processors() {
         .await
         .unwrap();
 }
+
+/// The etcd-operator's own plugin's habits (its `-p POD`, its verbs) on a
+/// real cluster: what means the same here runs, reading the Pod's
+/// EtcdCluster and member from the API server; what does not is refused
+/// with the command that does it, and that command runs as printed.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_operator_plugins_habits_work_or_say_what_does() {
+    let ns = "plugin-habits";
+    let client = admin().await;
+    let fx = fixture(&client, ns, "main", Mode::Plain).await;
+    let kc = kubeconfig("plugin-habits.yaml", &[ns]);
+    let pod = fx.members[1].clone();
+    let k = format!("-k={}", kc.display());
+    let run = |args: Vec<String>| async move { tool(&args, &[]).await };
+    let line = |words: &[&str]| -> Vec<String> {
+        let mut a = vec![k.clone(), "--connect=direct".to_string()];
+        a.extend(words.iter().map(|w| w.to_string()));
+        a
+    };
+
+    let status = run(line(&["status", "-p", &pod, "-o", "json"])).await;
+    status.expect_code(0);
+    assert_eq!(rows(&status.json()).len(), 3, "{status:?}");
+    assert!(
+        status.stderr.contains(&format!(
+            "-p {pod} is member {pod} of EtcdCluster plugin-habits/main"
+        )),
+        "{status:?}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("b.db");
+    let snap = run(line(&[
+        "snapshot",
+        file.to_str().unwrap(),
+        "-p",
+        &pod,
+        "-o",
+        "json",
+    ]))
+    .await;
+    snap.expect_code(0);
+    assert!(file.exists(), "{snap:?}");
+    assert!(
+        snap.stderr.contains("spelling of `snapshot save"),
+        "{snap:?}"
+    );
+    assert!(
+        snap.stdout.contains(&pod),
+        "taken from the Pod's member: {}",
+        snap.stdout
+    );
+
+    let compact = run(line(&["compact", "-p", &pod, "--dry-run"])).await;
+    compact.expect_code(0);
+    assert!(compact.stderr.contains("`compact --keep 0`"), "{compact:?}");
+
+    let forfeit = run(line(&["forfeit-leadership", "-p", &pod, "--dry-run"])).await;
+    forfeit.expect_code(0);
+
+    // A one-Pod defrag without the gate is not this tool's: refused, with
+    // the gated command, which runs as printed.
+    let defrag = run(line(&["defrag", "-p", &pod])).await;
+    defrag.expect_code(2);
+    let advice = defrag
+        .stderr
+        .split('`')
+        .find(|s| s.starts_with("kubectl etcd defrag"))
+        .unwrap_or_else(|| panic!("{defrag:?}"))
+        .to_string();
+    assert_eq!(
+        advice,
+        format!("kubectl etcd defrag main -n plugin-habits --member {pod} --all")
+    );
+    let mut printed: Vec<String> = vec![k.clone(), "--connect=direct".into()];
+    printed.extend(advice.split_whitespace().skip(2).map(String::from));
+    printed.extend(["--dry-run".to_string(), "-o".into(), "json".into()]);
+    let planned = run(printed).await;
+    planned.expect_code(0);
+    let plan = planned.json();
+    let pending: Vec<&str> = plan["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["outcome"] == "Pending")
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(pending, [pod.as_str()], "{plan}");
+
+    for (words, says) in [
+        (
+            vec!["add-member", "http://10.0.0.9:2380", "-p", pod.as_str()],
+            "member add NAME --peer-urls http://10.0.0.9:2380",
+        ),
+        (
+            vec!["status", "-s", "etcd-creds"],
+            "the EtcdCluster names its own credentials Secret",
+        ),
+        (
+            vec!["status", "-p", "not-a-member"],
+            "Pod not-a-member in namespace plugin-habits runs no member",
+        ),
+        (
+            vec!["traffic", "show", "-p", pod.as_str()],
+            "is not used by this command",
+        ),
+    ] {
+        let refused = run(line(&words)).await;
+        refused.expect_code(2);
+        assert!(refused.stderr.contains(says), "{words:?}: {refused:?}");
+    }
+    drop(fx);
+}

@@ -23,9 +23,10 @@ use crate::settings::{self, Defrag, Global};
 
 /// Runs the parsed command line: settles the flags (`settings`), then
 /// dispatches to the one command (and, for `defrag`, the one mode) asked.
-pub async fn run(cli: Cli) -> Result<ExitStatus> {
+pub async fn run(mut cli: Cli) -> Result<ExitStatus> {
     let global = Global::from(&cli.global);
     let global = &global;
+    plugin_habits(&mut cli, global).await?;
     match &cli.command {
         Command::Status(args) => status::run(global, args).await,
         Command::Members(args) => members::run(global, args).await,
@@ -33,7 +34,13 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Member(MemberCommand::List(args)) => members::run(global, args).await,
         Command::Member(MemberCommand::Add(args)) => members::add(global, args).await,
         Command::Member(MemberCommand::Promote(args)) => members::promote(global, args).await,
-        Command::Member(MemberCommand::Remove(args)) => members::remove(global, args).await,
+        Command::Member(MemberCommand::Remove(args)) | Command::RemoveMember(args) => {
+            members::remove(global, args).await
+        }
+        // Turned into `member remove` by `plugin_habits`, or refused there.
+        Command::Leave(_) | Command::AddMember { .. } => Err(crate::error::Error::usage(
+            "leave needs -p POD: the etcd member Pod whose member to remove",
+        )),
         Command::Defrag(args) => match settings::defrag(args)? {
             Defrag::One(one) => defrag::run(global, &one).await,
             Defrag::Fleet(fleet) => fleet::run(global, &fleet).await,
@@ -71,6 +78,44 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
             Ok(ExitStatus::Success)
         }
     }
+}
+
+/// The etcd-operator's own plugin's spellings (`settings::compat`): its
+/// `-p POD` resolved to the Pod's EtcdCluster and member, its `leave` as
+/// `member remove`, and what means something else here refused (exit 2,
+/// with the command that does it).
+async fn plugin_habits(cli: &mut Cli, global: &Global) -> Result<()> {
+    use crate::cli::{ClusterArg, MemberChangeArgs};
+    use settings::compat;
+    if let Some(secret) = &cli.global.credentials_secret {
+        return Err(compat::credentials_secret_refusal(secret));
+    }
+    if let Command::AddMember { url } = &cli.command {
+        return Err(compat::add_member_refusal(url));
+    }
+    let Some(pod) = cli.global.pod.clone() else {
+        return Ok(());
+    };
+    let kube = crate::k8s::connect(&crate::session::kube_settings(&global.reach)).await?;
+    let namespace = kube.default_namespace.clone();
+    let (cluster, member) = crate::k8s::member_of_pod(&kube, &namespace, &pod).await?;
+    let at = compat::PodMember {
+        namespace,
+        cluster,
+        member,
+    };
+    let note = compat::apply_pod(&mut cli.command, &pod, &at)?;
+    crate::logging::message(&format!("note: {note}"));
+    if let Command::Leave(args) = &cli.command {
+        cli.command = Command::Member(MemberCommand::Remove(MemberChangeArgs {
+            member: at.member,
+            cluster: ClusterArg {
+                cluster: Some(at.cluster),
+            },
+            change: args.change.clone(),
+        }));
+    }
+    Ok(())
 }
 
 /// Ends a command with exit 1, saying why on stderr in one line, whatever

@@ -332,6 +332,37 @@ pub async fn list_members(kube: &Kube, namespace: &str, name: &str) -> Result<Ve
         .items)
 }
 
+/// The EtcdCluster and member of etcd member Pod `pod` in `namespace`
+/// (the EtcdMember whose Pod it is, or of that name), as `(cluster,
+/// member)`.
+pub async fn member_of_pod(kube: &Kube, namespace: &str, pod: &str) -> Result<(String, String)> {
+    let members: Api<EtcdMember> = Api::namespaced(kube.client.clone(), namespace);
+    let all = members
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| {
+            describe(
+                kube,
+                &format!("list EtcdMembers in namespace {namespace}"),
+                e,
+            )
+        })?
+        .items;
+    let found = all
+        .iter()
+        .find(|m| m.pod_name().as_deref() == Some(pod))
+        .or_else(|| all.iter().find(|m| m.metadata.name.as_deref() == Some(pod)));
+    let cluster = found.and_then(|m| {
+        let cluster = m.metadata.labels.as_ref()?.get(CLUSTER_LABEL)?.clone();
+        Some((cluster, m.metadata.name.clone()?))
+    });
+    cluster.ok_or_else(|| {
+        Error::Resolve(format!(
+            "Pod {pod} in namespace {namespace} runs no member of an EtcdCluster (no EtcdMember there names it): -p takes an etcd member's Pod (`kubectl get etcdmembers -n {namespace}` lists them), or name the EtcdCluster instead"
+        ))
+    })
+}
+
 /// [`fetch`] for an EtcdCluster already read: its members, their Pods'
 /// IPs and the Secrets it names.
 pub async fn fetch_around(

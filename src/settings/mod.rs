@@ -13,6 +13,7 @@
 //! `usage` is the other side of the same stage: what a command line that
 //! could not be settled (a clap error) says to its user.
 
+pub mod compat;
 pub mod usage;
 
 use std::net::SocketAddr;
