@@ -483,3 +483,151 @@ async fn the_operator_plugins_habits_work_or_say_what_does() {
     }
     drop(fx);
 }
+
+/// The follow, against a run whose status and events are written as the
+/// operator's controller writes them (its field manager, its condition
+/// reasons, core/v1 Events naming the run): each change and each event is
+/// said as it comes, and the run's end is reported like a direct sweep,
+/// exit 0 for Complete. Even with `--ttl-after-finished 0s` the end is seen
+/// (here the "operator" deletes the run the moment it completes).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_follow_says_each_change_and_event_and_reports_the_end() {
+    use k8s_openapi::api::core::v1::Event;
+    let ns = "handover-follow";
+    let client = admin().await;
+    let fx = fixture(&client, ns, "main", Mode::Plain).await;
+    let kc = kubeconfig("handover-follow.yaml", &[ns]);
+    let runs = dynamic(&client, ns, "EtcdDefrag", "etcddefrags");
+    let mut running = spawn_tool(&plugin(
+        &kc,
+        &[
+            "defrag",
+            "main",
+            "--via-operator",
+            "--all",
+            "--yes",
+            "--ttl-after-finished",
+            "0s",
+            "-o",
+            "json",
+        ],
+    ));
+    let created = running
+        .wait_for("the run created", |l| l.contains("created EtcdDefrag"))
+        .await;
+    let name = created
+        .split(&format!("created EtcdDefrag {ns}/"))
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .unwrap()
+        .to_string();
+    let run = runs.get(&name).await.unwrap();
+    assert_eq!(run.data["spec"]["ttlSecondsAfterFinished"], 0);
+    let uid = run.metadata.uid.clone().unwrap();
+    let as_operator = kube::api::PatchParams {
+        field_manager: Some("manager".into()),
+        ..Default::default()
+    };
+    let status = |body: serde_json::Value| {
+        let runs = runs.clone();
+        let params = as_operator.clone();
+        let name = name.clone();
+        async move {
+            runs.patch_status(
+                &name,
+                &params,
+                &kube::api::Patch::Merge(serde_json::json!({"status": body})),
+            )
+            .await
+            .unwrap();
+        }
+    };
+    let condition = |reason: &str, message: &str| {
+        serde_json::json!([{"type": "DefragChecked", "status": "False", "reason": reason,
+                            "message": message, "lastTransitionTime": "2026-12-05T00:00:00Z"}])
+    };
+    // Deferred on an unhealthy cluster, with the operator's Warning event.
+    status(serde_json::json!({"phase": "Pending", "conditions": condition("ClusterNotHealthy",
+        "a defragmentation is due but the cluster is not fully healthy; deferring to protect quorum: member main-b7xq2 is unreachable")})).await;
+    let events: Api<Event> = Api::namespaced(client.clone(), ns);
+    events
+        .create(
+            &Default::default(),
+            &serde_json::from_value(serde_json::json!({
+                "metadata": {"name": format!("{name}.deferred")},
+                "involvedObject": {"apiVersion": "etcd-operator.cozystack.io/v1alpha2", "kind": "EtcdDefrag",
+                                   "name": name, "namespace": ns, "uid": uid},
+                "type": "Warning", "reason": "DefragDeferred", "count": 1,
+                "message": "deferring to protect quorum: member main-b7xq2 is unreachable",
+                "source": {"component": "etcd-operator"},
+            }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    // The condition (from the watch) and the event (from the events read
+    // every 2 s) come in either order.
+    let deferral = format!("{name}: ClusterNotHealthy: a defragmentation is due");
+    let event = format!("{name}: event Warning DefragDeferred: deferring to protect quorum");
+    let (mut said_deferral, mut said_event) = (false, false);
+    while !(said_deferral && said_event) {
+        let line = running
+            .wait_for("the deferral and its event", |l| {
+                l.contains(&deferral) || l.contains(&event)
+            })
+            .await;
+        said_deferral |= line.contains(&deferral);
+        said_event |= line.contains(&event);
+    }
+    // Running: the plan, then a member at a time.
+    let members = &fx.members;
+    let row = |m: &str, role: &str, outcome: &str| serde_json::json!({"name": m, "role": role, "outcome": outcome});
+    status(serde_json::json!({"phase": "Running", "startedAt": "2026-12-05T00:00:01Z",
+        "conditions": condition("Running", "defragmenting members"),
+        "members": [row(&members[0], "follower", "Pending"), row(&members[1], "follower", "Pending"), row(&members[2], "leader", "Pending")]})).await;
+    running
+        .wait_for("the order", |l| {
+            l.contains(&format!(
+                "{name}: order: {} (follower) → {} (follower) → {} (leader)",
+                members[0], members[1], members[2]
+            ))
+        })
+        .await;
+    let done = |m: &str, role: &str| {
+        serde_json::json!({"name": m, "role": role, "outcome": "Defragmented", "dbSizeBefore": 3145728,
+                           "dbSizeAfter": 1048576, "reclaimedBytes": 2097152, "finishedAt": "2026-12-05T00:00:02Z"})
+    };
+    status(serde_json::json!({"defragmented": 1,
+        "members": [done(&members[0], "follower"), row(&members[1], "follower", "Pending"), row(&members[2], "leader", "Pending")]})).await;
+    running
+        .wait_for("a member done", |l| {
+            l.contains(&format!(
+                "{name}: {} (follower): Defragmented: 3.0 MiB → 1.0 MiB, 2.0 MiB reclaimed",
+                members[0]
+            ))
+        })
+        .await;
+    // Complete, and deleted at once (ttlSecondsAfterFinished 0).
+    status(serde_json::json!({"phase": "Complete", "completedAt": "2026-12-05T00:00:05Z", "defragmented": 3,
+        "conditions": condition("Complete", "3/3 members defragmented"),
+        "members": [done(&members[0], "follower"), done(&members[1], "follower"), done(&members[2], "leader")]})).await;
+    runs.delete(&name, &Default::default()).await.unwrap();
+    let finished = running.finish().await;
+    finished.expect_code(0);
+    let report = finished.json();
+    assert_eq!(report["run"]["phase"], "Complete", "{report}");
+    assert_eq!(report["run"]["name"], name.as_str());
+    let outcomes: Vec<&str> = report["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["Defragmented"; 3], "{report}");
+    assert_eq!(report["members"][2]["role"], "leader");
+    assert_eq!(report["members"][0]["reclaimedBytes"], 2_097_152);
+    assert!(
+        report["members"][0]["id"].as_str().unwrap().len() == 16,
+        "{report}"
+    );
+}
