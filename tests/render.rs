@@ -951,3 +951,46 @@ fn traffic_set_dry_run() {
         render_data(&report, OutputFormat::Json).unwrap()
     );
 }
+
+/// `defrag --via-operator`'s report: the run the operator drove, as the
+/// same table a direct sweep prints (no in-use or durations: the operator
+/// does not record them).
+#[test]
+fn defrag_via_operator() {
+    let run: kubectl_etcd::k8s::crd::EtcdDefrag = serde_json::from_value(serde_json::json!({
+        "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+        "kind": "EtcdDefrag",
+        "metadata": {"name": "etcd-defrag-x7k2p", "namespace": "prod", "creationTimestamp": "2026-12-05T02:00:00Z"},
+        "spec": {"clusterRef": {"name": "etcd"}, "rule": {"all": true}, "ttlSecondsAfterFinished": 86400},
+        "status": {
+            "phase": "Failed", "startedAt": "2026-12-05T02:00:01Z", "completedAt": "2026-12-05T02:05:09Z", "defragmented": 1,
+            "conditions": [{"type": "DefragChecked", "status": "False", "reason": "MemberFailed",
+                            "message": "1/3 members defragmented", "lastTransitionTime": "2026-12-05T02:05:09Z"}],
+            "members": [
+                {"name": "etcd-0", "role": "follower", "outcome": "Defragmented", "dbSizeBefore": 536870912,
+                 "dbSizeAfter": 188743680, "reclaimedBytes": 348127232, "finishedAt": "2026-12-05T02:00:04Z"},
+                {"name": "etcd-2", "role": "follower", "outcome": "Failed", "reason": "RPCError",
+                 "dbSizeBefore": 67108864, "finishedAt": "2026-12-05T02:05:09Z"},
+                {"name": "etcd-1", "role": "leader", "outcome": "Pending"},
+            ],
+        },
+    }))
+    .unwrap();
+    let ids = std::collections::BTreeMap::from([
+        ("etcd-0".to_string(), format!("{ID0:016x}")),
+        ("etcd-1".to_string(), format!("{ID1:016x}")),
+        ("etcd-2".to_string(), format!("{ID2:016x}")),
+    ]);
+    let report = kubectl_etcd::controller::handover::report(
+        &run,
+        DefragRule {
+            all: true,
+            ..Default::default()
+        },
+        cluster("prod", "etcd"),
+        &ids,
+        "2026-12-05T03:00:00Z".parse().unwrap(),
+    );
+    assert!(!report.succeeded());
+    insta::assert_snapshot!("defrag_via_operator", tidy(table::defrag(&report)));
+}

@@ -45,8 +45,10 @@ pub fn defrag(report: &DefragReport) -> String {
             // 0: not known (a member that did not answer; no etcd file is
             // ever empty).
             right(opt_bytes(Some(m.db_size_before).filter(|&b| b > 0))),
+            // 0: not known (the operator does not record it; nothing
+            // etcd holds is ever empty).
             right(opt_bytes(
-                Some(m.db_size_in_use).filter(|_| m.db_size_before > 0),
+                Some(m.db_size_in_use).filter(|&u| m.db_size_before > 0 && u > 0),
             )),
             right(opt_bytes(m.db_size_after)),
             right(reclaimed),
@@ -151,7 +153,21 @@ pub fn defrag(report: &DefragReport) -> String {
             }
         }
     }
-    if !report.dry_run {
+    if let Some(run) = &report.run {
+        // The operator's run: its own record, no call times of ours.
+        text.push_str(&format!(
+            "EtcdDefrag {}/{} (the operator's): {}, {} defragmented in {}{}\n",
+            run.namespace,
+            run.name,
+            run.phase,
+            report.defragmented(),
+            format_duration(Duration::from_millis(report.wall_ms)),
+            run.condition
+                .as_deref()
+                .map(|c| format!("; {c}"))
+                .unwrap_or_default()
+        ));
+    } else if !report.dry_run {
         let defragmented = report.defragmented();
         text.push_str(&format!(
             "Sweep: {defragmented} defragmented in {} (Defragment calls {})\n",
