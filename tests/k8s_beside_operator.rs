@@ -194,22 +194,7 @@ async fn another_processors_run_keeps_the_sweep_off_its_cluster() {
         .and_then(|rest| rest.split(") and resume it after").next())
         .unwrap()
         .to_string();
-    let kubectl = kubectl_etcd_testbed::bins::kubectl().unwrap();
-    let pasted = format!(
-        "{} --kubeconfig {} {}",
-        kubectl.display(),
-        kc.display(),
-        advice.trim_start_matches("kubectl ")
-    );
-    let out = std::process::Command::new("sh")
-        .args(["-c", &pasted])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{pasted}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    paste(&kc, &advice);
     let since = now();
     tool(
         &plugin(&kc, &["defrag", "busy", "-n", "beside-a", "--all", "--yes"]),

@@ -206,9 +206,14 @@ async fn namespaces_contexts_and_all_namespaces() {
         .next()
         .unwrap()
         .split_whitespace()
-        .take(3)
+        .take(4)
         .collect();
-    assert_eq!(header, ["NAMESPACE", "CLUSTER", "NAME"], "{}", table.stdout);
+    assert_eq!(
+        header,
+        ["NAMESPACE", "CLUSTER", "RUN", "NAME"],
+        "{}",
+        table.stdout
+    );
     for fx in [&a, &b, &c] {
         for m in &fx.members {
             assert!(
@@ -223,7 +228,8 @@ async fn namespaces_contexts_and_all_namespaces() {
     }
 }
 
-/// The JSON of plugin mode is the JSON of standalone mode plus `cluster`.
+/// The JSON of plugin mode is the JSON of standalone mode plus `cluster`
+/// and `defrag` (the cluster's EtcdDefrag runs and policies).
 #[tokio::test(flavor = "multi_thread")]
 async fn same_json_schema_in_both_modes() {
     let client = admin().await;
@@ -247,6 +253,7 @@ async fn same_json_schema_in_both_modes() {
     };
     let mut with_cluster = keys(&standalone_doc);
     with_cluster.push("cluster".into());
+    with_cluster.push("defrag".into());
     with_cluster.sort();
     assert_eq!(keys(&plugin_doc), with_cluster);
     assert!(standalone_doc.get("cluster").is_none());

@@ -185,27 +185,6 @@ fn finding<'a>(doc: &'a serde_json::Value, check: &str) -> Option<&'a serde_json
         .find(|f| f["check"] == check)
 }
 
-/// Runs `line` (a printed `kubectl …` advice) through a shell with the
-/// test's kubeconfig, as a user pastes it.
-fn paste(kc: &std::path::Path, line: &str) {
-    let kubectl = kubectl_etcd_testbed::bins::kubectl().unwrap();
-    let pasted = format!(
-        "{} --kubeconfig {} {}",
-        kubectl.display(),
-        kc.display(),
-        line.trim_start_matches("kubectl ")
-    );
-    let out = std::process::Command::new("sh")
-        .args(["-c", &pasted])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{pasted}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// `doctor` judges who else defragments the cluster, from the objects the
 /// API server holds: a policy whose rule cannot fire on this quota, the
 /// last three runs failed or deferred (status written as the operator

@@ -192,14 +192,7 @@ fn handover(args: &DefragArgs, consent: Consent) -> Result<Handover> {
             "{flag} cannot be used with --via-operator: {why}; drop --via-operator to have this tool sweep the cluster itself"
         )));
     }
-    let rule = DefragRule {
-        all: args.all,
-        free_space_above: args.free_space_above,
-        quota_usage_above: args.quota_usage_above,
-        min_reclaim: args.min_reclaim,
-    }
-    .validate()
-    .map_err(Error::Usage)?;
+    let rule = rule_flags(args)?;
     let ttl = args.ttl_after_finished.unwrap_or(DEFAULT_RUN_TTL);
     if ttl.subsec_nanos() != 0 {
         return Err(Error::usage(
@@ -342,16 +335,8 @@ pub fn defrag(args: &DefragArgs) -> Result<Defrag> {
 
 /// The rule and sweep options of a one-shot or fleet `defrag`.
 fn sweep(args: &DefragArgs) -> Result<SweepOptions> {
-    let rule = DefragRule {
-        all: args.all,
-        free_space_above: args.free_space_above,
-        quota_usage_above: args.quota_usage_above,
-        min_reclaim: args.min_reclaim,
-    }
-    .validate()
-    .map_err(Error::Usage)?;
     Ok(SweepOptions {
-        rule,
+        rule: rule_flags(args)?,
         selection: args.members.clone(),
         move_leader: move_leader(args.move_leader, args.move_leader_above),
         member_timeout: member_timeout(args.timeout)?,
@@ -361,6 +346,18 @@ fn sweep(args: &DefragArgs) -> Result<SweepOptions> {
         recover_nospace: true,
         allow_probe_restart: args.allow_probe_restart,
     })
+}
+
+/// The rule flags, checked as the CRD's CEL rules check `spec.rule`.
+fn rule_flags(args: &DefragArgs) -> Result<DefragRule> {
+    DefragRule {
+        all: args.all,
+        free_space_above: args.free_space_above,
+        quota_usage_above: args.quota_usage_above,
+        min_reclaim: args.min_reclaim,
+    }
+    .validate()
+    .map_err(Error::Usage)
 }
 
 /// The sweep options of one EtcdDefrag run processed by `--watch`: the

@@ -816,3 +816,24 @@ pub async fn grant_processors_read(client: &Client, ns: &str, account: &str) {
         .await
         .unwrap();
 }
+
+/// Runs `line`, a `kubectl …` advice the tool printed, through a shell
+/// with `kubeconfig`, as a user pastes it; fails the test when it fails.
+pub fn paste(kubeconfig: &std::path::Path, line: &str) {
+    let kubectl = kubectl_etcd_testbed::bins::kubectl().unwrap();
+    let pasted = format!(
+        "{} --kubeconfig {} {}",
+        kubectl.display(),
+        kubeconfig.display(),
+        line.trim_start_matches("kubectl ")
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &pasted])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{pasted}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
