@@ -154,7 +154,7 @@ pub fn not_for_operator(id: &str) -> Option<(&'static str, &'static str)> {
         ),
         "compact" => (
             "--compact",
-            "the operator never compacts (compact first with `kubectl etcd compact CLUSTER`)",
+            "the operator never compacts (compact first: `kubectl etcd compact CLUSTER --keep 10000`)",
         ),
         "members" => (
             "--member",
