@@ -328,14 +328,27 @@ async fn sweeps_policies_and_a_watcher_beside_the_operators_controller_never_ove
         };
         // A hand-made run of this cluster created while `d` (ours) was in
         // flight, whose window holds `other`: the documented exception.
+        // `d` is ours and a hand-made run of this cluster was created
+        // while it was in flight (or in the second before it started:
+        // after our last look), and `other`, begun after `d`, is that
+        // run's. `d` may fall in that run's window (it opens at
+        // creation), not in another's.
         let created_inside = |d: &LoggedDefrag, other: &LoggedDefrag| {
             hand_made.iter().any(|(name, c, at)| {
+                let in_window = |x: &LoggedDefrag, w: &str| {
+                    windows
+                        .iter()
+                        .any(|(n, start, end)| n == w && x.start >= *start && x.end <= *end)
+                };
+                let in_another = windows
+                    .iter()
+                    .any(|(n, start, end)| n != name && d.start >= *start && d.end <= *end);
                 c == cluster
                     && *at >= d.start - 1.0
                     && *at <= d.end
-                    && windows.iter().any(|(w, start, end)| {
-                        w == name && other.start >= *start && other.end <= *end
-                    })
+                    && d.start <= other.start
+                    && in_window(other, name)
+                    && !in_another
             })
         };
         // 1. Never two members of one cluster at once, but for a run made
@@ -344,8 +357,7 @@ async fn sweeps_policies_and_a_watcher_beside_the_operators_controller_never_ove
             smallest_gap = smallest_gap.min(pair[1].start - pair[0].end);
             if pair[0].end > pair[1].start {
                 let (first, second) = (&pair[0], &pair[1]);
-                let excused = (!by_operator(first) && created_inside(first, second))
-                    || (!by_operator(second) && created_inside(second, first));
+                let excused = created_inside(first, second) || created_inside(second, first);
                 if excused {
                     excused_overlaps += 1;
                 } else {
