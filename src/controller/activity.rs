@@ -10,22 +10,10 @@ use crate::plan::doctor::runs::{PolicyFact, RunFact};
 use crate::plan::schedule::Schedule;
 use crate::report::{ClusterRef, DefragActivity, PolicyNext, RunSummary};
 
-/// The runs of EtcdCluster `cluster` in `runs`, oldest first (creation,
-/// then name: the operator's order), without those being deleted.
+/// The runs of EtcdCluster `cluster` in `runs`, oldest first
+/// (`k8s::runs::runs_of`).
 pub fn runs_of<'a>(runs: &'a [EtcdDefrag], cluster: &ClusterRef) -> Vec<&'a EtcdDefrag> {
-    let mut mine: Vec<&EtcdDefrag> = runs
-        .iter()
-        .filter(|r| in_namespace(r.metadata.namespace.as_deref(), cluster))
-        .filter(|r| r.spec.cluster_ref.name == cluster.name)
-        .filter(|r| r.metadata.deletion_timestamp.is_none())
-        .collect();
-    mine.sort_by_key(|r| {
-        (
-            r.metadata.creation_timestamp.as_ref().map(|t| t.0),
-            r.metadata.name.clone(),
-        )
-    });
-    mine
+    crate::k8s::runs::runs_of(runs, Some(&cluster.namespace), &cluster.name)
 }
 
 /// Whether an object read in `namespace` is in the cluster's: objects

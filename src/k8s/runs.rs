@@ -176,24 +176,39 @@ pub async fn events_of(
     Ok(api.list(&params).await?.items)
 }
 
-/// The runs in `runs` that target EtcdCluster `cluster` and are not
-/// finished, oldest first, with who drives each (`look::OtherDefrag`).
+/// The runs in `runs` that target EtcdCluster `cluster` (in `namespace`,
+/// when given; an object read without one counts as its), not being
+/// deleted, oldest first: creation, then name, the operator's order.
 /// Pure.
-pub fn other_defrags(runs: &[EtcdDefrag], cluster: &str) -> Vec<crate::look::OtherDefrag> {
-    let mut active: Vec<&EtcdDefrag> = runs
+pub fn runs_of<'a>(
+    runs: &'a [EtcdDefrag],
+    namespace: Option<&str>,
+    cluster: &str,
+) -> Vec<&'a EtcdDefrag> {
+    let mut mine: Vec<&EtcdDefrag> = runs
         .iter()
+        .filter(|r| {
+            namespace.is_none_or(|ns| r.metadata.namespace.as_deref().is_none_or(|n| n == ns))
+        })
         .filter(|r| r.spec.cluster_ref.name == cluster)
-        .filter(|r| !r.status.as_ref().is_some_and(EtcdDefragStatus::is_terminal))
         .filter(|r| r.metadata.deletion_timestamp.is_none())
         .collect();
-    active.sort_by_key(|r| {
+    mine.sort_by_key(|r| {
         (
             r.metadata.creation_timestamp.as_ref().map(|t| t.0),
             r.metadata.name.clone(),
         )
     });
-    active
+    mine
+}
+
+/// The runs in `runs` that target EtcdCluster `cluster` and are not
+/// finished, oldest first, with who drives each (`look::OtherDefrag`).
+/// Pure.
+pub fn other_defrags(runs: &[EtcdDefrag], cluster: &str) -> Vec<crate::look::OtherDefrag> {
+    runs_of(runs, None, cluster)
         .into_iter()
+        .filter(|r| !r.status.as_ref().is_some_and(EtcdDefragStatus::is_terminal))
         .map(|r| crate::look::OtherDefrag {
             run: format!(
                 "{}/{}",
