@@ -39,6 +39,12 @@ pub const OPERATOR_FIELD_MANAGER: &str = "manager";
 /// (`plan::defrag::already_reclaimed`). The operator ignores it.
 pub const DEFRAGMENTING_ANNOTATION: &str = "kubectl-etcd/defragmenting";
 
+/// The tool's own Lease per cluster (not the operator's), in the cluster's
+/// namespace: `kubectl-etcd-defrag-<cluster>`, held by the watcher acting on
+/// that cluster's runs, so that two watchers of ours whose scopes overlap
+/// never act on one cluster at once.
+pub const CLUSTER_LEASE_PREFIX: &str = "kubectl-etcd-defrag-";
+
 /// The client Service of a cluster; the headless one (`<cluster>`) is never
 /// touched.
 pub fn client_service_name(cluster: &str) -> String {

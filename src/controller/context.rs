@@ -54,7 +54,16 @@ pub struct Context {
     /// Serialization by object age alone is not enough: a run deleted
     /// mid-sweep disappears from the list while its engine still waits for
     /// the member in flight, and the next run must not start beside it.
-    pub busy: Busy,
+    pub busy: Arc<Busy>,
+    /// This watcher's identity and Lease duration, for the per-cluster
+    /// Leases (`lease::cluster_lease_name`) as for the election Lease.
+    pub identity: String,
+    pub lease_duration: Duration,
+    /// Runs found waiting for another watcher's hold on their cluster,
+    /// with that holder: said once per holder, not on every retry.
+    pub waiting: Arc<std::sync::Mutex<std::collections::HashMap<String, String>>>,
+    /// The per-cluster Leases this process holds, shared by its passes.
+    pub holds: Arc<super::lease::ClusterHolds>,
 }
 
 /// The clusters a run is being driven on, in this process.
@@ -101,6 +110,28 @@ impl Drop for Claim<'_> {
 }
 
 impl Context {
+    /// The context of one pass over a cluster's run while this watcher
+    /// holds that cluster's Lease too: every write and Defragment is then
+    /// fenced by both holds, and losing the cluster's stops this pass only
+    /// (its own shutdown, a child of the watcher's).
+    pub fn for_pass(&self, cluster_fence: &super::lease::Fence) -> Context {
+        Context {
+            kube: self.kube.clone(),
+            connection: self.connection,
+            move_leader: self.move_leader,
+            member_timeout: self.member_timeout,
+            allow_probe_restart: self.allow_probe_restart,
+            shutdown: self.shutdown.child_token(),
+            fence: self.fence.and(cluster_fence),
+            metrics: self.metrics.clone(),
+            busy: self.busy.clone(),
+            identity: self.identity.clone(),
+            lease_duration: self.lease_duration,
+            waiting: self.waiting.clone(),
+            holds: self.holds.clone(),
+        }
+    }
+
     /// `Err(Fenced)` once the Lease is lost, and the watcher stops acting
     /// with it (the engine stops after the member in flight).
     pub fn fenced(&self) -> Result<(), Error> {

@@ -71,6 +71,8 @@ pub struct LeaseSettings {
 pub struct Fence {
     valid_until: Arc<Mutex<Instant>>,
     lost: CancellationToken,
+    /// Fences this one also depends on ([`Fence::and`]).
+    parts: Vec<Fence>,
 }
 
 impl Fence {
@@ -81,12 +83,27 @@ impl Fence {
                 Instant::now() + Duration::from_secs(100 * 365 * 86_400),
             )),
             lost: CancellationToken::new(),
+            parts: Vec::new(),
         }
+    }
+
+    /// Open while both `self` and `other` are: a pass on one cluster acts
+    /// only while the watcher holds its election Lease and the cluster's.
+    /// Its own [`Fence::lost`] is cancelled once a check finds either
+    /// closed.
+    pub fn and(&self, other: &Fence) -> Fence {
+        let mut both = Fence::open();
+        both.parts = vec![self.clone(), other.clone()];
+        both
     }
 
     /// Whether the hold is still valid now. Closing is sticky.
     pub fn is_open(&self) -> bool {
         if self.lost.is_cancelled() {
+            return false;
+        }
+        if !self.parts.iter().all(Fence::is_open) {
+            self.lost.cancel();
             return false;
         }
         let valid = match self.valid_until.lock() {
@@ -129,26 +146,13 @@ pub async fn acquire(
     stopping: &CancellationToken,
     standing_by: impl Fn(),
 ) -> crate::Result<Option<Held>> {
-    let api: Api<Lease> = Api::namespaced(client, &settings.namespace);
     let mut announced = false;
     loop {
         if stopping.is_cancelled() {
             return Ok(None);
         }
-        let started = Instant::now();
-        match try_hold(&api, settings).await {
-            Ok(Ok(written)) => {
-                let fence = Fence::open();
-                fence.extend(started + settings.duration);
-                let renewer =
-                    tokio::spawn(renew(api.clone(), settings.clone(), fence.clone(), written));
-                return Ok(Some(Held {
-                    fence,
-                    renewer,
-                    api,
-                    settings: settings.clone(),
-                }));
-            }
+        match try_take(client.clone(), settings).await {
+            Ok(Ok(held)) => return Ok(Some(held)),
             Ok(Err(holder)) => {
                 standing_by();
                 if !announced {
@@ -166,6 +170,38 @@ pub async fn acquire(
             _ = tokio::time::sleep(settings.duration / 4) => {}
         }
     }
+}
+
+/// One attempt, without waiting, to hold the Lease `settings` names:
+/// held (and renewed until released or lost), or `Err(holder)` while
+/// another holds it.
+pub async fn try_take(
+    client: kube::Client,
+    settings: &LeaseSettings,
+) -> Result<Result<Held, String>, kube::Error> {
+    let api: Api<Lease> = Api::namespaced(client, &settings.namespace);
+    let started = Instant::now();
+    let written = match try_hold(&api, settings).await? {
+        Ok(written) => written,
+        Err(holder) => return Ok(Err(holder)),
+    };
+    let fence = Fence::open();
+    fence.extend(started + settings.duration);
+    let renewer = tokio::spawn(renew(api.clone(), settings.clone(), fence.clone(), written));
+    Ok(Ok(Held {
+        fence,
+        renewer,
+        api,
+        settings: settings.clone(),
+    }))
+}
+
+/// The Lease that says which of our processors acts on the cluster
+/// `cluster` (in the cluster's namespace): whatever their scopes (`-A`,
+/// `-n`, several Deployments), two watchers never drive the runs of one
+/// cluster at once.
+pub fn cluster_lease_name(cluster: &str) -> String {
+    format!("{}{cluster}", crate::contract::CLUSTER_LEASE_PREFIX)
 }
 
 /// One attempt to create, take or renew the Lease, reading it first:
@@ -294,6 +330,99 @@ async fn renew_written(
         Some(i32::try_from(settings.duration.as_secs()).unwrap_or(i32::MAX));
     api.replace(&settings.name, &PostParams::default(), &lease)
         .await
+}
+
+/// The per-cluster Leases this process holds, shared by its passes: two
+/// runs of one cluster reconciled at once (one driving, one finding itself
+/// queued) share one hold, and it is handed back when the last of them
+/// ends, never while one still acts.
+#[derive(Default)]
+pub struct ClusterHolds(tokio::sync::Mutex<std::collections::HashMap<String, Shared>>);
+
+struct Shared {
+    held: Held,
+    passes: usize,
+    generation: u64,
+}
+
+/// A pass's share of a cluster's hold: its fence, and what
+/// [`ClusterHolds::leave`] needs.
+pub struct Entered {
+    pub fence: Fence,
+    key: String,
+    generation: u64,
+}
+
+impl ClusterHolds {
+    /// Joins this process's hold on the Lease `settings` names, taking it
+    /// first when no pass holds it: `Err(holder)` while another processor
+    /// holds it.
+    pub async fn enter(
+        &self,
+        client: kube::Client,
+        settings: &LeaseSettings,
+    ) -> Result<Result<Entered, String>, kube::Error> {
+        static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let key = format!("{}/{}", settings.namespace, settings.name);
+        let mut holds = self.0.lock().await;
+        if let Some(shared) = holds.get_mut(&key) {
+            if shared.held.fence.is_open() {
+                shared.passes += 1;
+                return Ok(Ok(Entered {
+                    fence: shared.held.fence.clone(),
+                    key,
+                    generation: shared.generation,
+                }));
+            }
+            // Lost: the passes still on it stop by their fence; this one
+            // takes the Lease anew.
+            holds.remove(&key);
+        }
+        let held = match try_take(client, settings).await? {
+            Ok(held) => held,
+            Err(holder) => return Ok(Err(holder)),
+        };
+        let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let fence = held.fence.clone();
+        holds.insert(
+            key.clone(),
+            Shared {
+                held,
+                passes: 1,
+                generation,
+            },
+        );
+        Ok(Ok(Entered {
+            fence,
+            key,
+            generation,
+        }))
+    }
+
+    /// Ends a pass's share; the last one hands the Lease back.
+    pub async fn leave(&self, entered: Entered) {
+        let mut holds = self.0.lock().await;
+        let last = match holds.get_mut(&entered.key) {
+            Some(shared) if shared.generation == entered.generation => {
+                shared.passes = shared.passes.saturating_sub(1);
+                shared.passes == 0
+            }
+            _ => false,
+        };
+        if last {
+            if let Some(shared) = holds.remove(&entered.key) {
+                shared.held.release().await;
+            }
+        }
+    }
+}
+
+impl Drop for Held {
+    /// A hold dropped without [`Held::release`] (the watcher stopping on
+    /// a lost election) stops renewing; the Lease then expires.
+    fn drop(&mut self) {
+        self.renewer.abort();
+    }
 }
 
 impl Held {

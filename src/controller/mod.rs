@@ -99,6 +99,10 @@ pub async fn lead(
             fence,
             metrics: metrics.clone(),
             busy: Default::default(),
+            identity: lease.identity.clone(),
+            lease_duration: settings.lease_duration,
+            waiting: Default::default(),
+            holds: Default::default(),
         });
         run(ctx, namespace).await?;
         relay.abort();

@@ -24,6 +24,7 @@ use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use super::context::{self, api_error, record_on, Context, Error};
+use super::lease::{self, LeaseSettings};
 use super::metrics::RunLabels;
 use super::phase::{
     self, CheckedReason, EtcdSnapshots, Event, Need, Observation, Reach, RunView, Sibling,
@@ -40,8 +41,67 @@ use crate::settings;
 /// How soon a run whose cluster is busy in this process looks again.
 const BUSY_RETRY: Duration = Duration::from_secs(1);
 
-/// One pass.
+/// One pass. An unfinished run's pass holds its cluster's Lease
+/// (`lease::cluster_lease_name`) throughout, beside the election Lease:
+/// two watchers of ours whose scopes overlap (`-A` and `-n`, two
+/// Deployments) never act on one cluster at once. While another holds it
+/// the run is left as it is and looked at again a third of the Lease
+/// duration later.
 pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action, Error> {
+    if ctx.fenced().is_err() {
+        return Ok(Action::await_change());
+    }
+    let finished = run
+        .status
+        .as_ref()
+        .is_some_and(EtcdDefragStatus::is_terminal);
+    // A run naming no cluster acts on none (it fails as ClusterNotFound).
+    if finished || run.spec.cluster_ref.name.is_empty() {
+        return pass(run, ctx).await;
+    }
+    let namespace = run.namespace().unwrap_or_default();
+    let key = format!("{namespace}/{}", run.name_any());
+    let cluster = &run.spec.cluster_ref.name;
+    let settings = LeaseSettings {
+        namespace: namespace.clone(),
+        name: lease::cluster_lease_name(cluster),
+        identity: ctx.identity.clone(),
+        duration: ctx.lease_duration,
+    };
+    let entered = match ctx.holds.enter(ctx.kube.client.clone(), &settings).await {
+        Ok(Ok(entered)) => entered,
+        Ok(Err(holder)) => {
+            let new = match ctx.waiting.lock() {
+                Ok(mut waiting) => {
+                    waiting.insert(key.clone(), holder.clone()) != Some(holder.clone())
+                }
+                Err(_) => true,
+            };
+            if new {
+                crate::logging::message(&format!(
+                    "EtcdDefrag {key}: cluster {namespace}/{cluster} is being acted on by {holder} (Lease {namespace}/{}): this watcher leaves the run to it and looks again",
+                    settings.name
+                ));
+            }
+            return Ok(Action::requeue(ctx.lease_duration / 3));
+        }
+        Err(e) => {
+            return Err(api_error(format!(
+                "take Lease {namespace}/{}",
+                settings.name
+            ))(e))
+        }
+    };
+    if let Ok(mut waiting) = ctx.waiting.lock() {
+        waiting.remove(&key);
+    }
+    let outcome = pass(run, Arc::new(ctx.for_pass(&entered.fence))).await;
+    ctx.holds.leave(entered).await;
+    outcome
+}
+
+/// One pass over `run`, acting only while `ctx`'s fence is open.
+async fn pass(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action, Error> {
     let namespace = run.namespace().unwrap_or_default();
     let name = run.name_any();
     let runs: Api<EtcdDefrag> = Api::namespaced(ctx.kube.client.clone(), &namespace);
