@@ -129,6 +129,75 @@ async fn runs_complete_skip_and_fail_as_the_operator_would() {
     }
 }
 
+/// Issue 45, item 3: a spec the CRD accepts but no rule can be built from
+/// (`freeSpaceAbove: 100Ei`, past what a byte count holds; `minReclaim:
+/// 1e400`) fails on its first pass — `Failed`, reason `InvalidSpec` naming
+/// the field, an `InvalidSpec` event, no member touched — and the run
+/// created after it, queued behind it, completes. Before, it sat `Running`
+/// and retried for 45 minutes with every later run of its cluster queued.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_invalid_spec_fails_at_once_and_never_holds_the_queue() {
+    let client = admin().await;
+    let ns = "watch-invalid";
+    let kc = kubeconfig("watch-invalid.yaml", &[ns]);
+    let fx = fixture(&client, ns, "db", Mode::Plain).await;
+    // Both in place before the watcher starts: the invalid runs are the
+    // oldest of the cluster, so the valid one is queued behind them.
+    create_run(
+        &client,
+        ns,
+        "huge",
+        "db",
+        json!({"freeSpaceAbove": "100Ei"}),
+    )
+    .await;
+    create_run(
+        &client,
+        ns,
+        "tiny",
+        "db",
+        json!({"quotaUsageAbove": "80%", "minReclaim": "1e400"}),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    create_run(&client, ns, "after", "db", json!({"all": true})).await;
+    let _watcher = watch(&kc, ns);
+
+    for (name, field, value) in [
+        ("huge", "freeSpaceAbove", "100Ei"),
+        ("tiny", "minReclaim", "1e400"),
+    ] {
+        let status = wait_phase(&client, ns, name, &["Failed", "Complete"]).await;
+        assert_eq!(status["phase"], "Failed", "{status}");
+        let c = condition(&status);
+        assert_eq!(c["reason"], "InvalidSpec", "{status}");
+        let message = c["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("spec.rule.{field}")) && message.contains(value),
+            "{message}"
+        );
+        assert!(
+            status["members"].as_array().is_none_or(|m| m.is_empty()),
+            "{status}"
+        );
+        assert!(status["startedAt"].is_null(), "never started: {status}");
+        let said = wait_events(&client, ns, name, "InvalidSpec").await;
+        assert_eq!(
+            said,
+            [message.to_string()],
+            "one event, in the condition's words"
+        );
+    }
+    let after = wait_phase(&client, ns, "after", &["Complete", "Failed"]).await;
+    assert_eq!(after["phase"], "Complete", "{after}");
+    assert_eq!(after["defragmented"], 3, "{after}");
+    // (Each wait above gives up after 90 s: far inside the 45-minute
+    // deadline the invalid runs used to hold the queue for.)
+    for i in 0..3 {
+        assert_eq!(defrag_count(&fx.etcd, i).await, 1, "member {i}");
+    }
+}
+
 /// Two runs for one cluster: the younger waits `Pending`/`Queued` while the
 /// older acts, then runs; no member is ever defragmented by both at once
 /// (each member shows exactly two Defragments in the end).

@@ -389,7 +389,7 @@ pub fn sweep_of_run(
 /// a `quotaUsageAbove` that does not parse as 1%..100% turns the quota arm
 /// off, as in the operator. Combination rules are the CRD's CEL, already
 /// enforced by the API server, so they are not checked again.
-fn rule_of(spec: Option<&DefragRuleSpec>) -> Result<DefragRule, String> {
+pub fn rule_of(spec: Option<&DefragRuleSpec>) -> std::result::Result<DefragRule, String> {
     let Some(spec) = spec else {
         return Ok(DefragRule::default());
     };

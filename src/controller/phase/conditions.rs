@@ -22,6 +22,10 @@ pub enum CheckedReason {
     MemberFailed,
     ClusterNotFound,
     DeadlineExceeded,
+    /// Ours: a spec the CRD accepts but no rule can be built from (a size
+    /// past what a byte count holds, `1e400`): failed at once, naming the
+    /// field, instead of holding its cluster's queue until the deadline.
+    InvalidSpec,
 }
 
 impl CheckedReason {
@@ -34,6 +38,7 @@ impl CheckedReason {
             CheckedReason::MemberFailed => "MemberFailed",
             CheckedReason::ClusterNotFound => "ClusterNotFound",
             CheckedReason::DeadlineExceeded => "DeadlineExceeded",
+            CheckedReason::InvalidSpec => "InvalidSpec",
         }
     }
 }

@@ -89,6 +89,9 @@ pub struct RunView {
     pub generation: Option<i64>,
     pub ttl_seconds_after_finished: Option<i32>,
     pub status: EtcdDefragStatus,
+    /// Why no rule can be built from `spec.rule` (the field and its value),
+    /// if none can: the run fails at once (`InvalidSpec`).
+    pub invalid_spec: Option<String>,
 }
 
 impl RunView {
@@ -102,6 +105,7 @@ impl RunView {
             generation: run.metadata.generation,
             ttl_seconds_after_finished: run.spec.ttl_seconds_after_finished,
             status: run.status.clone().unwrap_or_default(),
+            invalid_spec: crate::settings::rule_of(run.spec.rule.as_ref()).err(),
         }
     }
 }
@@ -199,6 +203,8 @@ pub enum EventReason {
     DefragFailed,
     ClusterNotFound,
     DeadlineExceeded,
+    /// Ours: the run's spec cannot be evaluated (`CheckedReason::InvalidSpec`).
+    InvalidSpec,
     AlarmDisarmFailed,
     /// Ours: a member held back because the kubelet would restart it
     /// mid-defrag (its row is `Skipped`/`ProbeBudget`, which has no room
@@ -213,6 +219,7 @@ impl EventReason {
             EventReason::DefragFailed => "DefragFailed",
             EventReason::ClusterNotFound => "ClusterNotFound",
             EventReason::DeadlineExceeded => "DeadlineExceeded",
+            EventReason::InvalidSpec => "InvalidSpec",
             EventReason::AlarmDisarmFailed => "AlarmDisarmFailed",
             EventReason::DefragHeldBack => "DefragHeldBack",
         }
@@ -357,6 +364,14 @@ pub fn next(obs: &Observation) -> Transition {
     let status = &run.status;
     if status.is_terminal() {
         return ttl(run, obs.now);
+    }
+    // Before anything is read: a spec no rule can be built from fails at
+    // once, whatever its place in the queue, and never holds it.
+    if let Some(why) = &run.invalid_spec {
+        let message = format!(
+            "invalid spec: {why}; no member was touched (create a new EtcdDefrag with a value that fits)"
+        );
+        return fail(obs, CheckedReason::InvalidSpec, message, false);
     }
 
     match obs.cluster_exists {
@@ -599,6 +614,7 @@ fn fail(obs: &Observation, reason: CheckedReason, message: String, disarm: bool)
     );
     let event_reason = match reason {
         CheckedReason::ClusterNotFound => EventReason::ClusterNotFound,
+        CheckedReason::InvalidSpec => EventReason::InvalidSpec,
         _ => EventReason::DeadlineExceeded,
     };
     let event = condition_changed(checked(old), &condition).then(|| Event {

@@ -29,6 +29,7 @@ fn view(name: &str, created: i64) -> RunView {
         generation: Some(1),
         ttl_seconds_after_finished: None,
         status: EtcdDefragStatus::default(),
+        invalid_spec: None,
     }
 }
 
@@ -619,6 +620,77 @@ fn cluster_not_found_fails_before_serialization() {
     let mut again = obs.clone();
     again.run.status.conditions = status.conditions.clone();
     assert!(matches!(next(&again), Transition::Fail { event: None, .. }));
+}
+
+/// Issue 45: a spec the CRD accepts but no rule can be built from fails on
+/// the first pass, before the cluster is read or the queue is looked at,
+/// and names the field; a started run that somehow holds one fails too,
+/// with nothing disarmed.
+#[test]
+fn an_invalid_spec_fails_at_once_naming_the_field() {
+    use crate::k8s::crd::{DefragRuleSpec, EtcdDefrag};
+    let cases = [
+        ("freeSpaceAbove", "100Ei", "too large"),
+        ("minReclaim", "1e400", ""),
+        ("freeSpaceAbove", "-1Mi", "negative"),
+    ];
+    for (field, value, says) in cases {
+        let mut rule = DefragRuleSpec::default();
+        match field {
+            "freeSpaceAbove" => rule.free_space_above = Some(value.into()),
+            _ => rule.min_reclaim = Some(value.into()),
+        }
+        let run: EtcdDefrag = serde_json::from_value(serde_json::json!({
+            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
+            "kind": "EtcdDefrag",
+            "metadata": {"name": "bad", "namespace": "ns", "generation": 1},
+            "spec": {"clusterRef": {"name": "c"}, "rule": rule},
+        }))
+        .unwrap();
+        let view = RunView::of(&run);
+        let why = view.invalid_spec.clone().expect("invalid");
+        assert!(why.contains(&format!("spec.rule.{field}")), "{why}");
+        assert!(why.contains(value) && why.contains(says), "{why}");
+        // Nothing gathered first: not the cluster, not the siblings.
+        let obs = Observation::new(view, at(20));
+        let Transition::Fail {
+            reason,
+            message,
+            status,
+            event,
+            disarm,
+        } = next(&obs)
+        else {
+            panic!("{field}={value}: not failed")
+        };
+        assert_eq!(reason, CheckedReason::InvalidSpec);
+        assert!(!disarm);
+        assert!(message.starts_with("invalid spec: spec.rule."), "{message}");
+        assert_eq!(status.phase, Some(Failed));
+        assert_eq!(cond(&status), ("False", "InvalidSpec", message.as_str()));
+        assert_eq!(
+            event,
+            Some(Event {
+                reason: EventReason::InvalidSpec,
+                message: message.clone()
+            })
+        );
+    }
+    // A valid rule is no reason.
+    let mut ok = view("fine", 0);
+    ok.invalid_spec = None;
+    assert!(matches!(
+        next(&Observation::new(ok, at(1))),
+        Transition::Gather(Need::Cluster)
+    ));
+    // Already Running (a spec edited under a run): failed, rows kept.
+    let mut started = running(vec![row("m1", "follower", "Defragmented", "")], 5);
+    started.invalid_spec = Some("spec.rule.minReclaim: \"1e400\": bad".into());
+    let t = next(&Observation::new(started, at(10)));
+    assert!(
+        matches!(&t, Transition::Fail { reason: CheckedReason::InvalidSpec, status, .. } if status.members.len() == 1),
+        "{t:?}"
+    );
 }
 
 #[test]
