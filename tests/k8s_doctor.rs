@@ -51,6 +51,74 @@ async fn with_args(pods: &Api<Pod>, cluster: &str, member: &str, ip: &str, args:
     .await;
 }
 
+/// Issue 45, item 4: an ok finding states only what was verified. On etcd
+/// 3.4 members (which have no StopGRPCServiceOnDefrag) doctor said "every
+/// member stops serving gRPC health while it defragments", and Pods on
+/// Nodes the API server does not have were said to sit on nodes "with no
+/// zone label".
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_says_only_what_it_verified() {
+    let client = admin().await;
+    let ns = "doctor-verified";
+    let fx = fixture_with(&client, ns, "old", Mode::Plain, EtcdVersion::V3_4, 3).await;
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    for (i, member) in fx.members.iter().enumerate() {
+        replace_pod_on(
+            &pods,
+            "old",
+            member,
+            &fx.etcd.host(i),
+            "ghost-node",
+            json!({"name": "etcd", "image": "quay.io/coreos/etcd:v3.4.23",
+                   "command": ["etcd", format!("--name={member}")]}),
+        )
+        .await;
+    }
+    let services: Api<Service> = Api::namespaced(client.clone(), ns);
+    let svc: Service = serde_json::from_value(json!({
+        "metadata": {"name": "old-client"},
+        "spec": {"selector": {"etcd-operator.cozystack.io/cluster": "old"},
+                 "ports": [{"name": "client", "port": 2379}],
+                 "trafficDistribution": "PreferSameZone"},
+    }))
+    .unwrap();
+    services.create(&PostParams::default(), &svc).await.unwrap();
+
+    let kc = kubeconfig("doctor-verified.yaml", &[ns]);
+    let run = tool(
+        &[
+            format!("--kubeconfig={}", kc.display()),
+            "--connect=direct".into(),
+            "doctor".into(),
+            "old".into(),
+            "-o".into(),
+            "json".into(),
+            "--fail-on".into(),
+            "never".into(),
+        ],
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    let doc = run.json();
+    let grpc = message(&doc, "stop-grpc-on-defrag");
+    assert!(!grpc.contains("every member"), "{grpc}");
+    for member in &fx.members {
+        assert!(grpc.contains(&format!("{member} (3.4.")), "{grpc}");
+    }
+    assert!(
+        grpc.ends_with("run etcd 3.4, which has no StopGRPCServiceOnDefrag: clients sending to it wait for the whole defrag"),
+        "{grpc}"
+    );
+    let traffic = message(&doc, "traffic");
+    assert!(!traffic.contains("zone label"), "{traffic}");
+    assert!(
+        traffic.contains("nodes ghost-node (runs ")
+            && traffic.contains("do not exist in the API server"),
+        "{traffic}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn what_only_kubernetes_can_tell() {
     let client = admin().await;
@@ -148,11 +216,15 @@ async fn what_only_kubernetes_can_tell() {
         message(&doc, "defrag-space").contains("on its 256 MiB volume"),
         "{doc}"
     );
-    // The two Pods without the gate are named.
+    // The two Pods without the gate are named, and the one with it: each
+    // member said for what was verified of it (issue 45).
     let grpc = message(&doc, "stop-grpc-on-defrag");
     assert!(
         grpc.starts_with(&format!(
-            "{}, {} do not set StopGRPCServiceOnDefrag",
+            "{} set StopGRPCServiceOnDefrag in their Pod arguments",
+            names[0]
+        )) && grpc.contains(&format!(
+            "; {}, {} do not set StopGRPCServiceOnDefrag",
             names[1], names[2]
         )),
         "{grpc}"

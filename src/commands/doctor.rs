@@ -412,13 +412,35 @@ async fn kubernetes_facts(
     match service {
         Ok(Some(svc)) => {
             if let Some(value) = crate::k8s::service::traffic_distribution(&svc) {
-                facts.traffic = Some(TrafficFacts {
-                    value,
-                    placement: pods
-                        .into_iter()
-                        .map(|p| (p.member, p.node, p.zone))
-                        .collect(),
-                });
+                use crate::k8s::placement::NodeZone;
+                use crate::plan::doctor::Zone;
+                let mut unread_nodes = std::collections::BTreeMap::new();
+                let placement = pods
+                    .into_iter()
+                    .map(|p| {
+                        let zone = match p.zone {
+                            NodeZone::NoNode => Zone::Unknown,
+                            NodeZone::Labelled(z) => Zone::Labelled(z),
+                            NodeZone::Unlabelled => Zone::Unlabelled,
+                            NodeZone::NodeMissing => Zone::NodeMissing,
+                            NodeZone::Unread(why) => {
+                                if let Some(node) = &p.node {
+                                    unread_nodes.insert(node.clone(), why);
+                                }
+                                Zone::Unread
+                            }
+                        };
+                        (p.member, p.node, zone)
+                    })
+                    .collect();
+                // Said once, with the server's words; the traffic check
+                // then says nothing of those nodes' zones.
+                for (node, why) in unread_nodes {
+                    facts
+                        .unread
+                        .push(format!("the zone of Node {node} ({why})"));
+                }
+                facts.traffic = Some(TrafficFacts { value, placement });
             }
         }
         Ok(None) => {}

@@ -14,6 +14,22 @@ use crate::error::Result;
 /// The label zone-aware routing reads.
 pub const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
 
+/// What is known of the zone of the node a member's Pod runs on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum NodeZone {
+    /// The Pod is missing or not scheduled: no node to ask.
+    #[default]
+    NoNode,
+    /// The node's [`ZONE_LABEL`].
+    Labelled(String),
+    /// The node exists and carries no zone label.
+    Unlabelled,
+    /// The Pod names a node the API server does not have.
+    NodeMissing,
+    /// The node could not be read (why).
+    Unread(String),
+}
+
 /// One member's Pod as doctor sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemberPod {
@@ -21,8 +37,8 @@ pub struct MemberPod {
     pub member: String,
     /// `None` when the Pod is missing or not scheduled.
     pub node: Option<String>,
-    /// The zone label of that node.
-    pub zone: Option<String>,
+    /// What was learned of that node's zone.
+    pub zone: NodeZone,
     /// The etcd container's command and arguments (every container's when
     /// none is named `etcd`).
     pub args: Vec<String>,
@@ -79,33 +95,39 @@ pub async fn member_pods(kube: &Kube, namespace: &str, name: &str) -> Result<Vec
             MemberPod {
                 member,
                 node: spec.and_then(|s| s.node_name.clone()),
-                zone: None,
+                zone: NodeZone::NoNode,
                 args: spec.map(etcd_args).unwrap_or_default(),
             }
         })
         .collect();
     let nodes: BTreeSet<String> = out.iter().filter_map(|p| p.node.clone()).collect();
     let node_api: Api<Node> = Api::all(kube.client.clone());
-    let zones: BTreeMap<String, Option<String>> = try_join_all(nodes.into_iter().map(|n| {
+    // A node that cannot be read leaves its zone unknown, not the Pods
+    // unread: their arguments are still worth judging.
+    let zones: BTreeMap<String, NodeZone> = futures::future::join_all(nodes.into_iter().map(|n| {
         let api = node_api.clone();
         async move {
-            let zone = api
-                .get_opt(&n)
-                .await
-                .map_err(|e| describe(kube, &format!("get Node {n}"), e))?
-                .and_then(|node| node.metadata.labels)
-                .and_then(|labels| labels.get(ZONE_LABEL).cloned());
-            Ok::<_, crate::error::Error>((n, zone))
+            let zone = match api.get_opt(&n).await {
+                Ok(Some(node)) => node
+                    .metadata
+                    .labels
+                    .and_then(|labels| labels.get(ZONE_LABEL).cloned())
+                    .map_or(NodeZone::Unlabelled, NodeZone::Labelled),
+                Ok(None) => NodeZone::NodeMissing,
+                Err(e) => NodeZone::Unread(describe(kube, &format!("get Node {n}"), e).to_string()),
+            };
+            (n, zone)
         }
     }))
-    .await?
+    .await
     .into_iter()
     .collect();
     for p in &mut out {
         p.zone = p
             .node
             .as_ref()
-            .and_then(|n| zones.get(n).cloned().flatten());
+            .and_then(|n| zones.get(n).cloned())
+            .unwrap_or_default();
     }
     out.sort_by(|a, b| a.member.cmp(&b.member));
     Ok(out)

@@ -515,6 +515,18 @@ pub async fn replace_pod(
     ip: &str,
     container: serde_json::Value,
 ) {
+    replace_pod_on(pods, cluster, member, ip, NODE, container).await
+}
+
+/// [`replace_pod`] on the node `node` (which need not exist).
+pub async fn replace_pod_on(
+    pods: &Api<Pod>,
+    cluster: &str,
+    member: &str,
+    ip: &str,
+    node: &str,
+    container: serde_json::Value,
+) {
     pods.delete(
         member,
         &kube::api::DeleteParams {
@@ -534,7 +546,7 @@ pub async fn replace_pod(
     labels["etcd-operator.cozystack.io/role"] = json!("voter");
     let pod: Pod = serde_json::from_value(json!({
         "metadata": {"name": member, "labels": labels},
-        "spec": {"hostname": member, "subdomain": cluster, "nodeName": NODE,
+        "spec": {"hostname": member, "subdomain": cluster, "nodeName": node,
                  "containers": [container]},
     }))
     .unwrap();

@@ -111,8 +111,23 @@ pub struct ClusterSpecFacts {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrafficFacts {
     pub value: String,
-    /// (member, its Pod's node, that node's `topology.kubernetes.io/zone`).
-    pub placement: Vec<(String, Option<String>, Option<String>)>,
+    /// (member, its Pod's node, what is known of that node's
+    /// `topology.kubernetes.io/zone`).
+    pub placement: Vec<(String, Option<String>, Zone)>,
+}
+
+/// What is known of the zone of a member's node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Zone {
+    /// No node (the Pod is missing or not scheduled), or nothing asked.
+    Unknown,
+    Labelled(String),
+    /// The node exists and has no zone label.
+    Unlabelled,
+    /// The Pod names a node the API server does not have.
+    NodeMissing,
+    /// The node could not be read: nothing is said of its zone.
+    Unread,
 }
 
 /// Everything the checks look at. `None`: could not be read.

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{finding, CertFact, ClusterSpecFacts, Finding, Severity, TrafficFacts};
+use super::{finding, CertFact, ClusterSpecFacts, Finding, Severity, TrafficFacts, Zone};
 use crate::look::{ClusterLook, MemberStatus};
 
 /// History that is never compacted grows until the quota; a retention that
@@ -88,7 +88,12 @@ pub fn certificates(certs: &[CertFact], now: i64) -> Vec<Finding> {
 
 /// etcd 3.6's `StopGRPCServiceOnDefrag` (3.5: the experimental flag) makes
 /// a defragmenting member report NOT_SERVING, so clients that health-check
-/// move away instead of waiting for the whole defrag.
+/// move away instead of waiting for the whole defrag. etcd 3.4 has neither.
+///
+/// Says only what was verified, member by member: which members' Pod
+/// arguments set it, which could and do not, which run a release without
+/// it, and which run a release that was not read (so whether they could is
+/// not known). Informational (`ok`): the setting is a choice.
 pub fn stop_grpc_on_defrag(
     pod_args: &BTreeMap<String, Vec<String>>,
     snap: Option<&ClusterLook>,
@@ -103,34 +108,58 @@ pub fn stop_grpc_on_defrag(
                 || a == "--experimental-stop-grpc-service-on-defrag=true"
         })
     };
-    let supports = |name: &str| {
+    let version = |name: &str| {
         snap.and_then(|s| s.members.iter().find(|m| m.name == name))
             .and_then(|m| m.status())
-            .is_none_or(|s: &MemberStatus| !s.version.starts_with("3.4"))
+            .map(|s: &MemberStatus| s.version.clone())
     };
-    let missing: Vec<&str> = pod_args
-        .iter()
-        .filter(|(name, args)| !set(args) && supports(name))
-        .map(|(name, _)| name.as_str())
-        .collect();
-    if missing.is_empty() {
-        return vec![finding(
-            Severity::Ok,
-            "stop-grpc-on-defrag",
-            None,
-            "every member stops serving gRPC health while it defragments, so health-checking clients move away".into(),
-            "",
-        )];
+    let (mut on, mut off, mut without, mut unknown) = (vec![], vec![], vec![], vec![]);
+    for (name, args) in pod_args {
+        match version(name) {
+            Some(v) if v.starts_with("3.4") => without.push(format!("{name} ({v})")),
+            _ if set(args) => on.push(name.as_str().to_string()),
+            Some(_) => off.push(name.as_str().to_string()),
+            None => unknown.push(name.as_str().to_string()),
+        }
     }
+    let mut parts = Vec::new();
+    if !on.is_empty() {
+        parts.push(format!(
+            "{} set StopGRPCServiceOnDefrag in their Pod arguments: they stop serving gRPC health while they defragment, so health-checking clients move away",
+            on.join(", ")
+        ));
+    }
+    if !off.is_empty() {
+        parts.push(format!(
+            "{} do not set StopGRPCServiceOnDefrag: clients sending to a defragmenting member wait for the whole defrag",
+            off.join(", ")
+        ));
+    }
+    if !without.is_empty() {
+        parts.push(format!(
+            "{} run etcd 3.4, which has no StopGRPCServiceOnDefrag: clients sending to it wait for the whole defrag",
+            without.join(", ")
+        ));
+    }
+    if !unknown.is_empty() {
+        parts.push(format!(
+            "{} do not set it, and their release was not read, so whether they could is not known",
+            unknown.join(", ")
+        ));
+    }
+    let remedy = if !without.is_empty() {
+        "etcd 3.5 and later can stop serving gRPC health while they defragment (--experimental-stop-grpc-service-on-defrag in 3.5, --feature-gates=StopGRPCServiceOnDefrag=true in 3.6+): upgrade, then set it for clients that health-check gRPC"
+    } else if !off.is_empty() || !unknown.is_empty() {
+        "consider --feature-gates=StopGRPCServiceOnDefrag=true (3.6) or --experimental-stop-grpc-service-on-defrag (3.5) for clients that health-check gRPC"
+    } else {
+        ""
+    };
     vec![finding(
         Severity::Ok,
         "stop-grpc-on-defrag",
         None,
-        format!(
-            "{} do not set StopGRPCServiceOnDefrag: clients sending to a defragmenting member wait for the whole defrag",
-            missing.join(", ")
-        ),
-        "consider --feature-gates=StopGRPCServiceOnDefrag=true (3.6) or --experimental-stop-grpc-service-on-defrag (3.5) for clients that health-check gRPC",
+        parts.join("; "),
+        remedy,
     )]
 }
 
@@ -149,14 +178,16 @@ pub fn traffic(t: &TrafficFacts) -> Vec<Finding> {
         problems.push(format!("{} have no node yet", unplaced.join(", ")));
     }
     if t.value != "PreferSameNode" {
-        let unlabelled: Vec<String> = t
-            .placement
-            .iter()
-            .filter_map(|(m, node, zone)| match (node, zone) {
-                (Some(n), None) => Some(format!("{n} (runs {m})")),
-                _ => None,
-            })
-            .collect();
+        let nodes_where = |wanted: fn(&Zone) -> bool| -> Vec<String> {
+            t.placement
+                .iter()
+                .filter_map(|(m, node, zone)| match node {
+                    Some(n) if wanted(zone) => Some(format!("{n} (runs {m})")),
+                    _ => None,
+                })
+                .collect()
+        };
+        let unlabelled = nodes_where(|z| *z == Zone::Unlabelled);
         if !unlabelled.is_empty() {
             problems.push(format!(
                 "{}: nodes {} have no topology.kubernetes.io/zone label, so their endpoints carry no zone hint",
@@ -164,17 +195,31 @@ pub fn traffic(t: &TrafficFacts) -> Vec<Finding> {
                 unlabelled.join(", ")
             ));
         }
-        let zones: std::collections::BTreeSet<&str> = t
+        let missing = nodes_where(|z| *z == Zone::NodeMissing);
+        if !missing.is_empty() {
+            problems.push(format!(
+                "{}: nodes {} do not exist in the API server, so their endpoints carry no zone hint",
+                t.value,
+                missing.join(", ")
+            ));
+        }
+        // Spread is judged only when every member's zone is known.
+        let zones: Option<std::collections::BTreeSet<&str>> = t
             .placement
             .iter()
-            .filter_map(|(_, _, z)| z.as_deref())
+            .map(|(_, _, z)| match z {
+                Zone::Labelled(zone) => Some(zone.as_str()),
+                _ => None,
+            })
             .collect();
-        if zones.len() == 1 && t.placement.len() > 1 {
-            problems.push(format!(
-                "{}: every member runs in zone {}, so clients in other zones get no same-zone member",
-                t.value,
-                zones.iter().next().copied().unwrap_or_default()
-            ));
+        if let Some(zones) = zones {
+            if zones.len() == 1 && t.placement.len() > 1 {
+                problems.push(format!(
+                    "{}: every member runs in zone {}, so clients in other zones get no same-zone member",
+                    t.value,
+                    zones.iter().next().copied().unwrap_or_default()
+                ));
+            }
         }
     }
     problems

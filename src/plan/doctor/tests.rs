@@ -116,7 +116,7 @@ fn every_check_that_ran_and_passed_is_listed() {
         .collect(),
         traffic: Some(TrafficFacts {
             value: "PreferSameNode".into(),
-            placement: vec![("a".into(), Some("n1".into()), None)],
+            placement: vec![("a".into(), Some("n1".into()), Zone::Unknown)],
         }),
         ..Default::default()
     };
@@ -595,46 +595,144 @@ fn stop_grpc_on_defrag_is_read_from_pod_args() {
         args(&["--name=b", "--experimental-stop-grpc-service-on-defrag"]),
     );
     let found = stop_grpc_on_defrag(&pods, None);
-    assert!(found[0].message.starts_with("every member"), "{found:?}");
+    assert_eq!(
+        found[0].message,
+        "a, b set StopGRPCServiceOnDefrag in their Pod arguments: they stop serving gRPC health while they defragment, so health-checking clients move away"
+    );
     pods.insert("c".to_string(), args(&["--name=c"]));
     let found = stop_grpc_on_defrag(&pods, None);
-    assert_eq!(found[0].message, "c do not set StopGRPCServiceOnDefrag: clients sending to a defragmenting member wait for the whole defrag");
+    assert!(
+        found[0].message.ends_with(
+            "; c do not set it, and their release was not read, so whether they could is not known"
+        ),
+        "{found:?}"
+    );
     assert!(stop_grpc_on_defrag(&BTreeMap::new(), None).is_empty());
+}
+
+/// Issue 45: on etcd 3.4 members, which have no such feature, doctor said
+/// "every member stops serving gRPC health": an ok finding states only
+/// what was verified, for the members it verified.
+#[test]
+fn stop_grpc_on_defrag_speaks_only_for_members_it_verified() {
+    let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let pods = |rows: &[(&str, bool)]| -> BTreeMap<String, Vec<String>> {
+        rows.iter()
+            .map(|(name, on)| {
+                let mut a = args(&[&format!("--name={name}")]);
+                if *on {
+                    a.push("--feature-gates=StopGRPCServiceOnDefrag=true".into());
+                }
+                (name.to_string(), a)
+            })
+            .collect()
+    };
+    let v34 = cluster(&[
+        ("a", 1, 100, 90, false, "3.4.23", 500),
+        ("b", 2, 100, 90, false, "3.4.23", 500),
+        ("c", 3, 100, 90, false, "3.4.23", 500),
+    ]);
+    let mixed = cluster(&[
+        ("a", 1, 100, 90, false, "3.4.23", 500),
+        ("b", 2, 100, 90, false, "3.6.16", 500),
+        ("c", 3, 100, 90, false, "3.6.16", 500),
+    ]);
+    type Case<'a> = (
+        &'a str,
+        BTreeMap<String, Vec<String>>,
+        &'a ClusterLook,
+        &'a str,
+        &'a str,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "3.4, nothing set",
+            pods(&[("a", false), ("b", false), ("c", false)]),
+            &v34,
+            "a (3.4.23), b (3.4.23), c (3.4.23) run etcd 3.4, which has no StopGRPCServiceOnDefrag: clients sending to it wait for the whole defrag",
+            "upgrade",
+        ),
+        (
+            "mixed",
+            pods(&[("a", false), ("b", true), ("c", false)]),
+            &mixed,
+            "b set StopGRPCServiceOnDefrag in their Pod arguments: they stop serving gRPC health while they defragment, so health-checking clients move away; c do not set StopGRPCServiceOnDefrag: clients sending to a defragmenting member wait for the whole defrag; a (3.4.23) run etcd 3.4, which has no StopGRPCServiceOnDefrag: clients sending to it wait for the whole defrag",
+            "upgrade",
+        ),
+        (
+            "3.6, all set",
+            pods(&[("b", true), ("c", true)]),
+            &mixed,
+            "b, c set StopGRPCServiceOnDefrag in their Pod arguments: they stop serving gRPC health while they defragment, so health-checking clients move away",
+            "",
+        ),
+    ];
+    for (name, pods, look, message, remedy) in cases {
+        let found = stop_grpc_on_defrag(&pods, Some(look));
+        assert_eq!(found.len(), 1, "{name}");
+        assert_eq!(found[0].severity, Severity::Ok, "{name}");
+        assert_eq!(found[0].message, message, "{name}");
+        assert!(!found[0].message.contains("every member"), "{name}");
+        assert!(
+            found[0].remedy.contains(remedy),
+            "{name}: {}",
+            found[0].remedy
+        );
+    }
 }
 
 #[test]
 fn traffic_needs_zone_labels_and_spread() {
-    let place = |rows: &[(&str, Option<&str>, Option<&str>)]| TrafficFacts {
+    let place = |rows: &[(&str, Option<&str>, Zone)]| TrafficFacts {
         value: "PreferSameZone".into(),
         placement: rows
             .iter()
-            .map(|(m, n, z)| (m.to_string(), n.map(str::to_string), z.map(str::to_string)))
+            .map(|(m, n, z)| (m.to_string(), n.map(str::to_string), z.clone()))
             .collect(),
     };
-    let spread = place(&[("a", Some("n1"), Some("z1")), ("b", Some("n2"), Some("z2"))]);
+    let z = |name: &str| Zone::Labelled(name.into());
+    let spread = place(&[("a", Some("n1"), z("z1")), ("b", Some("n2"), z("z2"))]);
     assert!(traffic(&spread).is_empty());
-    let one_zone = place(&[("a", Some("n1"), Some("z1")), ("b", Some("n2"), Some("z1"))]);
+    let one_zone = place(&[("a", Some("n1"), z("z1")), ("b", Some("n2"), z("z1"))]);
     assert_eq!(
         traffic(&one_zone)[0].message,
         "PreferSameZone: every member runs in zone z1, so clients in other zones get no same-zone member"
     );
     let unlabelled = place(&[
-        ("a", Some("n1"), None),
-        ("b", Some("n2"), Some("z2")),
-        ("c", None, None),
+        ("a", Some("n1"), Zone::Unlabelled),
+        ("b", Some("n2"), z("z2")),
+        ("c", None, Zone::Unknown),
     ]);
     let found: Vec<String> = traffic(&unlabelled)
         .into_iter()
         .map(|f| f.message)
         .collect();
+    // Not "every member runs in zone z2": a's zone is none and c's unknown.
     assert_eq!(
         found,
         [
             "c have no node yet".to_string(),
             "PreferSameZone: nodes n1 (runs a) have no topology.kubernetes.io/zone label, so their endpoints carry no zone hint".into(),
-            "PreferSameZone: every member runs in zone z2, so clients in other zones get no same-zone member".into(),
         ]
     );
+    // Issue 45: Nodes that do not exist, or cannot be read, are not
+    // "without a zone label"; unread ones are not judged at all (the
+    // command lists them as unread).
+    let missing = place(&[
+        ("a", Some("n1"), Zone::NodeMissing),
+        ("b", Some("n2"), Zone::Unread),
+        ("c", Some("n3"), z("z1")),
+    ]);
+    let found: Vec<String> = traffic(&missing).into_iter().map(|f| f.message).collect();
+    assert_eq!(
+        found,
+        ["PreferSameZone: nodes n1 (runs a) do not exist in the API server, so their endpoints carry no zone hint".to_string()]
+    );
+    let unread = place(&[
+        ("a", Some("n1"), Zone::Unread),
+        ("b", Some("n2"), Zone::Unread),
+    ]);
+    assert!(traffic(&unread).is_empty());
     let same_node = TrafficFacts {
         value: "PreferSameNode".into(),
         ..one_zone
