@@ -1052,6 +1052,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             break
         }
         'kubectl-etcd;traffic;set' {
+            [CompletionResult]::new('--take-from', '--take-from', [CompletionResultType]::ParameterName, 'Take spec.trafficDistribution from this server-side-apply field manager (repeat for several). Without it, a value another manager applied (Argo CD, Flux, a Helm apply) is left alone and nothing changes: taking it makes that manager''s next apply fail with a conflict. Hand edits (kubectl edit, replace) are taken back without it')
             [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
             [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')
             [CompletionResult]::new('--cert', '--cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for mutual TLS; needs --key')

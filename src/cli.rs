@@ -961,6 +961,15 @@ pub struct TrafficSetArgs {
     #[arg(long)]
     pub exact: bool,
 
+    /// Take spec.trafficDistribution from this server-side-apply field
+    /// manager (repeat for several). Without it, a value another manager
+    /// applied (Argo CD, Flux, a Helm apply) is left alone and nothing
+    /// changes: taking it makes that manager's next apply fail with a
+    /// conflict. Hand edits (kubectl edit, replace) are taken back without
+    /// it.
+    #[arg(long, value_name = "MANAGER")]
+    pub take_from: Vec<String>,
+
     #[command(flatten)]
     pub cluster: ClusterArg,
 

@@ -248,7 +248,9 @@ async fn set_restores_hand_edits_of_value_and_of_ownership() {
     assert_eq!(h.value.as_deref(), Some("PreferSameZone"));
     assert_eq!(h.owners, [MANAGER]);
 
-    // A forced apply by someone else takes ownership: taken back (forced).
+    // A forced apply by another server-side-apply manager (a GitOps
+    // controller) takes ownership: issue 45, it is not taken from that
+    // manager without consent naming it — its next apply would conflict.
     hand_write(
         &client,
         ns,
@@ -258,10 +260,40 @@ async fn set_restores_hand_edits_of_value_and_of_ownership() {
         true,
     )
     .await;
-    assert_eq!(held(&client, ns, name).await.owners, ["platform-apply"]);
-    traffic(&kc, &["set", "PreferSameZone", "--yes"])
-        .await
-        .expect_code(0);
+    let before = held(&client, ns, name).await;
+    assert_eq!(before.owners, ["platform-apply"]);
+    let refused = traffic(&kc, &["set", "PreferSameZone", "--yes"]).await;
+    refused.expect_code(1);
+    assert!(
+        refused
+            .stderr
+            .contains("held by server-side-apply field manager platform-apply")
+            && refused.stderr.contains("Nothing was changed"),
+        "{}",
+        refused.stderr
+    );
+    let h = held(&client, ns, name).await;
+    assert_eq!(h.value.as_deref(), Some("PreferSameNode"));
+    assert_eq!(h.owners, ["platform-apply"]);
+    assert_eq!(
+        h.cluster_rv, before.cluster_rv,
+        "the annotation was written"
+    );
+    // The advice, run as printed: consent named, the field taken.
+    let advice = refused
+        .stderr
+        .split("take it anyway: kubectl etcd ")
+        .nth(1)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(
+        advice.ends_with("--take-from platform-apply --yes"),
+        "{advice}"
+    );
+    let mut argv = vec![format!("--kubeconfig={}", kc.display())];
+    argv.extend(advice.split_whitespace().map(str::to_string));
+    tool(&argv, &[]).await.expect_code(0);
     let h = held(&client, ns, name).await;
     assert_eq!(h.value.as_deref(), Some("PreferSameZone"));
     assert_eq!(h.owners, [MANAGER]);

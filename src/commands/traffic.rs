@@ -20,8 +20,8 @@ use crate::k8s::{self, Kube};
 use crate::output;
 use crate::plan::traffic::{
     client_service_name, decide, deprecated_on, expected_support, for_server, kept, owned_by_us,
-    parse_server_version, Assessment, FieldOwner, ServiceAction, TrafficValue, ANNOTATION,
-    FIELD_MANAGER,
+    parse_server_version, unconsented, Assessment, FieldOwner, ServiceAction, TrafficValue,
+    ANNOTATION, FIELD_MANAGER,
 };
 use crate::report::{Change, ClusterRef, ServerSupport, TrafficReport, ValueSupport};
 use crate::settings::Global;
@@ -202,6 +202,26 @@ pub async fn set(global: &Global, args: &TrafficSetArgs) -> Result<ExitStatus> {
         print(global, &report(&l, &l.cluster, &l.service, Some(change)))?;
         return Ok(ExitStatus::Success);
     }
+    // Another server-side-apply manager holds the field: taking it needs
+    // that manager named (its next apply would fail with a conflict).
+    let owners = l.owners();
+    if let ServiceAction::Apply(_) = action {
+        let others = unconsented(&owners, &args.take_from);
+        if !others.is_empty() {
+            let flags: String = others.iter().map(|m| format!(" --take-from {m}")).collect();
+            return Ok(super::failed(format!(
+                "Service {ns}/{svc}: spec.trafficDistribution ({}) is held by server-side-apply field manager {}: setting {wanted} would take it from {}, whose next apply would then fail with a conflict. Nothing was changed. Change the value where {} applies it from, or take it anyway: kubectl etcd traffic set {wanted} {cl} -n {ns}{flags}{}",
+                shown(value_before.as_deref()),
+                others.join(", "),
+                if others.len() == 1 { "it" } else { "them" },
+                if others.len() == 1 { "it" } else { "they" },
+                if yes { " --yes" } else { "" },
+            )));
+        }
+    }
+    // Forced only when someone else holds the field: a hand edit, or an
+    // apply whose manager was named.
+    let force = owners.iter().any(|o| o.manager != FIELD_MANAGER);
     if !dry_run && !yes {
         let question = format!(
             "Set trafficDistribution {wanted} on Service {ns}/{svc} (now {}){}?",
@@ -221,7 +241,7 @@ pub async fn set(global: &Global, args: &TrafficSetArgs) -> Result<ExitStatus> {
     //    drops, or that we may not write stops here with nothing written.
     let mut service_after = l.service.clone();
     if let ServiceAction::Apply(v) = action {
-        match try_apply(&l, v, true).await {
+        match try_apply(&l, v, true, force).await {
             Ok(s) => service_after = s,
             Err(Failure::Other(e)) => return Err(e),
             Err(f) => return Err(failure_error(&l, v, f, "nothing was changed")),
@@ -251,7 +271,7 @@ pub async fn set(global: &Global, args: &TrafficSetArgs) -> Result<ExitStatus> {
     // 3. The field itself, read back; on failure the annotation is restored.
     if let ServiceAction::Apply(v) = action {
         if !dry_run {
-            match try_apply(&l, v, false).await {
+            match try_apply(&l, v, false, force).await {
                 Ok(s) => service_after = s,
                 Err(failure) => {
                     let undone = undo_set(&l, &cluster_after, annotate, &failure).await;
@@ -299,13 +319,22 @@ async fn try_apply(
     l: &Loaded,
     value: TrafficValue,
     dry_run: bool,
+    force: bool,
 ) -> std::result::Result<Service, Failure> {
-    let stored =
-        match service::apply(&l.kube, &l.namespace, &l.service_name, Some(value), dry_run).await {
-            Ok(s) => s,
-            Err(ApplyError::Invalid(message)) => return Err(Failure::Rejected(message)),
-            Err(ApplyError::Other(e)) => return Err(Failure::Other(e)),
-        };
+    let stored = match service::apply(
+        &l.kube,
+        &l.namespace,
+        &l.service_name,
+        Some(value),
+        dry_run,
+        force,
+    )
+    .await
+    {
+        Ok(s) => s,
+        Err(ApplyError::Invalid(message)) => return Err(Failure::Rejected(message)),
+        Err(ApplyError::Other(e)) => return Err(Failure::Other(e)),
+    };
     if kept(value, service::traffic_distribution(&stored).as_deref()) {
         Ok(stored)
     } else {
@@ -332,15 +361,17 @@ async fn undo_set(
             _ => true,
         };
         if owned {
-            undone.push(match service::apply(&l.kube, ns, svc, None, false).await {
-                Ok(_) => format!("released {FIELD_MANAGER}'s ownership"),
-                Err(ApplyError::Invalid(m)) => {
-                    format!("could not release {FIELD_MANAGER}'s ownership: {m}")
-                }
-                Err(ApplyError::Other(e)) => {
-                    format!("could not release {FIELD_MANAGER}'s ownership: {e}")
-                }
-            });
+            undone.push(
+                match service::apply(&l.kube, ns, svc, None, false, false).await {
+                    Ok(_) => format!("released {FIELD_MANAGER}'s ownership"),
+                    Err(ApplyError::Invalid(m)) => {
+                        format!("could not release {FIELD_MANAGER}'s ownership: {m}")
+                    }
+                    Err(ApplyError::Other(e)) => {
+                        format!("could not release {FIELD_MANAGER}'s ownership: {e}")
+                    }
+                },
+            );
         }
     }
     if annotated {
@@ -455,7 +486,7 @@ pub async fn clear(global: &Global, args: &TrafficClearArgs) -> Result<ExitStatu
     // 2. Release our ownership; the value stays if someone else holds it.
     let mut service_after = l.service.clone();
     if action == ServiceAction::Release {
-        service_after = match service::apply(&l.kube, ns, svc, None, dry_run).await {
+        service_after = match service::apply(&l.kube, ns, svc, None, dry_run, false).await {
             Ok(s) => s,
             Err(ApplyError::Invalid(m)) => {
                 return Err(Error::Failed(format!(

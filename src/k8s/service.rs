@@ -60,8 +60,8 @@ pub async fn get(kube: &Kube, namespace: &str, name: &str) -> Result<Option<Serv
 }
 
 /// Server-side apply of `value` (or the release, with `None`) under the
-/// operator's field manager, forced so that a hand edit that took
-/// ownership is taken back. Returns the Service as the server now holds
+/// operator's field manager; `force` takes the field from whoever holds it
+/// (a hand edit, or a manager the user named: the caller decides). Returns the Service as the server now holds
 /// it, read back after a real write, or the server's answer to a dry run.
 pub async fn apply(
     kube: &Kube,
@@ -69,9 +69,11 @@ pub async fn apply(
     name: &str,
     value: Option<TrafficValue>,
     dry_run: bool,
+    force: bool,
 ) -> std::result::Result<Service, ApplyError> {
     let api: Api<Service> = Api::namespaced(kube.client.clone(), namespace);
-    let mut params = PatchParams::apply(FIELD_MANAGER).force();
+    let mut params = PatchParams::apply(FIELD_MANAGER);
+    params.force = force;
     params.dry_run = dry_run;
     let what = match value {
         Some(v) => format!("apply trafficDistribution {v} to Service {namespace}/{name}"),

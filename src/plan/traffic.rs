@@ -147,6 +147,24 @@ pub fn decide(annotation: Option<&str>, current: Option<&str>, owned: bool) -> D
     }
 }
 
+/// The server-side-apply managers other than ours that hold the field and
+/// that `take_from` does not name: a forced apply would take the field
+/// from each, and its next apply would fail with a conflict, so each needs
+/// consent by name. Managers of `Update` writes (hand edits: `kubectl
+/// edit`, `replace`) are not counted: their next write does not conflict,
+/// and taking a hand edit back is what `set` is for.
+pub fn unconsented(owners: &[FieldOwner], take_from: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = owners
+        .iter()
+        .filter(|o| o.operation == "Apply" && o.manager != FIELD_MANAGER)
+        .filter(|o| !take_from.contains(&o.manager))
+        .map(|o| o.manager.clone())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// See [`decide`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decision {
@@ -409,6 +427,65 @@ mod tests {
         assert!(owned_by_us(&[owner("kubectl-edit"), owner(FIELD_MANAGER)]));
         assert!(!owned_by_us(&[owner("kubectl-edit")]));
         assert!(!owned_by_us(&[]));
+    }
+
+    /// Issue 45: taking the field from another server-side-apply manager
+    /// needs that manager named; hand edits (Update) and our own hold do
+    /// not.
+    #[test]
+    fn only_named_apply_managers_may_be_displaced() {
+        let owner = |manager: &str, operation: &str| FieldOwner {
+            manager: manager.into(),
+            operation: operation.into(),
+            time: None,
+        };
+        let named = |list: &[&str]| list.iter().map(|m| m.to_string()).collect::<Vec<_>>();
+        type Case<'a> = (&'a str, Vec<FieldOwner>, Vec<String>, Vec<&'a str>);
+        let cases: Vec<Case> = vec![
+            ("nobody", vec![], named(&[]), vec![]),
+            (
+                "ours",
+                vec![owner(FIELD_MANAGER, "Apply")],
+                named(&[]),
+                vec![],
+            ),
+            (
+                "a hand edit",
+                vec![owner("kubectl-edit", "Update")],
+                named(&[]),
+                vec![],
+            ),
+            (
+                "argo, not named",
+                vec![owner("argocd-controller", "Apply")],
+                named(&[]),
+                vec!["argocd-controller"],
+            ),
+            (
+                "argo, named",
+                vec![owner("argocd-controller", "Apply")],
+                named(&["argocd-controller"]),
+                vec![],
+            ),
+            (
+                "another named, argo not",
+                vec![owner("argocd-controller", "Apply"), owner("flux", "Apply")],
+                named(&["flux"]),
+                vec!["argocd-controller"],
+            ),
+            (
+                "shared with ours",
+                vec![
+                    owner(FIELD_MANAGER, "Apply"),
+                    owner("platform-apply", "Apply"),
+                ],
+                named(&[]),
+                vec!["platform-apply"],
+            ),
+        ];
+        for (name, owners, take_from, want) in cases {
+            assert_eq!(unconsented(&owners, &take_from), want, "{name}");
+        }
     }
 
     #[test]
