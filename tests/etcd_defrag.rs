@@ -505,6 +505,58 @@ async fn issue9_etcd34_compact_flag_defrag_succeeds() {
     assert_eq!(defrags(&cluster).len(), 3, "{:?}", defrags(&cluster));
 }
 
+/// Issue 45, item 7: with a member unreachable, the interactive sweep
+/// refuses at the gate before asking anything (it asked "Defragment 2
+/// member(s)?" and refused only after a yes); with `--wait-healthy` it
+/// says it will wait, and asks. etcd's logs: no member defragmented.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_gate_is_said_before_the_question() {
+    let cluster = fragmented(ClusterSpec::new(3, Security::Plain), 20 * MB, 0.5).await;
+    // A follower other than the seed (member 0), which must answer.
+    let leader = cluster.leader().await.unwrap();
+    let stopped = (1..3).find(|i| *i != leader).unwrap();
+    cluster.pause(stopped).unwrap();
+    let mut a = one_seed(&cluster);
+    a.extend(args(&[
+        "--dial-timeout=1s",
+        "--command-timeout=2s",
+        "defrag",
+        "--all",
+    ]));
+    let (code, screen) = tool_on_terminal(&a, &[], &[]).await;
+    assert_eq!(code, 1, "{screen}");
+    assert!(
+        !screen.contains("one at a time?"),
+        "a question was asked:\n{screen}"
+    );
+    assert!(
+        screen.contains("the health gate refuses now, so nothing was asked and nothing changed")
+            && screen.contains(&format!(
+                "member {} is unreachable",
+                cluster.members[stopped].name
+            ))
+            && screen.contains("--wait-healthy"),
+        "{screen}"
+    );
+    // With --wait-healthy: said, then asked (answered no).
+    a.push("--wait-healthy=5s".into());
+    let (code, screen) = tool_on_terminal(&a, &[], &[("one at a time?", "n")]).await;
+    assert_eq!(code, 1, "{screen}");
+    let said = screen
+        .find("the sweep waits up to 5.0s for it to pass")
+        .unwrap_or_else(|| panic!("{screen}"));
+    let asked = screen
+        .find("one at a time?")
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(said < asked, "{screen}");
+    assert!(
+        screen.contains("not confirmed; nothing changed"),
+        "{screen}"
+    );
+    cluster.resume(stopped).unwrap();
+    assert!(defrags(&cluster).is_empty(), "{:?}", defrags(&cluster));
+}
+
 /// A member SIGSTOPped mid-sweep (the leader, stopped while the first
 /// follower is being defragmented): nothing else is defragmented while it is
 /// out and the run ends with exit 1 naming it; with `--wait-healthy` the

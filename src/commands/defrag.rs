@@ -65,6 +65,26 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
             reasons.join("; ")
         )));
     }
+    // Refused now: say so before asking anything (nothing would be done
+    // with a yes). With --wait-healthy the sweep waits for the gate, and
+    // the question says so.
+    if !args.consent.yes && !verdict.passed() {
+        let reasons: Vec<String> = verdict.reasons.iter().map(ToString::to_string).collect();
+        match input.options.wait_healthy {
+            None => {
+                super::render_defrag(global, &preview)?;
+                return Ok(super::failed(format!(
+                    "the health gate refuses now, so nothing was asked and nothing changed: {}. Run again once it passes, or add --wait-healthy DURATION to have the sweep wait for it",
+                    reasons.join("; ")
+                )));
+            }
+            Some(wait) => crate::logging::message(&format!(
+                "the health gate refuses now ({}): the sweep waits up to {} for it to pass before the first member",
+                reasons.join("; "),
+                crate::quantity::format_duration(wait)
+            )),
+        }
+    }
     if !args.consent.yes {
         let order: Vec<&str> = preview
             .members
