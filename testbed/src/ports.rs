@@ -104,7 +104,10 @@ mod tests {
         }
         if let Ok(text) = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range") {
             let first: u16 = text.split_whitespace().next().unwrap().parse().unwrap();
-            assert!(high < first, "{high} reaches the ephemeral range at {first}");
+            assert!(
+                high < first,
+                "{high} reaches the ephemeral range at {first}"
+            );
         }
     }
 }
