@@ -422,9 +422,9 @@ json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -s h -l help -d 'Print help'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l free-space-above -d 'Defragment a member whose reclaimable space (size − in use) is more than this. Default 200Mi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l free-space-above -d 'Defragment a member whose reclaimable space (size − in use) is more than this. Default: 10% of the member\'s quota, at most 200Mi (the operator\'s fixed default, which a small quota never reaches)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l quota-usage-above -d 'Also defragment a member whose size is more than this share of its quota, when at least --min-reclaim would come back. E.g. 80%' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l min-reclaim -d 'With --quota-usage-above: the least reclaimable space worth a defragmentation. Default 32Mi' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l min-reclaim -d 'With --quota-usage-above: the least reclaimable space worth a defragmentation. Default: 5% of the member\'s quota, at most 32Mi' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l member -d 'Only this member (repeatable). Others are reported as NotSelected' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l move-leader -d 'How to treat the leader: `auto` transfers leadership first only when its predicted in-place defrag time (from its in-use size and the throughput measured on this sweep\'s followers) exceeds --move-leader-above; `always` / `never` force the choice' -r -f -a "auto\t''
 always\t''

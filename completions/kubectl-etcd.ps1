@@ -491,9 +491,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
             break
         }
         'kubectl-etcd;defrag' {
-            [CompletionResult]::new('--free-space-above', '--free-space-above', [CompletionResultType]::ParameterName, 'Defragment a member whose reclaimable space (size − in use) is more than this. Default 200Mi')
+            [CompletionResult]::new('--free-space-above', '--free-space-above', [CompletionResultType]::ParameterName, 'Defragment a member whose reclaimable space (size − in use) is more than this. Default: 10% of the member''s quota, at most 200Mi (the operator''s fixed default, which a small quota never reaches)')
             [CompletionResult]::new('--quota-usage-above', '--quota-usage-above', [CompletionResultType]::ParameterName, 'Also defragment a member whose size is more than this share of its quota, when at least --min-reclaim would come back. E.g. 80%')
-            [CompletionResult]::new('--min-reclaim', '--min-reclaim', [CompletionResultType]::ParameterName, 'With --quota-usage-above: the least reclaimable space worth a defragmentation. Default 32Mi')
+            [CompletionResult]::new('--min-reclaim', '--min-reclaim', [CompletionResultType]::ParameterName, 'With --quota-usage-above: the least reclaimable space worth a defragmentation. Default: 5% of the member''s quota, at most 32Mi')
             [CompletionResult]::new('--member', '--member', [CompletionResultType]::ParameterName, 'Only this member (repeatable). Others are reported as NotSelected')
             [CompletionResult]::new('--move-leader', '--move-leader', [CompletionResultType]::ParameterName, 'How to treat the leader: `auto` transfers leadership first only when its predicted in-place defrag time (from its in-use size and the throughput measured on this sweep''s followers) exceeds --move-leader-above; `always` / `never` force the choice')
             [CompletionResult]::new('--move-leader-above', '--move-leader-above', [CompletionResultType]::ParameterName, 'Threshold for --move-leader auto')

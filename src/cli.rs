@@ -444,7 +444,8 @@ pub struct DefragArgs {
     pub all: bool,
 
     /// Defragment a member whose reclaimable space (size − in use) is more
-    /// than this. Default 200Mi.
+    /// than this. Default: 10% of the member's quota, at most 200Mi (the
+    /// operator's fixed default, which a small quota never reaches).
     #[arg(long, value_parser = parse_quantity, allow_hyphen_values = true, value_name = "QUANTITY", help_heading = RULE)]
     pub free_space_above: Option<u64>,
 
@@ -454,7 +455,7 @@ pub struct DefragArgs {
     pub quota_usage_above: Option<u8>,
 
     /// With --quota-usage-above: the least reclaimable space worth a
-    /// defragmentation. Default 32Mi.
+    /// defragmentation. Default: 5% of the member's quota, at most 32Mi.
     #[arg(long, value_parser = parse_quantity, allow_hyphen_values = true, value_name = "QUANTITY", help_heading = RULE)]
     pub min_reclaim: Option<u64>,
 

@@ -66,6 +66,12 @@ pub struct MemberMetrics {
     /// only the leader can carry one out, so the sum over the members
     /// counts each requested transfer once).
     pub move_leader_requests: u64,
+    /// `etcd_debugging_mvcc_keys_total`: the keys the member's index holds
+    /// (every release since 3.4).
+    pub keys: Option<u64>,
+    /// Compactions the member finished since its process started
+    /// (`etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count`).
+    pub compactions: Option<u64>,
 }
 
 /// One entry of `Cluster.MemberList`.

@@ -162,6 +162,10 @@ pub fn parse_metrics(text: &str, now: f64) -> MemberMetrics {
             m.wal_fsyncs = value as u64;
         } else if name == "etcd_server_leader_changes_seen_total" {
             m.leader_changes = value as u64;
+        } else if name == "etcd_debugging_mvcc_keys_total" {
+            m.keys = Some(value.max(0.0) as u64);
+        } else if name == "etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count" {
+            m.compactions = Some(value.max(0.0) as u64);
         } else if name == "etcd_server_quota_backend_bytes" {
             m.quota_bytes = (value >= 1.0).then_some(value as u64);
         } else if let Some(labels) = name.strip_prefix("grpc_server_handled_total{") {

@@ -843,7 +843,12 @@ mod tests {
         for m in &mut s.members {
             m.quota_bytes = quota;
         }
-        let rule = DefragRule::default();
+        // A threshold no member passes (the default scales with the
+        // quota and would take c for its own sake).
+        let rule = DefragRule {
+            free_space_above: Some(crate::plan::rule::DEFAULT_FREE_SPACE_ABOVE),
+            ..DefragRule::default()
+        };
         let selection: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
         let plain = order_sweep(&s, Some(2), &rule, &selection, &BTreeSet::new());
         // Without the alarm nothing changes.

@@ -1,17 +1,53 @@
-//! The EtcdDefrag rule (operator contract §5.1–§5.2), bit for bit: the same
-//! flag combinations are refused with the same meaning as the CRD's CEL
-//! rules, the same defaults apply, and a member triggers under exactly the
-//! same comparisons (`>` on free space, `>=` on min-reclaim, the quota
-//! fraction computed as `N / 100.0` then multiplied, as IEEE doubles).
+//! The EtcdDefrag rule (operator contract §5.1–§5.2): the same flag
+//! combinations are refused with the same meaning as the CRD's CEL rules,
+//! and a member triggers under exactly the same comparisons (`>` on free
+//! space, `>=` on min-reclaim, the quota fraction computed as `N / 100.0`
+//! then multiplied, as IEEE doubles).
+//!
+//! One departure, on purpose (issue 45): a threshold the rule leaves out
+//! scales with the member's quota. The operator's defaults (freeSpaceAbove
+//! 200Mi, minReclaim 32Mi) are sized for its 2 GiB default quota; on a
+//! 64 MiB quota 200Mi of free space can never exist, so the default rule
+//! never fired and a cluster ran into NOSPACE with a third of its quota
+//! reclaimable. Absent thresholds are therefore a tenth of the quota for
+//! free space and a twentieth for min-reclaim, never more than the
+//! operator's figures (which big quotas keep: 10% of 2 GiB is the
+//! operator's 200 MiB, near enough). For comparison: OpenShift's etcd
+//! operator defragments at 45% fragmentation once the file passes 100 MB,
+//! and etcd-defrag's documented example rule is `dbQuotaUsage > 0.8 ||
+//! dbSize - dbSizeInUse > 200 MiB`. The same rule serves the one-shot sweep
+//! (and so the CronJob manifest, which gives no threshold), `--watch` and
+//! `doctor`'s fragmentation check.
 
 use std::fmt;
 
 use serde::Serialize;
 
-/// Default `freeSpaceAbove`: 200Mi.
+/// The operator's default `freeSpaceAbove` (200Mi): ours on a quota of
+/// 2000 MiB or more, or an unknown one ([`default_free_space_above`]).
 pub const DEFAULT_FREE_SPACE_ABOVE: u64 = 200 * 1024 * 1024;
-/// Default `minReclaim`: 32Mi.
+/// The operator's default `minReclaim` (32Mi): ours on a quota of 640 MiB
+/// or more, or an unknown one ([`default_min_reclaim`]).
 pub const DEFAULT_MIN_RECLAIM: u64 = 32 * 1024 * 1024;
+
+/// The free space above which a member triggers when the rule gives no
+/// `freeSpaceAbove`: a tenth of its quota, at most 200 MiB (`quota` 0:
+/// unknown, 200 MiB).
+pub fn default_free_space_above(quota: u64) -> u64 {
+    match quota {
+        0 => DEFAULT_FREE_SPACE_ABOVE,
+        q => (q / 10).clamp(1, DEFAULT_FREE_SPACE_ABOVE),
+    }
+}
+
+/// The `minReclaim` when the rule gives none: a twentieth of the quota, at
+/// most 32 MiB (`quota` 0: unknown, 32 MiB).
+pub fn default_min_reclaim(quota: u64) -> u64 {
+    match quota {
+        0 => DEFAULT_MIN_RECLAIM,
+        q => (q / 20).clamp(1, DEFAULT_MIN_RECLAIM),
+    }
+}
 
 /// A validated rule. Absent thresholds take the defaults at evaluation.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -79,8 +115,12 @@ impl DefragRule {
         if self.all {
             return RuleOutcome::Trigger(Trigger::All);
         }
-        let free = self.free_space_above.unwrap_or(DEFAULT_FREE_SPACE_ABOVE);
-        let min_reclaim = self.min_reclaim.unwrap_or(DEFAULT_MIN_RECLAIM);
+        let free = self
+            .free_space_above
+            .unwrap_or_else(|| default_free_space_above(quota));
+        let min_reclaim = self
+            .min_reclaim
+            .unwrap_or_else(|| default_min_reclaim(quota));
         // Signed, as the operator computes it: a negative value never triggers.
         let reclaimable = i128::from(db_size) - i128::from(in_use);
         if reclaimable > i128::from(free) {
@@ -105,17 +145,27 @@ impl fmt::Display for DefragRule {
         if self.all {
             return write!(f, "all members");
         }
-        write!(
-            f,
-            "reclaimable > {}",
-            format_bytes(self.free_space_above.unwrap_or(DEFAULT_FREE_SPACE_ABOVE))
-        )?;
-        if let Some(p) = self.quota_usage_above {
-            write!(
+        match self.free_space_above {
+            Some(free) => write!(f, "reclaimable > {}", format_bytes(free))?,
+            None => write!(
                 f,
-                ", or size > {p}% of quota with reclaimable ≥ {}",
-                format_bytes(self.min_reclaim.unwrap_or(DEFAULT_MIN_RECLAIM))
-            )?;
+                "reclaimable > 10% of the quota (at most {})",
+                format_bytes(DEFAULT_FREE_SPACE_ABOVE)
+            )?,
+        }
+        if let Some(p) = self.quota_usage_above {
+            match self.min_reclaim {
+                Some(min) => write!(
+                    f,
+                    ", or size > {p}% of quota with reclaimable ≥ {}",
+                    format_bytes(min)
+                )?,
+                None => write!(
+                    f,
+                    ", or size > {p}% of quota with reclaimable ≥ 5% of it (at most {})",
+                    format_bytes(DEFAULT_MIN_RECLAIM)
+                )?,
+            }
         }
         Ok(())
     }
@@ -195,6 +245,78 @@ mod tests {
         }
     }
 
+    /// Issue 45: absent thresholds scale with the quota, never past the
+    /// operator's; a given threshold is used as given.
+    #[test]
+    fn absent_thresholds_scale_with_the_quota() {
+        let default = DefragRule::default();
+        let cases: [(u64, u64, u64, RuleOutcome); 8] = [
+            // 24 MiB reclaimable on a 64 MiB quota (the trial's): above 6.4 MiB.
+            (
+                64 * MI,
+                40 * MI,
+                16 * MI,
+                RuleOutcome::Trigger(Trigger::FreeSpace),
+            ),
+            // 32 of 36 MiB on a 256 MiB quota: above 25.6 MiB.
+            (
+                256 * MI,
+                36 * MI,
+                4 * MI,
+                RuleOutcome::Trigger(Trigger::FreeSpace),
+            ),
+            // 5 MiB on 64 MiB: below a tenth.
+            (64 * MI, 30 * MI, 25 * MI, RuleOutcome::Skip),
+            // 2 GiB: 200 MiB, as the operator.
+            (2048 * MI, 300 * MI, 100 * MI, RuleOutcome::Skip),
+            (
+                2048 * MI,
+                300 * MI,
+                99 * MI,
+                RuleOutcome::Trigger(Trigger::FreeSpace),
+            ),
+            // 8 GiB: still 200 MiB, not 819 MiB.
+            (
+                8192 * MI,
+                500 * MI,
+                299 * MI,
+                RuleOutcome::Trigger(Trigger::FreeSpace),
+            ),
+            // Unknown quota: 200 MiB.
+            (0, 150 * MI, 10 * MI, RuleOutcome::Skip),
+            (
+                0,
+                250 * MI,
+                10 * MI,
+                RuleOutcome::Trigger(Trigger::FreeSpace),
+            ),
+        ];
+        for (quota, size, used, want) in cases {
+            assert_eq!(
+                default.evaluate(size, used, quota),
+                want,
+                "{quota} {size} {used}"
+            );
+        }
+        assert_eq!(default_free_space_above(64 * MI), 64 * MI / 10);
+        assert_eq!(default_free_space_above(8192 * MI), 200 * MI);
+        assert_eq!(default_min_reclaim(64 * MI), 64 * MI / 20);
+        assert_eq!(default_min_reclaim(8192 * MI), 32 * MI);
+        // Given, it is used as given, whatever the quota.
+        let given = rule(false, Some(200 * MI), None, None);
+        assert_eq!(given.evaluate(64 * MI, 10 * MI, 64 * MI), RuleOutcome::Skip);
+        // The quota arm's min-reclaim scales too: 3.2 MiB on 64 MiB.
+        let quota = rule(false, Some(60 * MI), Some(80), None);
+        assert_eq!(
+            quota.evaluate(60 * MI, 56 * MI, 64 * MI),
+            RuleOutcome::Trigger(Trigger::QuotaUsage)
+        );
+        assert_eq!(
+            default.to_string(),
+            "reclaimable > 10% of the quota (at most 200 MiB)"
+        );
+    }
+
     #[test]
     fn percentages() {
         assert_eq!(parse_percent("80%"), Ok(80));
@@ -244,7 +366,7 @@ mod tests {
             "quota 0 disables the arm"
         );
         // The fraction is N/100.0 first: 0.29 * 100 is 28.999999999999996, so 29 > it.
-        let odd = rule(false, None, Some(29), Some(1));
+        let odd = rule(false, Some(1000), Some(29), Some(1));
         assert_eq!(
             odd.evaluate(29, 0, 100),
             RuleOutcome::Trigger(Trigger::QuotaUsage)

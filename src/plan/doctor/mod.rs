@@ -35,7 +35,7 @@ pub use look::{
 };
 use metrics::MIN_FSYNCS;
 pub use metrics::{disk_latency, leader_changes, server_features, MAINTENANCE_GATES};
-pub use setup::{certificates, compaction, stop_grpc_on_defrag, traffic};
+pub use setup::{certificates, compaction, history, stop_grpc_on_defrag, traffic};
 
 /// How much a finding matters; ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -292,6 +292,14 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
     }
     out.extend(compacted);
     out.extend(passed);
+    if let Some(snap) = facts.snapshot {
+        out.extend(history(
+            facts.revisions,
+            &facts.metrics,
+            snap,
+            &facts.cluster_args,
+        ));
+    }
     if let Some(first) = facts.certs.iter().min_by_key(|c| c.not_after) {
         out.extend(or_passed(
             certificates(&facts.certs, facts.now),

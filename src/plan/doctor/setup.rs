@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 
 use super::{finding, CertFact, ClusterSpecFacts, Finding, Severity, TrafficFacts, Zone};
-use crate::look::{ClusterLook, MemberStatus};
+use crate::look::{ClusterLook, MemberMetrics, MemberStatus};
+use crate::quantity::format_bytes;
 
 /// History that is never compacted grows until the quota; a retention that
 /// is off or very long is the usual cause.
@@ -58,6 +59,86 @@ pub fn compaction(revisions: Option<(i64, i64)>, spec: Option<&ClusterSpecFacts>
     }
     out
 }
+
+/// How much of the quota history takes, and whether anything compacts
+/// (issue 45): a standalone cluster with no auto-compaction filled its
+/// quota with old versions while the `compaction` check waited for a
+/// million revisions. Judged from the revisions kept since the last
+/// compaction against the keys the members' indexes hold (each revision
+/// kept is at least one old version or tombstone), and from how many
+/// compactions each member finished since it started (its `/metrics`).
+pub fn history(
+    revisions: Option<(i64, i64)>,
+    metrics: &BTreeMap<String, MemberMetrics>,
+    snap: &ClusterLook,
+    cluster: &str,
+) -> Vec<Finding> {
+    let Some((current, compacted)) = revisions else {
+        return vec![];
+    };
+    let kept = u64::try_from(current - compacted).unwrap_or(0);
+    let mut out = Vec::new();
+    // The fullest member against its quota.
+    let fullest = snap
+        .members
+        .iter()
+        .filter_map(|m| Some((m, m.status()?.db_size_in_use, m.quota_bytes)))
+        .filter(|(_, _, quota)| *quota > 0)
+        .max_by(|a, b| (a.1 as f64 / a.2 as f64).total_cmp(&(b.1 as f64 / b.2 as f64)));
+    let keys = metrics.values().filter_map(|m| m.keys).max();
+    let remedy = format!(
+        "compact the old revisions and give the space back: kubectl etcd defrag {cluster} --compact; then have something compact regularly (etcd's --auto-compaction-retention, the EtcdCluster's spec.options.autoCompactionRetention, or a client such as kube-apiserver)"
+    )
+    .replace("defrag  --compact", "defrag --compact");
+    if let (Some((m, in_use, quota)), Some(keys)) = (fullest, keys) {
+        if kept >= HISTORY_MIN_REVISIONS && kept > keys && in_use.saturating_mul(4) >= quota {
+            out.push(finding(
+                Severity::Warning,
+                "history",
+                None,
+                format!(
+                    "{kept} revisions are kept since the last compaction (current {current}, compacted up to {compacted}) against {keys} live keys: most of what is in use is likely old versions ({} on {}, {:.0}% of its {} quota)",
+                    format_bytes(in_use),
+                    m.name,
+                    in_use as f64 * 100.0 / quota as f64,
+                    format_bytes(quota)
+                ),
+                remedy.clone(),
+            ));
+        }
+    }
+    // No compaction on any member since it started, while revisions pile
+    // up: the compacted revision is not moving.
+    let judged: Vec<&MemberMetrics> = metrics
+        .values()
+        .filter(|m| m.compactions.is_some() && m.uptime_seconds > 0.0)
+        .collect();
+    let never = !judged.is_empty() && judged.iter().all(|m| m.compactions == Some(0));
+    let up = judged
+        .iter()
+        .map(|m| m.uptime_seconds)
+        .fold(f64::INFINITY, f64::min);
+    if never && up >= STILL_COMPACTION_SECONDS && kept >= STILL_COMPACTION_REVISIONS {
+        out.push(finding(
+            Severity::Warning,
+            "compaction-stalled",
+            None,
+            format!(
+                "no member has compacted since it started ({} ago for the most recent), while {kept} revisions piled up: the compacted revision ({compacted}) is not moving, so history grows until the quota",
+                crate::quantity::format_duration_parts(std::time::Duration::from_secs(up as u64))
+            ),
+            remedy,
+        ));
+    }
+    out
+}
+
+/// Revisions kept below which history is not judged.
+const HISTORY_MIN_REVISIONS: u64 = 1_000;
+/// A member up this long with no compaction, and this many revisions
+/// kept: nothing compacts (kube-apiserver compacts every 5 minutes).
+const STILL_COMPACTION_SECONDS: f64 = 1_800.0;
+const STILL_COMPACTION_REVISIONS: u64 = 10_000;
 
 /// Certificates that expire soon or have expired.
 pub fn certificates(certs: &[CertFact], now: i64) -> Vec<Finding> {

@@ -261,7 +261,7 @@ fn fragmentation_follows_the_defrag_rule() {
     );
     assert_eq!(
         found[0].message,
-        "a: 400 MiB of its 500 MiB file is free space (rule: reclaimable > 200 MiB)"
+        "a: 400 MiB of its 500 MiB file is free space (rule: reclaimable > 10% of the quota (at most 200 MiB))"
     );
     assert_eq!(found[0].remedy, "kubectl etcd defrag db -n prod");
     let all = DefragRule {
@@ -679,6 +679,105 @@ fn stop_grpc_on_defrag_speaks_only_for_members_it_verified() {
             found[0].remedy
         );
     }
+}
+
+/// Issue 45: history as a share of the quota, and a compacted revision
+/// that does not move, from the revisions and the members' `/metrics`.
+#[test]
+fn history_and_a_compaction_that_never_comes() {
+    let mut s = cluster(&[
+        ("a", 1, 40, 30, false, "3.4.23", 500),
+        ("b", 2, 40, 20, false, "3.4.23", 500),
+    ]);
+    for m in &mut s.members {
+        m.quota_bytes = 64 * MI;
+    }
+    let metrics = |keys: u64, compactions: u64, up: f64| -> BTreeMap<String, MemberMetrics> {
+        ["a", "b"]
+            .iter()
+            .map(|n| {
+                (
+                    n.to_string(),
+                    MemberMetrics {
+                        keys: Some(keys),
+                        compactions: Some(compactions),
+                        uptime_seconds: up,
+                        ..Default::default()
+                    },
+                )
+            })
+            .collect()
+    };
+    let names = |f: &[Finding]| f.iter().map(|f| f.check.clone()).collect::<Vec<_>>();
+    // 20,000 revisions over 500 keys, 30 MiB of a 64 MiB quota in use on a:
+    // history; nothing compacted in two hours: stalled.
+    let found = history(
+        Some((20_001, 1)),
+        &metrics(500, 0, 7200.0),
+        &s,
+        "db -n prod",
+    );
+    assert_eq!(names(&found), ["history", "compaction-stalled"]);
+    assert_eq!(
+        found[0].message,
+        "20000 revisions are kept since the last compaction (current 20001, compacted up to 1) against 500 live keys: most of what is in use is likely old versions (30 MiB on a, 47% of its 64 MiB quota)"
+    );
+    assert!(found[0].remedy.starts_with("compact the old revisions and give the space back: kubectl etcd defrag db -n prod --compact;"));
+    assert!(found[1].message.starts_with("no member has compacted since it started (2h ago for the most recent), while 20000 revisions piled up"), "{}", found[1].message);
+    // Standalone: the command has no cluster and no double space.
+    let found = history(Some((20_001, 1)), &metrics(500, 0, 7200.0), &s, "");
+    assert!(found[0].remedy.contains("kubectl etcd defrag --compact;"));
+    type Case<'a> = (
+        &'a str,
+        Option<(i64, i64)>,
+        BTreeMap<String, MemberMetrics>,
+        Vec<&'a str>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "fewer revisions than keys",
+            Some((401, 1)),
+            metrics(500, 0, 7200.0),
+            vec![],
+        ),
+        (
+            "compacted recently",
+            Some((20_001, 19_800)),
+            metrics(500, 3, 7200.0),
+            vec![],
+        ),
+        (
+            "something compacts",
+            Some((20_001, 1)),
+            metrics(500, 4, 7200.0),
+            vec!["history"],
+        ),
+        (
+            "up only 10 minutes",
+            Some((20_001, 1)),
+            metrics(500, 0, 600.0),
+            vec!["history"],
+        ),
+        ("no revisions read", None, metrics(500, 0, 7200.0), vec![]),
+        ("no metrics", Some((20_001, 1)), BTreeMap::new(), vec![]),
+    ];
+    for (name, revisions, m, want) in cases {
+        assert_eq!(names(&history(revisions, &m, &s, "")), want, "{name}");
+    }
+    // Little in use against the quota: not history's doing.
+    let mut roomy = s.clone();
+    for m in &mut roomy.members {
+        m.quota_bytes = 2048 * MI;
+    }
+    assert_eq!(
+        names(&history(
+            Some((20_001, 1)),
+            &metrics(500, 4, 7200.0),
+            &roomy,
+            ""
+        )),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
