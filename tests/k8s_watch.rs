@@ -91,6 +91,25 @@ async fn runs_complete_skip_and_fail_as_the_operator_would() {
     for i in 0..3 {
         assert_eq!(defrag_count(&fx.etcd, i).await, 1, "member {i}");
     }
+    // Issue 45: the note left before each Defragment goes once the run has
+    // ended (it read as a member in flight); it is removed right after the
+    // final status write.
+    let api = runs(&client, ns);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let run = api.get("all").await.unwrap();
+        let noted = run
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get("kubectl-etcd/defragmenting").cloned());
+        let Some(note) = noted else { break };
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "a finished run still says {note:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 
     create_run(&client, ns, "small", "db", json!({})).await;
     let status = wait_phase(&client, ns, "small", &["Complete", "Failed"]).await;

@@ -268,6 +268,7 @@ pub fn report(
         stopped: stopped.map(Stopped),
         refusal: Vec::new(),
         compacted_at: None,
+        already_compacted: false,
         in_use_not_refreshed: None,
         wall_ms,
         defrag_ms: 0,

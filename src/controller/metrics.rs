@@ -608,6 +608,7 @@ mod tests {
             stopped: None,
             refusal: Vec::new(),
             compacted_at: None,
+            already_compacted: false,
             in_use_not_refreshed: None,
             wall_ms: 12_500,
             defrag_ms: 0,

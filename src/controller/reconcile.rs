@@ -226,6 +226,7 @@ async fn pass(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action, Error> 
                 }
                 let mut current = (*run).clone();
                 write_status(&ctx, &runs, &mut current, &status).await?;
+                clear_note(&ctx, &runs, &current).await;
                 ctx.metrics.entered(&labels, DefragPhase::Failed);
                 if let Some(event) = event {
                     record(&ctx, &current, &event).await;
@@ -305,7 +306,9 @@ async fn pass(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action, Error> 
                 if disarm {
                     disarm_nospace(&ctx, &run, probed.as_ref()).await;
                 }
-                write_status(&ctx, &runs, &mut (*run).clone(), &status).await?;
+                let mut current = (*run).clone();
+                write_status(&ctx, &runs, &mut current, &status).await?;
+                clear_note(&ctx, &runs, &current).await;
                 ctx.metrics.entered(&labels, ended);
                 return Ok(action);
             }
@@ -560,6 +563,38 @@ impl Observer for Persist<'_> {
                 }
             }
         })
+    }
+}
+
+/// Takes the note `kubectl-etcd/defragmenting` off a run that has just
+/// ended: left on, it reads as a member in flight. A merge patch that only
+/// removes it; a failure is logged (the run's status is already final).
+async fn clear_note(ctx: &Context, runs: &Api<EtcdDefrag>, run: &EtcdDefrag) {
+    let noted = run
+        .metadata
+        .annotations
+        .as_ref()
+        .is_some_and(|a| a.contains_key(crate::contract::DEFRAGMENTING_ANNOTATION));
+    if !noted || ctx.fenced().is_err() {
+        return;
+    }
+    let patch = serde_json::json!({
+        "metadata": {"annotations": {crate::contract::DEFRAGMENTING_ANNOTATION: null}}
+    });
+    let params = kube::api::PatchParams {
+        field_manager: Some(context::FIELD_MANAGER.to_string()),
+        ..kube::api::PatchParams::default()
+    };
+    if let Err(e) = runs
+        .patch(&run.name_any(), &params, &kube::api::Patch::Merge(&patch))
+        .await
+    {
+        tracing::warn!(
+            "EtcdDefrag {}/{}: could not remove the note {}: {e}",
+            run.namespace().unwrap_or_default(),
+            run.name_any(),
+            crate::contract::DEFRAGMENTING_ANNOTATION
+        );
     }
 }
 

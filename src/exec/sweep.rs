@@ -27,6 +27,7 @@ pub(super) struct SweepOutcome {
     pub stopped: Option<StopReason>,
     pub refusal: Vec<ReasonView>,
     pub compacted_at: Option<i64>,
+    pub already_compacted: bool,
     pub in_use_not_refreshed: Option<NotRefreshed>,
     pub wall: Duration,
     pub defrag_total: Duration,
@@ -62,6 +63,7 @@ pub(super) struct Sweep<'a, O> {
     stopped: Option<StopReason>,
     refusal: Vec<ReasonView>,
     compacted_at: Option<i64>,
+    already_compacted: bool,
     in_use_not_refreshed: Option<NotRefreshed>,
     defrag_total: Duration,
     final_view: Option<Fresh>,
@@ -125,6 +127,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             stopped: None,
             refusal: Vec::new(),
             compacted_at: None,
+            already_compacted: false,
             in_use_not_refreshed: None,
             defrag_total: Duration::ZERO,
             final_view: None,
@@ -289,9 +292,11 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         match wait::compact_and_settle(self.ops, &snap, self.observer, self.control).await {
             Compaction::Done {
                 revision,
+                already,
                 not_refreshed,
             } => {
                 self.compacted_at = Some(revision);
+                self.already_compacted = already;
                 if let Some(why) = not_refreshed {
                     // Which figures did not move: those are not known.
                     // The look is kept for the first step's gate.
@@ -646,6 +651,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             stopped: self.stopped,
             refusal: self.refusal,
             compacted_at: self.compacted_at,
+            already_compacted: self.already_compacted,
             in_use_not_refreshed: self.in_use_not_refreshed,
             wall: self.started.elapsed(),
             defrag_total: self.defrag_total,

@@ -149,11 +149,12 @@ pub async fn for_transfer_target<O: EtcdOps>(
 /// How a compaction went.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Compaction {
-    /// Compacted (or already compacted) at `revision`; sizes settled.
-    /// `not_refreshed`: why etcd could not be made to refresh its in-use
-    /// figures (see [`refresh_and_settle`]); `None` when it was.
+    /// Compacted (or already compacted: `already`) at `revision`; sizes
+    /// settled. `not_refreshed`: why etcd could not be made to refresh its
+    /// in-use figures (see [`refresh_and_settle`]); `None` when it was.
     Done {
         revision: i64,
+        already: bool,
         not_refreshed: Option<String>,
     },
     /// No member answered with a revision to compact at.
@@ -251,12 +252,13 @@ pub async fn compact_and_settle<O: EtcdOps>(
         return Compaction::NothingToCompact;
     };
     let t0 = Instant::now();
-    match ops.compact(&leader, revision, true).await {
-        // Already compacted at or past this revision is fine.
-        Ok(()) => {}
-        Err(e) if matches!(e.cause, FailureCause::RevisionUnavailable { .. }) => {}
+    let already = match ops.compact(&leader, revision, true).await {
+        Ok(()) => false,
+        // Already compacted at or past this revision: nothing was
+        // compacted now, and the report says so.
+        Err(e) if matches!(e.cause, FailureCause::RevisionUnavailable { .. }) => true,
         Err(e) => return Compaction::Failed(e.to_string()),
-    }
+    };
     let members: Vec<Dial> = answering.into_iter().map(|(d, _)| d).collect();
     let not_refreshed = match refresh_and_settle(ops, &leader, &members, control).await {
         Ok(n) => n,
@@ -270,6 +272,7 @@ pub async fn compact_and_settle<O: EtcdOps>(
         .await;
     Compaction::Done {
         revision,
+        already,
         not_refreshed,
     }
 }

@@ -35,11 +35,15 @@ pub struct DefragReport {
     pub refusal: Vec<ReasonView>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compacted_at: Option<i64>,
+    /// `compactedAt` had been compacted already: this run compacted nothing.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub already_compacted: bool,
     /// Members whose in-use size etcd had not recomputed since the
     /// compaction, so their figures are not known (see `NotRefreshed`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub in_use_not_refreshed: Option<NotRefreshed>,
-    /// Wall time of the whole sweep, and the sum of Defragment durations.
+    /// Wall time of the whole run (the sweep and the checks after it, from
+    /// the engine's start), and the sum of Defragment durations.
     pub wall_ms: u64,
     pub defrag_ms: u64,
     pub alarms: Vec<AlarmAction>,

@@ -84,6 +84,9 @@ pub fn defrag(report: &DefragReport) -> String {
         (Some(revision), true) => text.push_str(&format!(
             "Would first compact every revision before {revision} (the current one), then plan from the sizes after it: the sizes above are from before\n"
         )),
+        (Some(revision), false) if report.already_compacted => text.push_str(&format!(
+            "Nothing to compact: every revision before {revision} was compacted already\n"
+        )),
         (Some(revision), false) => text.push_str(&format!(
             "Compacted every revision before {revision} first\n"
         )),
