@@ -93,7 +93,13 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
             .map(|m| m.name.as_str())
             .collect();
         crate::logging::message(&format!("plan: {}", order.join(" → ")));
-        let question = format!("Defragment {} member(s), one at a time?", order.len());
+        let question = match preview.compacted_at {
+            Some(revision) => format!(
+                "Compact every revision before {revision}, then defragment those of {} member(s) the rule takes on the sizes after it, one at a time?",
+                order.len()
+            ),
+            None => format!("Defragment {} member(s), one at a time?", order.len()),
+        };
         if !output::prompt::confirm_async(question).await? {
             return Ok(super::failed("not confirmed; nothing changed"));
         }

@@ -46,7 +46,9 @@ use crate::plan::defrag::{
 use crate::plan::gate::{GateOptions, GateVerdict, ReasonView};
 use crate::plan::rule::DefragRule;
 use crate::reach::Target;
-use crate::report::{DefragReport, LeaderReport, MemberResult, Outcome, StopReason, Stopped};
+use crate::report::{
+    DefragReport, LeaderReport, MemberReason, MemberResult, Outcome, StopReason, Stopped,
+};
 
 /// How long a member may take to answer again after its Defragment
 /// returned or timed out, before the run stops (the operator's Defragment
@@ -257,7 +259,7 @@ impl Fresh {
 /// from the first look would defragment, on a release that may publish
 /// them (`plan::notes::publishes_feature_gates`).
 pub fn gates_wanted(snap: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Vec<String> {
-    first_plan(snap, verdict, input)
+    candidates(snap, verdict, input)
         .to_defrag()
         .filter(|m| {
             let version = snap
@@ -281,7 +283,25 @@ pub fn plan_notes(
     input: &RunInput,
     features: &crate::plan::notes::FeatureGates,
 ) -> Vec<String> {
-    crate::plan::notes::notes(&first_plan(snap, verdict, input), snap, features)
+    crate::plan::notes::notes(&candidates(snap, verdict, input), snap, features)
+}
+
+/// The members the run may defragment, for the notes about them and the
+/// feature gates those need: the first look's plan, or with `--compact`
+/// every member the rule may take once the compaction has freed space
+/// (decided on the sizes after it, so not known yet). Issue 45: with
+/// `--compact` the plan from the first look defragmented nobody, and the
+/// known-defect notes vanished.
+fn candidates(snap: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Plan {
+    if !input.options.compact {
+        return first_plan(snap, verdict, input);
+    }
+    let mut any = input.clone();
+    any.options.rule = crate::plan::rule::DefragRule {
+        all: true,
+        ..crate::plan::rule::DefragRule::default()
+    };
+    first_plan(snap, verdict, &any)
 }
 
 /// The plan from the first look, leaving out members already finished.
@@ -361,7 +381,18 @@ pub fn preview(
                 transfer_error: None,
             });
         }
-        members.push(MemberResult::planned(m, outcome, reason));
+        let mut row = MemberResult::planned(m, outcome, reason);
+        // With --compact the rule is applied to the sizes after the
+        // compaction, which only frees space: a member it takes now is
+        // taken then, one below it is decided then, never skipped now.
+        if opts.compact && row.reason == Some(MemberReason::BelowThreshold) {
+            row.outcome = Outcome::Pending;
+            row.reason = None;
+            row.detail = Some(
+                "decided after the compaction: the rule is applied to the sizes after it".into(),
+            );
+        }
+        members.push(row);
     }
     Ok(DefragReport {
         cluster: input.cluster.clone(),
