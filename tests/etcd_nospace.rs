@@ -40,33 +40,6 @@ async fn nospace_raised(cluster: &Cluster) -> bool {
         .any(|(_, kind)| *kind == etcd_client::AlarmType::Nospace)
 }
 
-/// Every command a text suggests (`kubectl etcd …` up to the next
-/// parenthesis, semicolon or end), without repeats.
-fn suggested(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for (i, _) in text.match_indices("kubectl etcd ") {
-        let rest = &text[i..];
-        let end = rest
-            .find(['(', ';', ')', '\n', '`', ','])
-            .unwrap_or(rest.len());
-        let command = rest[..end].trim().to_string();
-        if !out.contains(&command) {
-            out.push(command);
-        }
-    }
-    out
-}
-
-/// The tool's words for a suggested `kubectl etcd …` command.
-fn words(command: &str) -> Vec<String> {
-    command
-        .strip_prefix("kubectl etcd ")
-        .unwrap_or_else(|| panic!("not a kubectl etcd command: {command}"))
-        .split_whitespace()
-        .map(str::to_string)
-        .collect()
-}
-
 async fn nospace_recovery_as_printed(version: EtcdVersion) {
     let mut spec = ClusterSpec::new(3, Security::MutualTls)
         .version(version)

@@ -59,6 +59,12 @@ pub async fn add(global: &Global, args: &MemberAddArgs) -> Result<ExitStatus> {
             "--peer-urls {url}: another member has that peer URL already"
         )));
     }
+    if let Some(warning) = membership::replay_warning(
+        &open.snap,
+        &crate::reach::ClusterRef::command_args(open.session.target.cluster.as_ref()),
+    ) {
+        crate::logging::message(&format!("warning: {warning}"));
+    }
     let checked = membership::check(
         &open.snap,
         membership::Change::Add {

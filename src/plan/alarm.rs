@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use crate::look::{Alarm, AlarmKind, ClusterLook};
+use crate::look::{Alarm, AlarmKind, ClusterLook, MemberLook};
 use crate::reach::{ClusterRef, QuotaSource};
 
 /// The verdict for one raised alarm.
@@ -46,7 +46,16 @@ pub fn disarm_decisions(
             let member = snapshot.member_by_id(a.member_id);
             let sizes = member.and_then(|m| m.status().map(|s| (s.db_size, m.quota_bytes)));
             let assumed = member.is_some_and(|m| m.quota_source == QuotaSource::Default);
+            let learner = member.filter(|m| m.is_learner());
             let (disarm, why) = match (&a.kind, sizes) {
+                // Issue 45: no defrag reaches a learner, so no remedy that
+                // defragments it can ever work.
+                (AlarmKind::Nospace, _) if learner.is_some() && !force => (
+                    false,
+                    learner.map_or_else(String::new, |l| {
+                        learner_way_out(snapshot, l, &cluster_args)
+                    }),
+                ),
                 (AlarmKind::Nospace, _) if assumed && !force => (
                     false,
                     format!(
@@ -94,6 +103,63 @@ pub fn disarm_decisions(
             }
         })
         .collect()
+}
+
+/// How far behind the leader's applied index a learner may be and still
+/// count as caught up (the gate's default raft-lag bound).
+const CAUGHT_UP_ENTRIES: u64 = 1_000;
+
+/// The way out of NOSPACE held by a learner (issue 45). etcd serves a
+/// learner only Status and serializable reads, so no Defragment reaches
+/// it: every remedy that defragments it loops, and a disarm holds only
+/// until the next write. A learner that has caught up with the leader (its
+/// applied index within [`CAUGHT_UP_ENTRIES`] of the leader's) is promoted
+/// and then compacted and defragmented like any member; one that has not is
+/// removed, the alarm disarmed, the others compacted and defragmented, and
+/// it is added back.
+pub fn learner_way_out(snap: &ClusterLook, learner: &MemberLook, cluster_args: &str) -> String {
+    let name = &learner.name;
+    let leader = snap
+        .members
+        .iter()
+        .filter_map(|m| m.status())
+        .find(|s| s.leader != 0 && s.leader == s.member_id);
+    let applied = learner.status().map(|s| s.raft_applied_index);
+    let said = format!(
+        "{name} is a learner: etcd serves a learner only Status and serializable reads, so no defrag reaches it, and a disarm holds only until the next write"
+    );
+    match (applied, leader) {
+        (Some(applied), Some(leader))
+            if applied.saturating_add(CAUGHT_UP_ENTRIES) >= leader.raft_applied_index =>
+        {
+            format!(
+                "{said}. It has caught up with the leader (applied index {applied}, the leader's {}): promote it, then compact and defragment, which disarms the alarm once every member is back under its quota: kubectl etcd member promote {name}{cluster_args}, then kubectl etcd defrag{cluster_args} --compact",
+                leader.raft_applied_index
+            )
+        }
+        (applied, leader) => {
+            let progress = match (applied, leader) {
+                (Some(a), Some(l)) => {
+                    format!("applied index {a}, the leader's {}", l.raft_applied_index)
+                }
+                (None, _) => "it does not answer".to_string(),
+                (Some(a), None) => format!("applied index {a}, no leader known"),
+            };
+            let id = learner
+                .id
+                .map(|id| format!("{id:016x}"))
+                .unwrap_or_else(|| name.clone());
+            let peers = learner
+                .listed
+                .as_ref()
+                .map(|l| l.peer_urls.join(","))
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| "<its peer URLs>".into());
+            format!(
+                "{said}. It has not caught up ({progress}), so it cannot be promoted: remove it, disarm the alarm it raised, compact and defragment, then add it back with an empty data directory: kubectl etcd member remove {id}{cluster_args}, then kubectl etcd alarm disarm{cluster_args} --force, then kubectl etcd defrag{cluster_args} --compact, then kubectl etcd member add {name}{cluster_args} --learner --peer-urls {peers}"
+            )
+        }
+    }
 }
 
 /// What brings a member with NOSPACE back under its quota: a defrag when
@@ -188,5 +254,70 @@ mod tests {
         assert!(forced.iter().all(|x| x.disarm));
         let only_m1 = disarm_decisions(&s, &["m1".into()], false, None);
         assert_eq!(only_m1.len(), 1);
+    }
+
+    /// Issue 45: NOSPACE held by a learner is never "defragment it first":
+    /// promoted when caught up, else removed, disarmed and added back.
+    #[test]
+    fn a_learner_holding_nospace_gets_the_way_out_that_works() {
+        use crate::look::MemberStatus;
+        let member = |name: &str, id: u64, learner: bool, applied: u64| {
+            let mut m = MemberLook::listed_for_test(
+                name,
+                id,
+                learner,
+                Probe::Answered(MemberStatus {
+                    member_id: id,
+                    leader: 1,
+                    raft_applied_index: applied,
+                    db_size: 10,
+                    is_learner: learner,
+                    ..Default::default()
+                }),
+            );
+            m.quota_bytes = 100;
+            m.quota_source = QuotaSource::Member;
+            if let Some(l) = m.listed.as_mut() {
+                l.peer_urls = vec![format!("http://127.0.0.1:{id}")];
+            }
+            m
+        };
+        let look = |learner_applied: u64| ClusterLook {
+            members: vec![
+                member("m1", 1, false, 50_000),
+                member("m2", 2, false, 50_000),
+                member("l4", 4, true, learner_applied),
+            ],
+            member_list_known: true,
+            alarms: vec![Alarm {
+                member_id: 4,
+                kind: AlarmKind::Nospace,
+            }],
+            alarm_list_error: None,
+        };
+        let caught_up = look(49_500);
+        let d = disarm_decisions(&caught_up, &[], false, None);
+        assert!(!d[0].disarm, "a disarm holds only until the next write");
+        assert!(!d[0].why.contains("--member l4"), "{}", d[0].why);
+        assert!(
+            d[0].why.ends_with("(applied index 49500, the leader's 50000): promote it, then compact and defragment, which disarms the alarm once every member is back under its quota: kubectl etcd member promote l4, then kubectl etcd defrag --compact"),
+            "{}",
+            d[0].why
+        );
+        let cluster = ClusterRef {
+            namespace: "prod".into(),
+            name: "db".into(),
+        };
+        let d = disarm_decisions(&caught_up, &[], false, Some(&cluster));
+        assert!(d[0].why.contains("kubectl etcd member promote l4 db -n prod, then kubectl etcd defrag db -n prod --compact"), "{}", d[0].why);
+        let behind = look(1_000);
+        let d = disarm_decisions(&behind, &[], false, None);
+        assert!(
+            d[0].why.ends_with("It has not caught up (applied index 1000, the leader's 50000), so it cannot be promoted: remove it, disarm the alarm it raised, compact and defragment, then add it back with an empty data directory: kubectl etcd member remove 0000000000000004, then kubectl etcd alarm disarm --force, then kubectl etcd defrag --compact, then kubectl etcd member add l4 --learner --peer-urls http://127.0.0.1:4"),
+            "{}",
+            d[0].why
+        );
+        // --force still disarms, as for any member.
+        assert!(disarm_decisions(&behind, &[], true, None)[0].disarm);
     }
 }

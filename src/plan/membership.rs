@@ -256,6 +256,32 @@ pub fn describe_members(snapshot: &ClusterLook) -> String {
 /// the releases the members run, one line each: which members, what goes
 /// wrong, what to upgrade to. Every member applies a promotion to its own
 /// backend, so every member's release counts. Pure.
+/// Issue 45: what a new member must take in before it has caught up — the
+/// leader's backend, sent as a snapshot, and the raft log since the last
+/// one, replayed — near its quota. A learner added after fill-and-recover
+/// cycles replayed past its quota (85 MiB on 64 MiB) and raised NOSPACE for
+/// the whole cluster; no defrag reaches a learner. Said before the add, with
+/// what to do first; `None` when there is room (size under 80% of the
+/// leader's quota, or no size or quota known).
+pub fn replay_warning(snap: &ClusterLook, cluster_args: &str) -> Option<String> {
+    let leader = snap.members.iter().find(|m| {
+        m.status()
+            .is_some_and(|s| s.leader != 0 && s.leader == s.member_id)
+    })?;
+    let size = leader.status()?.db_size;
+    let quota = leader.quota_bytes;
+    if quota == 0 || u128::from(size) * 5 < u128::from(quota) * 4 {
+        return None;
+    }
+    use crate::quantity::format_bytes;
+    Some(format!(
+        "the new member starts by receiving the leader's {} backend ({}% of the {} quota it will run with, if it runs with the same) and replaying the raft log since the last snapshot: it can pass its quota before it has caught up and raise NOSPACE for the whole cluster, and no defrag reaches a learner. Compact and defragment first (kubectl etcd defrag{cluster_args} --compact), or give the new member a larger --quota-backend-bytes",
+        format_bytes(size),
+        u128::from(size) * 100 / u128::from(quota),
+        format_bytes(quota)
+    ))
+}
+
 pub fn promotion_hazards(snap: &ClusterLook) -> Vec<String> {
     use crate::defects::{among, Touches};
     among(snap.versions())
@@ -500,5 +526,39 @@ mod tests {
             }
         }
         assert!(promotion_hazards(&s).is_empty());
+    }
+
+    /// Issue 45: a new member that must take in a backend near its quota
+    /// is warned about before it is added.
+    #[test]
+    fn a_backend_near_the_quota_is_said_before_an_add() {
+        use crate::look::{MemberStatus, Probe};
+        let look = |size: u64| ClusterLook {
+            members: vec![{
+                let mut m = MemberLook::listed_for_test(
+                    "m1",
+                    1,
+                    false,
+                    Probe::Answered(MemberStatus {
+                        member_id: 1,
+                        leader: 1,
+                        db_size: size,
+                        ..Default::default()
+                    }),
+                );
+                m.quota_bytes = 64 << 20;
+                m
+            }],
+            member_list_known: true,
+            alarms: vec![],
+            alarm_list_error: None,
+        };
+        assert_eq!(replay_warning(&look(40 << 20), ""), None);
+        let said = replay_warning(&look(56 << 20), " db -n prod").unwrap();
+        assert!(
+            said.starts_with("the new member starts by receiving the leader's 56 MiB backend (87% of the 64 MiB quota")
+                && said.contains("(kubectl etcd defrag db -n prod --compact)"),
+            "{said}"
+        );
     }
 }

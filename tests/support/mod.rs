@@ -515,3 +515,30 @@ pub fn usage_groups(doc: &serde_json::Value) -> Vec<(String, u64, u64)> {
         })
         .collect()
 }
+
+/// Every command a text suggests (`kubectl etcd …` up to the next
+/// parenthesis, semicolon or end), without repeats.
+pub fn suggested(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (i, _) in text.match_indices("kubectl etcd ") {
+        let rest = &text[i..];
+        let end = rest
+            .find(['(', ';', ')', '\n', '`', ','])
+            .unwrap_or(rest.len());
+        let command = rest[..end].trim().to_string();
+        if !out.contains(&command) {
+            out.push(command);
+        }
+    }
+    out
+}
+
+/// The tool's words for a suggested `kubectl etcd …` command.
+pub fn words(command: &str) -> Vec<String> {
+    command
+        .strip_prefix("kubectl etcd ")
+        .unwrap_or_else(|| panic!("not a kubectl etcd command: {command}"))
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}

@@ -113,7 +113,20 @@ pub fn alarms(snap: &ClusterLook, cluster: &str) -> Vec<Finding> {
         .iter()
         .map(|a| {
             let member = snap.name_of(a.member_id);
+            let learner = snap
+                .member_by_id(a.member_id)
+                .filter(|m| m.is_learner());
             match &a.kind {
+                // Issue 45: a learner holds it, which no defrag reaches.
+                AlarmKind::Nospace if learner.is_some() => finding(
+                    Severity::Critical,
+                    "alarm/NOSPACE",
+                    Some(&member),
+                    format!("NOSPACE is raised on {member}, a learner: the cluster refuses writes"),
+                    learner.map_or_else(String::new, |l| {
+                        crate::plan::alarm::learner_way_out(snap, l, &cluster)
+                    }),
+                ),
                 AlarmKind::Nospace => finding(
                     Severity::Critical,
                     "alarm/NOSPACE",
