@@ -550,3 +550,18 @@ mod tests {
         );
     }
 }
+
+/// What the operator's EtcdCluster status says of the cluster (plugin
+/// mode), as plain data for `plan::operator` to hold against the members.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperatorSays {
+    /// The `Available` condition: status, reason, message.
+    pub available: Option<(bool, String, String)>,
+    /// `status.readyMembers`.
+    pub ready_members: Option<i32>,
+    /// `status.observed.replicas`: the members the operator works toward.
+    pub replicas: Option<i32>,
+    /// `status.observed.version`, else `spec.version`.
+    pub version: Option<String>,
+}

@@ -51,6 +51,8 @@ pub struct Session {
     /// Plugin mode, for `status`: the cluster's namespace's EtcdDefrags
     /// and EtcdDefragPolicies, read while the session was opened.
     pub activity: Option<k8s::runs::Everything>,
+    /// Plugin mode: what the EtcdCluster's status says of the cluster.
+    pub operator: Option<crate::look::OperatorSays>,
     _forwards: Vec<Forward>,
 }
 
@@ -354,6 +356,7 @@ async fn open_with(global: &Flags, cluster: Option<&str>, beyond: Beyond) -> Res
             clients,
             runs: None,
             activity: None,
+            operator: None,
             _forwards: Vec::new(),
         });
     }
@@ -486,8 +489,27 @@ pub async fn open_objects(
         clients,
         runs: None,
         activity: None,
+        operator: Some(operator_says(&objects.cluster)),
         _forwards: forwards,
     })
+}
+
+/// What an EtcdCluster's status says of the cluster, as plain data.
+pub fn operator_says(cluster: &EtcdCluster) -> crate::look::OperatorSays {
+    let status = cluster.status.as_ref();
+    crate::look::OperatorSays {
+        available: status
+            .and_then(|s| s.conditions.iter().find(|c| c.type_ == "Available"))
+            .map(|c| (c.status == "True", c.reason.clone(), c.message.clone())),
+        ready_members: status.and_then(|s| s.ready_members),
+        replicas: status
+            .and_then(|s| s.observed.as_ref())
+            .and_then(|o| o.replicas),
+        version: status
+            .and_then(|s| s.observed.as_ref())
+            .and_then(|o| o.version.clone())
+            .or_else(|| cluster.spec.version.clone()),
+    }
 }
 
 /// Where to dial each member. Direct: the Pod IP (certificate checked

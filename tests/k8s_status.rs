@@ -49,6 +49,97 @@ async fn every_tls_mode_and_auth_resolves() {
     }
 }
 
+/// Issue 45, item 6: the operator's EtcdCluster status disagreeing with
+/// the members — Available=False, fewer ready members, another version —
+/// is said by `status` (table and JSON) and `doctor`; in agreement, nothing
+/// is said and doctor's check passes.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_operators_status_is_held_against_the_members() {
+    let client = admin().await;
+    let ns = "operator-says";
+    let kc = kubeconfig("operator-says.yaml", &[ns]);
+    let fx = fixture(&client, ns, "db", Mode::Plain).await;
+    let doc = tool(&plugin(&kc, &["status", "db", "-o", "json"]), &[])
+        .await
+        .expect_code(0)
+        .json();
+    assert!(doc.get("operatorDisagrees").is_none(), "{doc}");
+    let doctor = |extra: &[&str]| {
+        let mut a = vec!["doctor", "db", "-o", "json", "--fail-on", "never"];
+        a.extend(extra);
+        plugin(&kc, &a)
+    };
+    let agreed = tool(&doctor(&[]), &[]).await.expect_code(0).json();
+    assert!(
+        agreed["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["check"] == "operator-status" && f["severity"] == "ok"),
+        "{agreed}"
+    );
+
+    let clusters = dynamic(&client, ns, "EtcdCluster", "etcdclusters");
+    patch_status(
+        &clusters,
+        "db",
+        serde_json::json!({"status": {
+            "readyMembers": 1,
+            "observed": {"replicas": 3, "version": "3.6.16"},
+            "conditions": [{"type": "Available", "status": "False", "reason": "QuorumLost",
+                            "message": "1/3 members ready", "lastTransitionTime": "2026-12-05T00:00:00Z"}],
+        }}),
+    )
+    .await;
+    let run = tool(&plugin(&kc, &["status", "db", "-o", "json"]), &[]).await;
+    run.expect_code(0);
+    let doc = run.json();
+    let said: Vec<String> = doc["operatorDisagrees"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{doc}"))
+        .iter()
+        .map(|d| d.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(said.len(), 3, "{said:?}");
+    assert!(said[0].starts_with("the operator reports Available=False (QuorumLost: 1/3 members ready), but all 3 members answer"), "{said:?}");
+    assert_eq!(
+        said[1],
+        "the operator counts 1 of 3 members ready, but 3 answer"
+    );
+    assert!(
+        said[2].starts_with("the operator's EtcdCluster is at version 3.6.16, but "),
+        "{said:?}"
+    );
+    for m in &fx.members {
+        assert!(said[2].contains(m.as_str()), "{said:?}");
+    }
+    let table = tool(&plugin(&kc, &["status", "db"]), &[]).await;
+    assert!(
+        table.stdout.contains("The operator's EtcdCluster status disagrees with the members:\n  - the operator reports Available=False"),
+        "{}",
+        table.stdout
+    );
+    let report = tool(&doctor(&[]), &[]).await.expect_code(0).json();
+    let warned: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "operator-status")
+        .collect();
+    assert_eq!(warned.len(), 3, "{report}");
+    assert!(
+        warned.iter().all(|f| f["severity"] == "warning"),
+        "{report}"
+    );
+    assert!(
+        warned[0]["remedy"]
+            .as_str()
+            .unwrap()
+            .contains("kubectl describe etcdcluster db -n operator-says"),
+        "{report}"
+    );
+}
+
 /// A dormant member and a member being deleted are not dialed, and the
 /// cluster still resolves to its running members.
 #[tokio::test(flavor = "multi_thread")]

@@ -285,6 +285,7 @@ async fn examine(
     };
     if let Some(k) = kubernetes {
         facts.spec = k.spec;
+        facts.operator = k.operator;
         facts.pod_args = k.pod_args;
         facts.traffic = k.traffic;
         facts.defrag = k.defrag;
@@ -303,6 +304,7 @@ async fn examine(
 #[derive(Default)]
 struct KubernetesFacts {
     spec: Option<ClusterSpecFacts>,
+    operator: Option<crate::look::OperatorSays>,
     pod_args: BTreeMap<String, Vec<String>>,
     traffic: Option<TrafficFacts>,
     defrag: Option<DefragFacts>,
@@ -384,6 +386,7 @@ async fn kubernetes_facts(
     facts.defrag = Some(defrag);
     match object {
         Ok(object) => {
+            facts.operator = Some(crate::session::operator_says(&object));
             let options = object.spec.options.clone().unwrap_or_default();
             let storage = object.spec.storage.clone().unwrap_or_default();
             facts.spec = Some(ClusterSpecFacts {

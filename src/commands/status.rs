@@ -116,7 +116,11 @@ fn report_of(
     snapshot: &crate::look::ClusterLook,
 ) -> StatusReport {
     let verdict = gate::evaluate(snapshot, &crate::settings::gate(&args.gate));
-    StatusReport::build(session.target.cluster.clone(), snapshot, &verdict)
+    let mut report = StatusReport::build(session.target.cluster.clone(), snapshot, &verdict);
+    if let Some(says) = &session.operator {
+        report.operator_disagrees = crate::plan::operator::disagreements(says, snapshot);
+    }
+    report
 }
 
 async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {

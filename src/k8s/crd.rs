@@ -111,6 +111,8 @@ pub struct EtcdClusterStatus {
     pub ready_members: Option<i32>,
     #[serde(default)]
     pub cluster_id: Option<String>,
+    #[serde(default)]
+    pub conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -118,6 +120,8 @@ pub struct EtcdClusterStatus {
 pub struct Observed {
     #[serde(default)]
     pub replicas: Option<i32>,
+    #[serde(default)]
+    pub version: Option<String>,
     #[serde(default)]
     pub options: Option<ClusterOptions>,
 }

@@ -10,6 +10,7 @@ pub mod doctor;
 pub mod gate;
 pub mod membership;
 pub mod notes;
+pub mod operator;
 pub mod probes;
 pub mod rule;
 pub mod schedule;

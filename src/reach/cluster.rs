@@ -506,6 +506,7 @@ mod tests {
                     quota_backend_bytes: Some(8 << 30),
                     ..Default::default()
                 }),
+                ..Default::default()
             }),
             ..Default::default()
         });

@@ -23,6 +23,10 @@ pub struct StatusReport {
     /// Plugin mode: the cluster's EtcdDefrag runs and EtcdDefragPolicies.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub defrag: Option<DefragActivity>,
+    /// Plugin mode: where the EtcdCluster's status disagrees with what the
+    /// members answered (`plan::operator`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub operator_disagrees: Vec<String>,
 }
 
 /// What the cluster's defrag processors are doing: the run that acts now
@@ -224,6 +228,7 @@ impl StatusReport {
                 reasons: verdict.reasons.iter().map(ReasonView::from).collect(),
             },
             defrag: None,
+            operator_disagrees: Vec::new(),
         }
     }
 }

@@ -345,7 +345,18 @@ pub async fn publish_with_spec(
             "serverIssuerRef": {"name": "ca-issuer"},
             "operatorClientIssuerRef": {"name": "ca-issuer"}}}}),
     };
-    let mut spec = json!({"replicas": members, "version": "3.6.16", "storage": {"size": "1Gi"}});
+    // The version the members run, as the operator would have it: status
+    // and doctor hold the EtcdCluster's version against the members'.
+    let running = etcd
+        .client(0)
+        .await
+        .expect("a client of member 0")
+        .status()
+        .await
+        .expect("member 0's Status")
+        .version()
+        .to_string();
+    let mut spec = json!({"replicas": members, "version": running, "storage": {"size": "1Gi"}});
     if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
         for (k, v) in extra {
             spec.insert(k.clone(), v.clone());
@@ -373,7 +384,7 @@ pub async fn publish_with_spec(
         &clusters,
         name,
         json!({"status": {
-            "observed": {"replicas": members, "version": "3.6.16", "storage": {"size": "1Gi"}},
+            "observed": {"replicas": members, "version": running, "storage": {"size": "1Gi"}},
             "readyMembers": members,
             // Written only when true (the operator's omitempty).
             "authEnabled": (mode == Mode::MtlsAuth).then_some(true),

@@ -251,6 +251,12 @@ pub fn status(report: &StatusReport, wide: bool) -> String {
             text.push_str(&format!("  - {} [{}]\n", r.message, r.code));
         }
     }
+    if !report.operator_disagrees.is_empty() {
+        text.push_str("\nThe operator's EtcdCluster status disagrees with the members:\n");
+        for d in &report.operator_disagrees {
+            text.push_str(&format!("  - {d}\n"));
+        }
+    }
     if let Some(lines) = report.defrag.as_ref().and_then(defrag_lines) {
         text.push('\n');
         text.push_str(&lines);

@@ -145,6 +145,8 @@ pub struct Facts<'a> {
     pub certs: Vec<CertFact>,
     pub now: i64,
     pub spec: Option<ClusterSpecFacts>,
+    /// What the EtcdCluster's status says of the cluster (plugin mode).
+    pub operator: Option<crate::look::OperatorSays>,
     /// Member name → its Pod's etcd arguments (plugin mode).
     pub pod_args: BTreeMap<String, Vec<String>>,
     /// The trafficDistribution in effect and where the members run (plugin
@@ -292,6 +294,27 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
     }
     out.extend(compacted);
     out.extend(passed);
+    if let (Some(says), Some(snap)) = (&facts.operator, facts.snapshot) {
+        out.extend(or_passed(
+            crate::plan::operator::disagreements(says, snap)
+                .into_iter()
+                .map(|d| {
+                    finding(
+                        Severity::Warning,
+                        "operator-status",
+                        None,
+                        d,
+                        format!(
+                            "the members' own answers are in this report; the operator acts on its view: read its conditions and log (kubectl describe etcdcluster {})",
+                            facts.cluster_args
+                        ),
+                    )
+                })
+                .collect(),
+            "operator-status",
+            "the operator's EtcdCluster status agrees with the members".to_string(),
+        ));
+    }
     if let Some(snap) = facts.snapshot {
         out.extend(history(
             facts.revisions,
