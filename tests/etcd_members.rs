@@ -615,3 +615,131 @@ async fn member_add_warns_when_the_new_member_would_replay_near_its_quota() {
     run.expect_code(0);
     assert!(!run.stderr.contains("warning:"), "{}", run.stderr);
 }
+
+/// Issue 45, item 2, the other way out: a learner that has not caught up
+/// (started, then stopped: it does not answer) holds NOSPACE. It cannot
+/// be promoted; the printed way — remove it by id, disarm with --force,
+/// compact and defragment, add it back — run exactly as printed on a
+/// terminal, clears the alarm, and writes succeed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_learner_behind_holding_nospace_is_removed_and_added_back_as_printed() {
+    let mut cluster = start(ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_6)).await;
+    settle().await;
+    let new = cluster.plan_member("m3").unwrap();
+    let peer = cluster.members[new].peer_url.clone();
+    let doc = tool(
+        &member(
+            &cluster,
+            &[
+                "add",
+                "m3",
+                "--peer-urls",
+                &peer,
+                "--learner",
+                "--yes",
+                "-o",
+                "json",
+            ],
+        ),
+        &[],
+    )
+    .await
+    .expect_code(0)
+    .json();
+    let settings: Vec<(String, String)> = serde_json::from_value(doc["startWith"].clone()).unwrap();
+    let initial = settings
+        .iter()
+        .find(|(n, _)| n == "ETCD_INITIAL_CLUSTER")
+        .unwrap()
+        .1
+        .clone();
+    cluster.join(new, &initial).unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while listed(&cluster).await.iter().all(|(n, _)| n != "m3") {
+        assert!(tokio::time::Instant::now() < deadline, "m3 never started");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    cluster.pause(new).unwrap();
+    let mut c = cluster.client(0).await.unwrap();
+    let id = c
+        .member_list()
+        .await
+        .unwrap()
+        .members()
+        .iter()
+        .find(|m| m.is_learner())
+        .unwrap()
+        .id();
+    let mut options = etcd_client::AlarmOptions::new();
+    options.with_member(id);
+    c.alarm(
+        etcd_client::AlarmAction::Activate,
+        etcd_client::AlarmType::Nospace,
+        Some(options),
+    )
+    .await
+    .unwrap();
+    assert!(
+        c.put("before", "x", None).await.is_err(),
+        "NOSPACE refuses writes"
+    );
+    let env = cluster.env();
+    let disarm = tool(
+        &args(&["--command-timeout=2s", "alarm", "disarm", "--yes"]),
+        &env,
+    )
+    .await;
+    assert_eq!(disarm.code, 1, "{}", disarm.stderr);
+    let said = format!("{}{}", disarm.stdout, disarm.stderr);
+    assert!(
+        said.contains("m3 is a learner")
+            && said.contains("It has not caught up (it does not answer)"),
+        "{said}"
+    );
+    let commands = suggested(&said);
+    assert_eq!(
+        commands,
+        [
+            format!("kubectl etcd member remove {id:016x}"),
+            "kubectl etcd alarm disarm --force".to_string(),
+            "kubectl etcd defrag --compact".to_string(),
+            format!("kubectl etcd member add m3 --learner --peer-urls {peer}"),
+        ],
+        "{said}"
+    );
+    for command in &commands {
+        let (code, screen) = tool_on_terminal(&words(command), &env, &[("?", "y")]).await;
+        // The sweep may exit 1 for members skipped on in-use figures etcd
+        // could not refresh (said); etcd's word is checked below.
+        assert!(
+            code == 0 || (code == 1 && command.contains("defrag")),
+            "`{command}`:\n{screen}"
+        );
+        if command.contains("alarm disarm") {
+            let mut c = cluster.client(0).await.unwrap();
+            let alarms = c
+                .alarm(
+                    etcd_client::AlarmAction::Get,
+                    etcd_client::AlarmType::None,
+                    None,
+                )
+                .await
+                .unwrap();
+            assert!(alarms.alarms().is_empty(), "{screen}");
+            c.put("after", "works", None).await.unwrap();
+        }
+    }
+    // Added back: a learner again, not started.
+    let mut c = cluster.client(0).await.unwrap();
+    let learners: Vec<u64> = c
+        .member_list()
+        .await
+        .unwrap()
+        .members()
+        .iter()
+        .filter(|m| m.is_learner())
+        .map(|m| m.id())
+        .collect();
+    assert_eq!(learners.len(), 1, "{learners:?}");
+    assert_ne!(learners[0], id, "the old learner was removed");
+}

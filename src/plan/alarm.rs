@@ -155,8 +155,15 @@ pub fn learner_way_out(snap: &ClusterLook, learner: &MemberLook, cluster_args: &
                 .map(|l| l.peer_urls.join(","))
                 .filter(|p| !p.is_empty())
                 .unwrap_or_else(|| "<its peer URLs>".into());
+            // A learner that never started has no name in etcd: the add
+            // takes the one it will start with.
+            let (named, start_name) = if crate::plan::membership::never_started(learner) {
+                ("NAME", " under the name it will start with")
+            } else {
+                (name.as_str(), "")
+            };
             format!(
-                "{said}. It has not caught up ({progress}), so it cannot be promoted: remove it, disarm the alarm it raised, compact and defragment, then add it back with an empty data directory: kubectl etcd member remove {id}{cluster_args}, then kubectl etcd alarm disarm{cluster_args} --force, then kubectl etcd defrag{cluster_args} --compact, then kubectl etcd member add {name}{cluster_args} --learner --peer-urls {peers}"
+                "{said}. It has not caught up ({progress}), so it cannot be promoted: remove it, disarm the alarm it raised, compact and defragment, then add it back{start_name} with an empty data directory: kubectl etcd member remove {id}{cluster_args}, then kubectl etcd alarm disarm{cluster_args} --force, then kubectl etcd defrag{cluster_args} --compact, then kubectl etcd member add {named}{cluster_args} --learner --peer-urls {peers}"
             )
         }
     }
