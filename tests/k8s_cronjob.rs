@@ -145,7 +145,7 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
     fragment(etcd, 224 << 20, 512 << 20).await;
 
     // The committed manifests, with a schedule that waits for the end.
-    let mut docs = manifest("deploy/rbac-status.yaml");
+    let mut docs = manifest("deploy/rbac-operate.yaml");
     for mut doc in manifest("deploy/cronjob-defrag.yaml") {
         if doc["kind"] == "CronJob" {
             let containers = &doc["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"];

@@ -612,7 +612,7 @@ fn cronjob_pod() -> serde_json::Value {
 /// The CronJob applied to the real API server (server-side), and its
 /// command run as its Pod would: in-cluster, as its own
 /// ServiceAccount bound (by its RoleBinding) to exactly the role of
-/// deploy/rbac-status.yaml, stdin not a terminal. It defragments the
+/// deploy/rbac-operate.yaml, stdin not a terminal. It defragments the
 /// fragmented cluster without a prompt (exit 0, a JSON report on stdout);
 /// with a member down the gate refuses, nothing is touched, and it exits 1
 /// with the reason as the last line of its log — a failed Job.
@@ -630,7 +630,7 @@ async fn the_cronjob_command_runs_in_cluster_with_its_service_account() {
     let cluster = args[1].clone();
     let fx = fixture_logged(&client, ns, &cluster, Mode::Mtls).await;
     fx.etcd.fragment(400 * 1024 * 1024, 0.25).await.unwrap();
-    let rules = manifest_role("deploy/rbac-status.yaml").rules.unwrap();
+    let rules = manifest_role("deploy/rbac-operate.yaml").rules.unwrap();
     let account = pod["serviceAccountName"].as_str().unwrap();
     let token = account_of(
         &client,

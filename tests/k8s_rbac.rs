@@ -17,7 +17,7 @@ async fn status_role_is_sufficient_and_every_rule_is_needed() {
     let ns = "rbac";
     let fx = fixture(&client, ns, "etcd", Mode::MtlsAuth).await;
 
-    let role = manifest_role("deploy/rbac-status.yaml");
+    let role = manifest_role("deploy/rbac-operate.yaml");
     let rules = role.rules.clone().unwrap();
 
     // Exactly the manifest's permissions: status works, every member shown.
@@ -60,8 +60,9 @@ async fn status_role_is_sufficient_and_every_rule_is_needed() {
         ("etcdclusters", "get"),
         ("etcdmembers", "list"),
         ("pods", "get"),
-        ("secrets", "get"),
     ];
+    // (Without `secrets` get, status shows the EtcdMember objects, not
+    // dialed: the read-only role's view, below.)
     for (resource, verb) in needed {
         let account = format!("without-{resource}");
         let reduced = rules
@@ -139,6 +140,86 @@ async fn status_role_is_sufficient_and_every_rule_is_needed() {
     drop(fx);
 }
 
+/// Issue 45, item 7: `deploy/rbac-view.yaml` is truly read-only. Bound to
+/// it, `status` shows each member as its EtcdMember says, not dialed, and
+/// names the role that dials them; `--check` fails (nothing evaluated);
+/// `defrag --all --yes`, which `rbac-status.yaml`'s old `get` on Secrets
+/// let a ServiceAccount run, stops at the first Secret with nothing
+/// defragmented, by etcd's own logs.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_view_role_reads_and_reaches_no_member() {
+    let client = admin().await;
+    let ns = "rbac-view";
+    let fx = fixture_logged(&client, ns, "etcd", Mode::Mtls).await;
+    let role = manifest_role("deploy/rbac-view.yaml");
+    assert_eq!(role.metadata.name.as_deref(), Some("kubectl-etcd-view"));
+    let rules = role.rules.clone().unwrap();
+    assert!(
+        rules.iter().all(|r| {
+            let resources = r.resources.clone().unwrap_or_default();
+            !resources.iter().any(|x| x == "secrets" || x.contains('/'))
+                && r.verbs
+                    .iter()
+                    .all(|v| ["get", "list", "watch"].contains(&v.as_str()))
+        }),
+        "{rules:?}"
+    );
+    let kc = grant(&client, ns, "kubectl-etcd-view", rules, "viewer").await;
+    let run = |rest: &[&str]| {
+        let mut a = vec![
+            format!("--kubeconfig={}", kc.display()),
+            "--connect=direct".into(),
+        ];
+        a.extend(rest.iter().map(|s| s.to_string()));
+        a
+    };
+    let status = tool(&run(&["status", "etcd", "-o", "json"]), &[]).await;
+    status.expect_code(0);
+    let doc = status.json();
+    assert_eq!(rows(&doc).len(), 3, "{doc}");
+    for m in rows(&doc) {
+        assert_eq!(m["reachable"], false, "{m}");
+        assert!(
+            m["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("not dialed: get Secret rbac-view/"),
+            "{m}"
+        );
+    }
+    assert!(
+        status.stderr.contains("no member was dialed")
+            && status.stderr.contains("deploy/rbac-operate.yaml"),
+        "{}",
+        status.stderr
+    );
+    tool(&run(&["status", "etcd", "--check"]), &[])
+        .await
+        .expect_code(1);
+    let doctor = tool(&run(&["doctor", "etcd", "-o", "json"]), &[]).await;
+    doctor.expect_code(1);
+    let report = doctor.json();
+    assert_eq!(report["findings"][0]["check"], "reachable", "{report}");
+    assert!(
+        report["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("not examined: this identity may not read the cluster's Secrets"),
+        "{report}"
+    );
+    let defrag = tool(&run(&["defrag", "etcd", "--all", "--yes"]), &[]).await;
+    assert_ne!(defrag.code, 0, "{defrag:?}");
+    assert!(
+        defrag.stderr.contains("cannot get resource \"secrets\""),
+        "{}",
+        defrag.stderr
+    );
+    assert!(
+        fx.etcd.logged_defrags().is_empty(),
+        "a member was defragmented"
+    );
+}
+
 /// `status` of one cluster lists its Pods once (issue 26: each request is
 /// a round trip, most of a command's time at a distance), and a role that
 /// may only get Pods still works, reading them one by one. Counted as the
@@ -152,7 +233,7 @@ async fn one_cluster_lists_its_pods_once_and_a_get_only_role_reads_each() {
     let fx = fixture(&client, ns, "etcd", Mode::Mtls).await;
     let proxy = apiserver_proxy(kubectl_etcd_testbed::delay::Delay::default()).await;
     let url = format!("https://{}", proxy.addr());
-    let role = manifest_role("deploy/rbac-status.yaml");
+    let role = manifest_role("deploy/rbac-operate.yaml");
     let rules = role.rules.clone().unwrap();
     let get_only: Vec<_> = rules
         .iter()
@@ -221,7 +302,8 @@ async fn deploy_manifests_are_valid_objects_and_arguments() {
     };
     let mut container_args: Vec<Vec<String>> = Vec::new();
     for path in [
-        "deploy/rbac-status.yaml",
+        "deploy/rbac-operate.yaml",
+        "deploy/rbac-view.yaml",
         "deploy/rbac-traffic.yaml",
         "deploy/watch/rbac.yaml",
         "deploy/watch/deployment.yaml",

@@ -62,6 +62,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                     Ok(s) => {
                         examine(&s, Some((kube, Some(&object), processors)), &gate, window).await
                     }
+                    Err(e) if super::secret_forbidden(&e) => not_dialed_report(Some(cluster), &e),
                     Err(e) => unreachable_report(Some(cluster), e.to_string()),
                 }
             })
@@ -69,7 +70,26 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
             .collect()
             .await
     } else {
-        let s = session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
+        let s = match session::open(&global.reach, args.cluster.cluster.as_deref()).await {
+            Ok(s) => s,
+            Err(e) if super::secret_forbidden(&e) => {
+                let (_, namespace, name) =
+                    session::connect_cluster(&global.reach, args.cluster.cluster.as_deref())
+                        .await?;
+                let report = not_dialed_report(Some(ClusterRef { namespace, name }), &e);
+                let text = match global.output {
+                    OutputFormat::Table | OutputFormat::Wide => {
+                        output::table::doctor(&report, global.output == OutputFormat::Wide)
+                    }
+                    format => output::render_data(&report, format)?,
+                };
+                output::emit(&text)?;
+                return Ok(super::failed(
+                    "doctor: no member was examined (the cluster's Secrets may not be read)",
+                ));
+            }
+            Err(e) => return Err(e),
+        };
         let kube = match &s.target.cluster {
             Some(c) => {
                 let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
@@ -116,6 +136,23 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
         )));
     }
     Ok(ExitStatus::Success)
+}
+
+/// A cluster whose Secrets this identity may not read (a read-only role):
+/// nothing was dialed, and the finding says so and which role dials.
+fn not_dialed_report(cluster: Option<ClusterRef>, refused: &crate::error::Error) -> DoctorReport {
+    DoctorReport {
+        cluster,
+        worst: Severity::Warning,
+        findings: vec![doctor::Finding {
+            severity: Severity::Warning,
+            check: "reachable".into(),
+            member: None,
+            message: format!("not examined: this identity may not read the cluster's Secrets, which hold its CA and client key ({refused}), so no member was dialed"),
+            remedy: "doctor's checks read the members themselves, with the key that can also change etcd: bind deploy/rbac-operate.yaml to who may hold it; a read-only role (deploy/rbac-view.yaml) stops here by design".into(),
+        }],
+        unread: vec![],
+    }
 }
 
 /// A cluster nothing could be read from: one critical finding.

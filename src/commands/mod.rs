@@ -125,6 +125,17 @@ pub(crate) fn failed(why: impl std::fmt::Display) -> ExitStatus {
     ExitStatus::Failed
 }
 
+/// Whether opening the cluster failed because a Secret may not be read
+/// (403): the identity has a read-only role (`deploy/rbac-view.yaml`).
+pub(crate) fn secret_forbidden(e: &crate::error::Error) -> bool {
+    matches!(
+        e,
+        crate::error::Error::Kube { action, source, .. }
+            if action.starts_with("get Secret ")
+                && matches!(source.as_ref(), kube::Error::Api(s) if s.code == 403)
+    )
+}
+
 /// Exit 1 when the health gate refuses, listing every reason on stderr;
 /// `None` when it passes.
 pub(crate) fn gate_refusal(verdict: &crate::plan::gate::GateVerdict) -> Option<ExitStatus> {

@@ -30,7 +30,11 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
     if args.all_namespaces {
         return run_all(global, args).await;
     }
-    let session = session::open_status(&global.reach, args.cluster.cluster.as_deref()).await?;
+    let session = match session::open_status(&global.reach, args.cluster.cluster.as_deref()).await {
+        Ok(session) => session,
+        Err(e) if super::secret_forbidden(&e) => return kubernetes_view(global, args, &e).await,
+        Err(e) => return Err(e),
+    };
     let snapshot = crate::etcd::take::look(&session.clients, &session.target).await?;
     let mut report = report_of(&session, args, &snapshot);
     // Plugin mode: the cluster's runs and policies.
@@ -59,6 +63,65 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
             if reasons.len() == 1 { "" } else { "s" },
             reasons.join("; ")
         )));
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// `status` for an identity that may not read the cluster's Secrets, which
+/// hold its CA and client key (issue 45: a role that reads them can change
+/// etcd, so the read-only role does not): the members as their EtcdMember
+/// objects say, not dialed, with why, and the role that would dial them.
+async fn kubernetes_view(
+    global: &Global,
+    args: &StatusArgs,
+    refused: &crate::error::Error,
+) -> Result<ExitStatus> {
+    use crate::look::{ClusterLook, MemberLook, Probe};
+    let (kube, namespace, name) =
+        session::connect_cluster(&global.reach, args.cluster.cluster.as_deref()).await?;
+    let members = k8s::list_members(&kube, &namespace, &name).await?;
+    let why = format!("not dialed: {refused}");
+    let mut look = ClusterLook {
+        members: members
+            .iter()
+            .map(|m| MemberLook {
+                name: m.metadata.name.clone().unwrap_or_default(),
+                id: m
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.member_id.as_deref())
+                    .and_then(|id| u64::from_str_radix(id, 16).ok()),
+                dial: None,
+                listed: None,
+                probe: Probe::NotProbed(why.clone()),
+                quota_bytes: 0,
+                quota_source: crate::reach::QuotaSource::Default,
+                answered_in: None,
+                snapshot_watch: None,
+                probes: None,
+            })
+            .collect(),
+        member_list_known: false,
+        alarms: vec![],
+        alarm_list_error: None,
+    };
+    look.members.sort_by(|a, b| a.name.cmp(&b.name));
+    let verdict = gate::evaluate(&look, &crate::settings::gate(&args.gate));
+    let cluster = ClusterRef { namespace, name };
+    let report = StatusReport::build(Some(cluster), &look, &verdict);
+    crate::logging::message(&format!(
+        "note: this identity may not read the cluster's Secrets, which hold its CA and client key ({refused}); the rows are the EtcdMember objects' word and no member was dialed. A read-only role stops here by design (deploy/rbac-view.yaml): the key that dials etcd can also change it. deploy/rbac-operate.yaml grants it"
+    ));
+    let text = match global.output {
+        OutputFormat::Table => output::table::status(&report, false),
+        OutputFormat::Wide => output::table::status(&report, true),
+        format => output::render_data(&report, format)?,
+    };
+    output::emit(&text)?;
+    if args.check {
+        return Ok(super::failed(
+            "health gate not evaluated: no member was dialed (the cluster's Secrets may not be read)",
+        ));
     }
     Ok(ExitStatus::Success)
 }
