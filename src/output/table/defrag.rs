@@ -74,8 +74,16 @@ pub fn defrag(report: &DefragReport) -> String {
         .map(|m| m.name.as_str())
         .collect();
     if !below.is_empty() {
+        // Issue 45: right after a compaction etcd has not refreshed its
+        // in-use figures (it does when a member next writes), so a run
+        // without --compact can skip every member on stale figures.
+        let stale_hint = if report.compacted_at.is_none() {
+            "; right after a compaction etcd's in-use figures are stale until a member next writes: --compact compacts, has them refreshed, then decides"
+        } else {
+            ""
+        };
         text.push_str(&format!(
-            "Below the rule ({}): {}; --all defragments every member whatever it holds\n",
+            "Below the rule ({}): {}; --all defragments every member whatever it holds{stale_hint}\n",
             report.rule,
             below.join(", ")
         ));
