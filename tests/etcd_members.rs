@@ -447,37 +447,7 @@ async fn plugin_mode_points_at_the_etcdcluster() {
 /// writes succeed again.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_learner_holding_nospace_gets_a_way_out_that_works() {
-    let mut cluster = start(ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_6)).await;
-    settle().await;
-    let new = cluster.plan_member("m3").unwrap();
-    let peer = cluster.members[new].peer_url.clone();
-    let doc = tool(
-        &member(
-            &cluster,
-            &[
-                "add",
-                "m3",
-                "--peer-urls",
-                &peer,
-                "--learner",
-                "--yes",
-                "-o",
-                "json",
-            ],
-        ),
-        &[],
-    )
-    .await
-    .expect_code(0)
-    .json();
-    let settings: Vec<(String, String)> = serde_json::from_value(doc["startWith"].clone()).unwrap();
-    let initial = settings
-        .iter()
-        .find(|(n, _)| n == "ETCD_INITIAL_CLUSTER")
-        .unwrap()
-        .1
-        .clone();
-    cluster.join(new, &initial).unwrap();
+    let (cluster, new, _) = with_a_started_learner().await;
     // Caught up: it answers Status with an applied index at the leader's.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
@@ -623,37 +593,7 @@ async fn member_add_warns_when_the_new_member_would_replay_near_its_quota() {
 /// terminal, clears the alarm, and writes succeed.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_learner_behind_holding_nospace_is_removed_and_added_back_as_printed() {
-    let mut cluster = start(ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_6)).await;
-    settle().await;
-    let new = cluster.plan_member("m3").unwrap();
-    let peer = cluster.members[new].peer_url.clone();
-    let doc = tool(
-        &member(
-            &cluster,
-            &[
-                "add",
-                "m3",
-                "--peer-urls",
-                &peer,
-                "--learner",
-                "--yes",
-                "-o",
-                "json",
-            ],
-        ),
-        &[],
-    )
-    .await
-    .expect_code(0)
-    .json();
-    let settings: Vec<(String, String)> = serde_json::from_value(doc["startWith"].clone()).unwrap();
-    let initial = settings
-        .iter()
-        .find(|(n, _)| n == "ETCD_INITIAL_CLUSTER")
-        .unwrap()
-        .1
-        .clone();
-    cluster.join(new, &initial).unwrap();
+    let (cluster, new, peer) = with_a_started_learner().await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     while listed(&cluster).await.iter().all(|(n, _)| n != "m3") {
         assert!(tokio::time::Instant::now() < deadline, "m3 never started");
@@ -742,4 +682,42 @@ async fn a_learner_behind_holding_nospace_is_removed_and_added_back_as_printed()
         .collect();
     assert_eq!(learners.len(), 1, "{learners:?}");
     assert_ne!(learners[0], id, "the old learner was removed");
+}
+
+/// A 3-member etcd 3.6 cluster with a learner `m3` added by the tool and
+/// started with the settings it printed: the cluster, the learner's
+/// index, its peer URL.
+async fn with_a_started_learner() -> (Cluster, usize, String) {
+    let mut cluster = start(ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_6)).await;
+    settle().await;
+    let new = cluster.plan_member("m3").unwrap();
+    let peer = cluster.members[new].peer_url.clone();
+    let doc = tool(
+        &member(
+            &cluster,
+            &[
+                "add",
+                "m3",
+                "--peer-urls",
+                &peer,
+                "--learner",
+                "--yes",
+                "-o",
+                "json",
+            ],
+        ),
+        &[],
+    )
+    .await
+    .expect_code(0)
+    .json();
+    let settings: Vec<(String, String)> = serde_json::from_value(doc["startWith"].clone()).unwrap();
+    let initial = settings
+        .iter()
+        .find(|(n, _)| n == "ETCD_INITIAL_CLUSTER")
+        .unwrap()
+        .1
+        .clone();
+    cluster.join(new, &initial).unwrap();
+    (cluster, new, peer)
 }

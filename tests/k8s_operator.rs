@@ -231,7 +231,12 @@ async fn the_fixture_publishes_what_the_operator_writes(bed: &Bed) {
     // The fixture on the fast suite's own API server, as its tests use it
     // (on the node's, the real operator would act on its EtcdMembers).
     let fast = admin().await;
-    let etcd = support::start(support::ClusterSpec::new(3, support::Security::Plain)).await;
+    // The release the operator runs here: the fixture publishes the one
+    // its members run.
+    let etcd = support::start(
+        support::ClusterSpec::new(3, support::Security::Plain).version(support::EtcdVersion::V3_6),
+    )
+    .await;
     let fixture = publish(
         &fast,
         "fixture",

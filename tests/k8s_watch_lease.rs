@@ -10,12 +10,11 @@ mod support;
 
 use std::time::Duration;
 
-use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, DynamicObject};
 use kube::{Client, ResourceExt};
 use serde_json::json;
 use support::k8s::*;
-use support::watch::{defrag_count, spawn_watcher};
+use support::watch::{defrag_count, spawn_watcher, wait_lease_holder};
 
 fn watcher(kc: &std::path::Path, ns: &str) -> tokio::process::Child {
     spawn_watcher(kc, ns, &["--lease-duration=3s"])
@@ -28,23 +27,8 @@ fn signal(child: &tokio::process::Child, sig: nix::sys::signal::Signal) {
 
 /// The Lease's holder, once it is held by the process `pid` (at most 30 s).
 async fn wait_holder(client: &Client, ns: &str, pid: u32) {
-    let leases: Api<Lease> = Api::namespaced(client.clone(), ns);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let holder = leases
-            .get_opt("kubectl-etcd-watch")
-            .await
-            .unwrap()
-            .and_then(|l| l.spec?.holder_identity)
-            .unwrap_or_default();
-        if holder.ends_with(&format!("-{pid}")) {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the Lease never went to {pid}: held by {holder:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
+    if let Err(holder) = wait_lease_holder(client, ns, pid).await {
+        panic!("the Lease never went to {pid}: held by {holder:?}");
     }
 }
 

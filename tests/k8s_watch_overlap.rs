@@ -21,7 +21,7 @@ use kube::api::Api;
 use kube::Client;
 use serde_json::json;
 use support::k8s::*;
-use support::watch::{defrag_count, runs};
+use support::watch::{defrag_count, runs, wait_lease_holder};
 
 /// A watcher with `global` flags and `scope` after `defrag --watch`, its
 /// stderr in `log`.
@@ -44,24 +44,11 @@ fn watcher(kc: &Path, global: &[&str], scope: &[&str], log: &Path) -> tokio::pro
 
 /// Waits until the election Lease in `ns` is held by process `pid`.
 async fn wait_elected(client: &Client, ns: &str, pid: u32, log: &Path) {
-    let leases: Api<Lease> = Api::namespaced(client.clone(), ns);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let holder = leases
-            .get_opt("kubectl-etcd-watch")
-            .await
-            .unwrap()
-            .and_then(|l| l.spec?.holder_identity)
-            .unwrap_or_default();
-        if holder.ends_with(&format!("-{pid}")) {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
+    if let Err(holder) = wait_lease_holder(client, ns, pid).await {
+        panic!(
             "Lease {ns}/kubectl-etcd-watch never went to {pid}: held by {holder:?}; its log: {}",
             std::fs::read_to_string(log).unwrap_or_default()
         );
-        tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
 

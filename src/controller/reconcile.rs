@@ -57,7 +57,7 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
         .is_some_and(EtcdDefragStatus::is_terminal);
     // A run naming no cluster acts on none (it fails as ClusterNotFound).
     if finished || run.spec.cluster_ref.name.is_empty() {
-        return pass(run, ctx).await;
+        return pass(run, ctx, finished).await;
     }
     let namespace = run.namespace().unwrap_or_default();
     let key = format!("{namespace}/{}", run.name_any());
@@ -95,13 +95,14 @@ pub async fn reconcile(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action
     if let Ok(mut waiting) = ctx.waiting.lock() {
         waiting.remove(&key);
     }
-    let outcome = pass(run, Arc::new(ctx.for_pass(&entered.fence))).await;
+    let outcome = pass(run, Arc::new(ctx.for_pass(&entered.fence)), false).await;
     ctx.holds.leave(entered).await;
     outcome
 }
 
-/// One pass over `run`, acting only while `ctx`'s fence is open.
-async fn pass(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action, Error> {
+/// One pass over `run`, acting only while `ctx`'s fence is open;
+/// `finished`: its cached copy is terminal.
+async fn pass(run: Arc<EtcdDefrag>, ctx: Arc<Context>, finished: bool) -> Result<Action, Error> {
     let namespace = run.namespace().unwrap_or_default();
     let name = run.name_any();
     let runs: Api<EtcdDefrag> = Api::namespaced(ctx.kube.client.clone(), &namespace);
@@ -113,10 +114,6 @@ async fn pass(run: Arc<EtcdDefrag>, ctx: Arc<Context>) -> Result<Action, Error> 
     // A finished run is the exception: terminal phases are sticky, so the
     // cached copy is as final as the server's (only its TTL is decided),
     // and a watcher starting over hundreds of finished runs reads none.
-    let finished = run
-        .status
-        .as_ref()
-        .is_some_and(EtcdDefragStatus::is_terminal);
     let run = if finished {
         run
     } else {

@@ -197,13 +197,14 @@ impl Cluster {
         };
         let scheme = if spec.security.tls() { "https" } else { "http" };
         let mut members = Vec::new();
+        let mut proxies = Vec::new();
         for i in 0..spec.members {
             let name = spec
                 .names
                 .as_ref()
                 .and_then(|n| n.get(i).cloned())
                 .unwrap_or_else(|| format!("m{i}"));
-            let (client_url, peer_url) = if spec.standard_ports {
+            let (mut client_url, peer_url) = if spec.standard_ports {
                 let ip = free_loopback_ip()?;
                 (format!("{scheme}://{ip}:2379"), format!("http://{ip}:2380"))
             } else {
@@ -221,6 +222,23 @@ impl Cluster {
                 }
                 None => client_url.clone(),
             };
+            // On 127.0.0.1 the proxy binds first, on a port the kernel
+            // picks, and that port is advertised: a port picked and bound
+            // later can be taken in between (CI's `Address already in
+            // use`). On a member's own address it takes 2379, checked free
+            // with the address.
+            if let (Some(delay), false) = (spec.delay, spec.standard_ports) {
+                let (up_host, up_port) = host_port(&listen_client_url)?;
+                let upstream = format!("{up_host}:{up_port}")
+                    .parse::<std::net::SocketAddr>()
+                    .map_err(|e| format!("{up_host}:{up_port}: {e}"))?;
+                let any = "127.0.0.1:0"
+                    .parse::<std::net::SocketAddr>()
+                    .map_err(|e| e.to_string())?;
+                let proxy = Proxy::start(any, upstream, delay).await?;
+                client_url = format!("{scheme}://127.0.0.1:{}", proxy.addr().port());
+                proxies.push(proxy);
+            }
             members.push(Member {
                 log: dir.join(format!("{name}.log")),
                 name,
@@ -248,8 +266,7 @@ impl Cluster {
                 &token,
             );
         }
-        let mut proxies = Vec::new();
-        if let Some(delay) = spec.delay {
+        if let (Some(delay), true) = (spec.delay, spec.standard_ports) {
             for m in &members {
                 let (host, port) = host_port(&m.client_url)?;
                 let (up_host, up_port) = host_port(&m.listen_client_url)?;

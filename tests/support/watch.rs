@@ -156,3 +156,26 @@ pub fn timestamp(v: &Value) -> k8s_openapi::jiff::Timestamp {
         .parse()
         .unwrap_or_else(|e| panic!("not a timestamp: {v}: {e}"))
 }
+
+/// Waits (at most 30 s) until the Lease `kubectl-etcd-watch` in `ns` is
+/// held by the watcher process `pid`; `Err` with the holder then, if not.
+pub async fn wait_lease_holder(client: &Client, ns: &str, pid: u32) -> Result<(), String> {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let leases: Api<Lease> = Api::namespaced(client.clone(), ns);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let holder = leases
+            .get_opt("kubectl-etcd-watch")
+            .await
+            .unwrap()
+            .and_then(|l| l.spec?.holder_identity)
+            .unwrap_or_default();
+        if holder.ends_with(&format!("-{pid}")) {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(holder);
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
