@@ -132,7 +132,9 @@ async fn pass(run: Arc<EtcdDefrag>, ctx: Arc<Context>, finished: bool) -> Result
             return Ok(Action::await_change());
         }
     }
-    let mut obs = Observation::new(RunView::of(&run), Timestamp::now());
+    let mut view = RunView::of(&run);
+    view.invalid_spec = settings::rule_of(run.spec.rule.as_ref()).err();
+    let mut obs = Observation::new(view, Timestamp::now());
     let labels = RunLabels::of(&run);
     let mut probed: Option<(Session, Fresh)> = None;
     // The EtcdCluster as this pass read it (the probe reuses it).

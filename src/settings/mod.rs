@@ -432,6 +432,31 @@ mod tests {
         }
     }
 
+    /// Issue 45: a spec the CRD accepts but no rule can be built from
+    /// names the field and the value (the reconciler fails the run with it).
+    #[test]
+    fn a_rule_spec_that_cannot_be_read_names_its_field() {
+        let spec = |free: Option<&str>, min: Option<&str>| DefragRuleSpec {
+            free_space_above: free.map(str::to_string),
+            min_reclaim: min.map(str::to_string),
+            quota_usage_above: min.map(|_| "80%".to_string()),
+            ..DefragRuleSpec::default()
+        };
+        for (s, field, value) in [
+            (spec(Some("100Ei"), None), "freeSpaceAbove", "100Ei"),
+            (spec(None, Some("1e400")), "minReclaim", "1e400"),
+            (spec(Some("-1Mi"), None), "freeSpaceAbove", "-1Mi"),
+        ] {
+            let why = rule_of(Some(&s)).unwrap_err();
+            assert!(
+                why.starts_with(&format!("spec.rule.{field}: ")) && why.contains(value),
+                "{why}"
+            );
+        }
+        assert!(rule_of(Some(&spec(Some("200Mi"), Some("32Mi")))).is_ok());
+        assert!(rule_of(None).is_ok());
+    }
+
     #[test]
     fn each_defrag_mode_is_settled_from_its_flags() {
         assert!(

@@ -90,7 +90,8 @@ pub struct RunView {
     pub ttl_seconds_after_finished: Option<i32>,
     pub status: EtcdDefragStatus,
     /// Why no rule can be built from `spec.rule` (the field and its value),
-    /// if none can: the run fails at once (`InvalidSpec`).
+    /// if none can: the run fails at once (`InvalidSpec`). Filled in by the
+    /// reconciler (`settings::rule_of`); `None` from [`RunView::of`].
     pub invalid_spec: Option<String>,
 }
 
@@ -105,7 +106,7 @@ impl RunView {
             generation: run.metadata.generation,
             ttl_seconds_after_finished: run.spec.ttl_seconds_after_finished,
             status: run.status.clone().unwrap_or_default(),
-            invalid_spec: crate::settings::rule_of(run.spec.rule.as_ref()).err(),
+            invalid_spec: None,
         }
     }
 }
