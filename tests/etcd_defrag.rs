@@ -569,19 +569,7 @@ async fn compact_plans_say_what_is_decided_after_the_compaction() {
     let mut spec = ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_4);
     spec.log_level = "info";
     let cluster = start(spec).await;
-    let mut c = cluster.client(0).await.unwrap();
-    for round in 0..100u32 {
-        let ops: Vec<etcd_client::TxnOp> = (0..50u32)
-            .map(|k| {
-                etcd_client::TxnOp::put(
-                    format!("h/{k}"),
-                    format!("{round:04}{}", "v".repeat(3796)),
-                    None,
-                )
-            })
-            .collect();
-        c.txn(etcd_client::Txn::new().and_then(ops)).await.unwrap();
-    }
+    overwrite_history(&cluster, 50, 100).await;
     let defect =
         "can corrupt its data: right before each of them the sweep asks the leader's raft progress";
     let run = |extra: &[&str]| {

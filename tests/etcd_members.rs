@@ -543,19 +543,7 @@ async fn member_add_warns_when_the_new_member_would_replay_near_its_quota() {
     )
     .await;
     // 56 MB of overwrites: history, which a compaction frees.
-    let mut c = cluster.client(0).await.unwrap();
-    for round in 0..140u32 {
-        let ops: Vec<etcd_client::TxnOp> = (0..100u32)
-            .map(|k| {
-                etcd_client::TxnOp::put(
-                    format!("h/{k}"),
-                    format!("{round:04}{}", "v".repeat(3796)),
-                    None,
-                )
-            })
-            .collect();
-        c.txn(etcd_client::Txn::new().and_then(ops)).await.unwrap();
-    }
+    overwrite_history(&cluster, 100, 140).await;
     let new = cluster.plan_member("m3").unwrap();
     let peer = cluster.members[new].peer_url.clone();
     let add = member(

@@ -542,3 +542,24 @@ pub fn words(command: &str) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// Writes history: `rounds` overwrites of `keys` keys (`h/<k>`), one
+/// transaction per round, each value 3800 bytes (a page each). Nothing is
+/// compacted: every old version stays in use until something compacts.
+pub async fn overwrite_history(cluster: &Cluster, keys: u32, rounds: u32) {
+    let mut c = cluster.client(0).await.expect("a client of member 0");
+    for round in 0..rounds {
+        let ops: Vec<etcd_client::TxnOp> = (0..keys)
+            .map(|k| {
+                etcd_client::TxnOp::put(
+                    format!("h/{k}"),
+                    format!("{round:04}{}", "v".repeat(3796)),
+                    None,
+                )
+            })
+            .collect();
+        c.txn(etcd_client::Txn::new().and_then(ops))
+            .await
+            .expect("a round of overwrites");
+    }
+}
