@@ -531,49 +531,6 @@ async fn a_learner_holding_nospace_gets_a_way_out_that_works() {
     c.put("after", "works", None).await.unwrap();
 }
 
-/// Issue 45, item 2: `member add` says, before adding, when the new member
-/// must take in a backend near its quota — and what to do first; done as
-/// printed, the add no longer warns.
-#[tokio::test(flavor = "multi_thread")]
-async fn member_add_warns_when_the_new_member_would_replay_near_its_quota() {
-    let mut cluster = start(
-        ClusterSpec::new(3, Security::Plain)
-            .version(EtcdVersion::V3_6)
-            .quota(64 << 20),
-    )
-    .await;
-    // 56 MB of overwrites: history, which a compaction frees.
-    overwrite_history(&cluster, 100, 140).await;
-    let new = cluster.plan_member("m3").unwrap();
-    let peer = cluster.members[new].peer_url.clone();
-    let add = member(
-        &cluster,
-        &["add", "m3", "--peer-urls", &peer, "--learner", "--dry-run"],
-    );
-    let run = tool(&add, &[]).await;
-    run.expect_code(0);
-    assert!(
-        run.stderr
-            .contains("warning: the new member starts by receiving the leader's")
-            && run.stderr.contains("of the 64 MiB quota"),
-        "{}",
-        run.stderr
-    );
-    let commands = suggested(&run.stderr);
-    assert_eq!(
-        commands,
-        ["kubectl etcd defrag --compact"],
-        "{}",
-        run.stderr
-    );
-    let env = cluster.env();
-    let (code, screen) = tool_on_terminal(&words(&commands[0]), &env, &[("?", "y")]).await;
-    assert_eq!(code, 0, "{screen}");
-    let run = tool(&add, &[]).await;
-    run.expect_code(0);
-    assert!(!run.stderr.contains("warning:"), "{}", run.stderr);
-}
-
 /// Issue 45, item 2, the other way out: a learner that has not caught up
 /// (started, then stopped: it does not answer) holds NOSPACE. It cannot
 /// be promoted; the printed way — remove it by id, disarm with --force,

@@ -264,18 +264,25 @@ pub fn describe_members(snapshot: &ClusterLook) -> String {
 /// what to do first; `None` when there is room (size under 80% of the
 /// leader's quota, or no size or quota known).
 pub fn replay_warning(snap: &ClusterLook, cluster_args: &str) -> Option<String> {
-    let leader = snap.members.iter().find(|m| {
-        m.status()
-            .is_some_and(|s| s.leader != 0 && s.leader == s.member_id)
-    })?;
-    let size = leader.status()?.db_size;
-    let quota = leader.quota_bytes;
+    // The leader's backend is what is sent; any voter's is as large give or
+    // take, so the largest that answered stands for it (the leader's
+    // Status may be the one that did not come back).
+    let fullest = snap
+        .members
+        .iter()
+        .filter(|m| !m.is_learner())
+        .filter_map(|m| Some((m.status()?.db_size, m.quota_bytes)))
+        .filter(|(_, quota)| *quota > 0)
+        .max_by(|a, b| {
+            (u128::from(a.0) * u128::from(b.1)).cmp(&(u128::from(b.0) * u128::from(a.1)))
+        })?;
+    let (size, quota) = fullest;
     if quota == 0 || u128::from(size) * 5 < u128::from(quota) * 4 {
         return None;
     }
     use crate::quantity::format_bytes;
     Some(format!(
-        "the new member starts by receiving the leader's {} backend ({}% of the {} quota it will run with, if it runs with the same) and replaying the raft log since the last snapshot: it can pass its quota before it has caught up and raise NOSPACE for the whole cluster, and no defrag reaches a learner. Compact and defragment first (kubectl etcd defrag{cluster_args} --compact), or give the new member a larger --quota-backend-bytes",
+        "the new member starts by receiving the leader's backend, about {} ({}% of the {} quota it will run with, if it runs with the same) and replaying the raft log since the last snapshot: it can pass its quota before it has caught up and raise NOSPACE for the whole cluster, and no defrag reaches a learner. Compact and defragment first (kubectl etcd defrag{cluster_args} --compact), or give the new member a larger --quota-backend-bytes",
         format_bytes(size),
         u128::from(size) * 100 / u128::from(quota),
         format_bytes(quota)
@@ -556,7 +563,7 @@ mod tests {
         assert_eq!(replay_warning(&look(40 << 20), ""), None);
         let said = replay_warning(&look(56 << 20), " db -n prod").unwrap();
         assert!(
-            said.starts_with("the new member starts by receiving the leader's 56 MiB backend (87% of the 64 MiB quota")
+            said.starts_with("the new member starts by receiving the leader's backend, about 56 MiB (87% of the 64 MiB quota")
                 && said.contains("(kubectl etcd defrag db -n prod --compact)"),
             "{said}"
         );

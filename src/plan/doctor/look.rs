@@ -182,13 +182,17 @@ pub fn fragmentation(snap: &ClusterLook, rule: &DefragRule, cluster: &str) -> Ve
         }
     }
     if out.is_empty() {
-        out.push(finding(
-            Severity::Ok,
-            "fragmentation",
-            None,
-            format!("no member needs a defrag (rule: {rule})"),
-            "",
-        ));
+        // Issue 45: only the members that answered were judged.
+        let judged = snap.members.iter().filter(|m| m.status().is_some()).count();
+        let message = if judged == snap.members.len() {
+            format!("no member needs a defrag (rule: {rule})")
+        } else {
+            format!(
+                "none of the {judged} of {} members that answered needs a defrag (rule: {rule}); the others were not judged",
+                snap.members.len()
+            )
+        };
+        out.push(finding(Severity::Ok, "fragmentation", None, message, ""));
     }
     out
 }

@@ -152,7 +152,7 @@ fn every_check_that_ran_and_passed_is_listed() {
     };
     assert_eq!(
         message("leader-changes"),
-        "no member sees frequent elections (3 or more, over 2 per hour); 3 transfer(s) requested through MoveLeader not counted"
+        "none of the 1 of 3 members whose /metrics were read sees frequent elections (3 or more, over 2 per hour); the others were not judged; 3 transfer(s) requested through MoveLeader not counted"
     );
     assert_eq!(
         message("compaction"),
@@ -777,6 +777,47 @@ fn history_and_a_compaction_that_never_comes() {
             ""
         )),
         Vec::<String>::new()
+    );
+}
+
+/// Issue 45: an ok finding speaks only for the members it judged.
+#[test]
+fn ok_findings_say_how_many_members_they_judged() {
+    let mut s = cluster(&[
+        ("a", 1, 100, 90, false, "3.6.16", 500),
+        ("b", 2, 100, 90, false, "3.6.16", 500),
+        ("c", 3, 100, 90, false, "3.6.16", 500),
+    ]);
+    s.members[2].probe = Probe::NotProbed("stopped".into());
+    let found = fragmentation(&s, &DefragRule::default(), "");
+    assert_eq!(
+        found[0].message,
+        "none of the 2 of 3 members that answered needs a defrag (rule: reclaimable > 10% of the quota (at most 200 MiB)); the others were not judged"
+    );
+    let v = evaluate(&s, &GateOptions::default());
+    let metrics: BTreeMap<String, MemberMetrics> = [(
+        "a".to_string(),
+        MemberMetrics {
+            uptime_seconds: 3600.0,
+            ..Default::default()
+        },
+    )]
+    .into_iter()
+    .collect();
+    let facts = Facts {
+        snapshot: Some(&s),
+        verdict: Some(&v),
+        metrics,
+        ..Default::default()
+    };
+    let found = examine(&facts);
+    let elections = found.iter().find(|f| f.check == "leader-changes").unwrap();
+    assert!(
+        elections.message.starts_with(
+            "none of the 1 of 3 members whose /metrics were read sees frequent elections"
+        ),
+        "{}",
+        elections.message
     );
 }
 
