@@ -675,6 +675,26 @@ fn defrag_after_a_run() {
     insta::assert_snapshot!("defrag_done", tidy(table::defrag(&report)));
 }
 
+/// Issue 45: a revision compacted already is said so, never as one this
+/// run compacted.
+#[test]
+fn defrag_after_a_compaction_or_none() {
+    let mut report = defrag_done();
+    report.compacted_at = Some(100);
+    let text = table::defrag(&report);
+    assert!(
+        text.contains("Compacted every revision before 100 first\n"),
+        "{text}"
+    );
+    report.already_compacted = true;
+    let text = table::defrag(&report);
+    assert!(
+        text.contains("Nothing to compact: every revision before 100 was compacted already\n")
+            && !text.contains("Compacted every revision"),
+        "{text}"
+    );
+}
+
 #[test]
 fn defrag_after_a_run_json() {
     let json = render_data(&defrag_done(), OutputFormat::Json).unwrap();

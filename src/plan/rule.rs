@@ -34,18 +34,21 @@ pub const DEFAULT_MIN_RECLAIM: u64 = 32 * 1024 * 1024;
 /// `freeSpaceAbove`: a tenth of its quota, at most 200 MiB (`quota` 0:
 /// unknown, 200 MiB).
 pub fn default_free_space_above(quota: u64) -> u64 {
-    match quota {
-        0 => DEFAULT_FREE_SPACE_ABOVE,
-        q => (q / 10).clamp(1, DEFAULT_FREE_SPACE_ABOVE),
-    }
+    share_of(quota, 10, DEFAULT_FREE_SPACE_ABOVE)
 }
 
 /// The `minReclaim` when the rule gives none: a twentieth of the quota, at
 /// most 32 MiB (`quota` 0: unknown, 32 MiB).
 pub fn default_min_reclaim(quota: u64) -> u64 {
+    share_of(quota, 20, DEFAULT_MIN_RECLAIM)
+}
+
+/// `quota / divisor`, at least 1 byte and at most `operators` (the
+/// operator's fixed figure), which an unknown quota (0) gets.
+fn share_of(quota: u64, divisor: u64, operators: u64) -> u64 {
     match quota {
-        0 => DEFAULT_MIN_RECLAIM,
-        q => (q / 20).clamp(1, DEFAULT_MIN_RECLAIM),
+        0 => operators,
+        q => (q / divisor).clamp(1, operators),
     }
 }
 

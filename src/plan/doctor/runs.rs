@@ -103,7 +103,10 @@ fn two_processors(facts: &DefragFacts) -> Option<Finding> {
 
 /// Why `rule` can never fire on members with `quota`, if it cannot: a
 /// member's reclaimable space (size − in use) stays under its quota, and
-/// its size does not pass 100% of it. Pure.
+/// its size does not pass 100% of it. Pure. Judged with the operator's
+/// fixed defaults, not our quota-scaled ones: the policies it names are
+/// run by the operator's controller wherever it is installed (our
+/// watcher refuses to start beside it).
 pub fn cannot_fire(rule: &DefragRule, quota: u64) -> Option<String> {
     if rule.all || quota == 0 {
         return None;
