@@ -512,8 +512,9 @@ pub struct DefragArgs {
 
     /// Run as the EtcdDefrag controller: process every EtcdDefrag in the
     /// namespace (-n, or all with -A) the way the etcd-operator's controller
-    /// does, until Ctrl-C or SIGTERM. Uses --move-leader and --timeout; the
-    /// rule comes from each object. Run exactly one processor per cluster.
+    /// does, until Ctrl-C or SIGTERM. Uses --move-leader, --timeout and
+    /// --max-raft-lag; the rule comes from each object. Run exactly one
+    /// processor per cluster.
     #[arg(
         long,
         conflicts_with_all = ["all", "free_space_above", "quota_usage_above", "min_reclaim", "members", "dry_run", "compact", "wait_healthy"],

@@ -32,7 +32,7 @@ fn main() -> ExitCode {
             return ExitCode::from(ExitStatus::Failed.code());
         }
     };
-    let status = match runtime.block_on(kubectl_etcd::commands::run(cli)) {
+    let status = match runtime.block_on(kubectl_etcd::commands::run(cli.into())) {
         Ok(status) => status,
         Err(e) => {
             logging::error(&e.to_string());

@@ -2,7 +2,6 @@
 //! only once that member is back under its quota; CORRUPT needs `--force`
 //! and a typed confirmation (or `--confirm-corrupt MEMBER`).
 
-use crate::cli::{AlarmDisarmArgs, AlarmListArgs};
 use crate::error::{Error, ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{after, RunControl};
@@ -10,10 +9,11 @@ use crate::look::AlarmKind;
 use crate::output::{self, OutputFormat};
 use crate::plan::alarm::disarm_decisions;
 use crate::report::{AlarmAction, AlarmDisarmReport, AlarmListReport, AlarmResult, AlarmRow};
+use crate::settings::command::{AlarmDisarm as AlarmDisarmArgs, OneCluster as AlarmListArgs};
 use crate::settings::Global;
 
 pub async fn list(global: &Global, args: &AlarmListArgs) -> Result<ExitStatus> {
-    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
+    let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let snap = crate::etcd::take::look(&session.clients, &session.target).await?;
     let report = AlarmListReport {
         cluster: session.target.cluster.clone(),
@@ -34,8 +34,8 @@ pub async fn list(global: &Global, args: &AlarmListArgs) -> Result<ExitStatus> {
 }
 
 pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatus> {
-    output::prompt::require_consent(args.yes, args.dry_run, "disarm alarms")?;
-    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
+    output::prompt::require_consent(args.consent.yes, args.consent.dry_run, "disarm alarms")?;
+    let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let snap = crate::etcd::take::look(&session.clients, &session.target).await?;
     for name in &args.members {
         if !snap.members.iter().any(|m| &m.name == name) {
@@ -53,7 +53,7 @@ pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatu
         .iter()
         .filter(|d| d.disarm && d.raw.kind != AlarmKind::Nospace)
         .collect();
-    if !args.dry_run {
+    if !args.consent.dry_run {
         for d in &dangerous {
             let confirmed = match &args.confirm_corrupt {
                 Some(typed) => typed == &d.member,
@@ -78,7 +78,7 @@ pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatu
         }
     }
     let mut signal = None;
-    let actions = if args.dry_run {
+    let actions = if args.consent.dry_run {
         decisions
             .iter()
             .map(|d| AlarmAction {
@@ -94,7 +94,7 @@ pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatu
             })
             .collect()
     } else {
-        if !args.yes && decisions.iter().any(|d| d.disarm) {
+        if !args.consent.yes && decisions.iter().any(|d| d.disarm) {
             let n = decisions.iter().filter(|d| d.disarm).count();
             if !output::prompt::confirm_async(format!("Disarm {n} alarm(s)?")).await? {
                 return Ok(super::failed("not confirmed; nothing changed"));
@@ -137,7 +137,7 @@ pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatu
     };
     let report = AlarmDisarmReport {
         cluster: session.target.cluster.clone(),
-        dry_run: args.dry_run,
+        dry_run: args.consent.dry_run,
         alarms: actions,
     };
     let text = match global.output {

@@ -3,7 +3,6 @@
 //! compacted revisions), through the leader, after the health gate passes;
 //! then wait for every member's in-use size to settle and report it.
 
-use crate::cli::CompactArgs;
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::{clock, EtcdOps};
 use crate::exec::signals::{self, Notices, SignalWatch};
@@ -13,22 +12,17 @@ use crate::output::{self, OutputFormat};
 use crate::plan::compact::{self, Decision, Keep};
 use crate::plan::gate::{self};
 use crate::report::{CompactReport, CompactedMember, NotRefreshed};
+use crate::settings::command::{Compact as CompactArgs, CompactAt};
 use crate::settings::Global;
 
 pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
-    if args.revision.is_none() && args.keep.is_none() && args.keep_duration.is_none() {
-        return Err(Error::usage(
-            "pass --revision N, --keep N or --keep-duration DURATION",
-        ));
-    }
-    output::prompt::require_consent(args.yes, args.dry_run, "compact")?;
-    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
+    output::prompt::require_consent(args.consent.yes, args.consent.dry_run, "compact")?;
+    let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let snap = crate::etcd::take::look(ops, target).await?;
     // A compaction takes no member out of service, so the gate's quorum
     // margin (one or two voters) does not apply; everything else does.
-    let options = crate::settings::gate_without_quorum_margin(crate::settings::gate(&args.gate));
-    let verdict = gate::evaluate(&snap, &options);
+    let verdict = gate::evaluate(&snap, &args.gate);
     if let Some(refused) = super::gate_refusal(&verdict) {
         return Ok(refused);
     }
@@ -42,25 +36,19 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
         .ok_or_else(|| Error::Refused("the leader has no client URL to dial".into()))?;
     let (current, compacted) = crate::etcd::take::revisions(ops, &snap, &leader_dial).await?;
     let mut written_at = None;
-    let keep = match (args.revision, args.keep, args.keep_duration) {
-        (Some(r), _, _) => Keep::Revision(r),
-        (None, Some(n), _) => Keep::Last(n),
-        (None, None, Some(age)) => {
-            let (revision, at) = dated(
-                ops,
-                &leader_dial,
-                &args.leases_prefix,
-                (compacted, current),
-                age,
-            )
-            .await?;
+    let keep = match &args.at {
+        CompactAt::Revision(r) => Keep::Revision(*r),
+        CompactAt::Last(n) => Keep::Last(*n),
+        CompactAt::Within { age, leases_prefix } => {
+            let age = *age;
+            let (revision, at) =
+                dated(ops, &leader_dial, leases_prefix, (compacted, current), age).await?;
             written_at = at;
             Keep::Dated {
                 revision,
                 age: crate::quantity::format_duration_parts(age),
             }
         }
-        (None, None, None) => return Err(Error::usage("pass --revision N or --keep N")),
     };
     let (revision, nothing) =
         match compact::decide(keep, current, compacted).map_err(Error::usage)? {
@@ -70,7 +58,7 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
 
     let mut report = CompactReport {
         cluster: target.cluster.clone(),
-        dry_run: args.dry_run,
+        dry_run: args.consent.dry_run,
         revision,
         current_revision: current,
         compacted_before: compacted,
@@ -93,8 +81,8 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     let mut signal = None;
-    if !args.dry_run {
-        if !args.yes
+    if !args.consent.dry_run {
+        if !args.consent.yes
             && !output::prompt::confirm_async(format!(
                 "Compact every revision before {revision} (current {current})?"
             ))

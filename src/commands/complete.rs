@@ -12,8 +12,6 @@
 
 use std::time::Duration;
 
-use clap::{CommandFactory, Parser};
-
 use crate::complete::{directive, offer, render, Dynamic, Offer, Scope};
 use crate::k8s::{self, Kube};
 use crate::session;
@@ -32,7 +30,7 @@ pub async fn run(words: &[String]) -> crate::error::Result<crate::error::ExitSta
 
 /// Cobra's answer for `words`.
 pub async fn answer(words: &[String]) -> String {
-    let (offer, scope) = offer(&crate::cli::Cli::command(), words);
+    let (offer, scope) = offer(&crate::settings::command::command_tree(), words);
     match offer {
         Offer::Fixed {
             candidates,
@@ -106,9 +104,7 @@ async fn standalone_members(scope: &Scope) -> crate::error::Result<Option<Vec<St
     argv.extend(scope.global.iter().cloned());
     argv.push("members".into());
     argv.extend(scope.cluster.iter().cloned());
-    let cli = crate::cli::Cli::try_parse_from(argv)
-        .map_err(|e| crate::error::Error::usage(e.to_string()))?;
-    let reach = crate::settings::Global::from(&cli.global).reach;
+    let reach = crate::settings::command::global_of_words(argv)?.reach;
     if session::plugin_mode(&reach, scope.cluster.as_deref(), false) {
         return Ok(None);
     }

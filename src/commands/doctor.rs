@@ -10,7 +10,6 @@ use std::time::Duration;
 use futures::future::join_all;
 use futures::stream::{self, StreamExt};
 
-use crate::cli::{DoctorArgs, FailOn};
 use crate::error::{ExitStatus, Result};
 use crate::etcd::http;
 use crate::k8s::crd::EtcdCluster;
@@ -25,6 +24,7 @@ use crate::plan::rule::DefragRule;
 use crate::reach::tls;
 use crate::report::{ClusterRef, DoctorReport, FleetDoctorReport};
 use crate::session::{self, Session};
+use crate::settings::command::Doctor as DoctorArgs;
 use crate::settings::Global;
 
 /// How long one member's `/metrics` may take.
@@ -34,7 +34,7 @@ const HTTP_LIMIT: Duration = Duration::from_secs(5);
 const CLUSTER_CONCURRENCY: usize = 8;
 
 pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
-    let gate = crate::settings::gate(&args.gate);
+    let gate = args.gate;
     let window = args.churn_window;
     let reports = if args.all_namespaces {
         let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
@@ -70,12 +70,11 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
             .collect()
             .await
     } else {
-        let s = match session::open(&global.reach, args.cluster.cluster.as_deref()).await {
+        let s = match session::open(&global.reach, args.cluster.as_deref()).await {
             Ok(s) => s,
             Err(e) if super::secret_forbidden(&e) => {
                 let (_, namespace, name) =
-                    session::connect_cluster(&global.reach, args.cluster.cluster.as_deref())
-                        .await?;
+                    session::connect_cluster(&global.reach, args.cluster.as_deref()).await?;
                 let report = not_dialed_report(Some(ClusterRef { namespace, name }), &e);
                 let text = match global.output {
                     OutputFormat::Table | OutputFormat::Wide => {
@@ -116,11 +115,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
         (format, false) => output::render_data(&reports[0], format)?,
     };
     output::emit(&text)?;
-    let threshold = match args.fail_on {
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Critical => Some(Severity::Critical),
-        FailOn::Never => None,
-    };
+    let threshold = args.fail_on;
     let failing: Vec<String> = reports
         .iter()
         .filter(|r| threshold.is_some_and(|t| r.worst >= t))

@@ -1,6 +1,5 @@
 //! `members`: the member list as the cluster reports it.
 
-use crate::cli::{MemberAddArgs, MemberChangeArgs, MembersArgs, MembershipArgs};
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::EtcdOps;
 use crate::exec::signals::{self, Notices, SignalWatch, StopSignal};
@@ -10,10 +9,14 @@ use crate::output::{self, OutputFormat};
 use crate::plan::membership::{self, Named};
 use crate::reach::Dial;
 use crate::report::{member_id, MemberChangeReport, MembersReport};
+use crate::settings::command::{
+    MemberAdd as MemberAddArgs, MemberChange as MemberChangeArgs, Membership as MembershipArgs,
+    OneCluster as MembersArgs,
+};
 use crate::settings::Global;
 
 pub async fn run(global: &Global, args: &MembersArgs) -> Result<ExitStatus> {
-    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
+    let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let (_, list) = crate::etcd::take::member_list(&session.clients, &session.target).await?;
     let report = MembersReport::build(session.target.cluster.clone(), &list);
     let text = match global.output {
@@ -26,15 +29,9 @@ pub async fn run(global: &Global, args: &MembersArgs) -> Result<ExitStatus> {
 
 /// `member add`.
 pub async fn add(global: &Global, args: &MemberAddArgs) -> Result<ExitStatus> {
-    if args.name.trim().is_empty() {
-        return Err(Error::usage("NAME: give the new member's name"));
-    }
-    for url in &args.peer_urls {
-        check_peer_url(url)?;
-    }
     let change = Proposed {
         global,
-        cluster: args.cluster.cluster.as_deref(),
+        cluster: args.cluster.as_deref(),
         flags: &args.change,
         typed: args.name.clone(),
     };
@@ -80,7 +77,7 @@ pub async fn add(global: &Global, args: &MemberAddArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Failed);
     };
     let mut signal = None;
-    if !args.change.dry_run {
+    if !args.change.consent.dry_run {
         let (control, watch) = watch_change()?;
         if control.halted().is_some() {
             return Ok(stopped_before(watch));
@@ -121,7 +118,7 @@ async fn change_one(
 ) -> Result<ExitStatus> {
     let change = Proposed {
         global,
-        cluster: args.cluster.cluster.as_deref(),
+        cluster: args.cluster.as_deref(),
         flags: &args.change,
         typed: args.member.clone(),
     };
@@ -189,7 +186,7 @@ async fn change_one(
     report.id = Some(member_id(id));
     report.known_defects = hazards;
     let mut signal = None;
-    if !args.change.dry_run {
+    if !args.change.consent.dry_run {
         if action == "remove" && open.via_id == Some(id) {
             // Never ask the member being removed: it stops serving as soon
             // as the removal applies and may not answer.
@@ -282,8 +279,8 @@ impl Proposed<'_> {
             Lookup::Member(_) => "change membership",
         };
         output::prompt::require_consent(
-            self.flags.yes || self.flags.force,
-            self.flags.dry_run,
+            self.flags.consent.yes || self.flags.force,
+            self.flags.consent.dry_run,
             what,
         )?;
         let session = crate::session::open(&self.global.reach, self.cluster).await?;
@@ -363,7 +360,7 @@ impl Opened {
         };
         let report = MemberChangeReport {
             cluster: self.session.target.cluster.clone(),
-            dry_run: proposed.flags.dry_run,
+            dry_run: proposed.flags.consent.dry_run,
             action,
             member: name.to_string(),
             id: None,
@@ -375,7 +372,7 @@ impl Opened {
             members_after: vec![],
             known_defects: vec![],
         };
-        if proposed.flags.dry_run {
+        if proposed.flags.consent.dry_run {
             return Ok(Some(report));
         }
         let confirmed = if proposed.flags.force {
@@ -391,7 +388,7 @@ impl Opened {
                 None => false,
             }
         } else {
-            proposed.flags.yes
+            proposed.flags.consent.yes
                 || output::prompt::confirm_async(format!("{} {name}?", verb(action))).await?
         };
         if !confirmed {
@@ -464,19 +461,6 @@ fn not_found(
     text
 }
 
-/// A peer URL etcd will accept: http or https, a host and a port.
-fn check_peer_url(text: &str) -> Result<()> {
-    let bad = |why: &str| Error::usage(format!("--peer-urls {text}: {why}"));
-    let url = url::Url::parse(text).map_err(|e| bad(&e.to_string()))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(bad("use http:// or https://"));
-    }
-    if url.host_str().is_none_or(str::is_empty) || url.port().is_none() {
-        return Err(bad("give a host and a port, e.g. https://10.0.0.4:2380"));
-    }
-    Ok(())
-}
-
 /// etcdctl's advice after `member add`: the settings the new member must
 /// start with to join (not to found a new cluster).
 fn start_settings(
@@ -540,21 +524,6 @@ fn why_forced(report: &MemberChangeReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn peer_urls_need_a_scheme_host_and_port() {
-        assert!(check_peer_url("https://10.0.0.4:2380").is_ok());
-        assert!(check_peer_url("http://[::1]:2380").is_ok());
-        for bad in [
-            "10.0.0.4:2380",
-            "https://10.0.0.4",
-            "unix:///x",
-            "https://:2380",
-        ] {
-            let e = check_peer_url(bad).unwrap_err().to_string();
-            assert!(e.starts_with(&format!("--peer-urls {bad}: ")), "{e}");
-        }
-    }
 
     #[test]
     fn start_settings_name_every_started_member_and_the_new_one() {

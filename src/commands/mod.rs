@@ -17,105 +17,66 @@ pub mod usage;
 pub mod via_operator;
 pub mod watch;
 
-use crate::cli::{AlarmCommand, Cli, Command, MemberCommand, SnapshotCommand, TrafficCommand};
 use crate::error::{ExitStatus, Result};
-use crate::settings::{self, Defrag, Global};
+use crate::settings::{Command, Defrag, Global, Invocation};
 
-/// Runs the parsed command line: settles the flags (`settings`), then
-/// dispatches to the one command (and, for `defrag`, the one mode) asked.
-pub async fn run(mut cli: Cli) -> Result<ExitStatus> {
-    let global = Global::from(&cli.global);
+/// Runs a parsed command line: looks up `-p POD` when given, settles the
+/// command (`settings`), then dispatches to the one command (and, for
+/// `defrag`, the one mode) asked.
+pub async fn run(invocation: Invocation) -> Result<ExitStatus> {
+    invocation.refuse_habits()?;
+    let global = invocation.global().clone();
     let global = &global;
-    plugin_habits(&mut cli, global).await?;
-    match &cli.command {
-        Command::Status(args) => status::run(global, args).await,
-        Command::Members(args) => members::run(global, args).await,
-        Command::Doctor(args) => doctor::run(global, args).await,
-        Command::Member(MemberCommand::List(args)) => members::run(global, args).await,
-        Command::Member(MemberCommand::Add(args)) => members::add(global, args).await,
-        Command::Member(MemberCommand::Promote(args)) => members::promote(global, args).await,
-        Command::Member(MemberCommand::Remove(args)) | Command::RemoveMember(args) => {
-            members::remove(global, args).await
+    let pod = match invocation.pod() {
+        Some(pod) => Some(pod_member(global, pod).await?),
+        None => None,
+    };
+    let (command, note) = invocation.settle(pod.as_ref())?;
+    if let Some(note) = note {
+        crate::logging::message(&format!("note: {note}"));
+    }
+    match command {
+        Command::Status(s) => status::run(global, &s).await,
+        Command::Members(s) => members::run(global, &s).await,
+        Command::Doctor(s) => doctor::run(global, &s).await,
+        Command::MemberAdd(s) => members::add(global, &s).await,
+        Command::MemberPromote(s) => members::promote(global, &s).await,
+        Command::MemberRemove(s) => members::remove(global, &s).await,
+        Command::Defrag(Defrag::One(one)) => defrag::run(global, &one).await,
+        Command::Defrag(Defrag::Fleet(fleet)) => fleet::run(global, &fleet).await,
+        Command::Defrag(Defrag::Watch(watch)) => watch::run(global, &watch).await,
+        Command::Defrag(Defrag::ViaOperator(handover)) => {
+            via_operator::run(global, &handover).await
         }
-        // Turned into `member remove` by `plugin_habits`, or refused there.
-        Command::Leave(_) | Command::AddMember { .. } => Err(crate::error::Error::usage(
-            "leave needs -p POD: the etcd member Pod whose member to remove",
-        )),
-        Command::Defrag(args) => match settings::defrag(args)? {
-            Defrag::One(one) => defrag::run(global, &one).await,
-            Defrag::Fleet(fleet) => fleet::run(global, &fleet).await,
-            Defrag::Watch(watch) => watch::run(global, &watch).await,
-            Defrag::ViaOperator(handover) => via_operator::run(global, &handover).await,
-        },
-        Command::Alarm(AlarmCommand::List(args)) => alarm::list(global, args).await,
-        Command::Alarm(AlarmCommand::Disarm(args)) => alarm::disarm(global, args).await,
-        Command::MoveLeader(args) => move_leader::run(global, args).await,
-        Command::Compact(args) => compact::run(global, args).await,
-        Command::Snapshot(SnapshotCommand::Save(args)) => snapshot::save(global, args).await,
-        Command::Snapshot(SnapshotCommand::Status(args)) => snapshot::status(global, args).await,
-        Command::Snapshot(SnapshotCommand::Usage(args)) => usage::snapshot(global, args).await,
-        Command::Usage(args) => usage::run(global, args).await,
-        Command::Traffic(TrafficCommand::Show(args)) => traffic::show(global, args).await,
-        Command::Traffic(TrafficCommand::Set(args)) => traffic::set(global, args).await,
-        Command::Traffic(TrafficCommand::Clear(args)) => traffic::clear(global, args).await,
-        Command::Completion { shell } => {
-            // bash asks the completion engine itself (`__complete`), which
-            // knows member names and where a file is wanted; the others are
-            // clap's static scripts.
-            let script = if *shell == clap_complete::Shell::Bash {
-                crate::complete::BASH_SCRIPT.to_string()
-            } else {
-                let mut command = <Cli as clap::CommandFactory>::command();
-                let mut out = Vec::new();
-                clap_complete::generate(*shell, &mut command, "kubectl-etcd", &mut out);
-                String::from_utf8_lossy(&out).into_owned()
-            };
-            crate::output::emit(&script)?;
-            Ok(ExitStatus::Success)
-        }
-        Command::Version => {
-            crate::output::emit(&format!("kubectl-etcd {}\n", env!("CARGO_PKG_VERSION")))?;
+        Command::AlarmList(s) => alarm::list(global, &s).await,
+        Command::AlarmDisarm(s) => alarm::disarm(global, &s).await,
+        Command::MoveLeader(s) => move_leader::run(global, &s).await,
+        Command::Compact(s) => compact::run(global, &s).await,
+        Command::SnapshotSave(s) => snapshot::save(global, &s).await,
+        Command::SnapshotStatus(file) => snapshot::status(global, &file).await,
+        Command::SnapshotUsage(s) => usage::snapshot(global, &s).await,
+        Command::Usage(s) => usage::run(global, &s).await,
+        Command::TrafficShow(s) => traffic::show(global, &s).await,
+        Command::TrafficSet(s) => traffic::set(global, &s).await,
+        Command::TrafficClear(s) => traffic::clear(global, &s).await,
+        Command::Print(text) => {
+            crate::output::emit(&text)?;
             Ok(ExitStatus::Success)
         }
     }
 }
 
-/// The etcd-operator's own plugin's spellings (`settings::compat`): its
-/// `-p POD` resolved to the Pod's EtcdCluster and member, its `leave` as
-/// `member remove`, and what means something else here refused (exit 2,
-/// with the command that does it).
-async fn plugin_habits(cli: &mut Cli, global: &Global) -> Result<()> {
-    use crate::cli::{ClusterArg, MemberChangeArgs};
-    use settings::compat;
-    if let Some(secret) = &cli.global.credentials_secret {
-        return Err(compat::credentials_secret_refusal(secret));
-    }
-    if let Command::AddMember { url } = &cli.command {
-        return Err(compat::add_member_refusal(url));
-    }
-    let Some(pod) = cli.global.pod.clone() else {
-        return Ok(());
-    };
+/// The etcd-operator plugin's `-p POD`: the Pod's EtcdCluster and member
+/// in the kubeconfig's namespace (`settings::compat` applies them).
+async fn pod_member(global: &Global, pod: &str) -> Result<crate::settings::compat::PodMember> {
     let kube = crate::k8s::connect(&crate::session::kube_settings(&global.reach)).await?;
     let namespace = kube.default_namespace.clone();
-    let (cluster, member) = crate::k8s::member_of_pod(&kube, &namespace, &pod).await?;
-    let at = compat::PodMember {
+    let (cluster, member) = crate::k8s::member_of_pod(&kube, &namespace, pod).await?;
+    Ok(crate::settings::compat::PodMember {
         namespace,
         cluster,
         member,
-    };
-    let note = compat::apply_pod(&mut cli.command, &pod, &at)?;
-    crate::logging::message(&format!("note: {note}"));
-    if let Command::Leave(args) = &cli.command {
-        cli.command = Command::Member(MemberCommand::Remove(MemberChangeArgs {
-            member: at.member,
-            cluster: ClusterArg {
-                cluster: Some(at.cluster),
-            },
-            change: args.change.clone(),
-        }));
-    }
-    Ok(())
+    })
 }
 
 /// Ends a command with exit 1, saying why on stderr in one line, whatever

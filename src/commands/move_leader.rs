@@ -1,7 +1,6 @@
 //! `move-leader`: hand leadership to another voter, through the current
 //! leader, after the health gate passes.
 
-use crate::cli::MoveLeaderArgs;
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::EtcdOps;
 use crate::exec::signals::{self, Notices, SignalWatch};
@@ -11,14 +10,15 @@ use crate::plan::defrag::transfer_target;
 use crate::plan::gate::{self};
 use crate::plan::membership::{self, Named};
 use crate::report::MoveLeaderReport;
+use crate::settings::command::MoveLeader as MoveLeaderArgs;
 use crate::settings::Global;
 
 pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
-    output::prompt::require_consent(args.yes, args.dry_run, "move leadership")?;
-    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
+    output::prompt::require_consent(args.consent.yes, args.consent.dry_run, "move leadership")?;
+    let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let snap = crate::etcd::take::look(ops, target).await?;
-    let verdict = gate::evaluate(&snap, &crate::settings::gate(&args.gate));
+    let verdict = gate::evaluate(&snap, &args.gate);
     if let Some(refused) = super::gate_refusal(&verdict) {
         return Ok(refused);
     }
@@ -75,14 +75,14 @@ pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
     };
     let mut report = MoveLeaderReport {
         cluster: target.cluster.clone(),
-        dry_run: args.dry_run,
+        dry_run: args.consent.dry_run,
         from: leader.name.clone(),
         to: to_name.clone(),
         leader_after: None,
     };
     let mut signal = None;
-    if !args.dry_run {
-        if !args.yes
+    if !args.consent.dry_run {
+        if !args.consent.yes
             && !output::prompt::confirm_async(format!(
                 "Move leadership from {} to {to_name}?",
                 leader.name
@@ -151,21 +151,25 @@ pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
         signal = watch.finish();
         moved.map_err(|e| Error::etcd(format!("move leadership to {to_name}"), e))?;
         let after = crate::etcd::take::look(ops, target).await?;
-        let v = gate::evaluate(&after, &crate::settings::gate(&args.gate));
+        let v = gate::evaluate(&after, &args.gate);
         report.leader_after = v.leader.map(|id| after.name_of(id));
     }
     let text = match global.output {
-        OutputFormat::Table | OutputFormat::Wide => match (&report.leader_after, args.dry_run) {
-            (_, true) => format!(
-                "Would move leadership from {} to {}.\n",
-                report.from, report.to
-            ),
-            (Some(now), false) => format!(
-                "Leadership moved from {} to {}; the leader is now {now}.\n",
-                report.from, report.to
-            ),
-            (None, false) => format!("Leadership moved from {} to {}.\n", report.from, report.to),
-        },
+        OutputFormat::Table | OutputFormat::Wide => {
+            match (&report.leader_after, args.consent.dry_run) {
+                (_, true) => format!(
+                    "Would move leadership from {} to {}.\n",
+                    report.from, report.to
+                ),
+                (Some(now), false) => format!(
+                    "Leadership moved from {} to {}; the leader is now {now}.\n",
+                    report.from, report.to
+                ),
+                (None, false) => {
+                    format!("Leadership moved from {} to {}.\n", report.from, report.to)
+                }
+            }
+        }
         format => output::render_data(&report, format)?,
     };
     output::emit(&text)?;

@@ -17,7 +17,6 @@ use futures::StreamExt;
 use ring::digest::{Context, SHA256};
 use tokio::io::AsyncWriteExt;
 
-use crate::cli::{SnapshotSaveArgs, SnapshotStatusArgs};
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::bolt::{self, DbStatus, Integrity};
 use crate::etcd::EtcdOps;
@@ -25,6 +24,7 @@ use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::RunControl;
 use crate::output::{self, OutputFormat};
 use crate::report::{SnapshotContents, SnapshotSaveReport, SnapshotStatusReport};
+use crate::settings::command::SnapshotSave as SnapshotSaveArgs;
 use crate::settings::Global;
 
 /// The length of the SHA-256 etcd appends to a Snapshot stream.
@@ -32,7 +32,7 @@ const TRAILER: usize = 32;
 
 pub async fn save(global: &Global, args: &SnapshotSaveArgs) -> Result<ExitStatus> {
     let target_file = check_destination(&args.file, args.force)?;
-    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
+    let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let snap = crate::etcd::take::look(ops, target).await?;
     let super::ReadSource { source, dial, .. } =
@@ -162,8 +162,8 @@ fn stopped(watch: SignalWatch) -> ExitStatus {
     signals::exit_status(watch.finish(), ExitStatus::Failed, ExitStatus::Interrupted)
 }
 
-pub async fn status(global: &Global, args: &SnapshotStatusArgs) -> Result<ExitStatus> {
-    let path = args.file.clone();
+pub async fn status(global: &Global, file: &std::path::Path) -> Result<ExitStatus> {
+    let path = file.to_path_buf();
     let read = tokio::task::spawn_blocking(move || {
         let file = std::fs::File::open(&path)?;
         let bytes = file.metadata()?.len();
@@ -173,10 +173,10 @@ pub async fn status(global: &Global, args: &SnapshotStatusArgs) -> Result<ExitSt
     .map_err(|e| Error::Failed(format!("reading the snapshot stopped: {e}")))?;
     let (db, integrity, bytes) = read.map_err(|source| Error::ReadFile {
         flag: "snapshot",
-        path: args.file.display().to_string(),
+        path: file.display().to_string(),
         source,
     })?;
-    let file = args.file.display().to_string();
+    let file = file.display().to_string();
     let db = db.map_err(|why| Error::usage(format!("{file} is not an etcd snapshot: {why}")))?;
     let integrity = integrity.map_err(|why| Error::usage(format!("{file}: {why}")))?;
     let report = SnapshotStatusReport {

@@ -5,13 +5,13 @@
 
 use futures::stream::{self, StreamExt};
 
-use crate::cli::StatusArgs;
 use crate::error::{ExitStatus, Result};
 use crate::k8s;
 use crate::output::{self, OutputFormat};
 use crate::plan::gate::{self};
 use crate::report::{ClusterRef, ClusterStatus, MultiStatusReport, StatusReport};
 use crate::session;
+use crate::settings::command::Status as StatusArgs;
 use crate::settings::Global;
 
 /// How many clusters' Secrets `status -A` reads at once near the API
@@ -30,7 +30,7 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
     if args.all_namespaces {
         return run_all(global, args).await;
     }
-    let session = match session::open_status(&global.reach, args.cluster.cluster.as_deref()).await {
+    let session = match session::open_status(&global.reach, args.cluster.as_deref()).await {
         Ok(session) => session,
         Err(e) if super::secret_forbidden(&e) => return kubernetes_view(global, args, &e).await,
         Err(e) => return Err(e),
@@ -78,7 +78,7 @@ async fn kubernetes_view(
 ) -> Result<ExitStatus> {
     use crate::look::{ClusterLook, MemberLook, Probe};
     let (kube, namespace, name) =
-        session::connect_cluster(&global.reach, args.cluster.cluster.as_deref()).await?;
+        session::connect_cluster(&global.reach, args.cluster.as_deref()).await?;
     let members = k8s::list_members(&kube, &namespace, &name).await?;
     let why = format!("not dialed: {refused}");
     let mut look = ClusterLook {
@@ -106,7 +106,7 @@ async fn kubernetes_view(
         alarm_list_error: None,
     };
     look.members.sort_by(|a, b| a.name.cmp(&b.name));
-    let verdict = gate::evaluate(&look, &crate::settings::gate(&args.gate));
+    let verdict = gate::evaluate(&look, &args.gate);
     let cluster = ClusterRef { namespace, name };
     let report = StatusReport::build(Some(cluster), &look, &verdict);
     crate::logging::message(&format!(
@@ -178,7 +178,7 @@ fn report_of(
     args: &StatusArgs,
     snapshot: &crate::look::ClusterLook,
 ) -> StatusReport {
-    let verdict = gate::evaluate(snapshot, &crate::settings::gate(&args.gate));
+    let verdict = gate::evaluate(snapshot, &args.gate);
     let mut report = StatusReport::build(session.target.cluster.clone(), snapshot, &verdict);
     if let Some(says) = &session.operator {
         report.operator_disagrees = crate::plan::operator::disagreements(says, snapshot);

@@ -9,10 +9,6 @@
 
 use k8s_openapi::api::core::v1::Service;
 
-use crate::cli::{
-    ClusterArg, TrafficClearArgs, TrafficSetArgs, TrafficShowArgs, TrafficValueArg,
-    TrafficWriteArgs,
-};
 use crate::error::{Error, ExitStatus, Result};
 use crate::k8s::crd::EtcdCluster;
 use crate::k8s::service::{self, ApplyError};
@@ -24,7 +20,8 @@ use crate::plan::traffic::{
     ANNOTATION, FIELD_MANAGER,
 };
 use crate::report::{Change, ClusterRef, ServerSupport, TrafficReport, ValueSupport};
-use crate::settings::Global;
+use crate::settings::command::{OneCluster, TrafficClear, TrafficSet};
+use crate::settings::{Consent, Global};
 
 /// The objects one run works on.
 struct Loaded {
@@ -54,13 +51,13 @@ impl Loaded {
 
 /// The start of `set` and `clear`: consent (before any request), then the
 /// objects.
-async fn begin(global: &Global, cluster: &ClusterArg, write: &TrafficWriteArgs) -> Result<Loaded> {
+async fn begin(global: &Global, cluster: Option<&str>, consent: Consent) -> Result<Loaded> {
     output::prompt::require_consent(
-        write.yes,
-        write.dry_run,
+        consent.yes,
+        consent.dry_run,
         "change the client Service's trafficDistribution",
     )?;
-    load(global, cluster.cluster.as_deref()).await
+    load(global, cluster).await
 }
 
 fn owners_of(service: &Service) -> Vec<FieldOwner> {
@@ -142,18 +139,10 @@ fn print(global: &Global, report: &TrafficReport) -> Result<()> {
     output::emit(&text)
 }
 
-pub async fn show(global: &Global, args: &TrafficShowArgs) -> Result<ExitStatus> {
-    let l = load(global, args.cluster.cluster.as_deref()).await?;
+pub async fn show(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
+    let l = load(global, args.cluster.as_deref()).await?;
     print(global, &report(&l, &l.cluster, &l.service, None))?;
     Ok(ExitStatus::Success)
-}
-
-fn value_arg(arg: TrafficValueArg) -> TrafficValue {
-    match arg {
-        TrafficValueArg::PreferClose => TrafficValue::PreferClose,
-        TrafficValueArg::PreferSameZone => TrafficValue::PreferSameZone,
-        TrafficValueArg::PreferSameNode => TrafficValue::PreferSameNode,
-    }
 }
 
 fn capitalise(text: &str) -> String {
@@ -168,16 +157,16 @@ fn shown(value: Option<&str>) -> &str {
     value.unwrap_or("unset")
 }
 
-pub async fn set(global: &Global, args: &TrafficSetArgs) -> Result<ExitStatus> {
-    let asked = value_arg(args.value);
-    let l = begin(global, &args.cluster, &args.write).await?;
+pub async fn set(global: &Global, args: &TrafficSet) -> Result<ExitStatus> {
+    let asked = args.value;
+    let l = begin(global, args.cluster.as_deref(), args.consent).await?;
     let (wanted, renamed) = if args.exact {
         (asked, None)
     } else {
         for_server(asked, l.minor)
     };
     let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
-    let (dry_run, yes) = (args.write.dry_run, args.write.yes);
+    let (dry_run, yes) = (args.consent.dry_run, args.consent.yes);
     let annotation_before = l.annotation();
     let value_before = l.value();
     let owned_before = owned_by_us(&l.owners());
@@ -432,10 +421,10 @@ fn failure_error(l: &Loaded, wanted: TrafficValue, failure: Failure, undone: &st
     }
 }
 
-pub async fn clear(global: &Global, args: &TrafficClearArgs) -> Result<ExitStatus> {
-    let l = begin(global, &args.cluster, &args.write).await?;
+pub async fn clear(global: &Global, args: &TrafficClear) -> Result<ExitStatus> {
+    let l = begin(global, args.cluster.as_deref(), args.consent).await?;
     let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
-    let (dry_run, yes) = (args.write.dry_run, args.write.yes);
+    let (dry_run, yes) = (args.consent.dry_run, args.consent.yes);
     let annotation_before = l.annotation();
     let value_before = l.value();
     let owners_before = l.owners();

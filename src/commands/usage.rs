@@ -4,7 +4,6 @@
 //! save` does: the most caught-up healthy follower), watches for signals
 //! and renders.
 
-use crate::cli::{GroupingArgs, SnapshotUsageArgs, UsageArgs};
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::bolt;
 use crate::exec::signals::{self, Notices, SignalWatch};
@@ -13,11 +12,12 @@ use crate::exec::RunControl;
 use crate::output::{self, OutputFormat};
 use crate::plan::usage::{self, Layout, Revisions};
 use crate::report::UsageReport;
+use crate::settings::command::{Grouping, SnapshotUsage, Usage};
 use crate::settings::Global;
 
-pub async fn run(global: &Global, args: &UsageArgs) -> Result<ExitStatus> {
+pub async fn run(global: &Global, args: &Usage) -> Result<ExitStatus> {
     let layout = layout_of(&args.grouping);
-    let session = crate::session::open(&global.reach, args.cluster.cluster.as_deref()).await?;
+    let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let snap = crate::etcd::take::look(ops, target).await?;
     let super::ReadSource { source, look, dial } =
@@ -81,7 +81,7 @@ pub async fn run(global: &Global, args: &UsageArgs) -> Result<ExitStatus> {
         writes: read.window.map(|_| writes),
         next: next_command(&rows, &layout, &cluster_args),
         groups: rows,
-        top: usize::from(args.grouping.top),
+        top: args.grouping.top,
     };
     render(&report, global.output)?;
     Ok(signals::exit_status(
@@ -91,7 +91,7 @@ pub async fn run(global: &Global, args: &UsageArgs) -> Result<ExitStatus> {
     ))
 }
 
-pub async fn snapshot(global: &Global, args: &SnapshotUsageArgs) -> Result<ExitStatus> {
+pub async fn snapshot(global: &Global, args: &SnapshotUsage) -> Result<ExitStatus> {
     let layout = layout_of(&args.grouping);
     let path = args.file.clone();
     let folded = layout.clone();
@@ -144,7 +144,7 @@ pub async fn snapshot(global: &Global, args: &SnapshotUsageArgs) -> Result<ExitS
         writes: None,
         next: None,
         groups: rows,
-        top: usize::from(args.grouping.top),
+        top: args.grouping.top,
     };
     render(&report, global.output)?;
     Ok(ExitStatus::Success)
@@ -162,8 +162,8 @@ fn progress_label(member: &str, window: std::time::Duration) -> String {
     }
 }
 
-fn layout_of(args: &GroupingArgs) -> Layout {
-    Layout::new(&args.prefix, args.depth.map(usize::from))
+fn layout_of(args: &Grouping) -> Layout {
+    Layout::new(&args.prefix, args.depth)
 }
 
 fn grouping_name(layout: &Layout) -> String {

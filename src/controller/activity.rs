@@ -133,6 +133,7 @@ pub fn policy_facts(policies: &[EtcdDefragPolicy], cluster: &ClusterRef) -> Vec<
                 crate::plan::defrag::MoveLeader::Never,
                 std::time::Duration::from_secs(1),
                 false,
+                crate::settings::run_gate(),
             )
             .ok()?
             .rule;

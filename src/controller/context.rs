@@ -42,6 +42,9 @@ pub struct Context {
     pub member_timeout: Duration,
     /// `--allow-probe-restart`: no member is held back for its probe.
     pub allow_probe_restart: bool,
+    /// The gate of every run: the operator's (health, not the quorum
+    /// margin) with the watcher's `--max-raft-lag`.
+    pub gate: crate::plan::gate::GateOptions,
     /// Cancelled on shutdown or when the Lease is lost: the engine stops
     /// after the member in flight.
     pub shutdown: CancellationToken,
@@ -121,6 +124,7 @@ impl Context {
             move_leader: self.move_leader,
             member_timeout: self.member_timeout,
             allow_probe_restart: self.allow_probe_restart,
+            gate: self.gate,
             shutdown: self.shutdown.child_token(),
             fence: self.fence.and(cluster_fence),
             metrics: self.metrics.clone(),

@@ -95,6 +95,7 @@ pub async fn lead(
             move_leader: settings.move_leader,
             member_timeout: settings.member_timeout,
             allow_probe_restart: settings.allow_probe_restart,
+            gate: settings.gate,
             shutdown: acting,
             fence,
             metrics: metrics.clone(),

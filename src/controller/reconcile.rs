@@ -351,7 +351,7 @@ async fn probe(
             )
         }
     };
-    let verdict = gate::evaluate(&first.look, &settings::run_gate());
+    let verdict = gate::evaluate(&first.look, &ctx.gate);
     let reach = Reach::Probed {
         running: session.target.known.len(),
         desired,
@@ -406,6 +406,7 @@ async fn drive(
         ctx.move_leader,
         ctx.member_timeout,
         ctx.allow_probe_restart,
+        ctx.gate,
     )
     .map_err(crate::Error::Usage)?;
     let earlier: Vec<String> = finished.iter().map(|m| m.name.clone()).collect();

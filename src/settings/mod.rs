@@ -13,8 +13,11 @@
 //! `usage` is the other side of the same stage: what a command line that
 //! could not be settled (a clap error) says to its user.
 
+pub mod command;
 pub mod compat;
 pub mod usage;
+
+pub use command::{Command, Invocation};
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -219,7 +222,7 @@ fn handover(args: &DefragArgs, consent: Consent) -> Result<Handover> {
 }
 
 /// Consent flags every mode that changes something shares.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Consent {
     pub dry_run: bool,
     pub yes: bool,
@@ -263,6 +266,8 @@ pub struct Watch {
     pub metrics_address: Option<SocketAddr>,
     /// `--allow-probe-restart`, for every run.
     pub allow_probe_restart: bool,
+    /// The gate of every run: [`run_gate`] with `--max-raft-lag`.
+    pub gate: GateOptions,
 }
 
 /// Settles `defrag`'s flags into one mode, checking what clap cannot:
@@ -291,6 +296,11 @@ pub fn defrag(args: &DefragArgs) -> Result<Defrag> {
         if args.recheck_processors < Duration::from_secs(1) {
             return Err(Error::usage("--recheck-processors must be at least 1s"));
         }
+        if args.gate.allow_quorum_loss {
+            return Err(Error::usage(
+                "--allow-quorum-loss has no effect with --watch: an EtcdDefrag run is gated as the operator's controller gates it, on health without the quorum margin, so a cluster of one or two voters is already processed",
+            ));
+        }
         return Ok(Defrag::Watch(Watch {
             move_leader: move_leader(args.move_leader, args.move_leader_above),
             member_timeout,
@@ -300,6 +310,10 @@ pub fn defrag(args: &DefragArgs) -> Result<Defrag> {
             lease_duration: args.lease_duration,
             metrics_address: args.metrics_address,
             allow_probe_restart: args.allow_probe_restart,
+            gate: GateOptions {
+                max_raft_lag: args.gate.max_raft_lag,
+                ..run_gate()
+            },
         }));
     }
     if args.via_operator {
@@ -364,13 +378,15 @@ fn rule_flags(args: &DefragArgs) -> Result<DefragRule> {
 /// rule from its spec ([`rule_of`]), the leader handling and timeout from
 /// the watcher's flags. The operator's controller neither compacts, waits
 /// for health nor recovers NOSPACE, so neither does a run; it is gated by
-/// [`run_gate`]. `allow_probe_restart` is the watcher's flag. A size in
-/// the spec that does not parse is the error.
+/// `gate` (the watcher's: [`run_gate`] with its `--max-raft-lag`).
+/// `allow_probe_restart` is the watcher's flag. A size in the spec that
+/// does not parse is the error.
 pub fn sweep_of_run(
     spec: Option<&DefragRuleSpec>,
     move_leader: MoveLeader,
     member_timeout: Duration,
     allow_probe_restart: bool,
+    gate: GateOptions,
 ) -> std::result::Result<SweepOptions, String> {
     Ok(SweepOptions {
         rule: rule_of(spec)?,
@@ -378,7 +394,7 @@ pub fn sweep_of_run(
         move_leader,
         member_timeout,
         wait_healthy: None,
-        gate: run_gate(),
+        gate,
         compact: false,
         recover_nospace: false,
         allow_probe_restart,
@@ -485,6 +501,15 @@ mod tests {
             (w.member_timeout, w.move_leader),
             (Duration::from_secs(60), MoveLeader::Never)
         );
+        // Issue 38: --max-raft-lag is honoured by every run a watcher
+        // processes (it was accepted and ignored); the run's gate keeps
+        // the operator's: health, not the quorum margin.
+        assert_eq!(w.gate.max_raft_lag, GateOptions::default().max_raft_lag);
+        let Ok(Defrag::Watch(w)) = defrag_of("k defrag --watch --max-raft-lag 10") else {
+            panic!("watch")
+        };
+        assert_eq!(w.gate.max_raft_lag, 10);
+        assert!(w.gate.allow_quorum_loss);
     }
 
     #[test]
@@ -518,6 +543,10 @@ mod tests {
             (
                 "k defrag -A --all --member m1",
                 "--member names members of one cluster",
+            ),
+            (
+                "k defrag --watch --allow-quorum-loss",
+                "--allow-quorum-loss has no effect with --watch",
             ),
         ] {
             assert!(usage_of(line).contains(says), "{line}: {}", usage_of(line));
@@ -587,7 +616,14 @@ mod tests {
         let relaxed = gate_without_quorum_margin(gate(&args));
         assert!(relaxed.allow_quorum_loss);
         assert_eq!(relaxed.max_raft_lag, 7);
-        let run = sweep_of_run(None, MoveLeader::Always, Duration::from_secs(300), false).unwrap();
+        let run = sweep_of_run(
+            None,
+            MoveLeader::Always,
+            Duration::from_secs(300),
+            false,
+            run_gate(),
+        )
+        .unwrap();
         assert!(run.gate.allow_quorum_loss && !run.compact && !run.recover_nospace);
         assert_eq!(run.gate.max_raft_lag, GateOptions::default().max_raft_lag);
     }

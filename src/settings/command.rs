@@ -1,0 +1,669 @@
+//! Every command settled once: the parsed command line becomes one
+//! [`Command`], a value per command, before anything is contacted. The
+//! commands match on that alone and never see clap's types.
+//!
+//! The one thing settling waits for is `-p POD` (the etcd-operator plugin's
+//! habit): the Pod is looked up by the caller, then [`Invocation::settle`]
+//! applies it (`compat::apply_pod`) and settles what it became.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::compat::{self, PodMember};
+use super::{defrag, gate, Consent, Defrag, Global};
+use crate::cli::{self, AlarmCommand, Cli, MemberCommand, SnapshotCommand, TrafficCommand};
+use crate::contract::TrafficValue;
+use crate::error::{Error, Result};
+use crate::plan::doctor::Severity;
+use crate::plan::gate::GateOptions;
+
+/// A parsed command line waiting to be settled: its global flags are
+/// already read; the command is settled once `-p POD` (if given) is known.
+#[derive(Debug)]
+pub struct Invocation {
+    cli: Cli,
+    global: Global,
+}
+
+impl From<Cli> for Invocation {
+    fn from(cli: Cli) -> Self {
+        let global = Global::from(&cli.global);
+        Invocation { cli, global }
+    }
+}
+
+impl Invocation {
+    /// What every command takes from the global flags.
+    pub fn global(&self) -> &Global {
+        &self.global
+    }
+
+    /// The etcd-operator plugin's habits that mean something else here,
+    /// refused before anything is looked up: `--credentials-secret` and
+    /// `add-member URL`.
+    pub fn refuse_habits(&self) -> Result<()> {
+        if let Some(secret) = &self.cli.global.credentials_secret {
+            return Err(compat::credentials_secret_refusal(secret));
+        }
+        if let cli::Command::AddMember { url } = &self.cli.command {
+            return Err(compat::add_member_refusal(url));
+        }
+        Ok(())
+    }
+
+    /// The Pod `-p` names, whose EtcdCluster and member the caller looks up.
+    pub fn pod(&self) -> Option<&str> {
+        self.cli.global.pod.as_deref()
+    }
+
+    /// The command, with the Pod's place applied when `-p` was given; the
+    /// second value is the note that says what `-p` was read as.
+    pub fn settle(mut self, pod: Option<&PodMember>) -> Result<(Command, Option<String>)> {
+        let mut note = None;
+        if let (Some(at), Some(name)) = (pod, self.cli.global.pod.clone()) {
+            note = Some(compat::apply_pod(&mut self.cli.command, &name, at)?);
+            if let cli::Command::Leave(args) = &self.cli.command {
+                let remove = MemberChange {
+                    cluster: Some(at.cluster.clone()),
+                    member: at.member.clone(),
+                    change: membership(&args.change),
+                };
+                return Ok((Command::MemberRemove(remove), note));
+            }
+        }
+        Ok((command(&self.cli.command)?, note))
+    }
+}
+
+/// Settles a parsed command line without `-p` (tests, and what completion
+/// reads). A `-p` on it is left unapplied.
+pub fn settle(cli: &Cli) -> Result<Command> {
+    command(&cli.command)
+}
+
+/// The global settings of words typed after the program name (completion
+/// reads the global flags a half-typed line carries).
+pub fn global_of_words(words: Vec<String>) -> Result<Global> {
+    let cli =
+        <Cli as clap::Parser>::try_parse_from(words).map_err(|e| Error::usage(e.to_string()))?;
+    Ok(Global::from(&cli.global))
+}
+
+/// Every command, settled.
+#[derive(Debug, Clone)]
+pub enum Command {
+    Status(Status),
+    Members(OneCluster),
+    Doctor(Doctor),
+    MemberAdd(MemberAdd),
+    MemberPromote(MemberChange),
+    MemberRemove(MemberChange),
+    Defrag(Defrag),
+    AlarmList(OneCluster),
+    AlarmDisarm(AlarmDisarm),
+    MoveLeader(MoveLeader),
+    Compact(Compact),
+    SnapshotSave(SnapshotSave),
+    SnapshotStatus(PathBuf),
+    SnapshotUsage(SnapshotUsage),
+    Usage(Usage),
+    TrafficShow(OneCluster),
+    TrafficSet(TrafficSet),
+    TrafficClear(TrafficClear),
+    /// Text printed as it is (`completion SHELL`, `version`).
+    Print(String),
+}
+
+/// A command that reads one cluster and takes nothing else.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OneCluster {
+    pub cluster: Option<String>,
+}
+
+/// `status`.
+#[derive(Debug, Clone)]
+pub struct Status {
+    pub cluster: Option<String>,
+    pub all_namespaces: bool,
+    /// `--check`: exit 1 when the gate refuses.
+    pub check: bool,
+    pub gate: GateOptions,
+}
+
+/// `doctor`.
+#[derive(Debug, Clone)]
+pub struct Doctor {
+    pub cluster: Option<String>,
+    pub all_namespaces: bool,
+    /// Exit 1 when a finding is at least this severe; `None` never.
+    pub fail_on: Option<Severity>,
+    /// How long writes are counted to name the churning prefix (zero: not).
+    pub churn_window: Duration,
+    pub gate: GateOptions,
+}
+
+/// How a membership change is consented to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Membership {
+    /// Act on an operator-managed cluster, or past a refusal that can be
+    /// overridden (what to type is asked, or given to `confirm`).
+    pub force: bool,
+    pub confirm: Option<String>,
+    pub consent: Consent,
+}
+
+/// `member add`.
+#[derive(Debug, Clone)]
+pub struct MemberAdd {
+    pub cluster: Option<String>,
+    /// The new member's name, never blank.
+    pub name: String,
+    /// Its peer URLs, each http(s) with a host and a port.
+    pub peer_urls: Vec<String>,
+    pub learner: bool,
+    pub change: Membership,
+}
+
+/// `member promote` and `member remove`.
+#[derive(Debug, Clone)]
+pub struct MemberChange {
+    pub cluster: Option<String>,
+    /// The member, by name or hex id.
+    pub member: String,
+    pub change: Membership,
+}
+
+/// `alarm disarm`.
+#[derive(Debug, Clone)]
+pub struct AlarmDisarm {
+    pub cluster: Option<String>,
+    /// Only these members' alarms (all when empty).
+    pub members: Vec<String>,
+    pub force: bool,
+    pub confirm_corrupt: Option<String>,
+    pub consent: Consent,
+}
+
+/// `move-leader`.
+#[derive(Debug, Clone)]
+pub struct MoveLeader {
+    pub cluster: Option<String>,
+    /// The member to hand leadership to; the most caught-up voter when
+    /// `None`.
+    pub to: Option<String>,
+    pub consent: Consent,
+    pub gate: GateOptions,
+}
+
+/// Where `compact` keeps history from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompactAt {
+    /// `--revision N`: keep N and later.
+    Revision(i64),
+    /// `--keep N`: keep the N revisions before the current one.
+    Last(i64),
+    /// `--keep-duration`: keep what was written in the last `age`, dated
+    /// by the Lease objects under `leases_prefix`.
+    Within {
+        age: Duration,
+        leases_prefix: String,
+    },
+}
+
+/// `compact`.
+#[derive(Debug, Clone)]
+pub struct Compact {
+    pub cluster: Option<String>,
+    pub at: CompactAt,
+    pub physical: bool,
+    pub consent: Consent,
+    /// The gate without its quorum margin: a compaction takes no member
+    /// out of service.
+    pub gate: GateOptions,
+}
+
+/// `snapshot save`.
+#[derive(Debug, Clone)]
+pub struct SnapshotSave {
+    pub cluster: Option<String>,
+    pub file: PathBuf,
+    pub member: Option<String>,
+    /// Replace a file that exists.
+    pub force: bool,
+}
+
+/// How `usage` and `snapshot usage` group keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grouping {
+    pub prefix: String,
+    pub depth: Option<usize>,
+    pub top: usize,
+}
+
+/// `usage`.
+#[derive(Debug, Clone)]
+pub struct Usage {
+    pub cluster: Option<String>,
+    pub grouping: Grouping,
+    /// How long writes are counted.
+    pub window: Duration,
+    pub member: Option<String>,
+    pub keys_only: bool,
+}
+
+/// `snapshot usage`.
+#[derive(Debug, Clone)]
+pub struct SnapshotUsage {
+    pub file: PathBuf,
+    pub grouping: Grouping,
+}
+
+/// `traffic set`.
+#[derive(Debug, Clone)]
+pub struct TrafficSet {
+    pub cluster: Option<String>,
+    pub value: TrafficValue,
+    /// Write the value as given, whatever the API server calls it.
+    pub exact: bool,
+    /// Field managers whose value may be taken.
+    pub take_from: Vec<String>,
+    pub consent: Consent,
+}
+
+/// `traffic clear`.
+#[derive(Debug, Clone)]
+pub struct TrafficClear {
+    pub cluster: Option<String>,
+    pub consent: Consent,
+}
+
+fn one(arg: &cli::ClusterArg) -> Option<String> {
+    arg.cluster.clone()
+}
+
+fn consent(dry_run: bool, yes: bool) -> Consent {
+    Consent { dry_run, yes }
+}
+
+fn membership(args: &cli::MembershipArgs) -> Membership {
+    Membership {
+        force: args.force,
+        confirm: args.confirm.clone(),
+        consent: consent(args.dry_run, args.yes),
+    }
+}
+
+fn grouping(args: &cli::GroupingArgs) -> Grouping {
+    Grouping {
+        prefix: args.prefix.clone(),
+        depth: args.depth.map(usize::from),
+        top: usize::from(args.top),
+    }
+}
+
+/// A peer URL etcd will accept: http or https, a host and a port.
+fn peer_url(text: &str) -> Result<String> {
+    let bad = |why: &str| Error::usage(format!("--peer-urls {text}: {why}"));
+    let url = url::Url::parse(text).map_err(|e| bad(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad("use http:// or https://"));
+    }
+    if url.host_str().is_none_or(str::is_empty) || url.port().is_none() {
+        return Err(bad("give a host and a port, e.g. https://10.0.0.4:2380"));
+    }
+    Ok(text.to_string())
+}
+
+/// `compact`'s choice of revision: exactly one of the three (clap's group
+/// makes it required; this names all three if it ever is not).
+fn compact_at(args: &cli::CompactArgs) -> Result<CompactAt> {
+    Ok(match (args.revision, args.keep, args.keep_duration) {
+        (Some(r), None, None) => CompactAt::Revision(r),
+        (None, Some(n), None) => CompactAt::Last(n),
+        (None, None, Some(age)) => CompactAt::Within {
+            age,
+            leases_prefix: args.leases_prefix.clone(),
+        },
+        _ => {
+            return Err(Error::usage(
+                "pass one of --revision N, --keep N or --keep-duration DURATION",
+            ))
+        }
+    })
+}
+
+fn traffic_value(arg: cli::TrafficValueArg) -> TrafficValue {
+    match arg {
+        cli::TrafficValueArg::PreferClose => TrafficValue::PreferClose,
+        cli::TrafficValueArg::PreferSameZone => TrafficValue::PreferSameZone,
+        cli::TrafficValueArg::PreferSameNode => TrafficValue::PreferSameNode,
+    }
+}
+
+/// Text for `completion SHELL`: bash asks the completion engine itself
+/// (`__complete`), which knows member names and where a file is wanted;
+/// the others are clap's static scripts.
+fn completion_script(shell: clap_complete::Shell) -> String {
+    if shell == clap_complete::Shell::Bash {
+        return crate::complete::BASH_SCRIPT.to_string();
+    }
+    let mut command = command_tree();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut command, "kubectl-etcd", &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The definition of every command and flag, as the completion engine
+/// walks it.
+pub fn command_tree() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
+fn command(parsed: &cli::Command) -> Result<Command> {
+    use cli::Command as C;
+    Ok(match parsed {
+        C::Status(a) => Command::Status(Status {
+            cluster: one(&a.cluster),
+            all_namespaces: a.all_namespaces,
+            check: a.check,
+            gate: gate(&a.gate),
+        }),
+        C::Members(a) | C::Member(MemberCommand::List(a)) => Command::Members(OneCluster {
+            cluster: one(&a.cluster),
+        }),
+        C::Doctor(a) => Command::Doctor(Doctor {
+            cluster: one(&a.cluster),
+            all_namespaces: a.all_namespaces,
+            fail_on: match a.fail_on {
+                cli::FailOn::Warning => Some(Severity::Warning),
+                cli::FailOn::Critical => Some(Severity::Critical),
+                cli::FailOn::Never => None,
+            },
+            churn_window: a.churn_window,
+            gate: gate(&a.gate),
+        }),
+        C::Member(MemberCommand::Add(a)) => {
+            if a.name.trim().is_empty() {
+                return Err(Error::usage("NAME: give the new member's name"));
+            }
+            Command::MemberAdd(MemberAdd {
+                cluster: one(&a.cluster),
+                name: a.name.clone(),
+                peer_urls: a
+                    .peer_urls
+                    .iter()
+                    .map(|u| peer_url(u))
+                    .collect::<Result<_>>()?,
+                learner: a.learner,
+                change: membership(&a.change),
+            })
+        }
+        C::Member(MemberCommand::Promote(a)) => Command::MemberPromote(member_change(a)),
+        C::Member(MemberCommand::Remove(a)) | C::RemoveMember(a) => {
+            Command::MemberRemove(member_change(a))
+        }
+        // Turned into `member remove` by `-p POD`, or refused there.
+        C::Leave(_) | C::AddMember { .. } => {
+            return Err(Error::usage(
+                "leave needs -p POD: the etcd member Pod whose member to remove",
+            ))
+        }
+        C::Defrag(a) => Command::Defrag(defrag(a)?),
+        C::Alarm(AlarmCommand::List(a)) => Command::AlarmList(OneCluster {
+            cluster: one(&a.cluster),
+        }),
+        C::Alarm(AlarmCommand::Disarm(a)) => Command::AlarmDisarm(AlarmDisarm {
+            cluster: one(&a.cluster),
+            members: a.members.clone(),
+            force: a.force,
+            confirm_corrupt: a.confirm_corrupt.clone(),
+            consent: consent(a.dry_run, a.yes),
+        }),
+        C::MoveLeader(a) => Command::MoveLeader(MoveLeader {
+            cluster: one(&a.cluster),
+            to: a.to.clone(),
+            consent: consent(a.dry_run, a.yes),
+            gate: gate(&a.gate),
+        }),
+        C::Compact(a) => Command::Compact(Compact {
+            cluster: one(&a.cluster),
+            at: compact_at(a)?,
+            physical: a.physical,
+            consent: consent(a.dry_run, a.yes),
+            gate: super::gate_without_quorum_margin(gate(&a.gate)),
+        }),
+        C::Snapshot(SnapshotCommand::Save(a)) => Command::SnapshotSave(SnapshotSave {
+            cluster: one(&a.cluster),
+            file: a.file.clone(),
+            member: a.member.clone(),
+            force: a.force,
+        }),
+        C::Snapshot(SnapshotCommand::Status(a)) => Command::SnapshotStatus(a.file.clone()),
+        C::Snapshot(SnapshotCommand::Usage(a)) => Command::SnapshotUsage(SnapshotUsage {
+            file: a.file.clone(),
+            grouping: grouping(&a.grouping),
+        }),
+        C::Usage(a) => Command::Usage(Usage {
+            cluster: one(&a.cluster),
+            grouping: grouping(&a.grouping),
+            window: a.window,
+            member: a.member.clone(),
+            keys_only: a.keys_only,
+        }),
+        C::Traffic(TrafficCommand::Show(a)) => Command::TrafficShow(OneCluster {
+            cluster: one(&a.cluster),
+        }),
+        C::Traffic(TrafficCommand::Set(a)) => Command::TrafficSet(TrafficSet {
+            cluster: one(&a.cluster),
+            value: traffic_value(a.value),
+            exact: a.exact,
+            take_from: a.take_from.clone(),
+            consent: consent(a.write.dry_run, a.write.yes),
+        }),
+        C::Traffic(TrafficCommand::Clear(a)) => Command::TrafficClear(TrafficClear {
+            cluster: one(&a.cluster),
+            consent: consent(a.write.dry_run, a.write.yes),
+        }),
+        C::Completion { shell } => Command::Print(completion_script(*shell)),
+        C::Version => Command::Print(format!("kubectl-etcd {}\n", env!("CARGO_PKG_VERSION"))),
+    })
+}
+
+fn member_change(a: &cli::MemberChangeArgs) -> MemberChange {
+    MemberChange {
+        cluster: one(&a.cluster),
+        member: a.member.clone(),
+        change: membership(&a.change),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn settled(line: &str) -> Result<Command> {
+        settle(&crate::cli::parse(line.split_whitespace()).unwrap())
+    }
+
+    fn usage_of(line: &str) -> String {
+        match settled(line) {
+            Err(Error::Usage(text)) => text,
+            other => panic!("{line}: not a usage error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_command_is_settled_from_its_flags() {
+        let Ok(Command::Status(s)) = settled("k status c --check --max-raft-lag 9") else {
+            panic!("status")
+        };
+        assert_eq!((s.cluster.as_deref(), s.check), (Some("c"), true));
+        assert_eq!(s.gate.max_raft_lag, 9);
+        assert!(!s.gate.allow_quorum_loss);
+        let Ok(Command::Doctor(d)) = settled("k doctor -A --fail-on never --churn-window 0s")
+        else {
+            panic!("doctor")
+        };
+        assert_eq!(
+            (d.all_namespaces, d.fail_on, d.churn_window),
+            (true, None, Duration::ZERO)
+        );
+        let Ok(Command::Doctor(d)) = settled("k doctor c --fail-on warning") else {
+            panic!("doctor")
+        };
+        assert_eq!(d.fail_on, Some(Severity::Warning));
+        let Ok(Command::MoveLeader(m)) = settled("k move-leader c --to m2 --dry-run") else {
+            panic!("move-leader")
+        };
+        assert_eq!((m.to.as_deref(), m.consent.dry_run), (Some("m2"), true));
+        let Ok(Command::TrafficSet(t)) =
+            settled("k traffic set PreferSameZone c --take-from argocd -y")
+        else {
+            panic!("traffic set")
+        };
+        assert_eq!(
+            (t.value, t.take_from, t.consent.yes),
+            (
+                TrafficValue::PreferSameZone,
+                vec!["argocd".to_string()],
+                true
+            )
+        );
+        let Ok(Command::Usage(u)) = settled("k usage c --prefix /registry/ --depth 2 --top 5")
+        else {
+            panic!("usage")
+        };
+        assert_eq!(
+            u.grouping,
+            Grouping {
+                prefix: "/registry/".into(),
+                depth: Some(2),
+                top: 5
+            }
+        );
+        let Ok(Command::MemberRemove(r)) = settled("k member remove m1 c --force --confirm m1")
+        else {
+            panic!("member remove")
+        };
+        assert_eq!(
+            (
+                r.member.as_str(),
+                r.change.force,
+                r.change.confirm.as_deref()
+            ),
+            ("m1", true, Some("m1"))
+        );
+        assert!(
+            matches!(settled("k version"), Ok(Command::Print(v)) if v.starts_with("kubectl-etcd "))
+        );
+    }
+
+    #[test]
+    fn compact_keeps_exactly_what_one_flag_says() {
+        for (line, at) in [
+            ("k compact c --revision 5", CompactAt::Revision(5)),
+            ("k compact c --keep 0", CompactAt::Last(0)),
+            (
+                "k compact c --keep-duration 6h",
+                CompactAt::Within {
+                    age: Duration::from_secs(6 * 3600),
+                    leases_prefix: crate::etcd::clock::LEASES_PREFIX.into(),
+                },
+            ),
+        ] {
+            let Ok(Command::Compact(c)) = settled(line) else {
+                panic!("{line}")
+            };
+            assert_eq!(c.at, at, "{line}");
+            // No member goes out of service: the quorum margin is not asked.
+            assert!(c.gate.allow_quorum_loss, "{line}");
+        }
+        // clap's group names every way to choose; settling never sees none.
+        assert!(crate::cli::parse("k compact c".split_whitespace()).is_err());
+        let none = compact_at(&cli::CompactArgs {
+            cluster: cli::ClusterArg { cluster: None },
+            revision: None,
+            keep: None,
+            keep_duration: None,
+            leases_prefix: String::new(),
+            physical: false,
+            dry_run: false,
+            yes: false,
+            gate: cli::GateArgs {
+                allow_quorum_loss: false,
+                max_raft_lag: 0,
+            },
+        });
+        let Err(Error::Usage(why)) = none else {
+            panic!("{none:?}")
+        };
+        assert!(
+            why.contains("--revision N, --keep N or --keep-duration DURATION"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn mistakes_are_usage_errors_naming_the_argument() {
+        for (line, says) in [
+            (
+                "k member add m3 --peer-urls ftp://a:1",
+                "--peer-urls ftp://a:1: use http:// or https://",
+            ),
+            (
+                "k member add m3 --peer-urls http://a",
+                "--peer-urls http://a: give a host and a port",
+            ),
+            (
+                "k member add m3 --peer-urls nonsense",
+                "--peer-urls nonsense",
+            ),
+            ("k leave", "leave needs -p POD"),
+        ] {
+            assert!(usage_of(line).contains(says), "{line}: {}", usage_of(line));
+        }
+    }
+
+    #[test]
+    fn peer_urls_need_a_scheme_host_and_port() {
+        assert!(peer_url("https://10.0.0.4:2380").is_ok());
+        assert!(peer_url("http://[::1]:2380").is_ok());
+        for bad in [
+            "10.0.0.4:2380",
+            "https://10.0.0.4",
+            "unix:///x",
+            "https://:2380",
+        ] {
+            let e = peer_url(bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("--peer-urls {bad}: ")), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_pod_becomes_its_cluster_and_leave_becomes_member_remove() {
+        let at = PodMember {
+            namespace: "ns".into(),
+            cluster: "etcd".into(),
+            member: "etcd-1".into(),
+        };
+        let line = |l: &str| Invocation::from(crate::cli::parse(l.split_whitespace()).unwrap());
+        let (leave, note) = line("k leave -p etcd-1 --force -y")
+            .settle(Some(&at))
+            .unwrap();
+        let Command::MemberRemove(r) = leave else {
+            panic!("{leave:?}")
+        };
+        assert_eq!(
+            (r.cluster.as_deref(), r.member.as_str()),
+            (Some("etcd"), "etcd-1")
+        );
+        assert!(r.change.force && r.change.consent.yes);
+        assert!(note.is_some_and(|n| n.contains("member remove etcd-1")));
+        let (status, _) = line("k status -p etcd-1").settle(Some(&at)).unwrap();
+        assert!(matches!(status, Command::Status(Status { cluster: Some(c), .. }) if c == "etcd"));
+        let refused = line("k status --credentials-secret s").refuse_habits();
+        assert!(matches!(refused, Err(Error::Usage(_))), "{refused:?}");
+    }
+}
