@@ -6,7 +6,7 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{after, RunControl};
 use crate::look::AlarmKind;
-use crate::output::{self, OutputFormat};
+use crate::output;
 use crate::plan::alarm::disarm_decisions;
 use crate::report::{AlarmAction, AlarmDisarmReport, AlarmListReport, AlarmResult, AlarmRow};
 use crate::settings::command::{AlarmDisarm as AlarmDisarmArgs, OneCluster as AlarmListArgs};
@@ -19,17 +19,7 @@ pub async fn list(global: &Global, args: &AlarmListArgs) -> Result<ExitStatus> {
         cluster: session.target.cluster.clone(),
         alarms: AlarmRow::all(&snap),
     };
-    let text = match global.output {
-        OutputFormat::Table | OutputFormat::Wide => alarm_table(
-            &["ALARM", "MEMBER", "MEMBER ID"],
-            report
-                .alarms
-                .iter()
-                .map(|a| vec![a.alarm.clone(), a.member.clone(), a.member_id.clone()]),
-        ),
-        format => output::render_data(&report, format)?,
-    };
-    output::emit(&text)?;
+    output::print(&report, global.output)?;
     Ok(ExitStatus::Success)
 }
 
@@ -140,21 +130,7 @@ pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatu
         dry_run: args.consent.dry_run,
         alarms: actions,
     };
-    let text = match global.output {
-        OutputFormat::Table | OutputFormat::Wide => alarm_table(
-            &["ALARM", "MEMBER", "RESULT", "WHY"],
-            report.alarms.iter().map(|a| {
-                vec![
-                    a.alarm.clone(),
-                    a.member.clone(),
-                    a.result.as_str().to_string(),
-                    a.why.clone(),
-                ]
-            }),
-        ),
-        format => output::render_data(&report, format)?,
-    };
-    output::emit(&text)?;
+    output::print(&report, global.output)?;
     let remaining: Vec<String> = report
         .alarms
         .iter()
@@ -175,13 +151,4 @@ pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatu
         status,
         ExitStatus::Interrupted,
     ))
-}
-
-/// An alarm table, or "No alarms." when there are none.
-fn alarm_table(header: &[&str], rows: impl ExactSizeIterator<Item = Vec<String>>) -> String {
-    if rows.len() == 0 {
-        "No alarms.\n".to_string()
-    } else {
-        output::table::rows(header, rows)
-    }
 }

@@ -8,7 +8,7 @@ use crate::etcd::{clock, EtcdOps};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{wait, RunControl};
 use crate::look::ClusterLook;
-use crate::output::{self, OutputFormat};
+use crate::output;
 use crate::plan::compact::{self, Decision, Keep};
 use crate::plan::gate::{self};
 use crate::report::{CompactReport, CompactedMember, NotRefreshed};
@@ -73,11 +73,7 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
     if report.nothing_to_compact.is_some() {
         // What was asked to go is gone already: nothing is sent, exit 0.
         report.members = Vec::new();
-        let text = match global.output {
-            OutputFormat::Table | OutputFormat::Wide => output::table::compact(&report),
-            format => output::render_data(&report, format)?,
-        };
-        output::emit(&text)?;
+        output::print(&report, global.output)?;
         return Ok(ExitStatus::Success);
     }
     let mut signal = None;
@@ -144,11 +140,7 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
             }
         }
     }
-    let text = match global.output {
-        OutputFormat::Table | OutputFormat::Wide => output::table::compact(&report),
-        format => output::render_data(&report, format)?,
-    };
-    output::emit(&text)?;
+    output::print(&report, global.output)?;
     Ok(signals::exit_status(
         signal,
         ExitStatus::Success,

@@ -15,7 +15,7 @@ use crate::etcd::http;
 use crate::k8s::crd::EtcdCluster;
 use crate::k8s::{self, Kube};
 use crate::look::MemberMetrics;
-use crate::output::{self, OutputFormat};
+use crate::output;
 use crate::plan::backup;
 use crate::plan::doctor::runs::DefragFacts;
 use crate::plan::doctor::{self, CertFact, ClusterSpecFacts, Facts, Severity, TrafficFacts};
@@ -76,13 +76,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                 let (_, namespace, name) =
                     session::connect_cluster(&global.reach, args.cluster.as_deref()).await?;
                 let report = not_dialed_report(Some(ClusterRef { namespace, name }), &e);
-                let text = match global.output {
-                    OutputFormat::Table | OutputFormat::Wide => {
-                        output::table::doctor(&report, global.output == OutputFormat::Wide)
-                    }
-                    format => output::render_data(&report, format)?,
-                };
-                output::emit(&text)?;
+                output::print(&report, global.output)?;
                 return Ok(super::failed(
                     "doctor: no member was examined (the cluster's Secrets may not be read)",
                 ));
@@ -99,22 +93,15 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
         };
         vec![examine(&s, kube.as_ref().map(|(k, p)| (k, None, p)), &gate, window).await]
     };
-    let wide = global.output == OutputFormat::Wide;
-    let text = match (global.output, args.all_namespaces) {
-        (OutputFormat::Table | OutputFormat::Wide, _) => reports
-            .iter()
-            .map(|r| output::table::doctor(r, wide))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        (format, true) => output::render_data(
-            &FleetDoctorReport {
-                clusters: reports.clone(),
-            },
-            format,
-        )?,
-        (format, false) => output::render_data(&reports[0], format)?,
+    let reports = if args.all_namespaces {
+        fleet_doctor(reports, global)?
+    } else {
+        // One cluster: one report.
+        for report in &reports {
+            output::print(report, global.output)?;
+        }
+        reports
     };
-    output::emit(&text)?;
     let threshold = args.fail_on;
     let failing: Vec<String> = reports
         .iter()
@@ -482,4 +469,12 @@ async fn kubernetes_facts(
         Err(e) => facts.unread.push(format!("the client Service ({e})")),
     }
     facts
+}
+
+/// `doctor -A`: one document for the data formats, each cluster's table in
+/// turn for the tables.
+fn fleet_doctor(clusters: Vec<DoctorReport>, global: &Global) -> Result<Vec<DoctorReport>> {
+    let fleet = FleetDoctorReport { clusters };
+    output::print(&fleet, global.output)?;
+    Ok(fleet.clusters)
 }

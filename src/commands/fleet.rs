@@ -361,10 +361,5 @@ fn exit_status(report: &FleetReport) -> ExitStatus {
 /// The summary on stdout; a dry run and `-o wide` put every cluster's own
 /// table first.
 fn render(global: &Global, report: &FleetReport) -> Result<()> {
-    let text = match global.output {
-        OutputFormat::Table => output::table::fleet(report, report.dry_run),
-        OutputFormat::Wide => output::table::fleet(report, true),
-        format => output::render_data(report, format)?,
-    };
-    output::emit(&text)
+    output::print(report, global.output)
 }

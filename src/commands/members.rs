@@ -5,7 +5,7 @@ use crate::etcd::EtcdOps;
 use crate::exec::signals::{self, Notices, SignalWatch, StopSignal};
 use crate::exec::RunControl;
 use crate::look::{ClusterLook, ListedMember, MemberLook};
-use crate::output::{self, OutputFormat};
+use crate::output;
 use crate::plan::membership::{self, Named};
 use crate::reach::Dial;
 use crate::report::{member_id, MemberChangeReport, MembersReport};
@@ -19,11 +19,7 @@ pub async fn run(global: &Global, args: &MembersArgs) -> Result<ExitStatus> {
     let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let (_, list) = crate::etcd::take::member_list(&session.clients, &session.target).await?;
     let report = MembersReport::build(session.target.cluster.clone(), &list);
-    let text = match global.output {
-        OutputFormat::Table | OutputFormat::Wide => output::table::members(&report),
-        format => output::render_data(&report, format)?,
-    };
-    output::emit(&text)?;
+    output::print(&report, global.output)?;
     Ok(ExitStatus::Success)
 }
 
@@ -412,11 +408,7 @@ impl Opened {
         report: &MemberChangeReport,
         signal: Option<StopSignal>,
     ) -> Result<ExitStatus> {
-        let text = match global.output {
-            OutputFormat::Table | OutputFormat::Wide => output::table::member_change(report),
-            format => output::render_data(report, format)?,
-        };
-        output::emit(&text)?;
+        output::print(report, global.output)?;
         Ok(signals::exit_status(
             signal,
             ExitStatus::Success,

@@ -181,10 +181,5 @@ pub(crate) fn render_defrag(
     global: &Global,
     report: &crate::report::DefragReport,
 ) -> crate::error::Result<()> {
-    use crate::output::{self, OutputFormat};
-    let text = match global.output {
-        OutputFormat::Table | OutputFormat::Wide => output::table::defrag(report),
-        format => output::render_data(report, format)?,
-    };
-    output::emit(&text)
+    crate::output::print(report, global.output)
 }

@@ -5,7 +5,7 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::EtcdOps;
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{wait, RunControl};
-use crate::output::{self, OutputFormat};
+use crate::output;
 use crate::plan::defrag::transfer_target;
 use crate::plan::gate::{self};
 use crate::plan::membership::{self, Named};
@@ -154,25 +154,7 @@ pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
         let v = gate::evaluate(&after, &args.gate);
         report.leader_after = v.leader.map(|id| after.name_of(id));
     }
-    let text = match global.output {
-        OutputFormat::Table | OutputFormat::Wide => {
-            match (&report.leader_after, args.consent.dry_run) {
-                (_, true) => format!(
-                    "Would move leadership from {} to {}.\n",
-                    report.from, report.to
-                ),
-                (Some(now), false) => format!(
-                    "Leadership moved from {} to {}; the leader is now {now}.\n",
-                    report.from, report.to
-                ),
-                (None, false) => {
-                    format!("Leadership moved from {} to {}.\n", report.from, report.to)
-                }
-            }
-        }
-        format => output::render_data(&report, format)?,
-    };
-    output::emit(&text)?;
+    output::print(&report, global.output)?;
     Ok(signals::exit_status(
         signal,
         ExitStatus::Success,

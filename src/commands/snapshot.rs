@@ -22,7 +22,7 @@ use crate::etcd::bolt::{self, DbStatus, Integrity};
 use crate::etcd::EtcdOps;
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::RunControl;
-use crate::output::{self, OutputFormat};
+use crate::output;
 use crate::report::{SnapshotContents, SnapshotSaveReport, SnapshotStatusReport};
 use crate::settings::command::SnapshotSave as SnapshotSaveArgs;
 use crate::settings::Global;
@@ -148,11 +148,7 @@ pub async fn save(global: &Global, args: &SnapshotSaveArgs) -> Result<ExitStatus
         bytes_per_second: (bytes as f64 / seconds.max(1e-3)) as u64,
         contents: contents_of(contents),
     };
-    let text = match global.output {
-        OutputFormat::Table | OutputFormat::Wide => output::table::snapshot_saved(&report),
-        format => output::render_data(&report, format)?,
-    };
-    output::emit(&text)?;
+    output::print(&report, global.output)?;
     Ok(ExitStatus::Success)
 }
 
@@ -189,11 +185,7 @@ pub async fn status(global: &Global, file: &std::path::Path) -> Result<ExitStatu
         },
         contents: contents_of(db),
     };
-    let text = match global.output {
-        OutputFormat::Table | OutputFormat::Wide => output::table::snapshot_status(&report),
-        format => output::render_data(&report, format)?,
-    };
-    output::emit(&text)?;
+    output::print(&report, global.output)?;
     if integrity == Integrity::Mismatch {
         return Ok(super::failed(format!(
             "{file} does not match the SHA-256 etcd appended when it was saved: it changed since; do not restore it"

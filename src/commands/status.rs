@@ -44,12 +44,7 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
     if global.output == OutputFormat::Wide {
         read_feature_gates(&session, &snapshot, &mut report).await;
     }
-    let text = match global.output {
-        OutputFormat::Table => output::table::status(&report, false),
-        OutputFormat::Wide => output::table::status(&report, true),
-        format => output::render_data(&report, format)?,
-    };
-    output::emit(&text)?;
+    output::print(&report, global.output)?;
     if args.check && !report.gate.passed {
         let reasons: Vec<&str> = report
             .gate
@@ -112,12 +107,7 @@ async fn kubernetes_view(
     crate::logging::message(&format!(
         "note: this identity may not read the cluster's Secrets, which hold its CA and client key ({refused}); the rows are the EtcdMember objects' word and no member was dialed. A read-only role stops here by design (deploy/rbac-view.yaml): the key that dials etcd can also change it. deploy/rbac-operate.yaml grants it"
     ));
-    let text = match global.output {
-        OutputFormat::Table => output::table::status(&report, false),
-        OutputFormat::Wide => output::table::status(&report, true),
-        format => output::render_data(&report, format)?,
-    };
-    output::emit(&text)?;
+    output::print(&report, global.output)?;
     if args.check {
         return Ok(super::failed(
             "health gate not evaluated: no member was dialed (the cluster's Secrets may not be read)",
@@ -235,12 +225,7 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
         .collect()
         .await;
     let report = MultiStatusReport { clusters: entries };
-    let text = match global.output {
-        OutputFormat::Table => output::table::multi_status(&report, false),
-        OutputFormat::Wide => output::table::multi_status(&report, true),
-        format => output::render_data(&report, format)?,
-    };
-    output::emit(&text)?;
+    output::print(&report, global.output)?;
     let refused = report
         .clusters
         .iter()

@@ -130,13 +130,7 @@ fn report(
 }
 
 fn print(global: &Global, report: &TrafficReport) -> Result<()> {
-    let text = match global.output {
-        crate::output::OutputFormat::Table | crate::output::OutputFormat::Wide => {
-            output::table::traffic(report)
-        }
-        format => output::render_data(report, format)?,
-    };
-    output::emit(&text)
+    output::print(report, global.output)
 }
 
 pub async fn show(global: &Global, args: &OneCluster) -> Result<ExitStatus> {

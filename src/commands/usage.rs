@@ -174,11 +174,7 @@ fn grouping_name(layout: &Layout) -> String {
 }
 
 fn render(report: &UsageReport, format: OutputFormat) -> Result<()> {
-    let text = match format {
-        OutputFormat::Table | OutputFormat::Wide => output::table::usage(report),
-        format => output::render_data(report, format)?,
-    };
-    output::emit(&text)
+    output::print(report, format)
 }
 
 /// `usage` narrowed to the largest group, when it holds more than one key.

@@ -16,7 +16,7 @@ use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::RunControl;
 use crate::k8s::crd::EtcdDefrag;
 use crate::k8s::{self, runs, Kube};
-use crate::output::{self, OutputFormat};
+use crate::output;
 use crate::report::ClusterRef;
 use crate::session;
 use crate::settings::{Global, Handover};
@@ -43,10 +43,7 @@ pub async fn run(global: &Global, args: &Handover) -> Result<ExitStatus> {
         .await
         .map_err(|e| refused(&kube, &namespace, e))?;
     if args.consent.dry_run {
-        let text = match global.output {
-            OutputFormat::Json => output::render_data(&wanted, OutputFormat::Json)?,
-            _ => output::render_data(&wanted, OutputFormat::Yaml)?,
-        };
+        let text = output::manifest(&wanted, global.output)?;
         crate::logging::message(&format!(
             "dry run: the API server accepts this EtcdDefrag for EtcdCluster {namespace}/{cluster}; nothing was created"
         ));

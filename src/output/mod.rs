@@ -23,8 +23,40 @@ pub enum OutputFormat {
     Yaml,
 }
 
+/// A result with a table of its own; its JSON and YAML are its serde
+/// form. Every command's report implements it (beside its table, in
+/// `table/`), and [`render`] is the one place the output format is chosen.
+pub trait Render: Serialize {
+    /// The table; `wide` for `-o wide`, whose extra columns (or lines) the
+    /// report decides.
+    fn table(&self, wide: bool) -> String;
+}
+
+/// `report` in `format`: its table, or its JSON or YAML.
+pub fn render<R: Render + ?Sized>(report: &R, format: OutputFormat) -> Result<String> {
+    match format {
+        OutputFormat::Table => Ok(report.table(false)),
+        OutputFormat::Wide => Ok(report.table(true)),
+        data => render_data(report, data),
+    }
+}
+
+/// Renders `report` in `format` and writes it to stdout.
+pub fn print<R: Render + ?Sized>(report: &R, format: OutputFormat) -> Result<()> {
+    emit(&render(report, format)?)
+}
+
+/// An object as a manifest (`--dry-run` of a command that creates one):
+/// JSON for `-o json`, YAML otherwise.
+pub fn manifest<T: Serialize>(object: &T, format: OutputFormat) -> Result<String> {
+    match format {
+        OutputFormat::Json => render_data(object, OutputFormat::Json),
+        _ => render_data(object, OutputFormat::Yaml),
+    }
+}
+
 /// Renders `report` as JSON (pretty, trailing newline) or YAML.
-pub fn render_data<T: Serialize>(report: &T, format: OutputFormat) -> Result<String> {
+pub fn render_data<T: Serialize + ?Sized>(report: &T, format: OutputFormat) -> Result<String> {
     match format {
         OutputFormat::Yaml => {
             serde_yaml::to_string(report).map_err(|e| Error::Render(e.to_string()))

@@ -69,3 +69,9 @@ pub fn compact(report: &CompactReport) -> String {
     text.push('\n');
     text
 }
+
+impl crate::output::Render for CompactReport {
+    fn table(&self, _wide: bool) -> String {
+        compact(self)
+    }
+}

@@ -282,3 +282,17 @@ pub fn fleet(report: &crate::report::FleetReport, plans: bool) -> String {
     }
     text
 }
+
+impl crate::output::Render for DefragReport {
+    fn table(&self, _wide: bool) -> String {
+        defrag(self)
+    }
+}
+
+/// A dry run and `-o wide` put every cluster's own table before the
+/// summary.
+impl crate::output::Render for crate::report::FleetReport {
+    fn table(&self, wide: bool) -> String {
+        fleet(self, wide || self.dry_run)
+    }
+}

@@ -66,3 +66,20 @@ pub fn doctor(report: &DoctorReport, wide: bool) -> String {
     }
     text
 }
+
+impl crate::output::Render for DoctorReport {
+    fn table(&self, wide: bool) -> String {
+        doctor(self, wide)
+    }
+}
+
+/// `doctor -A`: each cluster's table in turn; its data is one document.
+impl crate::output::Render for crate::report::FleetDoctorReport {
+    fn table(&self, wide: bool) -> String {
+        self.clusters
+            .iter()
+            .map(|r| doctor(r, wide))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}

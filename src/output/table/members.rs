@@ -69,3 +69,64 @@ pub fn member_change(report: &MemberChangeReport) -> String {
     }
     text
 }
+
+impl crate::output::Render for MembersReport {
+    fn table(&self, _wide: bool) -> String {
+        members(self)
+    }
+}
+
+impl crate::output::Render for MemberChangeReport {
+    fn table(&self, _wide: bool) -> String {
+        member_change(self)
+    }
+}
+
+/// `move-leader` says what happened in a sentence.
+impl crate::output::Render for crate::report::MoveLeaderReport {
+    fn table(&self, _wide: bool) -> String {
+        let (from, to) = (&self.from, &self.to);
+        match (&self.leader_after, self.dry_run) {
+            (_, true) => format!("Would move leadership from {from} to {to}.\n"),
+            (Some(now), false) => {
+                format!("Leadership moved from {from} to {to}; the leader is now {now}.\n")
+            }
+            (None, false) => format!("Leadership moved from {from} to {to}.\n"),
+        }
+    }
+}
+
+fn alarm_rows(header: &[&str], rows: impl ExactSizeIterator<Item = Vec<String>>) -> String {
+    if rows.len() == 0 {
+        "No alarms.\n".to_string()
+    } else {
+        super::rows(header, rows)
+    }
+}
+
+impl crate::output::Render for crate::report::AlarmListReport {
+    fn table(&self, _wide: bool) -> String {
+        alarm_rows(
+            &["ALARM", "MEMBER", "MEMBER ID"],
+            self.alarms
+                .iter()
+                .map(|a| vec![a.alarm.clone(), a.member.clone(), a.member_id.clone()]),
+        )
+    }
+}
+
+impl crate::output::Render for crate::report::AlarmDisarmReport {
+    fn table(&self, _wide: bool) -> String {
+        alarm_rows(
+            &["ALARM", "MEMBER", "RESULT", "WHY"],
+            self.alarms.iter().map(|a| {
+                vec![
+                    a.alarm.clone(),
+                    a.member.clone(),
+                    a.result.as_str().to_string(),
+                    a.why.clone(),
+                ]
+            }),
+        )
+    }
+}

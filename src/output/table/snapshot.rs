@@ -51,3 +51,15 @@ pub fn snapshot_status(report: &SnapshotStatusReport) -> String {
         .into_iter(),
     )
 }
+
+impl crate::output::Render for SnapshotSaveReport {
+    fn table(&self, _wide: bool) -> String {
+        snapshot_saved(self)
+    }
+}
+
+impl crate::output::Render for SnapshotStatusReport {
+    fn table(&self, _wide: bool) -> String {
+        snapshot_status(self)
+    }
+}

@@ -356,3 +356,15 @@ fn status_rows(report: &StatusReport, wide: bool) -> Vec<Vec<Cell>> {
         .map(|m| columns.iter().map(|c| c.show((c.cell)(m))).collect())
         .collect()
 }
+
+impl crate::output::Render for StatusReport {
+    fn table(&self, wide: bool) -> String {
+        status(self, wide)
+    }
+}
+
+impl crate::output::Render for MultiStatusReport {
+    fn table(&self, wide: bool) -> String {
+        multi_status(self, wide)
+    }
+}

@@ -289,3 +289,47 @@ Narrow it down: kubectl etcd usage --prefix /registry/configmaps/
 ";
     assert_eq!(text, expected, "\n{text}");
 }
+
+/// Issue 38: the output format is chosen in one place (`output::render`):
+/// a table for table and wide, the report's own serde form otherwise.
+#[test]
+fn one_renderer_chooses_the_format_for_every_report() {
+    use crate::output::{render, OutputFormat, Render};
+    use crate::report::{AlarmListReport, MoveLeaderReport};
+    let moved = |dry_run, after: Option<&str>| MoveLeaderReport {
+        cluster: None,
+        dry_run,
+        from: "m0".into(),
+        to: "m1".into(),
+        leader_after: after.map(str::to_string),
+    };
+    assert_eq!(
+        render(&moved(true, None), OutputFormat::Table).unwrap(),
+        "Would move leadership from m0 to m1.\n"
+    );
+    assert_eq!(
+        render(&moved(false, Some("m1")), OutputFormat::Wide).unwrap(),
+        "Leadership moved from m0 to m1; the leader is now m1.\n"
+    );
+    let json = render(&moved(false, None), OutputFormat::Json).unwrap();
+    let read: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (read["from"].as_str(), read["dryRun"].as_bool()),
+        (Some("m0"), Some(false)),
+        "{json}"
+    );
+    let yaml = render(&moved(false, None), OutputFormat::Yaml).unwrap();
+    assert!(yaml.contains("to: m1"), "{yaml}");
+    let none = AlarmListReport {
+        cluster: None,
+        alarms: vec![],
+    };
+    assert_eq!(none.table(false), "No alarms.\n");
+    // Wide is the report's to decide: status adds columns.
+    let status = report();
+    assert_ne!(status.table(true), status.table(false));
+    assert_eq!(
+        render(&status, OutputFormat::Wide).unwrap(),
+        status.table(true)
+    );
+}

@@ -75,3 +75,9 @@ pub fn traffic(report: &TrafficReport) -> String {
     }
     text
 }
+
+impl crate::output::Render for TrafficReport {
+    fn table(&self, _wide: bool) -> String {
+        traffic(self)
+    }
+}

@@ -170,3 +170,9 @@ pub fn usage(report: &UsageReport) -> String {
     }
     out
 }
+
+impl crate::output::Render for UsageReport {
+    fn table(&self, _wide: bool) -> String {
+        usage(self)
+    }
+}
