@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::session::fleet::{Listed, Scope};
 use futures::future::join_all;
-use futures::stream::{self, StreamExt};
 
 use crate::error::{ExitStatus, Result};
 use crate::etcd::http;
@@ -37,37 +37,34 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
     let gate = args.gate;
     let window = args.churn_window;
     let reports = if args.all_namespaces {
-        let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
         // As `status -A`: the EtcdClusters, and every cluster's EtcdMembers
         // and Pods, in one LIST each, side by side; each cluster's own
         // reads are its Secrets and what doctor adds (the Pods' nodes, the
-        // client Service). Should the shared LISTs be refused, each cluster
-        // is read on its own.
-        let listed = k8s::list_with_shared(&kube, None).await?;
-        let at_once = k8s::concurrency(listed.took, listed.clusters.len(), CLUSTER_CONCURRENCY);
+        // client Service).
+        let scope = Scope {
+            all_namespaces: true,
+            selector: None,
+            shared: true,
+        };
+        let listed = Listed::read(&global.reach, scope).await?;
         // Who processes EtcdDefrag, read once for every cluster.
-        let processors = Processors::read(&kube, None).await;
-        let processors = &processors;
-        let (kube, prefetched) = (&kube, listed.prefetched.as_ref());
-        stream::iter(listed.clusters)
-            .map(|object| async move {
-                let cluster = ClusterRef::from(&object);
-                let connection = session::Connection::from(&global.reach);
-                let objects = k8s::fetch_listed(kube, object.clone(), prefetched).await;
-                let opened = match objects {
-                    Ok(objects) => session::open_objects(kube, &connection, objects).await,
-                    Err(e) => Err(e),
-                };
-                match opened {
-                    Ok(s) => {
-                        examine(&s, Some((kube, Some(&object), processors)), &gate, window).await
+        let processors = Processors::read(&listed.kube, None).await;
+        let (kube, processors) = (&listed.kube, &processors);
+        listed
+            .each(
+                CLUSTER_CONCURRENCY,
+                CLUSTER_CONCURRENCY,
+                |opened| async move {
+                    let facts = Some((kube, Some(&opened.object), processors));
+                    match opened.session {
+                        Ok(s) => examine(&s, facts, &gate, window).await,
+                        Err(e) if super::secret_forbidden(&e) => {
+                            not_dialed_report(Some(opened.cluster), &e)
+                        }
+                        Err(e) => unreachable_report(Some(opened.cluster), e.to_string()),
                     }
-                    Err(e) if super::secret_forbidden(&e) => not_dialed_report(Some(cluster), &e),
-                    Err(e) => unreachable_report(Some(cluster), e.to_string()),
-                }
-            })
-            .buffered(at_once)
-            .collect()
+                },
+            )
             .await
     } else {
         let s = match session::open(&global.reach, args.cluster.as_deref()).await {

@@ -13,15 +13,15 @@ use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
 
-use crate::error::{Error, ExitStatus, Result};
+use crate::error::{ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{self, RunControl, RunInput, SweepOptions};
-use crate::k8s::crd::EtcdCluster;
-use crate::k8s::{self, Kube, Prefetched};
+use crate::k8s::Kube;
 use crate::output::{self, progress::FleetView, OutputFormat};
 use crate::plan::gate;
 use crate::quantity::format_bytes;
 use crate::report::{ClusterRef, FleetCluster, FleetOutcome, FleetReport, Outcome};
+use crate::session::fleet::{Listed, Opened, Scope};
 use crate::session::{self, Connection};
 use crate::settings::{Fleet as FleetSettings, Global};
 
@@ -38,26 +38,18 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
     if global.reach.endpoints.iter().any(|e| !e.trim().is_empty()) {
         tracing::info!("fleet sweep (plugin mode): --endpoints/ETCDCTL_ENDPOINTS is ignored");
     }
-    let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
-    let namespace = (!args.all_namespaces).then(|| kube.default_namespace.clone());
     // A first look (dry run or prompt) reads what `status -A` reads: the
     // EtcdClusters, and every cluster's EtcdMembers and Pods in one LIST
     // each, side by side. A sweep reads each cluster again at its turn.
     let looking = args.consent.dry_run || !args.consent.yes;
-    let asked = std::time::Instant::now();
-    let (objects, prefetched) =
-        futures::join!(list(&kube, namespace.as_deref(), selector), async {
-            match looking {
-                true => k8s::prefetch(&kube, namespace.as_deref())
-                    .await
-                    .inspect_err(|e| tracing::debug!("reading each cluster on its own: {e}"))
-                    .ok(),
-                false => None,
-            }
-        });
-    let objects = objects?;
-    let looks_at_once = k8s::concurrency(asked.elapsed(), objects.len(), LOOK_CONCURRENCY);
-    let clusters: Vec<ClusterRef> = objects.iter().map(ClusterRef::from).collect();
+    let scope = Scope {
+        all_namespaces: args.all_namespaces,
+        selector,
+        shared: looking,
+    };
+    let listed = Listed::read(&global.reach, scope).await?;
+    let namespace = listed.namespace.clone();
+    let clusters = listed.clusters();
     if clusters.is_empty() {
         let scope = match &namespace {
             Some(ns) => format!("in namespace {ns}"),
@@ -76,17 +68,17 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     let fleet = Fleet {
-        kube: &kube,
+        kube: &listed.kube,
         connection: Connection::from(&global.reach),
         options: &options,
     };
 
     if looking {
-        let prefetched = prefetched.as_ref();
-        let looks: Vec<FleetCluster> = stream::iter(objects)
-            .map(|c| fleet.look(c, prefetched))
-            .buffered(looks_at_once)
-            .collect()
+        let fleet = &fleet;
+        let looks: Vec<FleetCluster> = listed
+            .each(LOOK_CONCURRENCY, LOOK_CONCURRENCY, |opened| {
+                fleet.look(opened)
+            })
             .await;
         if args.consent.dry_run {
             let report = FleetReport::build(true, max, looks, Duration::ZERO);
@@ -125,43 +117,6 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
     render(global, &report)?;
     let status = exit_status(&report);
     Ok(signals::exit_status(signal, status, status))
-}
-
-/// The clusters to sweep, sorted. A selector the API server cannot parse
-/// is a usage error naming `-l`.
-async fn list(
-    kube: &Kube,
-    namespace: Option<&str>,
-    selector: Option<&str>,
-) -> Result<Vec<EtcdCluster>> {
-    let clusters = match (
-        k8s::list_clusters(kube, namespace, selector).await,
-        selector,
-    ) {
-        (Ok(c), _) => c,
-        (
-            Err(Error::Kube {
-                action,
-                server,
-                source,
-            }),
-            Some(selector),
-        ) => {
-            return Err(match *source {
-                kube::Error::Api(status) if status.code == 400 => Error::usage(format!(
-                    "-l {selector}: the API server rejected the label selector: {}",
-                    status.message
-                )),
-                other => Error::Kube {
-                    action,
-                    server,
-                    source: Box::new(other),
-                },
-            })
-        }
-        (Err(e), _) => return Err(e),
-    };
-    Ok(clusters)
 }
 
 /// What every cluster's look and run share.
@@ -204,11 +159,10 @@ impl Fleet<'_> {
     /// now, from one snapshot; nothing changes. The EtcdCluster is the one
     /// listed, and its members and Pods come from the shared LISTs when
     /// they could be read.
-    async fn look(&self, object: EtcdCluster, prefetched: Option<&Prefetched>) -> FleetCluster {
-        let cluster = ClusterRef::from(&object);
+    async fn look(&self, opened: Opened) -> FleetCluster {
+        let cluster = opened.cluster;
         let preview = async {
-            let objects = k8s::fetch_listed(self.kube, object, prefetched).await?;
-            let mut session = session::open_objects(self.kube, &self.connection, objects).await?;
+            let mut session = opened.session?;
             session.runs = Some(self.runs(&cluster));
             let first = crate::etcd::take::look(&session.clients, &session.target).await?;
             let input = self.input(&cluster, &session);

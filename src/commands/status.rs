@@ -3,14 +3,13 @@
 //! EtcdCluster in every namespace, probed concurrently (bounded); a cluster
 //! that cannot be resolved becomes an error row, not an aborted command.
 
-use futures::stream::{self, StreamExt};
-
 use crate::error::{ExitStatus, Result};
 use crate::k8s;
 use crate::output::{self, OutputFormat};
 use crate::plan::gate::{self};
 use crate::report::{ClusterRef, ClusterStatus, MultiStatusReport, StatusReport};
 use crate::session;
+use crate::session::fleet::{Listed, Scope};
 use crate::settings::command::Status as StatusArgs;
 use crate::settings::Global;
 
@@ -177,34 +176,25 @@ fn report_of(
 }
 
 async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
-    let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
     // The EtcdClusters, and every cluster's EtcdMembers and member Pods,
     // in one LIST each (the listed objects are used as they are, not read
-    // again); per cluster only its Secrets are read. Should the LISTs of
-    // members or Pods be refused, each cluster is read on its own.
-    let listed = k8s::list_with_shared(&kube, None).await?;
+    // again); per cluster only its Secrets are read.
+    let scope = Scope {
+        all_namespaces: true,
+        selector: None,
+        shared: true,
+    };
+    let listed = Listed::read(&global.reach, scope).await?;
     // Every namespace's runs and policies, in one LIST each.
-    let read_runs = k8s::runs::all_of(&kube, None).await;
+    let read_runs = k8s::runs::all_of(&listed.kube, None).await;
     let read_runs = &read_runs;
-    let clusters = listed.clusters;
-    let reads = k8s::concurrency(listed.took, clusters.len(), READ_CONCURRENCY);
-    tracing::debug!("reading {reads} clusters' Secrets at once");
-    let (kube, prefetched) = (&kube, listed.prefetched.as_ref());
-    let connection = session::Connection::from(&global.reach);
-    let connection = &connection;
-    let entries: Vec<ClusterStatus> = stream::iter(clusters)
-        .map(|object| async move {
-            let cluster = ClusterRef::from(&object);
-            let objects = k8s::fetch_listed(kube, object, prefetched).await;
-            (cluster, objects)
-        })
-        .buffered(reads)
-        .map(|(cluster, objects)| async move {
-            let outcome = async {
-                let session = session::open_objects(kube, connection, objects?).await?;
-                probe(&session, args).await
-            }
-            .await;
+    let entries: Vec<ClusterStatus> = listed
+        .each(READ_CONCURRENCY, CLUSTER_CONCURRENCY, |opened| async move {
+            let outcome = match opened.session {
+                Ok(session) => probe(&session, args).await,
+                Err(e) => Err(e),
+            };
+            let cluster = opened.cluster;
             match outcome {
                 Ok(mut status) => {
                     status.defrag = Some(activity_of(read_runs, &cluster));
@@ -221,8 +211,6 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
                 },
             }
         })
-        .buffered(CLUSTER_CONCURRENCY)
-        .collect()
         .await;
     let report = MultiStatusReport { clusters: entries };
     output::print(&report, global.output)?;

@@ -497,35 +497,6 @@ pub async fn prefetch(kube: &Kube, namespace: Option<&str>) -> Result<Prefetched
     })
 }
 
-/// Every EtcdCluster (in `namespace`, or in all), listed beside the shared
-/// LISTs of their EtcdMembers and member Pods ([`prefetch`]; `None` when
-/// refused: each cluster is then read on its own), and how long the first
-/// answers took ([`concurrency`]'s `first`).
-pub struct Listed {
-    pub clusters: Vec<EtcdCluster>,
-    pub prefetched: Option<Prefetched>,
-    pub took: std::time::Duration,
-}
-
-/// [`Listed`]: what `status -A` and `doctor -A` read first.
-pub async fn list_with_shared(kube: &Kube, namespace: Option<&str>) -> Result<Listed> {
-    let asked = std::time::Instant::now();
-    let (clusters, prefetched) = futures::join!(
-        list_clusters(kube, namespace, None),
-        prefetch(kube, namespace)
-    );
-    let clusters = clusters?;
-    let took = asked.elapsed();
-    let prefetched = prefetched
-        .inspect_err(|e| tracing::debug!("reading each cluster on its own: {e}"))
-        .ok();
-    Ok(Listed {
-        clusters,
-        prefetched,
-        took,
-    })
-}
-
 /// One listed EtcdCluster's objects: from the shared LISTs when they could
 /// be read (`prefetch`), else read around it on their own.
 pub async fn fetch_listed(

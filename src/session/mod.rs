@@ -10,6 +10,8 @@
 //! error names the argument that chose it and how to run the same command
 //! in standalone mode (`move-leader ID` is etcdctl's `move-leader --to ID`).
 
+pub mod fleet;
+
 use std::time::Duration;
 
 use crate::error::{Error, Result};
