@@ -1,6 +1,6 @@
 //! Plugin mode, the pure half: EtcdCluster + EtcdMembers + Pods + Secrets →
-//! the members to dial, TLS, credentials and quota (operator contract §2.4,
-//! §3.1, §3.3, §4.1.1). `k8s::fetch` does the reading; this module only
+//! the members to dial, TLS, credentials and quota (docs/contract.md#members-to-dial
+//! and the three sections after it). `k8s::fetch` does the reading; this module only
 //! decides, so every rule here is table-tested without an API server.
 //!
 //! Invariants: a member with a deletion timestamp or `spec.dormant` is never
@@ -151,8 +151,9 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
                         key_pem: key_of(cdata, &client, "tls.key", SecretRole::OperatorClient)?,
                     }),
                     _ => {
-                        // Contract §3.2: the server keypair carries clientAuth
-                        // and is a valid client identity on these clusters.
+                        // The server keypair carries clientAuth and is a valid
+                        // client identity on these clusters
+                        // (docs/contract.md#the-server-keypair-as-a-client).
                         notes.push(format!(
                             "operator-client TLS Secret {ns}/{client} not found; presenting the server certificate from {ns}/{server} as the client identity"
                         ));
