@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Runs every test: formatting and lints, unit tests, and the integration
-# tests against real etcd clusters (built from their Go modules on first run).
+# Runs every test: the house rules (docs/house.md), formatting and lints,
+# unit tests, and the integration tests against real etcd clusters (built
+# from their Go modules on first run).
 #
 #   scripts/test.sh [extra cargo test args]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
+
+say "house rules (docs/house.md)"
+python3 scripts/house.py src
 
 ensure_testbed
 

@@ -1106,8 +1106,11 @@ fn parse_secret(text: &str) -> Result<crate::secret::Secret, String> {
     Ok(crate::secret::Secret::new(text))
 }
 
+/// `--metrics-address`: an `IP:PORT` (`[::1]:9090` for IPv6).
 fn parse_metrics_address(text: &str) -> Result<std::net::SocketAddr, String> {
-    crate::controller::metrics::parse_address(text)
+    text.parse().map_err(|_| {
+        "expected IP:PORT, e.g. 127.0.0.1:9090 (0.0.0.0:9090 for every interface)".to_string()
+    })
 }
 
 fn parse_percent(text: &str) -> Result<u8, String> {
@@ -1116,4 +1119,23 @@ fn parse_percent(text: &str) -> Result<u8, String> {
 
 fn parse_quantity(text: &str) -> Result<u64, String> {
     crate::quantity::parse_bytes(text).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn metrics_addresses_are_ip_and_port() {
+        assert_eq!(
+            parse_metrics_address("127.0.0.1:9090"),
+            Ok("127.0.0.1:9090".parse().unwrap())
+        );
+        assert!(parse_metrics_address("[::1]:9090").is_ok());
+        for bad in ["nonsense", "9090", ":9090", "localhost:9090", "127.0.0.1"] {
+            assert!(parse_metrics_address(bad).is_err(), "{bad}");
+        }
+    }
 }

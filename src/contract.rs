@@ -1,4 +1,4 @@
-//! The operator's interoperability literals (`operator-contract.md`): names,
+//! The operator's interoperability literals (`docs/contract.md`): names,
 //! labels, annotations, ports, the trafficDistribution values and field
 //! manager, and who holds a field. Plain data shared by the Kubernetes I/O
 //! in `k8s` and the pure decisions in `plan`, so that neither needs the
@@ -17,10 +17,10 @@ pub const HEADLESS_SERVICE_ANNOTATION: &str = "etcd-operator.cozystack.io/headle
 /// etcd's client port in every member Pod.
 pub const CLIENT_PORT: u16 = 2379;
 
-/// The field manager the operator applies the field with (contract §6.2).
+/// The field manager the operator applies the field with (docs/contract.md#traffic-distribution).
 pub const FIELD_MANAGER: &str = "etcd-operator-traffic-distribution";
 
-/// The EtcdCluster annotation that holds the wanted value (contract §6.1).
+/// The EtcdCluster annotation that holds the wanted value (docs/contract.md#traffic-distribution).
 pub const ANNOTATION: &str = "etcd-operator.cozystack.io/client-service-traffic-distribution";
 
 /// The field manager of every write `--watch` makes to EtcdDefrag and

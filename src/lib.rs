@@ -1,9 +1,11 @@
 //! kubectl-etcd: health-gated, follower-first etcd maintenance, as a kubectl
 //! plugin and a standalone CLI.
 //!
-//! A run follows the module order:
-//! `cli` (clap's definitions only) → `settings` (validated settings, each
-//! rule once) → `commands` (one file per command, dispatched once in
+//! A run passes through the modules in this order (which module may
+//! import which is `docs/house.md`'s layer table, checked by
+//! `scripts/house.py`):
+//! `cli` (clap's definitions only) → `settings` (every command settled
+//! once) → `commands` (one file per command, dispatched once in
 //! `commands/mod.rs`; commands never import each other) → `session` (opens
 //! a cluster: `reach` says where the members are, TLS, auth, quota; `k8s`
 //! reads the EtcdCluster; `etcd` makes the per-member channels) →

@@ -1,5 +1,5 @@
 //! `traffic show | set | clear`: the client Service's trafficDistribution
-//! (operator contract §6), by server-side apply under the operator's field
+//! (docs/contract.md#traffic-distribution), by server-side apply under the operator's field
 //! manager, with the EtcdCluster annotation kept in step.
 //!
 //! Order of writes: `set` annotates first and applies second, `clear`

@@ -1,5 +1,5 @@
 //! `defrag --watch`: the EtcdDefrag controller, behaving as the
-//! etcd-operator's own (operator contract §5). The decisions live in
+//! etcd-operator's own (docs/contract.md#the-etcddefrag-controller). The decisions live in
 //! [`phase`], a pure state machine over plain observations with `now` as an
 //! input, so every edge is a table test; the reconciler around it only
 //! gathers the facts `phase::next` asks for and performs the one transition
@@ -124,7 +124,8 @@ pub const CONCURRENCY: u16 = 4;
 
 /// Runs the controller over the EtcdDefrags of `namespace` (all when
 /// `None`), and beside it the EtcdDefragPolicy controller that stamps runs
-/// (§5.12), until `ctx.shutdown` is cancelled (a signal, or the Lease lost).
+/// (docs/contract.md#etcddefragpolicy), until `ctx.shutdown` is cancelled (a signal,
+/// or the Lease lost).
 /// A run in progress then stops once the member in flight has answered
 /// again and its row is written.
 pub async fn run(ctx: Arc<Context>, namespace: Option<&str>) -> crate::Result<()> {

@@ -1,5 +1,5 @@
-//! Refusing to fight another processor (issue 10, contract §5.11; issue
-//! 37): two controllers acting on the same EtcdDefrag both defragment.
+//! Refusing to fight another processor (issue 10, docs/contract.md#one-processor-per-cluster;
+//! issue 37): two controllers acting on the same EtcdDefrag both defragment.
 //!
 //! - Installed: a role that lets someone other than this watcher write
 //!   EtcdDefrag status is positive evidence of another processor. The

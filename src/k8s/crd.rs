@@ -168,7 +168,7 @@ pub struct EtcdMemberStatus {
 }
 
 // ---------------------------------------------------------------------------
-// EtcdDefrag (contract §5.1): the one-shot run `defrag --watch` drives.
+// EtcdDefrag (docs/contract.md#the-etcddefrag-object): the one-shot run `defrag --watch` drives.
 //
 // Unlike the kinds above, these types are also *written* (status), so
 // serialisation follows the operator's Go types: integer fields are
@@ -364,7 +364,7 @@ fn absent_or_zero(n: &Option<i64>) -> bool {
 }
 
 // ---------------------------------------------------------------------------
-// EtcdDefragPolicy (contract §5.12, [policy-branch]): stamps EtcdDefrag runs
+// EtcdDefragPolicy (docs/contract.md#etcddefragpolicy): stamps EtcdDefrag runs
 // on a cron schedule. Read whole; only the status is written, with the same
 // conventions as EtcdDefrag's (absent and empty fields left out, times at
 // one-second precision).

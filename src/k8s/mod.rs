@@ -1,12 +1,13 @@
 //! Plugin mode, the I/O half: a Kubernetes client configured the way kubectl
 //! users expect (`--kubeconfig`, `KUBECONFIG` with several paths,
 //! `--context`, `-n`, in-cluster config in a Pod, `--as` impersonation), and
-//! the reads that feed `reach::cluster::resolve`.
+//! the reads that feed `k8s::resolve::resolve`.
 
 pub mod crd;
 pub mod objects;
 pub mod placement;
 pub mod portforward;
+pub mod resolve;
 pub mod runs;
 pub mod service;
 

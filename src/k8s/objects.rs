@@ -1,6 +1,6 @@
 //! What plugin mode reads for one cluster, as plain data: the EtcdCluster,
 //! its EtcdMembers, their Pods' IPs and probes, and the Secrets its spec
-//! names. `k8s::fetch` fills it; `reach::cluster::resolve` decides from it.
+//! names. `k8s::fetch` fills it; `k8s::resolve::resolve` decides from it.
 
 use std::collections::BTreeMap;
 

@@ -159,8 +159,8 @@ pub fn field_owners(entries: &[ManagedFieldsEntry]) -> Vec<FieldOwner> {
         .collect()
 }
 
-/// The traffic annotation the operator reads on an EtcdCluster (contract
-/// §6), when set.
+/// The traffic annotation the operator reads on an EtcdCluster
+/// (docs/contract.md#traffic-distribution), when set.
 pub fn traffic_annotation(cluster: &EtcdCluster) -> Option<String> {
     cluster
         .metadata

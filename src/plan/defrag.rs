@@ -1,4 +1,4 @@
-//! The sweep plan (product.md §3.3): which members to defragment and in what
+//! The sweep plan (docs/cli.md#defrag): which members to defragment and in what
 //! order, and how to treat the leader.
 //!
 //! Invariants: the leader is always last; learners are never defragmented;
@@ -387,7 +387,7 @@ pub enum MoveLeader {
 /// Fixed cost of a defragmentation, whatever the size (measured: ≈0.25 s).
 pub const DEFRAG_FIXED_SECONDS: f64 = 0.25;
 /// Fallback when nothing was measured in this sweep: ≈12 s per GB in use
-/// on a two-core machine (etcd-facts.md).
+/// on a two-core machine (docs/contract.md#how-long-a-defrag-takes).
 pub const MODEL_SECONDS_PER_BYTE: f64 = 12.0 / 1e9;
 /// Below this much in-use data measured on followers, the measurement is
 /// mostly fixed cost and the model is used instead.

@@ -1,4 +1,4 @@
-//! The health gate (product.md §3.2): may maintenance touch this cluster?
+//! The health gate (docs/cli.md#the-health-gate): may maintenance touch this cluster?
 //!
 //! Invariants: every failing reason is reported, not just the first; a
 //! NOSPACE alarm never refuses (it is why people defragment); anything that

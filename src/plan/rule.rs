@@ -1,4 +1,4 @@
-//! The EtcdDefrag rule (operator contract §5.1–§5.2): the same flag
+//! The EtcdDefrag rule (docs/contract.md#the-rule): the same flag
 //! combinations are refused with the same meaning as the CRD's CEL rules,
 //! and a member triggers under exactly the same comparisons (`>` on free
 //! space, `>=` on min-reclaim, the quota fraction computed as `N / 100.0`

@@ -1,4 +1,4 @@
-//! The client Service's `spec.trafficDistribution` (operator contract §6),
+//! The client Service's `spec.trafficDistribution` (docs/contract.md#traffic-distribution),
 //! the pure half: which values exist and which API server releases keep
 //! them, who owns the field according to `managedFields`, and the decision
 //! table the operator and this tool share so that the Service never flaps
@@ -115,7 +115,7 @@ pub enum ServiceAction {
     Release,
 }
 
-/// The contract §6.3 decision for annotation `annotation` (`None`: absent),
+/// The traffic decision (docs/contract.md#the-traffic-decision) for `annotation` (`None`: absent),
 /// the Service's current value and whether our manager owns it. Also says
 /// whether the annotation was invalid (the operator warns, the reconcile
 /// goes on with the field released).

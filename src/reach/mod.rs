@@ -5,7 +5,6 @@
 //! in plugin mode, an `EtcdCluster` read from the Kubernetes API. Nothing
 //! downstream knows which source was used.
 
-pub mod cluster;
 pub mod endpoint;
 pub mod flags;
 pub mod tls;
@@ -37,15 +36,6 @@ impl ClusterRef {
     /// flags carry it), so that advice runs as printed.
     pub fn command_args(cluster: Option<&ClusterRef>) -> String {
         cluster.map_or_else(String::new, |c| format!(" {} -n {}", c.name, c.namespace))
-    }
-}
-
-impl From<&crate::k8s::crd::EtcdCluster> for ClusterRef {
-    fn from(cluster: &crate::k8s::crd::EtcdCluster) -> Self {
-        ClusterRef {
-            namespace: cluster.metadata.namespace.clone().unwrap_or_default(),
-            name: cluster.metadata.name.clone().unwrap_or_default(),
-        }
     }
 }
 

@@ -19,8 +19,8 @@ use crate::etcd::EtcdClients;
 use crate::k8s::crd::{EtcdCluster, CLIENT_PORT};
 use crate::k8s::objects::ClusterObjects;
 use crate::k8s::portforward::{self, Forward};
+use crate::k8s::resolve::{resolve, Resolved};
 use crate::k8s::{self, Kube, KubeSettings};
-use crate::reach::cluster::{resolve, Resolved};
 use crate::reach::flags::{target_from_flags, Flags};
 use crate::reach::{ConnectMode, Dial, Endpoint, KnownMember, Scheme, Target};
 

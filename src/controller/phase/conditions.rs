@@ -1,4 +1,4 @@
-//! The `DefragChecked` condition of an EtcdDefrag (contract §5.10): its
+//! The `DefragChecked` condition of an EtcdDefrag (docs/contract.md#conditions-and-events): its
 //! reasons, how a pass builds it (keeping `lastTransitionTime` while the
 //! status holds), and whether writing it changes anything. Apart from the
 //! state machine, which only picks the reason and message: this is the
@@ -12,7 +12,7 @@ use crate::k8s::crd::EtcdDefragStatus;
 /// The single condition type an EtcdDefrag carries.
 pub const CONDITION_TYPE: &str = "DefragChecked";
 
-/// `DefragChecked` reasons (contract §5.10).
+/// `DefragChecked` reasons (docs/contract.md#conditions-and-events).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CheckedReason {
     Queued,
@@ -50,7 +50,8 @@ pub fn checked(status: &EtcdDefragStatus) -> Option<&Condition> {
 
 /// Builds `DefragChecked` with `observedGeneration = generation`.
 /// `lastTransitionTime` is `now` only when the status value differs from
-/// `previous`'s (or there is none); otherwise it is kept (§5.10).
+/// `previous`'s (or there is none); otherwise it is kept
+/// (docs/contract.md#conditions-and-events).
 pub fn checked_condition(
     status: bool,
     reason: CheckedReason,

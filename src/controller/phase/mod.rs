@@ -1,9 +1,9 @@
-//! The EtcdDefrag state machine (operator contract §5.4–§5.10), as one pure
+//! The EtcdDefrag state machine (docs/contract.md#the-etcddefrag-controller), as one pure
 //! function: [`next`] maps what a reconcile pass has observed to the one
 //! [`Transition`] the reconciler must perform. Nothing here reads a clock,
 //! the API server or etcd; `now` is part of the [`Observation`].
 //!
-//! The pass follows the operator's [PR361] order, so that a user cannot tell
+//! The pass follows the operator's PR 361 order, so that a user cannot tell
 //! from status, conditions and events which processor handled a run:
 //! terminal → TTL only; cluster missing → fail (before serialization, so a
 //! queued run whose cluster vanished fails at once); not the oldest
@@ -197,7 +197,7 @@ pub enum Need {
 // What a pass does
 // ---------------------------------------------------------------------------
 
-/// Event reasons (contract §5.10). Every EtcdDefrag event is a Warning.
+/// Event reasons (docs/contract.md#conditions-and-events). Every EtcdDefrag event is a Warning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventReason {
     DefragDeferred,
@@ -277,9 +277,9 @@ pub enum Transition {
     RequeueAfter(Duration),
     /// Terminal and the TTL is due: DELETE (NotFound is fine).
     Delete,
-    /// The fail path (§5.8): write `status` (phase Failed, completedAt),
-    /// emit `event` when there is one, and first disarm NOSPACE when
-    /// `disarm` is set.
+    /// The fail path (docs/contract.md#finishing-a-run): write `status` (phase
+    /// Failed, completedAt), emit `event` when there is one, and first disarm
+    /// NOSPACE when `disarm` is set.
     Fail {
         reason: CheckedReason,
         message: String,
@@ -439,7 +439,7 @@ pub fn next(obs: &Observation) -> Transition {
     }
 }
 
-/// §5.9: delete `ttlSecondsAfterFinished` after `completedAt`. A run with
+/// docs/contract.md#ttl: delete `ttlSecondsAfterFinished` after `completedAt`. A run with
 /// no TTL, or (oddly) no `completedAt`, is kept.
 fn ttl(run: &RunView, now: Timestamp) -> Transition {
     let (Some(ttl), Some(done)) = (run.ttl_seconds_after_finished, &run.status.completed_at) else {
@@ -464,7 +464,7 @@ fn remaining(limit: SignedDuration, elapsed: SignedDuration) -> Option<Duration>
     }
 }
 
-/// §5.4: the run that may act for the cluster: the oldest unfinished one by
+/// The run that may act (docs/contract.md#which-run-acts): the oldest unfinished one by
 /// `creationTimestamp`, then by name. Terminal siblings do not count; the
 /// run itself always does (it is not terminal when this is asked).
 pub fn active_run<'a>(run: &'a RunView, siblings: &'a [Sibling]) -> &'a str {

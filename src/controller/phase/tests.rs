@@ -333,7 +333,8 @@ fn defrag_deferred_once_per_condition_change() {
     };
     assert_eq!(e.message, deferred("member m3 is unreachable: timed out"));
 
-    // A spec edit changes observedGeneration: emitted again (§5.13).
+    // A spec edit changes observedGeneration: emitted again
+    // (docs/contract.md#conditions-and-events).
     let mut edited = same;
     edited.run.generation = Some(2);
     assert!(matches!(

@@ -41,7 +41,7 @@ fn size(bytes: u64) -> Option<i64> {
     (bytes > 0).then(|| i64::try_from(bytes).unwrap_or(i64::MAX))
 }
 
-/// One engine result as a status row (§5.6 "mark"). A Pending row carries
+/// One engine result as a status row (docs/contract.md#marking-a-member). A Pending row carries
 /// only name, role and outcome; a finished row gets `finishedAt = now`,
 /// `dbSizeBefore`, and, when the size afterwards was read, `dbSizeAfter`
 /// and `reclaimedBytes` (only when before ≥ after; 0 is never written). A

@@ -1,4 +1,4 @@
-//! The EtcdDefragPolicy controller (operator contract §5.12): on every pass
+//! The EtcdDefragPolicy controller (docs/contract.md#the-policy-pass): on every pass
 //! a policy lists the runs it stamped, trims its history, and acts on at
 //! most one due tick of its cron schedule — stamp a run
 //! `<policy>-<tick as Unix seconds>`, or skip the tick (`MissedSchedule`
@@ -203,7 +203,8 @@ pub struct Pass {
     pub decision: Decision,
 }
 
-/// The whole §5.12 pass over `policy` and the runs labelled with its name.
+/// The whole pass (docs/contract.md#the-policy-pass) over `policy` and the
+/// runs labelled with its name.
 pub fn decide(policy: &PolicyView, runs: &[RunInfo], now: Timestamp) -> Pass {
     let mut status = policy.status.clone();
 

@@ -1,4 +1,4 @@
-//! Cron schedules of `EtcdDefragPolicy` (contract §5.12), evaluated exactly
+//! Cron schedules of `EtcdDefragPolicy` (docs/contract.md#etcddefragpolicy), evaluated exactly
 //! as the operator evaluates them: robfig/cron v3 `ParseStandard` on the
 //! schedule prefixed with `CRON_TZ=UTC ` (unless it already contains `TZ=`),
 //! then `Schedule.Next` to find ticks.
@@ -23,8 +23,7 @@ use jiff::tz::{Offset, TimeZone};
 use jiff::{SignedDuration, Span, Timestamp};
 
 /// The number of due ticks at which the operator stops walking the backlog
-/// and uses `now` as the due time (§5.12 step 5: "102 or more due ticks (the
-/// catch-up cap is 100)").
+/// and uses `now` as the due time (docs/contract.md#the-policy-pass, step 5).
 pub const BACKLOG_LIMIT: usize = 102;
 
 /// robfig's `Next` gives up when no tick exists within five years.
@@ -128,8 +127,9 @@ pub enum IntError {
     Range,
 }
 
-/// What a policy reconcile should do about its schedule at `now` (§5.12
-/// step 5), given `earliest` = `lastScheduleTime`, else `creationTimestamp`.
+/// What a policy reconcile should do about its schedule at `now`
+/// (docs/contract.md#the-policy-pass, step 5), given `earliest` = `lastScheduleTime`,
+/// else `creationTimestamp`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Due {
     /// The first tick after `earliest` is later than `now`: requeue for it.
@@ -176,8 +176,8 @@ impl Schedule {
         }
     }
 
-    /// The operator's due computation (§5.12 step 5). Invariant: a `Tick`'s
-    /// `at` lies in `(earliest, now]`, and only `Never` ends the search early.
+    /// The operator's due computation (docs/contract.md#the-policy-pass, step 5). Invariant:
+    /// a `Tick`'s `at` lies in `(earliest, now]`, and only `Never` ends the search early.
     pub fn due(&self, earliest: Timestamp, now: Timestamp) -> Due {
         let Some(first) = self.next_after(earliest) else {
             return Due::Never;
@@ -214,9 +214,9 @@ pub fn requeue_after(next: Timestamp, now: Timestamp) -> Duration {
         .unwrap_or(Duration::from_secs(1))
 }
 
-/// §5.12 step 6: the tick is skipped (`MissedSchedule`) when strictly more
-/// than `deadline_seconds` have passed since it; exactly on the deadline it
-/// still runs.
+/// docs/contract.md#the-policy-pass, step 6: the tick is skipped (`MissedSchedule`) when
+/// strictly more than `deadline_seconds` have passed since it; exactly on the
+/// deadline it still runs.
 pub fn past_starting_deadline(tick: Timestamp, now: Timestamp, deadline_seconds: i64) -> bool {
     now.duration_since(tick) > SignedDuration::from_secs(deadline_seconds)
 }

@@ -1,6 +1,6 @@
 //! Plugin mode, the pure half: EtcdCluster + EtcdMembers + Pods + Secrets →
-//! the members to dial, TLS, credentials and quota (operator contract §2.4,
-//! §3.1, §3.3, §4.1.1). `k8s::fetch` does the reading; this module only
+//! the members to dial, TLS, credentials and quota (docs/contract.md#members-to-dial
+//! and the three sections after it). `k8s::fetch` does the reading; this module only
 //! decides, so every rule here is table-tested without an API server.
 //!
 //! Invariants: a member with a deletion timestamp or `spec.dormant` is never
@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::k8s::crd::{EtcdMember, HEADLESS_SERVICE_ANNOTATION};
+use crate::k8s::crd::{EtcdCluster, EtcdMember, HEADLESS_SERVICE_ANNOTATION};
 pub use crate::k8s::objects::{auth_active, secret_names, ClusterObjects, SecretData, SecretRole};
 use crate::kubelet::PodProbes;
 use crate::reach::tls::ClientIdentity;
@@ -151,8 +151,9 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
                         key_pem: key_of(cdata, &client, "tls.key", SecretRole::OperatorClient)?,
                     }),
                     _ => {
-                        // Contract §3.2: the server keypair carries clientAuth
-                        // and is a valid client identity on these clusters.
+                        // The server keypair carries clientAuth and is a valid
+                        // client identity on these clusters
+                        // (docs/contract.md#the-server-keypair-as-a-client).
                         notes.push(format!(
                             "operator-client TLS Secret {ns}/{client} not found; presenting the server certificate from {ns}/{server} as the client identity"
                         ));
@@ -226,6 +227,16 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
         quota,
         notes,
     })
+}
+
+/// The reference a report carries for an EtcdCluster.
+impl From<&EtcdCluster> for crate::reach::ClusterRef {
+    fn from(cluster: &EtcdCluster) -> Self {
+        crate::reach::ClusterRef {
+            namespace: cluster.metadata.namespace.clone().unwrap_or_default(),
+            name: cluster.metadata.name.clone().unwrap_or_default(),
+        }
+    }
 }
 
 #[cfg(test)]
