@@ -44,6 +44,24 @@ pub struct MemberStatus {
     pub errors: Vec<StatusError>,
 }
 
+impl MemberStatus {
+    /// The release the member reports (`3.5.35`), read the one way every
+    /// check reads it (`defects::Release::parse`); `None` when it is not a
+    /// release number.
+    pub fn release(&self) -> Option<crate::defects::Release> {
+        crate::defects::Release::parse(&self.version)
+    }
+
+    /// The release line (`3.5`) the member runs; the reported text when it
+    /// is not a release number.
+    pub fn line(&self) -> String {
+        self.release().map_or_else(
+            || self.version.clone(),
+            |r| format!("{}.{}", r.major, r.minor),
+        )
+    }
+}
+
 /// What one member's `/metrics` said.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct MemberMetrics {
@@ -188,7 +206,7 @@ pub enum Probe {
     NotProbed(String),
 }
 
-/// One member as the snapshot saw it.
+/// One member as the look saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemberLook {
     /// The member's name in MemberList; the endpoint when it is unknown.

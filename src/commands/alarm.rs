@@ -14,10 +14,10 @@ use crate::settings::Global;
 
 pub async fn list(global: &Global, args: &AlarmListArgs) -> Result<ExitStatus> {
     let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
-    let snap = crate::etcd::take::look(&session.clients, &session.target).await?;
+    let look = crate::etcd::take::look(&session.clients, &session.target).await?;
     let report = AlarmListReport {
         cluster: session.target.cluster.clone(),
-        alarms: AlarmRow::all(&snap),
+        alarms: AlarmRow::all(&look),
     };
     output::print(&report, global.output)?;
     Ok(ExitStatus::Success)
@@ -26,14 +26,14 @@ pub async fn list(global: &Global, args: &AlarmListArgs) -> Result<ExitStatus> {
 pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatus> {
     output::prompt::require_consent(args.consent.yes, args.consent.dry_run, "disarm alarms")?;
     let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
-    let snap = crate::etcd::take::look(&session.clients, &session.target).await?;
+    let look = crate::etcd::take::look(&session.clients, &session.target).await?;
     for name in &args.members {
-        if !snap.members.iter().any(|m| &m.name == name) {
+        if !look.members.iter().any(|m| &m.name == name) {
             return Err(Error::usage(format!("--member {name}: no such member")));
         }
     }
     let decisions = disarm_decisions(
-        &snap,
+        &look,
         &args.members,
         args.force,
         session.target.cluster.as_ref(),
@@ -106,7 +106,7 @@ pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatu
             &control,
             after::disarm(
                 &session.clients,
-                &snap,
+                &look,
                 &args.members,
                 args.force,
                 session.target.cluster.as_ref(),

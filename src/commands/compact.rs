@@ -19,22 +19,22 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
     output::prompt::require_consent(args.consent.yes, args.consent.dry_run, "compact")?;
     let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
-    let snap = crate::etcd::take::look(ops, target).await?;
+    let look = crate::etcd::take::look(ops, target).await?;
     // A compaction takes no member out of service, so the gate's quorum
     // margin (one or two voters) does not apply; everything else does.
-    let verdict = gate::evaluate(&snap, &args.gate);
+    let verdict = gate::evaluate(&look, &args.gate);
     if let Some(refused) = super::gate_refusal(&verdict) {
         return Ok(refused);
     }
     let leader = verdict
         .leader
-        .and_then(|id| snap.member_by_id(id))
+        .and_then(|id| look.member_by_id(id))
         .ok_or_else(|| Error::Refused("the members agree on no leader".into()))?;
     let leader_dial = leader
         .dial
         .clone()
         .ok_or_else(|| Error::Refused("the leader has no client URL to dial".into()))?;
-    let (current, compacted) = crate::etcd::take::revisions(ops, &snap, &leader_dial).await?;
+    let (current, compacted) = crate::etcd::take::revisions(ops, &look, &leader_dial).await?;
     let mut written_at = None;
     let keep = match &args.at {
         CompactAt::Revision(r) => Keep::Revision(*r),
@@ -66,7 +66,7 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
         written_at: written_at
             .and_then(|t| jiff::Timestamp::from_second(t).ok().map(|t| t.to_string())),
         leader: leader.name.clone(),
-        members: sizes(&snap, None),
+        members: sizes(&look, None),
         in_use_not_refreshed: None,
         nothing_to_compact: nothing,
     };
@@ -118,16 +118,16 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
             ));
         };
         compacted.map_err(|e| Error::etcd(format!("compact at revision {revision}"), e))?;
-        let dials: Vec<_> = snap.members.iter().filter_map(|m| m.dial.clone()).collect();
+        let dials: Vec<_> = look.members.iter().filter_map(|m| m.dial.clone()).collect();
         // A signal only cuts the wait short; the compaction is done.
         let refused = wait::refresh_and_settle(ops, &leader_dial, &dials, &control)
             .await
             .unwrap_or(None);
         signal = watch.finish();
         let after = crate::etcd::take::look(ops, target).await?;
-        report.members = sizes(&snap, Some(&after));
+        report.members = sizes(&look, Some(&after));
         if let Some(why) = refused {
-            let members = crate::plan::compact::not_refreshed(&snap, &after);
+            let members = crate::plan::compact::not_refreshed(&look, &after);
             for m in report
                 .members
                 .iter_mut()

@@ -170,27 +170,27 @@ async fn examine(
             _ => None,
         }
     };
-    let (snap, kubernetes) = futures::join!(crate::etcd::take::look(ops, target), kubernetes);
-    let snap = match snap {
+    let (look, kubernetes) = futures::join!(crate::etcd::take::look(ops, target), kubernetes);
+    let look = match look {
         Ok(s) => s,
         Err(e) => return unreachable_report(cluster, e.to_string()),
     };
-    let verdict = gate::evaluate(&snap, gate);
+    let verdict = gate::evaluate(&look, gate);
     let mut unread = Vec::new();
     let now = jiff::Timestamp::now().as_second();
 
     let revisions = async {
         match verdict
             .leader
-            .and_then(|l| snap.member_by_id(l))
+            .and_then(|l| look.member_by_id(l))
             .and_then(|m| m.dial.clone())
         {
-            Some(leader) => Some(crate::etcd::take::revisions(ops, &snap, &leader).await),
+            Some(leader) => Some(crate::etcd::take::revisions(ops, &look, &leader).await),
             None => None,
         }
     };
     // Every member's /metrics, and the certificate it served doing it.
-    let answers = join_all(snap.members.iter().filter_map(|m| {
+    let answers = join_all(look.members.iter().filter_map(|m| {
         let dial = m.dial.clone()?;
         let tls = target.tls.as_ref();
         Some(async move {
@@ -204,11 +204,11 @@ async fn examine(
     // member needs a defrag: they say whether the free space comes back.
     let rule = DefragRule::default();
     let churn = async {
-        if churn_window.is_zero() || doctor::largest_free(&snap, &rule).is_none() {
+        if churn_window.is_zero() || doctor::largest_free(&look, &rule).is_none() {
             return None;
         }
-        let source = backup::source(&snap, verdict.leader, None).ok()?;
-        let super::ReadSource { source, dial, .. } = super::ReadSource::of(&snap, source)?;
+        let source = backup::source(&look, verdict.leader, None).ok()?;
+        let super::ReadSource { source, dial, .. } = super::ReadSource::of(&look, source)?;
         Some((
             source.name.clone(),
             crate::exec::usage::churn(ops, &dial, &source.name, churn_window).await,
@@ -284,7 +284,7 @@ async fn examine(
     }
 
     let mut facts = Facts {
-        snapshot: Some(&snap),
+        look: Some(&look),
         verdict: Some(&verdict),
         revisions,
         metrics,

@@ -32,7 +32,7 @@ pub async fn add(global: &Global, args: &MemberAddArgs) -> Result<ExitStatus> {
         typed: args.name.clone(),
     };
     let mut open = change.open(Lookup::None).await?;
-    if let Some(m) = open.snap.members.iter().find(|m| m.name == args.name) {
+    if let Some(m) = open.look.members.iter().find(|m| m.name == args.name) {
         return Err(Error::usage(format!(
             "NAME {}: a member by that name exists already ({})",
             args.name,
@@ -40,7 +40,7 @@ pub async fn add(global: &Global, args: &MemberAddArgs) -> Result<ExitStatus> {
         )));
     }
     let taken: Vec<&String> = open
-        .snap
+        .look
         .members
         .iter()
         .filter_map(|m| m.listed.as_ref())
@@ -53,13 +53,13 @@ pub async fn add(global: &Global, args: &MemberAddArgs) -> Result<ExitStatus> {
         )));
     }
     if let Some(warning) = membership::replay_warning(
-        &open.snap,
+        &open.look,
         &crate::reach::ClusterRef::command_args(open.session.target.cluster.as_ref()),
     ) {
         crate::logging::message(&format!("warning: {warning}"));
     }
     let checked = membership::check(
-        &open.snap,
+        &open.look,
         membership::Change::Add {
             learner: args.learner,
         },
@@ -124,7 +124,7 @@ async fn change_one(
         Some(Named::Ambiguous(found)) => {
             let both: Vec<String> = found
                 .iter()
-                .map(|&i| open.snap.members[i].name.clone())
+                .map(|&i| open.look.members[i].name.clone())
                 .collect();
             return Err(Error::usage(format!(
                 "MEMBER {}: reads as the id of more than one member ({}); give the name",
@@ -134,7 +134,7 @@ async fn change_one(
         }
         Some(Named::None) | None => {
             return Err(Error::usage(not_found(
-                &open.snap,
+                &open.look,
                 action,
                 &args.member,
                 &open.session.target,
@@ -142,15 +142,15 @@ async fn change_one(
             )))
         }
     };
-    let member = open.snap.members[index].clone();
+    let member = open.look.members[index].clone();
     let id = member.id.unwrap_or(0);
     let leader_applied = open
         .leader
-        .and_then(|l| open.snap.member_by_id(l))
+        .and_then(|l| open.look.member_by_id(l))
         .and_then(|m| m.status())
         .map(|s| s.raft_applied_index);
     let checked = membership::check(
-        &open.snap,
+        &open.look,
         if action == "promote" {
             membership::Change::Promote(&member)
         } else {
@@ -165,7 +165,7 @@ async fn change_one(
         member.name.clone()
     };
     let hazards = if action == "promote" {
-        membership::promotion_hazards(&open.snap)
+        membership::promotion_hazards(&open.look)
     } else {
         vec![]
     };
@@ -242,7 +242,7 @@ fn abandoned(watch: SignalWatch) -> ExitStatus {
     signals::exit_status(watch.finish(), ExitStatus::Failed, ExitStatus::Interrupted)
 }
 
-/// How MEMBER is to be found in the snapshot.
+/// How MEMBER is to be found in the look.
 enum Lookup<'a> {
     None,
     Member(&'a str),
@@ -261,7 +261,7 @@ struct Proposed<'a> {
 /// the member the request goes through.
 struct Opened {
     session: crate::session::Session,
-    snap: ClusterLook,
+    look: ClusterLook,
     leader: Option<u64>,
     member: Option<Named>,
     via: Dial,
@@ -289,27 +289,27 @@ impl Proposed<'_> {
                 )));
             }
         }
-        let snap = crate::etcd::take::look(&session.clients, &session.target).await?;
-        let leader = crate::plan::gate::evaluate(&snap, &Default::default()).leader;
+        let look = crate::etcd::take::look(&session.clients, &session.target).await?;
+        let leader = crate::plan::gate::evaluate(&look, &Default::default()).leader;
         let member = match lookup {
             Lookup::None => None,
-            Lookup::Member(text) => Some(membership::find_member(&snap, text)),
+            Lookup::Member(text) => Some(membership::find_member(&look, text)),
         };
         // Through the leader when it answers (etcd forwards anyway), else
         // any member that answers.
         let answering = |m: &&MemberLook| m.status().is_some();
         let (via, via_id) = leader
-            .and_then(|l| snap.member_by_id(l))
+            .and_then(|l| look.member_by_id(l))
             .filter(answering)
             .into_iter()
-            .chain(snap.members.iter().filter(answering))
+            .chain(look.members.iter().filter(answering))
             .find_map(|m| Some((m.dial.clone()?, m.id)))
             .ok_or_else(|| {
                 Error::Refused("no member answers, so no membership change can be made".into())
             })?;
         Ok(Opened {
             session,
-            snap,
+            look,
             leader,
             member,
             via,
@@ -325,7 +325,7 @@ impl Opened {
 
     /// Another answering member to send a request through.
     fn other_than(&self, id: u64) -> Option<Dial> {
-        self.snap
+        self.look
             .members
             .iter()
             .filter(|m| m.id != Some(id) && m.status().is_some())
@@ -422,7 +422,7 @@ impl Opened {
 /// `member add` is not stored until it starts): the message says so and
 /// gives the command that names it by id.
 fn not_found(
-    snap: &ClusterLook,
+    look: &ClusterLook,
     action: &str,
     typed: &str,
     target: &crate::reach::Target,
@@ -430,9 +430,9 @@ fn not_found(
 ) -> String {
     let mut text = format!(
         "MEMBER {typed}: no such member (members: {})",
-        membership::describe_members(snap)
+        membership::describe_members(look)
     );
-    let unstarted: Vec<u64> = snap
+    let unstarted: Vec<u64> = look
         .members
         .iter()
         .filter(|m| membership::never_started(m))

@@ -115,20 +115,20 @@ pub(crate) fn gate_refusal(verdict: &crate::plan::gate::GateVerdict) -> Option<E
 /// `member` names one. A member that does not exist is a usage error; a
 /// refusal is `Err(exit 1)`, said on stderr.
 pub(crate) fn read_source<'a>(
-    snap: &'a crate::look::ClusterLook,
+    look: &'a crate::look::ClusterLook,
     member: Option<&str>,
 ) -> Result<std::result::Result<ReadSource<'a>, ExitStatus>> {
     let leader =
-        crate::plan::gate::evaluate(snap, &crate::plan::gate::GateOptions::default()).leader;
-    let source = match crate::plan::backup::source(snap, leader, member) {
+        crate::plan::gate::evaluate(look, &crate::plan::gate::GateOptions::default()).leader;
+    let source = match crate::plan::backup::source(look, leader, member) {
         Ok(source) => source,
         Err(refusal) if refusal.is_usage() => return Err(crate::error::Error::usage(refusal)),
         Err(refusal) => return Ok(Err(failed(refusal))),
     };
     let name = source.name.clone();
-    match ReadSource::of(snap, source) {
+    match ReadSource::of(look, source) {
         Some(picked) => Ok(Ok(picked)),
-        None if snap.members.iter().any(|m| m.name == name) => Err(crate::error::Error::Refused(
+        None if look.members.iter().any(|m| m.name == name) => Err(crate::error::Error::Refused(
             format!("{name} has no client URL to dial"),
         )),
         None => Err(crate::error::Error::Refused(format!(
@@ -140,20 +140,24 @@ pub(crate) fn read_source<'a>(
 /// What `read_source` picked.
 pub(crate) struct ReadSource<'a> {
     pub source: crate::plan::backup::Source,
-    pub look: &'a crate::look::MemberLook,
+    pub member: &'a crate::look::MemberLook,
     pub dial: crate::reach::Dial,
 }
 
 impl<'a> ReadSource<'a> {
-    /// The member `source` names in `snap`, with its dial; `None` when it
+    /// The member `source` names in `look`, with its dial; `None` when it
     /// is not listed or has no client URL.
     pub(crate) fn of(
-        snap: &'a crate::look::ClusterLook,
+        look: &'a crate::look::ClusterLook,
         source: crate::plan::backup::Source,
     ) -> Option<ReadSource<'a>> {
-        let look = snap.members.iter().find(|m| m.name == source.name)?;
-        let dial = look.dial.clone()?;
-        Some(ReadSource { source, look, dial })
+        let member = look.members.iter().find(|m| m.name == source.name)?;
+        let dial = member.dial.clone()?;
+        Some(ReadSource {
+            source,
+            member,
+            dial,
+        })
     }
 }
 

@@ -17,25 +17,25 @@ pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
     output::prompt::require_consent(args.consent.yes, args.consent.dry_run, "move leadership")?;
     let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
-    let snap = crate::etcd::take::look(ops, target).await?;
-    let verdict = gate::evaluate(&snap, &args.gate);
+    let look = crate::etcd::take::look(ops, target).await?;
+    let verdict = gate::evaluate(&look, &args.gate);
     if let Some(refused) = super::gate_refusal(&verdict) {
         return Ok(refused);
     }
     let leader_id = verdict
         .leader
         .ok_or_else(|| Error::Refused("the members agree on no leader".into()))?;
-    let leader = snap
+    let leader = look
         .member_by_id(leader_id)
         .ok_or_else(|| Error::Refused("the leader is not in the member list".into()))?;
     let (to_name, to_id) = match &args.to {
         Some(name) => {
-            let m = match membership::find_member(&snap, name) {
-                Named::One(i) => &snap.members[i],
+            let m = match membership::find_member(&look, name) {
+                Named::One(i) => &look.members[i],
                 Named::Ambiguous(found) => {
                     let both: Vec<String> = found
                         .iter()
-                        .map(|&i| snap.members[i].name.clone())
+                        .map(|&i| look.members[i].name.clone())
                         .collect();
                     return Err(Error::usage(format!(
                         "--to {name}: reads as the id of more than one member ({}); give the name",
@@ -45,7 +45,7 @@ pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
                 Named::None => {
                     return Err(Error::usage(format!(
                         "--to {name}: no such member (members: {})",
-                        membership::describe_members(&snap)
+                        membership::describe_members(&look)
                     )))
                 }
             };
@@ -60,7 +60,7 @@ pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
             (m.name.clone(), m.id.unwrap_or(0))
         }
         None => transfer_target(
-            &snap,
+            &look,
             leader_id,
             &Default::default(),
             &[],
@@ -113,7 +113,7 @@ pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
         // As in a sweep: hand over once the target holds and has applied
         // the leader's log (up to 5 s, then anyway), since the leader drops
         // every proposal until the target takes over.
-        if let Some(to_dial) = snap
+        if let Some(to_dial) = look
             .members
             .iter()
             .find(|m| m.name == to_name)

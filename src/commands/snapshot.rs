@@ -34,9 +34,9 @@ pub async fn save(global: &Global, args: &SnapshotSaveArgs) -> Result<ExitStatus
     let target_file = check_destination(&args.file, args.force)?;
     let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
-    let snap = crate::etcd::take::look(ops, target).await?;
+    let look = crate::etcd::take::look(ops, target).await?;
     let super::ReadSource { source, dial, .. } =
-        match super::read_source(&snap, args.member.as_deref())? {
+        match super::read_source(&look, args.member.as_deref())? {
             Ok(picked) => picked,
             Err(refused) => return Ok(refused),
         };

@@ -34,14 +34,14 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
         Err(e) if super::secret_forbidden(&e) => return kubernetes_view(global, args, &e).await,
         Err(e) => return Err(e),
     };
-    let snapshot = crate::etcd::take::look(&session.clients, &session.target).await?;
-    let mut report = report_of(&session, args, &snapshot);
+    let look = crate::etcd::take::look(&session.clients, &session.target).await?;
+    let mut report = report_of(&session, args, &look);
     // Plugin mode: the cluster's runs and policies.
     if let (Some(read), Some(cluster)) = (&session.activity, &session.target.cluster) {
         report.defrag = Some(activity_of(read, cluster));
     }
     if global.output == OutputFormat::Wide {
-        read_feature_gates(&session, &snapshot, &mut report).await;
+        read_feature_gates(&session, &look, &mut report).await;
     }
     output::print(&report, global.output)?;
     if args.check && !report.gate.passed {
@@ -120,12 +120,11 @@ async fn kubernetes_view(
 /// metrics cannot be read keeps `None` (shown as `-`).
 async fn read_feature_gates(
     session: &crate::session::Session,
-    snapshot: &crate::look::ClusterLook,
+    look: &crate::look::ClusterLook,
     report: &mut StatusReport,
 ) {
-    let names: Vec<&str> = snapshot.members.iter().map(|m| m.name.as_str()).collect();
-    let read =
-        crate::etcd::take::feature_gates(snapshot, session.target.tls.as_ref(), &names).await;
+    let names: Vec<&str> = look.members.iter().map(|m| m.name.as_str()).collect();
+    let read = crate::etcd::take::feature_gates(look, session.target.tls.as_ref(), &names).await;
     for row in report.members.iter_mut() {
         row.feature_gates = read.get(&row.name).map(|gates| {
             crate::plan::doctor::MAINTENANCE_GATES
@@ -158,19 +157,19 @@ fn activity_of(
 }
 
 async fn probe(session: &crate::session::Session, args: &StatusArgs) -> Result<StatusReport> {
-    let snapshot = crate::etcd::take::look(&session.clients, &session.target).await?;
-    Ok(report_of(session, args, &snapshot))
+    let look = crate::etcd::take::look(&session.clients, &session.target).await?;
+    Ok(report_of(session, args, &look))
 }
 
 fn report_of(
     session: &crate::session::Session,
     args: &StatusArgs,
-    snapshot: &crate::look::ClusterLook,
+    look: &crate::look::ClusterLook,
 ) -> StatusReport {
-    let verdict = gate::evaluate(snapshot, &args.gate);
-    let mut report = StatusReport::build(session.target.cluster.clone(), snapshot, &verdict);
+    let verdict = gate::evaluate(look, &args.gate);
+    let mut report = StatusReport::build(session.target.cluster.clone(), look, &verdict);
     if let Some(says) = &session.operator {
-        report.operator_disagrees = crate::plan::operator::disagreements(says, snapshot);
+        report.operator_disagrees = crate::plan::operator::disagreements(says, look);
     }
     report
 }

@@ -19,13 +19,16 @@ pub async fn run(global: &Global, args: &Usage) -> Result<ExitStatus> {
     let layout = layout_of(&args.grouping);
     let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
-    let snap = crate::etcd::take::look(ops, target).await?;
-    let super::ReadSource { source, look, dial } =
-        match super::read_source(&snap, args.member.as_deref())? {
-            Ok(picked) => picked,
-            Err(refused) => return Ok(refused),
-        };
-    let sizes = look.status().map(|s| (s.db_size_in_use, s.db_size));
+    let look = crate::etcd::take::look(ops, target).await?;
+    let super::ReadSource {
+        source,
+        member,
+        dial,
+    } = match super::read_source(&look, args.member.as_deref())? {
+        Ok(picked) => picked,
+        Err(refused) => return Ok(refused),
+    };
+    let sizes = member.status().map(|s| (s.db_size_in_use, s.db_size));
 
     // A read changes nothing: the first signal ends it, and what was read
     // is reported, marked incomplete.

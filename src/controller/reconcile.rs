@@ -618,13 +618,13 @@ async fn disarm_nospace(ctx: &Context, run: &EtcdDefrag, probed: Option<&(Sessio
     let Some((session, first)) = probed else {
         return;
     };
-    let snap = match crate::etcd::take::look(&session.clients, &session.target).await {
+    let look = match crate::etcd::take::look(&session.clients, &session.target).await {
         Ok(s) => s,
         Err(_) => first.look.clone(),
     };
     let failures: Vec<String> = after::disarm(
         &session.clients,
-        &snap,
+        &look,
         &[],
         false,
         session.target.cluster.as_ref(),

@@ -312,7 +312,7 @@ impl Row {
 /// one compacted up to, from `leader`'s HashKV (0: never compacted).
 pub async fn revisions<O: EtcdOps>(
     ops: &O,
-    snap: &ClusterLook,
+    look: &ClusterLook,
     leader: &Dial,
 ) -> Result<(i64, i64)> {
     let compacted = ops
@@ -322,7 +322,7 @@ pub async fn revisions<O: EtcdOps>(
         .compact_revision
         // etcd says -1 before the first compaction.
         .max(0);
-    Ok((snap.revision(), compacted))
+    Ok((look.revision(), compacted))
 }
 
 /// How long a feature-gate read waits for a member's `/metrics`: a
@@ -338,11 +338,11 @@ pub const FEATURES_LIMIT: std::time::Duration = std::time::Duration::from_secs(2
 /// time is absent. Each read is a connection of its own (TCP, TLS, one
 /// GET: three round trips), so callers ask only for the members they need.
 pub async fn feature_gates(
-    snap: &ClusterLook,
+    look: &ClusterLook,
     tls: Option<&crate::reach::TlsMaterial>,
     names: &[&str],
 ) -> std::collections::BTreeMap<String, std::collections::BTreeMap<String, bool>> {
-    let wanted = snap
+    let wanted = look
         .members
         .iter()
         .filter(|m| names.contains(&m.name.as_str()));

@@ -13,18 +13,18 @@ use crate::report::{AlarmAction, AlarmResult, HashCheck, HashVerdict, MemberHash
 /// or anything with `force`), per member, and reports every alarm.
 pub async fn disarm<O: EtcdOps>(
     ops: &O,
-    snap: &ClusterLook,
+    look: &ClusterLook,
     members: &[String],
     force: bool,
     cluster: Option<&crate::reach::ClusterRef>,
 ) -> Vec<AlarmAction> {
-    let via = snap
+    let via = look
         .members
         .iter()
         .find(|m| m.status().is_some())
         .and_then(|m| m.dial.clone());
     let mut out = Vec::new();
-    for d in disarm_decisions(snap, members, force, cluster) {
+    for d in disarm_decisions(look, members, force, cluster) {
         let (result, why) = match (&via, d.disarm) {
             (_, false) => (AlarmResult::Kept, d.why.clone()),
             (None, true) => (AlarmResult::Failed, "no member answered".to_string()),
@@ -76,14 +76,14 @@ pub fn worth_hashing(outcomes: &[Outcome], compacted: bool) -> bool {
 /// every voter at once and compared only when the answers' revisions are
 /// equal, which they are when nothing is written. When neither gives
 /// comparable answers the check is reported as not possible.
-pub async fn hash_check<O: EtcdOps>(ops: &O, snap: &ClusterLook) -> Option<HashCheck> {
-    let members: Vec<_> = snap
+pub async fn hash_check<O: EtcdOps>(ops: &O, look: &ClusterLook) -> Option<HashCheck> {
+    let members: Vec<_> = look
         .members
         .iter()
         .filter(|m| !m.is_learner())
         .filter_map(|m| Some((m.name.clone(), m.dial.clone()?, m.status()?.revision)))
         .collect();
-    let silent: Vec<&str> = snap
+    let silent: Vec<&str> = look
         .members
         .iter()
         .filter(|m| !m.is_learner() && (m.dial.is_none() || m.status().is_none()))

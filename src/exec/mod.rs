@@ -2,7 +2,7 @@
 //! one-shot `defrag` command and the `--watch` controller.
 //!
 //! [`run`] does the whole run: check `--member` names, optionally compact
-//! and let sizes settle, sweep one member at a time (re-taking the snapshot
+//! and let sizes settle, sweep one member at a time (re-taking the look
 //! and re-running the gate before every step, re-planning from it so a
 //! leadership change moves the new leader last), then disarm NOSPACE where
 //! a member is back under its quota and check that the members agree. It
@@ -258,11 +258,11 @@ impl Fresh {
 /// The members whose feature gates `plan_notes` needs: those the plan
 /// from the first look would defragment, on a release that may publish
 /// them (`plan::notes::publishes_feature_gates`).
-pub fn gates_wanted(snap: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Vec<String> {
-    candidates(snap, verdict, input)
+pub fn gates_wanted(look: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Vec<String> {
+    candidates(look, verdict, input)
         .to_defrag()
         .filter(|m| {
-            let version = snap
+            let version = look
                 .members
                 .iter()
                 .find(|l| l.name == m.name)
@@ -278,12 +278,12 @@ pub fn gates_wanted(snap: &ClusterLook, verdict: &GateVerdict, input: &RunInput)
 /// (`plan::notes::notes`): the same plan as `preview`'s, with the members'
 /// feature gates as read from their `/metrics`.
 pub fn plan_notes(
-    snap: &ClusterLook,
+    look: &ClusterLook,
     verdict: &GateVerdict,
     input: &RunInput,
     features: &crate::plan::notes::FeatureGates,
 ) -> Vec<String> {
-    crate::plan::notes::notes(&candidates(snap, verdict, input), snap, features)
+    crate::plan::notes::notes(&candidates(look, verdict, input), look, features)
 }
 
 /// The members the run may defragment, for the notes about them and the
@@ -292,23 +292,23 @@ pub fn plan_notes(
 /// (decided on the sizes after it, so not known yet). Issue 45: with
 /// `--compact` the plan from the first look defragmented nobody, and the
 /// known-defect notes vanished.
-fn candidates(snap: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Plan {
+fn candidates(look: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Plan {
     if !input.options.compact {
-        return first_plan(snap, verdict, input);
+        return first_plan(look, verdict, input);
     }
     let mut any = input.clone();
     any.options.rule = crate::plan::rule::DefragRule {
         all: true,
         ..crate::plan::rule::DefragRule::default()
     };
-    first_plan(snap, verdict, &any)
+    first_plan(look, verdict, &any)
 }
 
 /// The plan from the first look, leaving out members already finished.
-fn first_plan(snap: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Plan {
+fn first_plan(look: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Plan {
     let done: BTreeSet<String> = input.finished.iter().map(|m| m.name.clone()).collect();
     plan_for(
-        snap,
+        look,
         verdict.leader,
         &input.options,
         &done,
@@ -322,35 +322,35 @@ fn first_plan(snap: &ClusterLook, verdict: &GateVerdict, input: &RunInput) -> Pl
 /// would have them restarted mid-defrag (predicted from what `measured`
 /// holds) unless the options allow that.
 pub(crate) fn plan_for(
-    snap: &ClusterLook,
+    look: &ClusterLook,
     leader: Option<u64>,
     opts: &SweepOptions,
     done: &BTreeSet<String>,
     measured: &Measured,
     interrupted: Option<&crate::plan::defrag::InterruptedDefrag>,
 ) -> Plan {
-    let mut plan = order_sweep(snap, leader, &opts.rule, &opts.selection, done);
+    let mut plan = order_sweep(look, leader, &opts.rule, &opts.selection, done);
     if opts.recover_nospace {
-        plan = recover_nospace(plan, snap);
+        plan = recover_nospace(plan, look);
     }
     plan = crate::plan::defrag::already_reclaimed(plan, interrupted);
     if opts.allow_probe_restart {
         plan
     } else {
-        crate::plan::probes::hold_back(plan, snap, measured)
+        crate::plan::probes::hold_back(plan, look, measured)
     }
 }
 
 /// Builds the dry-run view from one snapshot: gate, plan and leader choice;
 /// nothing is contacted. Members in `finished` are reported as they were.
 pub fn preview(
-    snap: &ClusterLook,
+    look: &ClusterLook,
     verdict: &GateVerdict,
     input: &RunInput,
 ) -> Result<DefragReport> {
     let opts = &input.options;
-    check_selection(snap, &opts.selection).map_err(Error::Usage)?;
-    let p = first_plan(snap, verdict, input);
+    check_selection(look, &opts.selection).map_err(Error::Usage)?;
+    let p = first_plan(look, verdict, input);
     let mut members = input.finished.clone();
     let mut leader = None;
     for m in &p.members {
@@ -368,7 +368,7 @@ pub fn preview(
                     .filter(|x| x.name != m.name)
                     .map(|x| x.name.clone())
                     .collect();
-                transfer_target(snap, m.id, &BTreeSet::new(), &followers, &BTreeSet::new())
+                transfer_target(look, m.id, &BTreeSet::new(), &followers, &BTreeSet::new())
                     .map(|(n, _)| n)
             } else {
                 None
@@ -403,7 +403,7 @@ pub fn preview(
         stopped: None,
         refusal: verdict.reasons.iter().map(ReasonView::from).collect(),
         // `--compact`: the revision it would compact at, as things stand.
-        compacted_at: opts.compact.then(|| snap.revision()),
+        compacted_at: opts.compact.then(|| look.revision()),
         already_compacted: false,
         in_use_not_refreshed: None,
         wall_ms: 0,

@@ -164,14 +164,14 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 Gated::Pass(f, v) => (f, v),
                 Gated::Stop(reason) => return self.stop(reason).await,
             };
-            let snap = &fresh.look;
+            let look = &fresh.look;
             // Taking the snapshot can take seconds: a stop or a deadline
             // that came meanwhile wins over the step it would start.
             if let Some(h) = self.control.halted() {
                 return self.stop(h.reason(None)).await;
             }
             let p = super::plan_for(
-                snap,
+                look,
                 verdict.leader,
                 self.opts,
                 &self.done,
@@ -209,7 +209,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                     MemberResult::planned(&m, Outcome::Skipped, Some(MemberReason::ProbeBudget));
                 self.finish_member(result).await;
             }
-            if let Some(gone) = self.gone_member(snap) {
+            if let Some(gone) = self.gone_member(look) {
                 self.finish_member(gone).await;
                 self.carried = Some(fresh);
                 continue;
@@ -221,7 +221,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             // The look may be older than the step: ask the member itself,
             // right before touching it, whether it still sees the leader
             // and term the plan was made on.
-            match self.still_as_looked(snap, &verdict, &next).await {
+            match self.still_as_looked(look, &verdict, &next).await {
                 Ok(()) => self.changed_in_a_row = 0,
                 Err(reason) => {
                     self.changed_in_a_row += 1;
@@ -245,7 +245,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 }
             }
             if next.role == Role::Leader && self.leader.is_none() {
-                match self.hand_over_leadership(snap, &p, &next).await {
+                match self.hand_over_leadership(look, &p, &next).await {
                     // Re-snapshot: the old leader is now a follower.
                     Ok(true) => continue,
                     Ok(false) => {}
@@ -274,7 +274,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 continue;
             }
             self.aged_in_a_row = 0;
-            if let Err(reason) = self.defragment(snap, &next).await {
+            if let Err(reason) = self.defragment(look, &next).await {
                 return self.stop(reason).await;
             }
         }
@@ -282,14 +282,14 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
 
     /// `--compact`: compact behind a passing gate and let sizes settle.
     async fn compact(&mut self) -> Result<(), StopReason> {
-        let snap = match self.pass_gate().await {
+        let look = match self.pass_gate().await {
             Gated::Pass(fresh, _) => fresh.look,
             Gated::Stop(StopReason::GateRefused { reasons }) => {
                 return Err(StopReason::GateRefusedBeforeCompaction { reasons })
             }
             Gated::Stop(other) => return Err(other),
         };
-        match wait::compact_and_settle(self.ops, &snap, self.observer, self.control).await {
+        match wait::compact_and_settle(self.ops, &look, self.observer, self.control).await {
             Compaction::Done {
                 revision,
                 already,
@@ -305,7 +305,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                             detail: format!("no look at the members after the compaction: {e}"),
                         }
                     })?;
-                    let members = crate::plan::compact::not_refreshed(&snap, &after.look);
+                    let members = crate::plan::compact::not_refreshed(&look, &after.look);
                     if !members.is_empty() {
                         self.in_use_not_refreshed = Some(NotRefreshed { members, why });
                     }
@@ -334,14 +334,14 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             };
             let refused = match taken {
                 Ok(fresh) => {
-                    let snap = &fresh.look;
-                    let mut verdict = gate::evaluate(snap, &self.opts.gate);
+                    let look = &fresh.look;
+                    let mut verdict = gate::evaluate(look, &self.opts.gate);
                     // A step acts on the look as one moment: answers far
                     // apart, or from different raft terms, may straddle an
                     // election, and then neither its agreement on a leader
                     // nor its disagreement is true of any moment. Look
                     // again at once, a few times, before that refuses.
-                    let moment = gate::one_moment(snap, gate::ONE_MOMENT);
+                    let moment = gate::one_moment(look, gate::ONE_MOMENT);
                     if !moment.is_empty() && relooks < MAX_RELOOKS {
                         relooks += 1;
                         tracing::info!(
@@ -362,7 +362,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                         .reasons
                         .extend(super::others_refuse(self.others.as_deref()).await);
                     if verdict.passed() {
-                        self.target = look::with_members_as_seeds(&self.target, snap);
+                        self.target = look::with_members_as_seeds(&self.target, look);
                         return Gated::Pass(fresh, verdict);
                     }
                     StopReason::GateRefused {
@@ -401,10 +401,10 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
     /// request — only for `abandon`.
     async fn defragment(
         &mut self,
-        snap: &ClusterLook,
+        look: &ClusterLook,
         next: &PlannedMember,
     ) -> Result<(), StopReason> {
-        let Some(dial) = dial_of(snap, &next.name) else {
+        let Some(dial) = dial_of(look, &next.name) else {
             let result = MemberResult {
                 detail: Some("no client URL to dial".into()),
                 ..MemberResult::planned(next, Outcome::Failed, Some(MemberReason::NoEndpoint))
@@ -502,7 +502,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         }
     }
 
-    /// Waits for the member just defragmented; the snapshot that shows it
+    /// Waits for the member just defragmented; the look that shows it
     /// back is carried to the next step's gate.
     async fn wait_for_return(
         &mut self,
@@ -546,16 +546,16 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
     /// and term of the look the step was planned on.
     async fn still_as_looked(
         &self,
-        snap: &ClusterLook,
+        look: &ClusterLook,
         verdict: &GateVerdict,
         next: &PlannedMember,
     ) -> Result<(), gate::GateReason> {
-        let (Some(dial), Some(leader)) = (dial_of(snap, &next.name), verdict.leader) else {
+        let (Some(dial), Some(leader)) = (dial_of(look, &next.name), verdict.leader) else {
             return Ok(());
         };
         match self.ops.status(&dial).await {
-            Ok(now) => match gate::still_as_looked(snap, leader, &next.name, &now) {
-                None => super::wait::no_snapshot_on_its_way(self.ops, snap, &next.name).await,
+            Ok(now) => match gate::still_as_looked(look, leader, &next.name, &now) {
+                None => super::wait::no_snapshot_on_its_way(self.ops, look, &next.name).await,
                 Some(reason) => Err(reason),
             },
             Err(e) => Err(gate::GateReason::MemberUnreachable {
@@ -567,11 +567,11 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
 
     /// A member the first plan meant to defragment that is no longer in the
     /// cluster, as its report line.
-    fn gone_member(&self, snap: &ClusterLook) -> Option<MemberResult> {
+    fn gone_member(&self, look: &ClusterLook) -> Option<MemberResult> {
         self.first_planned
             .iter()
             .filter(|m| !self.done.contains(&m.name))
-            .find(|m| !snap.members.iter().any(|s| s.id == Some(m.id)))
+            .find(|m| !look.members.iter().any(|s| s.id == Some(m.id)))
             .map(|m| MemberResult {
                 detail: Some("no longer a member of the cluster".into()),
                 ..MemberResult::planned(m, Outcome::Failed, Some(MemberReason::MemberGone))
@@ -661,8 +661,8 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
     }
 }
 
-fn dial_of(snap: &ClusterLook, name: &str) -> Option<Dial> {
-    snap.members
+fn dial_of(look: &ClusterLook, name: &str) -> Option<Dial> {
+    look.members
         .iter()
         .find(|m| m.name == name)
         .and_then(|m| m.dial.clone())

@@ -20,20 +20,20 @@ use crate::reach::{Dial, Target};
 /// may be from before a snapshot started.
 pub(super) async fn no_snapshot_on_its_way<O: EtcdOps>(
     ops: &O,
-    snap: &ClusterLook,
+    look: &ClusterLook,
     name: &str,
 ) -> Result<(), GateReason> {
-    let Some(i) = snap
+    let Some(i) = look
         .members
         .iter()
         .position(|m| m.name == name && m.snapshot_watch.is_some())
     else {
         return Ok(());
     };
-    let watch = crate::etcd::take::snapshot_watches(ops, &snap.members, &[i]).await;
+    let watch = crate::etcd::take::snapshot_watches(ops, &look.members, &[i]).await;
     match watch
         .first()
-        .and_then(|w| gate::snapshot_in_flight(&snap.members[i], w))
+        .and_then(|w| gate::snapshot_in_flight(&look.members[i], w))
     {
         Some(reason) => Err(reason),
         None => Ok(()),
@@ -77,17 +77,17 @@ pub async fn for_member<O: EtcdOps>(
     loop {
         let last = match ops.status(dial).await {
             Ok(status) => match Fresh::look(ops, target).await {
-                Ok(Fresh { look: snap, taken }) => {
-                    let verdict = gate::evaluate(&snap, gate_options);
+                Ok(Fresh { look, taken }) => {
+                    let verdict = gate::evaluate(&look, gate_options);
                     let own: Vec<&GateReason> = verdict
                         .for_member(name)
-                        .filter(|r| !matches!(r, GateReason::Alarm { .. }))
+                        .filter(|r| r.holds_a_returning_member())
                         .collect();
                     if own.is_empty() {
                         return Ok(Returned {
                             db_size: status.db_size,
                             after: t0.elapsed(),
-                            look: Fresh::asked_at(snap, taken),
+                            look: Fresh::asked_at(look, taken),
                         });
                     }
                     own.iter()
@@ -231,11 +231,11 @@ pub async fn refresh_and_settle<O: EtcdOps>(
 /// has finished reclaims less.
 pub async fn compact_and_settle<O: EtcdOps>(
     ops: &O,
-    snap: &ClusterLook,
+    look: &ClusterLook,
     observer: &dyn Observer,
     control: &RunControl,
 ) -> Compaction {
-    let answering: Vec<_> = snap
+    let answering: Vec<_> = look
         .members
         .iter()
         .filter_map(|m| Some((m.dial.clone()?, m.status()?.clone())))

@@ -26,24 +26,24 @@ pub struct DisarmDecision {
     pub raw: Alarm,
 }
 
-/// Decides for every alarm in the snapshot. `members` narrows to these
+/// Decides for every alarm in the look. `members` narrows to these
 /// member names (empty: all). `force` allows CORRUPT/unknown alarms and
 /// NOSPACE on a member still over quota. `cluster` names the cluster in
 /// the advice, so that it runs as printed.
 pub fn disarm_decisions(
-    snapshot: &ClusterLook,
+    look: &ClusterLook,
     members: &[String],
     force: bool,
     cluster: Option<&ClusterRef>,
 ) -> Vec<DisarmDecision> {
     let cluster_args = ClusterRef::command_args(cluster);
-    snapshot
+    look
         .alarms
         .iter()
-        .filter(|a| members.is_empty() || members.contains(&snapshot.name_of(a.member_id)))
+        .filter(|a| members.is_empty() || members.contains(&look.name_of(a.member_id)))
         .map(|a| {
-            let name = snapshot.name_of(a.member_id);
-            let member = snapshot.member_by_id(a.member_id);
+            let name = look.name_of(a.member_id);
+            let member = look.member_by_id(a.member_id);
             let sizes = member.and_then(|m| m.status().map(|s| (s.db_size, m.quota_bytes)));
             let assumed = member.is_some_and(|m| m.quota_source == QuotaSource::Default);
             let learner = member.filter(|m| m.is_learner());
@@ -53,7 +53,7 @@ pub fn disarm_decisions(
                 (AlarmKind::Nospace, _) if learner.is_some() && !force => (
                     false,
                     learner.map_or_else(String::new, |l| {
-                        learner_way_out(snapshot, l, &cluster_args)
+                        learner_way_out(look, l, &cluster_args)
                     }),
                 ),
                 (AlarmKind::Nospace, _) if assumed && !force => (
@@ -117,9 +117,9 @@ const CAUGHT_UP_ENTRIES: u64 = 1_000;
 /// and then compacted and defragmented like any member; one that has not is
 /// removed, the alarm disarmed, the others compacted and defragmented, and
 /// it is added back.
-pub fn learner_way_out(snap: &ClusterLook, learner: &MemberLook, cluster_args: &str) -> String {
+pub fn learner_way_out(look: &ClusterLook, learner: &MemberLook, cluster_args: &str) -> String {
     let name = &learner.name;
-    let leader = snap
+    let leader = look
         .members
         .iter()
         .filter_map(|m| m.status())

@@ -90,13 +90,12 @@ impl Refusal {
 /// follower that answered cleanly (highest applied index, ties by name),
 /// else the leader. `leader` is the leader the members agree on, if any.
 pub fn source(
-    snapshot: &ClusterLook,
+    look: &ClusterLook,
     leader: Option<u64>,
     named: Option<&str>,
 ) -> Result<Source, Refusal> {
     let corrupt = |m: &MemberLook| {
-        snapshot
-            .alarms
+        look.alarms
             .iter()
             .any(|a| a.kind == AlarmKind::Corrupt && Some(a.member_id) == m.id)
     };
@@ -107,13 +106,13 @@ pub fn source(
         Some(_) => Role::Follower,
     };
     if let Some(named) = named {
-        let m = snapshot
+        let m = look
             .members
             .iter()
             .find(|m| m.name == named)
             .ok_or_else(|| Refusal::NoSuchMember {
                 named: named.to_string(),
-                known: snapshot.members.iter().map(|m| m.name.clone()).collect(),
+                known: look.members.iter().map(|m| m.name.clone()).collect(),
             })?;
         if m.status().is_none() {
             return Err(Refusal::NotAnswering {
@@ -131,7 +130,7 @@ pub fn source(
             role: role(m),
         });
     }
-    let candidates = snapshot
+    let candidates = look
         .members
         .iter()
         .filter(|m| !m.is_learner() && !corrupt(m))
@@ -148,7 +147,7 @@ pub fn source(
         .map(|(m, _)| m);
     let fallback = || {
         leader
-            .and_then(|l| snapshot.member_by_id(l))
+            .and_then(|l| look.member_by_id(l))
             .filter(|m| m.status().is_some() && !corrupt(m))
     };
     best.or_else(fallback)

@@ -141,14 +141,14 @@ impl Plan {
 /// a report lists every member (the gate refuses before a step can touch a
 /// voter that did not answer).
 pub fn order_sweep(
-    snapshot: &ClusterLook,
+    look: &ClusterLook,
     leader: Option<u64>,
     rule: &DefragRule,
     selection: &[String],
     done: &BTreeSet<String>,
 ) -> Plan {
     let mut entries: Vec<PlannedMember> = Vec::new();
-    for m in snapshot.members.iter().filter(|m| !done.contains(&m.name)) {
+    for m in look.members.iter().filter(|m| !done.contains(&m.name)) {
         let role = role_of(m, leader);
         let Some(status) = m.status() else {
             let reason = if role == Role::Learner {
@@ -234,8 +234,8 @@ pub const NOSPACE_MIN_RECLAIM: u64 = 1024 * 1024;
 /// only `BelowThreshold` skips change (learners, members not selected and
 /// members already done stay as they were); the leader stays last. The
 /// one-shot command applies it; `--watch` keeps the operator's rule.
-pub fn recover_nospace(plan: Plan, snapshot: &ClusterLook) -> Plan {
-    let alarmed: BTreeSet<u64> = snapshot
+pub fn recover_nospace(plan: Plan, look: &ClusterLook) -> Plan {
+    let alarmed: BTreeSet<u64> = look
         .alarms
         .iter()
         .filter(|a| a.kind == AlarmKind::Nospace)
@@ -245,7 +245,7 @@ pub fn recover_nospace(plan: Plan, snapshot: &ClusterLook) -> Plan {
         return plan;
     }
     let helps = |p: &PlannedMember| {
-        let quota = snapshot
+        let quota = look
             .members
             .iter()
             .find(|m| m.name == p.name)
@@ -338,12 +338,12 @@ pub fn already_reclaimed(plan: Plan, interrupted: Option<&InterruptedDefrag>) ->
     arrange(entries)
 }
 
-/// Checks `--member` names against the members the snapshot knows. Pure;
+/// Checks `--member` names against the members the look knows. Pure;
 /// the error names the unknown member and lists the known ones.
-pub fn check_selection(snapshot: &ClusterLook, selection: &[String]) -> Result<(), String> {
+pub fn check_selection(look: &ClusterLook, selection: &[String]) -> Result<(), String> {
     for name in selection {
-        if !snapshot.members.iter().any(|m| &m.name == name) {
-            let mut known: Vec<&str> = snapshot.members.iter().map(|m| m.name.as_str()).collect();
+        if !look.members.iter().any(|m| &m.name == name) {
+            let mut known: Vec<&str> = look.members.iter().map(|m| m.name.as_str()).collect();
             known.sort();
             return Err(format!(
                 "--member {name}: no such member (members: {})",
@@ -616,7 +616,7 @@ pub fn ready_for_transfer(leader: &MemberStatus, target: &MemberStatus) -> bool 
 /// most likely to keep that window open longer (docs/benchmarks.md has what
 /// was measured). Pure.
 pub fn transfer_target(
-    snapshot: &ClusterLook,
+    look: &ClusterLook,
     leader: u64,
     pending: &BTreeSet<String>,
     defragmented: &[String],
@@ -630,8 +630,7 @@ pub fn transfer_target(
             defragmented.iter().position(|d| d == name),
         )
     };
-    snapshot
-        .members
+    look.members
         .iter()
         .filter(|m| !m.is_learner() && m.id != Some(leader) && !pending.contains(&m.name))
         .filter_map(|m| Some((m, m.status()?, m.id?)))

@@ -176,6 +176,36 @@ impl GateReason {
         }
     }
 
+    /// Whether a member back from its defrag is still waited for while this
+    /// reason names it (`exec::wait::for_member`). Whatever says the member
+    /// is not itself yet holds it; an alarm does not: NOSPACE or CORRUPT is
+    /// the cluster's, and the re-gate before the next step decides on it.
+    /// Reasons about no member never name the one waited for. Exhaustive,
+    /// so a new reason decides here how the wait treats it.
+    pub fn holds_a_returning_member(&self) -> bool {
+        match self {
+            GateReason::Alarm { .. } => false,
+            GateReason::MemberUnreachable { .. }
+            | GateReason::MemberNotProbed { .. }
+            | GateReason::NoLeader { .. }
+            | GateReason::MemberError { .. }
+            | GateReason::ApplyLag { .. }
+            | GateReason::BehindLeader { .. }
+            | GateReason::LearnerPromoting { .. }
+            | GateReason::SlowAnswer { .. }
+            | GateReason::SnapshotInFlight { .. }
+            | GateReason::ChangedSinceLook { .. } => true,
+            GateReason::LeaderDisagreement { .. }
+            | GateReason::LeaderNotMember { .. }
+            | GateReason::QuorumMargin { .. }
+            | GateReason::LookAged { .. }
+            | GateReason::TermDisagreement { .. }
+            | GateReason::DefragRunActive { .. }
+            | GateReason::DefragRunsUnknown { .. }
+            | GateReason::PolicyTickDue { .. } => true,
+        }
+    }
+
     /// A short label for a member's verdict cell.
     pub fn short(&self) -> String {
         match self {
@@ -413,11 +443,11 @@ pub struct DueTick {
 /// Voters are the members MemberList does not mark as learners; learners are
 /// neither required to answer nor counted for quorum, but a learner whose own
 /// Status disagrees with MemberList (a promotion in flight) refuses.
-pub fn evaluate(snapshot: &ClusterLook, options: &GateOptions) -> GateVerdict {
+pub fn evaluate(look: &ClusterLook, options: &GateOptions) -> GateVerdict {
     let mut reasons = Vec::new();
 
     // 1. Every voting member answered.
-    for m in snapshot.members.iter().filter(|m| !m.is_learner()) {
+    for m in look.members.iter().filter(|m| !m.is_learner()) {
         match &m.probe {
             Probe::Answered(_) => {}
             Probe::Failed(e) => reasons.push(GateReason::MemberUnreachable {
@@ -433,7 +463,7 @@ pub fn evaluate(snapshot: &ClusterLook, options: &GateOptions) -> GateVerdict {
 
     // 2. One non-zero leader that everyone agrees on and that is a member.
     let mut views: BTreeMap<u64, Vec<String>> = BTreeMap::new();
-    for m in &snapshot.members {
+    for m in &look.members {
         if let Some(s) = m.status() {
             if s.leader == 0 {
                 reasons.push(GateReason::NoLeader {
@@ -447,19 +477,19 @@ pub fn evaluate(snapshot: &ClusterLook, options: &GateOptions) -> GateVerdict {
     let mut leader = None;
     if views.len() > 1 {
         let mut pairs = Vec::new();
-        for m in &snapshot.members {
+        for m in &look.members {
             if let Some(s) = m.status() {
                 let seen = if s.leader == 0 {
                     "none".to_string()
                 } else {
-                    snapshot.name_of(s.leader)
+                    look.name_of(s.leader)
                 };
                 pairs.push((m.name.clone(), seen));
             }
         }
         reasons.push(GateReason::LeaderDisagreement { views: pairs });
     } else if let Some((&id, _)) = views.iter().next() {
-        if snapshot.member_list_known && snapshot.member_by_id(id).is_none() {
+        if look.member_list_known && look.member_by_id(id).is_none() {
             reasons.push(GateReason::LeaderNotMember {
                 leader: format!("{id:016x}"),
             });
@@ -469,15 +499,15 @@ pub fn evaluate(snapshot: &ClusterLook, options: &GateOptions) -> GateVerdict {
     }
 
     // 3. No alarm other than NOSPACE; no other error entries.
-    for alarm in &snapshot.alarms {
+    for alarm in &look.alarms {
         if alarm.kind != AlarmKind::Nospace {
             reasons.push(GateReason::Alarm {
-                member: snapshot.name_of(alarm.member_id),
+                member: look.name_of(alarm.member_id),
                 alarm: alarm.kind.as_str().to_string(),
             });
         }
     }
-    for m in &snapshot.members {
+    for m in &look.members {
         if let Some(s) = m.status() {
             for entry in &s.errors {
                 // Alarms are judged above, from the merged list; "no leader"
@@ -499,10 +529,10 @@ pub fn evaluate(snapshot: &ClusterLook, options: &GateOptions) -> GateVerdict {
 
     // 4. Raft progress within bounds.
     let leader_index = leader
-        .and_then(|id| snapshot.member_by_id(id))
+        .and_then(|id| look.member_by_id(id))
         .and_then(|m| m.status())
         .map(|s| s.raft_index);
-    for m in &snapshot.members {
+    for m in &look.members {
         if let Some(s) = m.status() {
             let lag = s.raft_index.saturating_sub(s.raft_applied_index);
             if lag > options.max_raft_lag {
@@ -526,15 +556,15 @@ pub fn evaluate(snapshot: &ClusterLook, options: &GateOptions) -> GateVerdict {
     }
 
     // 4b. On a release with the applySnapshot/Defragment race, no
-    // snapshot may be on its way to a member or being applied by it.
-    for m in &snapshot.members {
+    // look may be on its way to a member or being applied by it.
+    for m in &look.members {
         if let Some(watch) = &m.snapshot_watch {
             reasons.extend(snapshot_in_flight(m, watch));
         }
     }
 
     // 5. No learner mid-promotion.
-    for m in &snapshot.members {
+    for m in &look.members {
         if let (Some(listed), Some(s)) = (&m.listed, m.status()) {
             if listed.is_learner != s.is_learner {
                 reasons.push(GateReason::LearnerPromoting {
@@ -545,7 +575,7 @@ pub fn evaluate(snapshot: &ClusterLook, options: &GateOptions) -> GateVerdict {
     }
 
     // 6. Quorum margin: with one voter out, the rest must still be a quorum.
-    let voters = snapshot.members.iter().filter(|m| !m.is_learner()).count();
+    let voters = look.members.iter().filter(|m| !m.is_learner()).count();
     let quorum = voters / 2 + 1;
     if voters.saturating_sub(1) < quorum && !options.allow_quorum_loss {
         reasons.push(GateReason::QuorumMargin { voters });
@@ -593,10 +623,10 @@ pub const ONE_MOMENT: Duration = Duration::from_millis(500);
 /// term. The second catches an election under way: members learn a new
 /// term within a heartbeat (100 ms), so differing terms pass by
 /// themselves, and the sweep looks again rather than refuse at once.
-pub fn one_moment(snapshot: &ClusterLook, limit: Duration) -> Vec<GateReason> {
+pub fn one_moment(look: &ClusterLook, limit: Duration) -> Vec<GateReason> {
     let mut reasons = Vec::new();
-    let fastest = snapshot.members.iter().filter_map(|m| m.answered_in).min();
-    for m in &snapshot.members {
+    let fastest = look.members.iter().filter_map(|m| m.answered_in).min();
+    for m in &look.members {
         let (Some(took), Some(fastest)) = (m.answered_in, fastest) else {
             continue;
         };
@@ -607,7 +637,7 @@ pub fn one_moment(snapshot: &ClusterLook, limit: Duration) -> Vec<GateReason> {
             });
         }
     }
-    let views: Vec<(String, u64)> = snapshot
+    let views: Vec<(String, u64)> = look
         .members
         .iter()
         .filter_map(|m| Some((m.name.clone(), m.status()?.raft_term)))
@@ -623,12 +653,12 @@ pub fn one_moment(snapshot: &ClusterLook, limit: Duration) -> Vec<GateReason> {
 /// step: the same leader in the same raft term, and so the same role.
 /// `None` when it does; otherwise the reason, naming both views. Pure.
 pub fn still_as_looked(
-    snapshot: &ClusterLook,
+    look: &ClusterLook,
     leader: u64,
     member: &str,
     now: &MemberStatus,
 ) -> Option<GateReason> {
-    let looked_term = snapshot
+    let looked_term = look
         .members
         .iter()
         .find(|m| m.name == member)
@@ -641,7 +671,7 @@ pub fn still_as_looked(
         if leader == 0 {
             format!("no leader in term {term}")
         } else {
-            format!("leader {} in term {term}", snapshot.name_of(leader))
+            format!("leader {} in term {term}", look.name_of(leader))
         }
     };
     Some(GateReason::ChangedSinceLook {
@@ -1153,5 +1183,40 @@ mod tests {
         }
         // A member the look has no answer from is not judged here.
         assert_eq!(still_as_looked(&looked, 1, "m9", &now(2, 3)), None);
+    }
+
+    /// Issue 38: how a wait for a returning member treats each reason is
+    /// decided on the reason (`holds_a_returning_member`), not in a filter.
+    #[test]
+    fn a_returning_member_is_held_by_its_own_state_not_by_an_alarm() {
+        let m = || "m1".to_string();
+        for (reason, holds) in [
+            (
+                GateReason::Alarm {
+                    member: m(),
+                    alarm: "NOSPACE".into(),
+                },
+                false,
+            ),
+            (
+                GateReason::ApplyLag {
+                    member: m(),
+                    lag: 5000,
+                    bound: 1000,
+                },
+                true,
+            ),
+            (GateReason::NoLeader { member: m() }, true),
+            (
+                GateReason::MemberUnreachable {
+                    member: m(),
+                    cause: "refused".into(),
+                },
+                true,
+            ),
+            (GateReason::LearnerPromoting { member: m() }, true),
+        ] {
+            assert_eq!(reason.holds_a_returning_member(), holds, "{reason}");
+        }
     }
 }

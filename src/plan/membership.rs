@@ -107,16 +107,12 @@ fn answers(m: &MemberLook) -> bool {
 /// `max_lag`: how far behind the leader's applied index a learner may be
 /// and still be promoted.
 pub fn check(
-    snapshot: &ClusterLook,
+    look: &ClusterLook,
     change: Change<'_>,
     leader_applied: Option<u64>,
     max_lag: u64,
 ) -> Result<Quorum, Refusal> {
-    let voters: Vec<&MemberLook> = snapshot
-        .members
-        .iter()
-        .filter(|m| !m.is_learner())
-        .collect();
+    let voters: Vec<&MemberLook> = look.members.iter().filter(|m| !m.is_learner()).collect();
     let voters_before = voters.len();
     let answering = voters.iter().filter(|m| answers(m)).count();
     let (voters_after, answering_after, what) = match change {
@@ -188,7 +184,7 @@ pub fn check(
 /// Which member a typed MEMBER (or `--to`) names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Named {
-    /// This member (an index into the snapshot's members).
+    /// This member (an index into the look's members).
     One(usize),
     /// The text reads as the id of more than one member (hex for one,
     /// decimal for another); the name is the way out.
@@ -202,12 +198,12 @@ pub enum Named {
 /// optional), else its id in decimal as `etcdctl -w json` prints it. A
 /// member that was added but never started has no name in MemberList, so
 /// its id is the only way to name it. Pure.
-pub fn find_member(snapshot: &ClusterLook, text: &str) -> Named {
+pub fn find_member(look: &ClusterLook, text: &str) -> Named {
     let text = text.trim();
     if text.is_empty() {
         return Named::None;
     }
-    if let Some(i) = snapshot.members.iter().position(|m| m.name == text) {
+    if let Some(i) = look.members.iter().position(|m| m.name == text) {
         return Named::One(i);
     }
     let hex = text
@@ -217,7 +213,7 @@ pub fn find_member(snapshot: &ClusterLook, text: &str) -> Named {
     let ids = [u64::from_str_radix(hex, 16).ok(), text.parse::<u64>().ok()];
     let mut found: Vec<usize> = Vec::new();
     for id in ids.into_iter().flatten() {
-        if let Some(i) = snapshot.members.iter().position(|m| m.id == Some(id)) {
+        if let Some(i) = look.members.iter().position(|m| m.id == Some(id)) {
             if !found.contains(&i) {
                 found.push(i);
             }
@@ -238,8 +234,8 @@ pub fn never_started(m: &MemberLook) -> bool {
 
 /// The members as an error message lists them: `name (hex id)`, and a
 /// member that never started by its id alone. Pure.
-pub fn describe_members(snapshot: &ClusterLook) -> String {
-    let mut shown: Vec<String> = snapshot
+pub fn describe_members(look: &ClusterLook) -> String {
+    let mut shown: Vec<String> = look
         .members
         .iter()
         .map(|m| match m.id {
@@ -263,11 +259,11 @@ pub fn describe_members(snapshot: &ClusterLook) -> String {
 /// the whole cluster; no defrag reaches a learner. Said before the add, with
 /// what to do first; `None` when there is room (size under 80% of the
 /// leader's quota, or no size or quota known).
-pub fn replay_warning(snap: &ClusterLook, cluster_args: &str) -> Option<String> {
+pub fn replay_warning(look: &ClusterLook, cluster_args: &str) -> Option<String> {
     // The leader's backend is what is sent; any voter's is as large give or
     // take, so the largest that answered stands for it (the leader's
     // Status may be the one that did not come back).
-    let fullest = snap
+    let fullest = look
         .members
         .iter()
         .filter(|m| !m.is_learner())
@@ -289,9 +285,9 @@ pub fn replay_warning(snap: &ClusterLook, cluster_args: &str) -> Option<String> 
     ))
 }
 
-pub fn promotion_hazards(snap: &ClusterLook) -> Vec<String> {
+pub fn promotion_hazards(look: &ClusterLook) -> Vec<String> {
     use crate::defects::{among, Touches};
-    among(snap.versions())
+    among(look.versions())
         .into_iter()
         .filter(|a| a.hit.defect.touches == Touches::Promotion)
         .map(|a| {

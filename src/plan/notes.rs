@@ -23,13 +23,13 @@ pub type FeatureGates = BTreeMap<String, BTreeMap<String, bool>>;
 /// The notes for `plan`, in a fixed order: clients during each defrag
 /// (feature gates, then the write outage), known defects that touch
 /// defragmentation, then probes that fail during a defrag but leave room.
-pub fn notes(plan: &Plan, snap: &ClusterLook, features: &FeatureGates) -> Vec<String> {
+pub fn notes(plan: &Plan, look: &ClusterLook, features: &FeatureGates) -> Vec<String> {
     let planned: Vec<&str> = plan.to_defrag().map(|m| m.name.as_str()).collect();
     let mut out = Vec::new();
     out.extend(grpc_on_defrag(&planned, features));
     out.extend(outage_notice(plan, &Measured::default()));
-    out.extend(defects(&planned, snap));
-    out.extend(probes_with_room(plan, snap));
+    out.extend(defects(&planned, look));
+    out.extend(probes_with_room(plan, look));
     out
 }
 
@@ -73,8 +73,8 @@ fn grpc_on_defrag(planned: &[&str], features: &FeatureGates) -> Vec<String> {
 
 /// What the sweep does about each known defect touching defragmentation
 /// that a planned member's release has.
-fn defects(planned: &[&str], snap: &ClusterLook) -> Vec<String> {
-    among(snap.versions().filter(|(name, _)| planned.contains(name)))
+fn defects(planned: &[&str], look: &ClusterLook) -> Vec<String> {
+    among(look.versions().filter(|(name, _)| planned.contains(name)))
         .into_iter()
         .filter(|a| a.hit.defect.touches == Touches::Defrag)
         .map(|a| {
@@ -108,11 +108,11 @@ fn defects(planned: &[&str], snap: &ClusterLook) -> Vec<String> {
 /// Planned members whose probe fails while they defragment, with how much
 /// room it leaves (members with too little are held back, and their rows
 /// say so).
-fn probes_with_room(plan: &Plan, snap: &ClusterLook) -> Vec<String> {
+fn probes_with_room(plan: &Plan, look: &ClusterLook) -> Vec<String> {
     plan.to_defrag()
         .filter_map(|p| {
-            let look = snap.members.iter().find(|m| m.name == p.name)?;
-            match budget(look, p.in_use, &Measured::default())? {
+            let member = look.members.iter().find(|m| m.name == p.name)?;
+            match budget(member, p.in_use, &Measured::default())? {
                 Budget::Within(risk) => Some(format!(
                     "{}'s {} fails while it defragments; the kubelet would restart it after {:.0}s of that at the earliest, and its defrag is predicted at {:.1}s",
                     p.name,

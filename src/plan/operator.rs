@@ -7,10 +7,10 @@ use crate::look::{ClusterLook, OperatorSays};
 
 /// Each disagreement, in words. Nothing when they agree, or when the
 /// operator says nothing on a point.
-pub fn disagreements(says: &OperatorSays, snap: &ClusterLook) -> Vec<String> {
-    let listed = snap.members.len();
-    let answering = snap.members.iter().filter(|m| m.status().is_some()).count();
-    let leaders: std::collections::BTreeSet<u64> = snap
+pub fn disagreements(says: &OperatorSays, look: &ClusterLook) -> Vec<String> {
+    let listed = look.members.len();
+    let answering = look.members.iter().filter(|m| m.status().is_some()).count();
+    let leaders: std::collections::BTreeSet<u64> = look
         .members
         .iter()
         .filter_map(|m| m.status())
@@ -38,7 +38,7 @@ pub fn disagreements(says: &OperatorSays, snap: &ClusterLook) -> Vec<String> {
         }
     }
     if let Some(wanted) = says.version.as_deref().map(|v| v.trim_start_matches('v')) {
-        let other: Vec<String> = snap
+        let other: Vec<String> = look
             .members
             .iter()
             .filter_map(|m| Some((m.name.as_str(), m.status()?.version.as_str())))

@@ -171,15 +171,15 @@ pub fn remedy(risk: &ProbeRisk) -> String {
 /// the flag that overrides it in `held_back`. The sweep asks before every
 /// step, so a prediction refined by the followers' measured defrags counts.
 /// Pure.
-pub fn hold_back(mut plan: Plan, snapshot: &ClusterLook, measured: &Measured) -> Plan {
+pub fn hold_back(mut plan: Plan, look: &ClusterLook, measured: &Measured) -> Plan {
     for planned in &mut plan.members {
         if !matches!(planned.decision, MemberDecision::Defrag(_)) {
             continue;
         }
-        let Some(look) = snapshot.members.iter().find(|m| m.name == planned.name) else {
+        let Some(member) = look.members.iter().find(|m| m.name == planned.name) else {
             continue;
         };
-        if let Some(Budget::Exceeded(risk)) = budget(look, planned.in_use, measured) {
+        if let Some(Budget::Exceeded(risk)) = budget(member, planned.in_use, measured) {
             planned.decision = MemberDecision::Skip(SkipReason::ProbeBudget);
             planned.held_back = Some(format!(
                 "{risk}; held back: pass {ALLOW_FLAG} to defragment it anyway, or {}",

@@ -61,13 +61,12 @@ pub struct AlarmRow {
 }
 
 impl AlarmRow {
-    /// Every alarm in the snapshot, with the member's name. Pure.
-    pub fn all(snapshot: &ClusterLook) -> Vec<AlarmRow> {
-        snapshot
-            .alarms
+    /// Every alarm in the look, with the member's name. Pure.
+    pub fn all(look: &ClusterLook) -> Vec<AlarmRow> {
+        look.alarms
             .iter()
             .map(|a| AlarmRow {
-                member: snapshot.name_of(a.member_id),
+                member: look.name_of(a.member_id),
                 member_id: member_id(a.member_id),
                 alarm: a.kind.as_str().to_string(),
             })

@@ -158,15 +158,15 @@ impl StatusReport {
     /// Builds the status report. Pure.
     pub fn build(
         cluster: Option<ClusterRef>,
-        snapshot: &ClusterLook,
+        look: &ClusterLook,
         verdict: &GateVerdict,
     ) -> StatusReport {
-        let mut members: Vec<MemberRow> = snapshot
+        let mut members: Vec<MemberRow> = look
             .members
             .iter()
             .map(|m| {
                 let status = m.status();
-                let alarms: Vec<String> = snapshot
+                let alarms: Vec<String> = look
                     .alarms
                     .iter()
                     .filter(|a| Some(a.member_id) == m.id)
@@ -222,7 +222,7 @@ impl StatusReport {
             cluster,
             leader: verdict.leader.map(member_id),
             members,
-            alarms: AlarmRow::all(snapshot),
+            alarms: AlarmRow::all(look),
             gate: GateView {
                 passed: verdict.passed(),
                 reasons: verdict.reasons.iter().map(ReasonView::from).collect(),

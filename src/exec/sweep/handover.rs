@@ -21,7 +21,7 @@ impl<O: EtcdOps> Sweep<'_, O> {
     /// sent.
     pub(super) async fn hand_over_leadership(
         &mut self,
-        snap: &ClusterLook,
+        look: &ClusterLook,
         p: &Plan,
         next: &PlannedMember,
     ) -> Result<bool, Halt> {
@@ -47,13 +47,13 @@ impl<O: EtcdOps> Sweep<'_, O> {
                 .collect();
             match (
                 transfer_target(
-                    snap,
+                    look,
                     next.id,
                     &pending,
                     &self.defragmented_in_order(),
                     &self.measured.outliers(),
                 ),
-                dial_of(snap, &next.name),
+                dial_of(look, &next.name),
             ) {
                 (Some((to_name, to_id)), Some(leader_dial)) => {
                     // Hand over only to a target that holds and has applied
@@ -61,7 +61,7 @@ impl<O: EtcdOps> Sweep<'_, O> {
                     // target has caught up, so a lagging one widens the
                     // window in which writes are lost. Not ready in time:
                     // hand over anyway (raft catches it up).
-                    if let Some(to_dial) = dial_of(snap, &to_name) {
+                    if let Some(to_dial) = dial_of(look, &to_name) {
                         if let Err(h) = wait::for_transfer_target(
                             self.ops,
                             &leader_dial,

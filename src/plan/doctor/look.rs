@@ -103,17 +103,17 @@ pub fn gate(verdict: &GateVerdict, cluster: &str) -> Vec<Finding> {
 /// helps the cluster back under its quota whatever the rule
 /// (`plan::defrag::recover_nospace`), and disarms the alarm where the
 /// member is back under it.
-pub fn alarms(snap: &ClusterLook, cluster: &str) -> Vec<Finding> {
+pub fn alarms(look: &ClusterLook, cluster: &str) -> Vec<Finding> {
     let cluster = if cluster.is_empty() {
         String::new()
     } else {
         format!(" {cluster}")
     };
-    snap.alarms
+    look.alarms
         .iter()
         .map(|a| {
-            let member = snap.name_of(a.member_id);
-            let learner = snap
+            let member = look.name_of(a.member_id);
+            let learner = look
                 .member_by_id(a.member_id)
                 .filter(|m| m.is_learner());
             match &a.kind {
@@ -124,7 +124,7 @@ pub fn alarms(snap: &ClusterLook, cluster: &str) -> Vec<Finding> {
                     Some(&member),
                     format!("NOSPACE is raised on {member}, a learner: the cluster refuses writes"),
                     learner.map_or_else(String::new, |l| {
-                        crate::plan::alarm::learner_way_out(snap, l, &cluster)
+                        crate::plan::alarm::learner_way_out(look, l, &cluster)
                     }),
                 ),
                 AlarmKind::Nospace => finding(
@@ -147,9 +147,9 @@ pub fn alarms(snap: &ClusterLook, cluster: &str) -> Vec<Finding> {
 }
 
 /// Members the defrag rule would defragment, with what would come back.
-pub fn fragmentation(snap: &ClusterLook, rule: &DefragRule, cluster: &str) -> Vec<Finding> {
+pub fn fragmentation(look: &ClusterLook, rule: &DefragRule, cluster: &str) -> Vec<Finding> {
     let mut out = Vec::new();
-    for m in &snap.members {
+    for m in &look.members {
         let Some(s) = m.status() else { continue };
         let reclaim = s.db_size.saturating_sub(s.db_size_in_use);
         if rule.evaluate(s.db_size, s.db_size_in_use, m.quota_bytes) != RuleOutcome::Skip {
@@ -183,13 +183,13 @@ pub fn fragmentation(snap: &ClusterLook, rule: &DefragRule, cluster: &str) -> Ve
     }
     if out.is_empty() {
         // Issue 45: only the members that answered were judged.
-        let judged = snap.members.iter().filter(|m| m.status().is_some()).count();
-        let message = if judged == snap.members.len() {
+        let judged = look.members.iter().filter(|m| m.status().is_some()).count();
+        let message = if judged == look.members.len() {
             format!("no member needs a defrag (rule: {rule})")
         } else {
             format!(
                 "none of the {judged} of {} members that answered needs a defrag (rule: {rule}); the others were not judged",
-                snap.members.len()
+                look.members.len()
             )
         };
         out.push(finding(Severity::Ok, "fragmentation", None, message, ""));
@@ -203,13 +203,13 @@ pub fn fragmentation(snap: &ClusterLook, rule: &DefragRule, cluster: &str) -> Ve
 /// free space (see `plan::usage::churn_finding`). Nothing when no member
 /// needs a defrag or nothing was written.
 pub fn churn(
-    snap: &ClusterLook,
+    look: &ClusterLook,
     rule: &DefragRule,
     sample: &ChurnSample,
     spec: Option<&ClusterSpecFacts>,
     cluster: &str,
 ) -> Vec<Finding> {
-    let Some(free) = largest_free(snap, rule) else {
+    let Some(free) = largest_free(look, rule) else {
         return Vec::new();
     };
     let interval = compaction_interval(spec);
@@ -245,8 +245,8 @@ pub fn churn(
 
 /// The largest free space among the members the defrag rule would
 /// defragment; `None` when it would defragment none.
-pub fn largest_free(snap: &ClusterLook, rule: &DefragRule) -> Option<u64> {
-    snap.members
+pub fn largest_free(look: &ClusterLook, rule: &DefragRule) -> Option<u64> {
+    look.members
         .iter()
         .filter_map(|m| {
             let s = m.status()?;
@@ -279,9 +279,9 @@ fn compaction_interval(spec: Option<&ClusterSpecFacts>) -> std::time::Duration {
 }
 
 /// Size against quota: a member over its quota raises NOSPACE.
-pub fn quota(snap: &ClusterLook) -> Vec<Finding> {
+pub fn quota(look: &ClusterLook) -> Vec<Finding> {
     let mut out = Vec::new();
-    for m in &snap.members {
+    for m in &look.members {
         let Some(s) = m.status() else { continue };
         if m.quota_bytes == 0 {
             continue;
@@ -320,13 +320,12 @@ pub fn quota(snap: &ClusterLook) -> Vec<Finding> {
 }
 
 /// Members on different minor releases (an upgrade left half done).
-pub fn versions(snap: &ClusterLook) -> Vec<Finding> {
+pub fn versions(look: &ClusterLook) -> Vec<Finding> {
     let mut minors: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for m in &snap.members {
+    for m in &look.members {
         let Some(s) = m.status() else { continue };
-        let minor: String = s.version.split('.').take(2).collect::<Vec<_>>().join(".");
         minors
-            .entry(minor)
+            .entry(s.line())
             .or_default()
             .push(format!("{} {}", m.name, s.version));
     }
@@ -344,13 +343,13 @@ pub fn versions(snap: &ClusterLook) -> Vec<Finding> {
 }
 
 /// Learners: promote the ones that have caught up.
-pub fn learners(snap: &ClusterLook, verdict: &GateVerdict) -> Vec<Finding> {
+pub fn learners(look: &ClusterLook, verdict: &GateVerdict) -> Vec<Finding> {
     let leader_applied = verdict
         .leader
-        .and_then(|l| snap.member_by_id(l))
+        .and_then(|l| look.member_by_id(l))
         .and_then(|m| m.status())
         .map(|s| s.raft_applied_index);
-    snap.members
+    look.members
         .iter()
         .filter(|m| m.is_learner())
         .map(|m| {
@@ -384,7 +383,7 @@ pub fn learners(snap: &ClusterLook, verdict: &GateVerdict) -> Vec<Finding> {
 
 /// A defrag writes a new file of about the in-use size beside the old one:
 /// the volume must hold both.
-pub fn defrag_space(snap: &ClusterLook, spec: &ClusterSpecFacts) -> Vec<Finding> {
+pub fn defrag_space(look: &ClusterLook, spec: &ClusterSpecFacts) -> Vec<Finding> {
     let Some(volume) = spec.volume_bytes else {
         return vec![];
     };
@@ -392,7 +391,7 @@ pub fn defrag_space(snap: &ClusterLook, spec: &ClusterSpecFacts) -> Vec<Finding>
     // segment (up to five are kept).
     const OTHER: u64 = 64 << 20;
     let mut out = Vec::new();
-    for m in &snap.members {
+    for m in &look.members {
         let Some(s) = m.status() else { continue };
         let needed = s.db_size + s.db_size_in_use + OTHER;
         if needed > volume {
@@ -425,9 +424,9 @@ pub fn defrag_space(snap: &ClusterLook, spec: &ClusterSpecFacts) -> Vec<Finding>
 /// upgrade to. Defects of defragmentation and data are warnings; the ones
 /// only `member promote` meets are warnings too, as a promotion can be
 /// lost or done by surprise.
-pub fn known_defects(snap: &ClusterLook) -> Vec<Finding> {
+pub fn known_defects(look: &ClusterLook) -> Vec<Finding> {
     use crate::defects::{among, Touches};
-    among(snap.versions())
+    among(look.versions())
         .into_iter()
         .map(|a| {
             let what = match a.hit.defect.touches {
@@ -455,11 +454,11 @@ pub fn known_defects(snap: &ClusterLook) -> Vec<Finding> {
 /// middle of a defrag (`plan::probes`), each with the numbers; when none
 /// would, one `ok` finding that says how each member's probe fares. Empty
 /// when no member's probes are known (standalone mode, or no Pods).
-pub fn probe_budgets(snap: &ClusterLook) -> Vec<Finding> {
+pub fn probe_budgets(look: &ClusterLook) -> Vec<Finding> {
     use crate::plan::probes::{budget, remedy, Budget};
     let mut over = Vec::new();
     let mut fine = Vec::new();
-    for m in &snap.members {
+    for m in &look.members {
         let Some(status) = m.status() else { continue };
         match budget(m, status.db_size_in_use, &Measured::default()) {
             Some(Budget::Exceeded(risk)) => over.push(finding(

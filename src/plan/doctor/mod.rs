@@ -1,5 +1,5 @@
 //! `doctor`: what needs attention in one cluster, how bad it is, and what to
-//! do about it. Pure over `Facts` (the snapshot, the gate's verdict, and
+//! do about it. Pure over `Facts` (the look at the members, the gate's verdict, and
 //! what the command could read besides: members' `/metrics`, certificates,
 //! the EtcdCluster's options, its Pods' arguments, the traffic setting);
 //! every check is its own function with a table test.
@@ -7,8 +7,8 @@
 //! A fact the command could not read is `None` and its check says nothing:
 //! doctor reports what it saw, and the command lists what it could not see.
 //!
-//! The checks are grouped by the facts they read: `snapshot.rs` (the
-//! snapshot and the gate), `metrics.rs` (members' `/metrics`) and
+//! The checks are grouped by the facts they read: `look.rs` (the look at
+//! the members and the gate), `metrics.rs` (members' `/metrics`) and
 //! `setup.rs` (options, certificates, Pods, the client Service); this
 //! module holds the findings and facts and runs the checks in report
 //! order ([`examine`]).
@@ -133,7 +133,7 @@ pub enum Zone {
 /// Everything the checks look at. `None`: could not be read.
 #[derive(Debug, Clone, Default)]
 pub struct Facts<'a> {
-    pub snapshot: Option<&'a ClusterLook>,
+    pub look: Option<&'a ClusterLook>,
     pub verdict: Option<&'a GateVerdict>,
     /// The cluster's current revision, and the one compacted up to (0:
     /// never compacted).
@@ -171,21 +171,21 @@ pub struct Facts<'a> {
 /// read).
 pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
-    if let (Some(snap), Some(verdict)) = (facts.snapshot, facts.verdict) {
+    if let (Some(look), Some(verdict)) = (facts.look, facts.verdict) {
         out.extend(gate(verdict, &facts.cluster_args));
-        if snap.alarm_list_error.is_none() {
+        if look.alarm_list_error.is_none() {
             out.extend(or_passed(
-                alarms(snap, &facts.cluster_args),
+                alarms(look, &facts.cluster_args),
                 "alarm",
                 "no alarm is raised",
             ));
         } else {
-            out.extend(alarms(snap, &facts.cluster_args));
+            out.extend(alarms(look, &facts.cluster_args));
         }
-        out.extend(fragmentation(snap, &facts.rule, &facts.cluster_args));
+        out.extend(fragmentation(look, &facts.rule, &facts.cluster_args));
         if let Some(sample) = &facts.churn {
             out.extend(churn(
-                snap,
+                look,
                 &facts.rule,
                 sample,
                 facts.spec.as_ref(),
@@ -193,40 +193,40 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
             ));
         }
         out.extend(or_passed(
-            quota(snap),
+            quota(look),
             "quota",
             "every member's backend is under 80% of its quota",
         ));
-        let minors: std::collections::BTreeSet<String> = snap
+        let minors: std::collections::BTreeSet<String> = look
             .members
             .iter()
             .filter_map(|m| m.status())
-            .map(|s| s.version.split('.').take(2).collect::<Vec<_>>().join("."))
+            .map(|s| s.line())
             .collect();
         if let Some(minor) = minors.first() {
             out.extend(or_passed(
-                versions(snap),
+                versions(look),
                 "version-skew",
                 format!("every member runs etcd {minor}"),
             ));
         }
-        if snap.members.iter().any(|m| m.status().is_some()) {
+        if look.members.iter().any(|m| m.status().is_some()) {
             out.extend(or_passed(
-                known_defects(snap),
+                known_defects(look),
                 "known-defect",
                 "no member runs a release with a known defect this tool checks for",
             ));
         }
-        out.extend(probe_budgets(snap));
+        out.extend(probe_budgets(look));
         out.extend(or_passed(
-            learners(snap, verdict),
+            learners(look, verdict),
             "learner",
             "no learner is waiting to be promoted",
         ));
         if let Some(spec) = &facts.spec {
             if let Some(volume) = spec.volume_bytes {
                 out.extend(or_passed(
-                    defrag_space(snap, spec),
+                    defrag_space(look, spec),
                     "defrag-space",
                     format!(
                         "a defrag fits on every member's {} volume",
@@ -239,7 +239,7 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
     if !facts.metrics.is_empty() {
         let requested: u64 = facts.metrics.values().map(|m| m.move_leader_requests).sum();
         // Issue 45: only the members whose /metrics were read were judged.
-        let listed = facts.snapshot.map_or(0, |s| s.members.len());
+        let listed = facts.look.map_or(0, |s| s.members.len());
         let read = facts.metrics.len();
         let mut passed = if read >= listed {
             "no member sees frequent elections (3 or more, over 2 per hour)".to_string()
@@ -300,9 +300,9 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
     }
     out.extend(compacted);
     out.extend(passed);
-    if let (Some(says), Some(snap)) = (&facts.operator, facts.snapshot) {
+    if let (Some(says), Some(look)) = (&facts.operator, facts.look) {
         out.extend(or_passed(
-            crate::plan::operator::disagreements(says, snap)
+            crate::plan::operator::disagreements(says, look)
                 .into_iter()
                 .map(|d| {
                     finding(
@@ -321,11 +321,11 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
             "the operator's EtcdCluster status agrees with the members".to_string(),
         ));
     }
-    if let Some(snap) = facts.snapshot {
+    if let Some(look) = facts.look {
         out.extend(history(
             facts.revisions,
             &facts.metrics,
-            snap,
+            look,
             &facts.cluster_args,
         ));
     }
@@ -340,10 +340,10 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
             ),
         ));
     }
-    out.extend(stop_grpc_on_defrag(&facts.pod_args, facts.snapshot));
+    out.extend(stop_grpc_on_defrag(&facts.pod_args, facts.look));
     if let Some(d) = &facts.defrag {
         let quota = facts
-            .snapshot
+            .look
             .and_then(|s| s.members.iter().map(|m| m.quota_bytes).max());
         out.extend(runs::checks(d, quota, &d.namespace, facts.now));
     }

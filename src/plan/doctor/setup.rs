@@ -70,7 +70,7 @@ pub fn compaction(revisions: Option<(i64, i64)>, spec: Option<&ClusterSpecFacts>
 pub fn history(
     revisions: Option<(i64, i64)>,
     metrics: &BTreeMap<String, MemberMetrics>,
-    snap: &ClusterLook,
+    look: &ClusterLook,
     cluster: &str,
 ) -> Vec<Finding> {
     let Some((current, compacted)) = revisions else {
@@ -79,7 +79,7 @@ pub fn history(
     let kept = u64::try_from(current - compacted).unwrap_or(0);
     let mut out = Vec::new();
     // The fullest member against its quota.
-    let fullest = snap
+    let fullest = look
         .members
         .iter()
         .filter_map(|m| Some((m, m.status()?.db_size_in_use, m.quota_bytes)))
@@ -177,7 +177,7 @@ pub fn certificates(certs: &[CertFact], now: i64) -> Vec<Finding> {
 /// not known). Informational (`ok`): the setting is a choice.
 pub fn stop_grpc_on_defrag(
     pod_args: &BTreeMap<String, Vec<String>>,
-    snap: Option<&ClusterLook>,
+    look: Option<&ClusterLook>,
 ) -> Vec<Finding> {
     if pod_args.is_empty() {
         return vec![];
@@ -190,7 +190,7 @@ pub fn stop_grpc_on_defrag(
         })
     };
     let version = |name: &str| {
-        snap.and_then(|s| s.members.iter().find(|m| m.name == name))
+        look.and_then(|s| s.members.iter().find(|m| m.name == name))
             .and_then(|m| m.status())
             .map(|s: &MemberStatus| s.version.clone())
     };

@@ -54,7 +54,7 @@ fn a_healthy_cluster_is_all_ok() {
     let s = healthy();
     let v = evaluate(&s, &GateOptions::default());
     let facts = Facts {
-        snapshot: Some(&s),
+        look: Some(&s),
         verdict: Some(&v),
         ..Default::default()
     };
@@ -94,7 +94,7 @@ fn every_check_that_ran_and_passed_is_listed() {
         ..settled
     };
     let facts = Facts {
-        snapshot: Some(&s),
+        look: Some(&s),
         verdict: Some(&v),
         revisions: Some((5_000, 4_000)),
         metrics: [("a".to_string(), calm)].into_iter().collect(),
@@ -233,7 +233,7 @@ fn under_nospace_one_command_is_offered() {
     }];
     let verdict = crate::plan::gate::evaluate(&s, &Default::default());
     let found = examine(&Facts {
-        snapshot: Some(&s),
+        look: Some(&s),
         verdict: Some(&verdict),
         ..Default::default()
     });
@@ -805,7 +805,7 @@ fn ok_findings_say_how_many_members_they_judged() {
     .into_iter()
     .collect();
     let facts = Facts {
-        snapshot: Some(&s),
+        look: Some(&s),
         verdict: Some(&v),
         metrics,
         ..Default::default()
@@ -889,7 +889,7 @@ fn findings_are_listed_worst_first() {
     }];
     let v = evaluate(&s, &GateOptions::default());
     let facts = Facts {
-        snapshot: Some(&s),
+        look: Some(&s),
         verdict: Some(&v),
         revisions: Some((3_000_000, 0)),
         ..Default::default()
