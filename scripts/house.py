@@ -520,11 +520,14 @@ def main():
     lines, longest = max(counted)
     print("house: ok: %d files (%d test-only), %d file arrows, %d module arrows, %d layer rows"
           % (len(house.files), len(house.test_files), len(house.arrows), len(mod_arrows), len(rows)))
-    print("house: no file import cycle; module cycles only through undecided arrows: %s"
-          % ("; ".join(", ".join(c) for c in through) or "none"))
+    if through:
+        print("house: no file import cycle; module cycles only through undecided arrows: %s"
+              % "; ".join(", ".join(c) for c in through))
+    else:
+        print("house: no import cycle between files or between modules")
     print("house: no command imports another; longest file %s, %d of %d lines of code"
           % (longest, lines, MAX_LINES))
-    print("house: cli imported by %d files (target: main.rs and settings/ only); "
+    print("house: cli imported by %d files, all of them main.rs or settings/; "
           "%d undecided arrow(s) up the layer table: %s"
           % (len(importers), len(excepted), ", ".join("%s→%s" % e for e in excepted) or "none"))
     return 0
