@@ -130,6 +130,12 @@ impl Error {
         }
     }
 
+    /// A refusal: nothing was changed, and the message says why and what
+    /// to do. Every command refuses this one way (said on stderr, exit 1).
+    pub fn refused(why: impl fmt::Display) -> Self {
+        Error::Refused(why.to_string())
+    }
+
     /// Shorthand for a usage error.
     pub fn usage(message: impl fmt::Display) -> Self {
         Error::Usage(message.to_string())

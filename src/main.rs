@@ -34,6 +34,12 @@ fn main() -> ExitCode {
     };
     let status = match runtime.block_on(kubectl_etcd::commands::run(cli.into())) {
         Ok(status) => status,
+        // A refusal is the tool's decision, said as it is; anything else
+        // is an error.
+        Err(kubectl_etcd::Error::Refused(why)) => {
+            logging::message(&why);
+            ExitStatus::Failed
+        }
         Err(e) => {
             logging::error(&e.to_string());
             e.exit_status()

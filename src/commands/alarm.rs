@@ -87,7 +87,7 @@ pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatu
         if !args.consent.yes && decisions.iter().any(|d| d.disarm) {
             let n = decisions.iter().filter(|d| d.disarm).count();
             if !output::prompt::confirm_async(format!("Disarm {n} alarm(s)?")).await? {
-                return Ok(super::failed("not confirmed; nothing changed"));
+                return Err(Error::refused("not confirmed; nothing changed"));
             }
         }
         // A signal never cuts a disarm short: the disarms are made and
@@ -140,7 +140,7 @@ pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatu
     let status = if remaining.is_empty() {
         ExitStatus::Success
     } else {
-        super::failed(format!(
+        super::unfinished(format!(
             "{} alarm(s) remain: {}",
             remaining.len(),
             remaining.join("; ")

@@ -23,9 +23,7 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
     // A compaction takes no member out of service, so the gate's quorum
     // margin (one or two voters) does not apply; everything else does.
     let verdict = gate::evaluate(&look, &args.gate);
-    if let Some(refused) = super::gate_refusal(&verdict) {
-        return Ok(refused);
-    }
+    super::gate_passes(&verdict)?;
     let leader = verdict
         .leader
         .and_then(|id| look.member_by_id(id))
@@ -84,7 +82,7 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
             ))
             .await?
         {
-            return Ok(super::failed("not confirmed; nothing changed"));
+            return Err(Error::refused("not confirmed; nothing changed"));
         }
         // From here a signal never kills the process mid-compaction: the
         // compaction in flight is finished and reported; only the wait for

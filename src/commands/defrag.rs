@@ -1,7 +1,7 @@
 //! `defrag`: consent, signals (`exec::signals`) and rendering around the engine
 //! (`exec::run`), which does the whole run.
 
-use crate::error::{ExitStatus, Result};
+use crate::error::{Error, ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{self, Fresh, RunControl, RunInput};
 use crate::output;
@@ -60,7 +60,7 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
             return Ok(ExitStatus::Success);
         }
         let reasons: Vec<String> = verdict.reasons.iter().map(ToString::to_string).collect();
-        return Ok(super::failed(format!(
+        return Err(Error::refused(format!(
             "dry run: the health gate would refuse now: {}",
             reasons.join("; ")
         )));
@@ -73,7 +73,7 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
         match input.options.wait_healthy {
             None => {
                 super::render_defrag(global, &preview)?;
-                return Ok(super::failed(format!(
+                return Err(Error::refused(format!(
                     "the health gate refuses now, so nothing was asked and nothing changed: {}. Run again once it passes, or add --wait-healthy DURATION to have the sweep wait for it",
                     reasons.join("; ")
                 )));
@@ -101,7 +101,7 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
             None => format!("Defragment {} member(s), one at a time?", order.len()),
         };
         if !output::prompt::confirm_async(question).await? {
-            return Ok(super::failed("not confirmed; nothing changed"));
+            return Err(Error::refused("not confirmed; nothing changed"));
         }
     }
 

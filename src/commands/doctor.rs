@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::session::fleet::{Listed, Scope};
 use futures::future::join_all;
 
-use crate::error::{ExitStatus, Result};
+use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::http;
 use crate::k8s::crd::EtcdCluster;
 use crate::k8s::{self, Kube};
@@ -74,7 +74,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                     session::connect_cluster(&global.reach, args.cluster.as_deref()).await?;
                 let report = not_dialed_report(Some(ClusterRef { namespace, name }), &e);
                 output::print(&report, global.output)?;
-                return Ok(super::failed(
+                return Err(Error::refused(
                     "doctor: no member was examined (the cluster's Secrets may not be read)",
                 ));
             }
@@ -109,7 +109,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
         })
         .collect();
     if !failing.is_empty() {
-        return Ok(super::failed(format!(
+        return Err(Error::refused(format!(
             "doctor: findings at or above --fail-on: {}",
             failing.join(", ")
         )));

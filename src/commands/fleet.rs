@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
 
-use crate::error::{ExitStatus, Result};
+use crate::error::{Error, ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{self, RunControl, RunInput, SweepOptions};
 use crate::k8s::Kube;
@@ -86,7 +86,7 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
             return Ok(exit_status(&report));
         }
         if !confirm(&looks, max).await? {
-            return Ok(super::failed("not confirmed; nothing changed"));
+            return Err(Error::refused("not confirmed; nothing changed"));
         }
     }
 
@@ -299,7 +299,7 @@ fn exit_status(report: &FleetReport) -> ExitStatus {
     if named.is_empty() {
         return ExitStatus::Success;
     }
-    let status = super::failed(format!(
+    let status = super::unfinished(format!(
         "{} of {} cluster(s) not done: {}",
         named.len(),
         report.clusters.len(),

@@ -66,12 +66,9 @@ pub async fn add(global: &Global, args: &MemberAddArgs) -> Result<ExitStatus> {
         None,
         0,
     );
-    let Some(mut report) = open
+    let mut report = open
         .decide(&change, "add", &args.name, args.learner, checked)
-        .await?
-    else {
-        return Ok(ExitStatus::Failed);
-    };
+        .await?;
     let mut signal = None;
     if !args.change.consent.dry_run {
         let (control, watch) = watch_change()?;
@@ -173,12 +170,9 @@ async fn change_one(
     for hazard in &hazards {
         crate::logging::message(&format!("warning: known etcd defect: {hazard}"));
     }
-    let Some(mut report) = open
+    let mut report = open
         .decide(&change, action, &shown, member.is_learner(), checked)
-        .await?
-    else {
-        return Ok(ExitStatus::Failed);
-    };
+        .await?;
     report.id = Some(member_id(id));
     report.known_defects = hazards;
     let mut signal = None;
@@ -333,7 +327,8 @@ impl Opened {
     }
 
     /// Applies the quorum verdict: a refusal stops (exit 1) unless --force
-    /// and the typed confirmation; otherwise asks for consent. `None`: stop.
+    /// and the typed confirmation; otherwise asks for consent. A refusal is
+    /// the error.
     async fn decide(
         &mut self,
         proposed: &Proposed<'_>,
@@ -341,7 +336,7 @@ impl Opened {
         name: &str,
         learner: bool,
         checked: std::result::Result<membership::Quorum, membership::Refusal>,
-    ) -> Result<Option<MemberChangeReport>> {
+    ) -> Result<MemberChangeReport> {
         let (quorum, refusal) = match checked {
             Ok(q) => (q, None),
             Err(membership::Refusal::Quorum { quorum, change }) if proposed.flags.force => {
@@ -349,10 +344,7 @@ impl Opened {
                 (quorum, Some(r.to_string()))
             }
             Err(r) if r.is_usage() => return Err(Error::usage(r)),
-            Err(r) => {
-                super::failed(r);
-                return Ok(None);
-            }
+            Err(r) => return Err(Error::refused(r)),
         };
         let report = MemberChangeReport {
             cluster: self.session.target.cluster.clone(),
@@ -369,7 +361,7 @@ impl Opened {
             known_defects: vec![],
         };
         if proposed.flags.consent.dry_run {
-            return Ok(Some(report));
+            return Ok(report);
         }
         let confirmed = if proposed.flags.force {
             match &proposed.flags.confirm {
@@ -394,10 +386,9 @@ impl Opened {
                     proposed.typed
                 )));
             }
-            super::failed("not confirmed; nothing changed");
-            return Ok(None);
+            return Err(Error::refused("not confirmed; nothing changed"));
         }
-        Ok(Some(report))
+        Ok(report)
     }
 
     /// Prints the report; the exit code says whether a signal came while

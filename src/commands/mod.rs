@@ -79,9 +79,11 @@ async fn pod_member(global: &Global, pod: &str) -> Result<crate::settings::compa
     })
 }
 
-/// Ends a command with exit 1, saying why on stderr in one line, whatever
-/// the output format (so a CronJob's log tells why it failed).
-pub(crate) fn failed(why: impl std::fmt::Display) -> ExitStatus {
+/// Ends a command that acted but left something undone with exit 1,
+/// saying why on stderr in one line, whatever the output format (so a
+/// CronJob's log tells why). A refusal, where nothing was done, is
+/// `Error::Refused` instead.
+pub(crate) fn unfinished(why: impl std::fmt::Display) -> ExitStatus {
     crate::logging::message(&why.to_string());
     ExitStatus::Failed
 }
@@ -97,14 +99,13 @@ pub(crate) fn secret_forbidden(e: &crate::error::Error) -> bool {
     )
 }
 
-/// Exit 1 when the health gate refuses, listing every reason on stderr;
-/// `None` when it passes.
-pub(crate) fn gate_refusal(verdict: &crate::plan::gate::GateVerdict) -> Option<ExitStatus> {
+/// A refusal listing every reason when the health gate refuses.
+pub(crate) fn gate_passes(verdict: &crate::plan::gate::GateVerdict) -> Result<()> {
     if verdict.passed() {
-        return None;
+        return Ok(());
     }
     let reasons: Vec<String> = verdict.reasons.iter().map(|r| r.to_string()).collect();
-    Some(failed(format!(
+    Err(crate::error::Error::refused(format!(
         "health gate refused: {}",
         reasons.join("; ")
     )))
@@ -112,22 +113,21 @@ pub(crate) fn gate_refusal(verdict: &crate::plan::gate::GateVerdict) -> Option<E
 
 /// The member a read goes to (`snapshot save`, `usage`), as
 /// `plan::backup` picks it: the most caught-up healthy follower unless
-/// `member` names one. A member that does not exist is a usage error; a
-/// refusal is `Err(exit 1)`, said on stderr.
+/// `member` names one. A member that does not exist is a usage error.
 pub(crate) fn read_source<'a>(
     look: &'a crate::look::ClusterLook,
     member: Option<&str>,
-) -> Result<std::result::Result<ReadSource<'a>, ExitStatus>> {
+) -> Result<ReadSource<'a>> {
     let leader =
         crate::plan::gate::evaluate(look, &crate::plan::gate::GateOptions::default()).leader;
     let source = match crate::plan::backup::source(look, leader, member) {
         Ok(source) => source,
         Err(refusal) if refusal.is_usage() => return Err(crate::error::Error::usage(refusal)),
-        Err(refusal) => return Ok(Err(failed(refusal))),
+        Err(refusal) => return Err(crate::error::Error::refused(refusal)),
     };
     let name = source.name.clone();
     match ReadSource::of(look, source) {
-        Some(picked) => Ok(Ok(picked)),
+        Some(picked) => Ok(picked),
         None if look.members.iter().any(|m| m.name == name) => Err(crate::error::Error::Refused(
             format!("{name} has no client URL to dial"),
         )),
@@ -171,7 +171,7 @@ pub(crate) fn defrag_exit_status(report: &crate::report::DefragReport) -> ExitSt
     if report.succeeded() {
         return ExitStatus::Success;
     }
-    let status = failed(report.problems().join("; "));
+    let status = unfinished(report.problems().join("; "));
     match report.stop_reason() {
         Some(StopReason::Abandoned { .. }) => ExitStatus::Interrupted,
         // Nothing was changed, and only other credentials can change that.

@@ -19,9 +19,7 @@ pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
     let (ops, target) = (&session.clients, &session.target);
     let look = crate::etcd::take::look(ops, target).await?;
     let verdict = gate::evaluate(&look, &args.gate);
-    if let Some(refused) = super::gate_refusal(&verdict) {
-        return Ok(refused);
-    }
+    super::gate_passes(&verdict)?;
     let leader_id = verdict
         .leader
         .ok_or_else(|| Error::Refused("the members agree on no leader".into()))?;
@@ -89,7 +87,7 @@ pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
             ))
             .await?
         {
-            return Ok(super::failed("not confirmed; nothing changed"));
+            return Err(Error::refused("not confirmed; nothing changed"));
         }
         let dial = leader
             .dial

@@ -35,11 +35,7 @@ pub async fn save(global: &Global, args: &SnapshotSaveArgs) -> Result<ExitStatus
     let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
     let (ops, target) = (&session.clients, &session.target);
     let look = crate::etcd::take::look(ops, target).await?;
-    let super::ReadSource { source, dial, .. } =
-        match super::read_source(&look, args.member.as_deref())? {
-            Ok(picked) => picked,
-            Err(refused) => return Ok(refused),
-        };
+    let super::ReadSource { source, dial, .. } = super::read_source(&look, args.member.as_deref())?;
 
     // Watched before the partial file exists, so no signal can kill the
     // process and leave it behind. The transfer only reads: the first
@@ -105,14 +101,14 @@ pub async fn save(global: &Global, args: &SnapshotSaveArgs) -> Result<ExitStatus
     let seconds = started.elapsed().as_secs_f64();
     let bytes = digests.bytes;
     if expected != Some(bytes) {
-        return Ok(super::failed(format!(
+        return Err(Error::refused(format!(
             "{} ended the snapshot after {bytes} of {} bytes; nothing was saved, try again",
             source.name,
             expected.map_or_else(|| "the announced".into(), |e| e.to_string())
         )));
     }
     if !digests.trailer_matches() {
-        return Ok(super::failed(format!(
+        return Err(Error::refused(format!(
             "the snapshot from {} does not match the SHA-256 etcd appended (corrupted in transit or on disk); nothing was saved, try again",
             source.name
         )));
@@ -120,7 +116,7 @@ pub async fn save(global: &Global, args: &SnapshotSaveArgs) -> Result<ExitStatus
     let contents = match read_status(temp.path()).await? {
         Ok(status) => status,
         Err(why) => {
-            return Ok(super::failed(format!(
+            return Err(Error::refused(format!(
                 "the snapshot from {} is not a readable database ({why}); nothing was saved",
                 source.name
             )))
@@ -187,7 +183,7 @@ pub async fn status(global: &Global, file: &std::path::Path) -> Result<ExitStatu
     };
     output::print(&report, global.output)?;
     if integrity == Integrity::Mismatch {
-        return Ok(super::failed(format!(
+        return Err(Error::refused(format!(
             "{file} does not match the SHA-256 etcd appended when it was saved: it changed since; do not restore it"
         )));
     }

@@ -3,7 +3,7 @@
 //! EtcdCluster in every namespace, probed concurrently (bounded); a cluster
 //! that cannot be resolved becomes an error row, not an aborted command.
 
-use crate::error::{ExitStatus, Result};
+use crate::error::{Error, ExitStatus, Result};
 use crate::k8s;
 use crate::output::{self, OutputFormat};
 use crate::plan::gate::{self};
@@ -51,7 +51,7 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
             .iter()
             .map(|r| r.message.as_str())
             .collect();
-        return Ok(super::failed(format!(
+        return Err(Error::refused(format!(
             "health gate refused ({} reason{}): {}",
             reasons.len(),
             if reasons.len() == 1 { "" } else { "s" },
@@ -108,7 +108,7 @@ async fn kubernetes_view(
     ));
     output::print(&report, global.output)?;
     if args.check {
-        return Ok(super::failed(
+        return Err(Error::refused(
             "health gate not evaluated: no member was dialed (the cluster's Secrets may not be read)",
         ));
     }
@@ -219,7 +219,7 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
         .filter(|c| c.status.as_ref().is_none_or(|s| !s.gate.passed))
         .count();
     if args.check && refused > 0 {
-        return Ok(super::failed(format!(
+        return Err(Error::refused(format!(
             "health gate refused or could not run for {refused} of {} clusters",
             report.clusters.len()
         )));

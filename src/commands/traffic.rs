@@ -192,7 +192,7 @@ pub async fn set(global: &Global, args: &TrafficSet) -> Result<ExitStatus> {
         let others = unconsented(&owners, &args.take_from);
         if !others.is_empty() {
             let flags: String = others.iter().map(|m| format!(" --take-from {m}")).collect();
-            return Ok(super::failed(format!(
+            return Err(Error::refused(format!(
                 "Service {ns}/{svc}: spec.trafficDistribution ({}) is held by server-side-apply field manager {}: setting {wanted} would take it from {}, whose next apply would then fail with a conflict. Nothing was changed. Change the value where {} applies it from, or take it anyway: kubectl etcd traffic set {wanted} {cl} -n {ns}{flags}{}",
                 shown(value_before.as_deref()),
                 others.join(", "),
@@ -216,7 +216,7 @@ pub async fn set(global: &Global, args: &TrafficSet) -> Result<ExitStatus> {
             }
         );
         if !output::prompt::confirm_async(question).await? {
-            return Ok(super::failed("not confirmed; nothing changed"));
+            return Err(Error::refused("not confirmed; nothing changed"));
         }
     }
 
@@ -444,7 +444,7 @@ pub async fn clear(global: &Global, args: &TrafficClear) -> Result<ExitStatus> {
         }
         let question = format!("{}?", capitalise(&steps.join(" and ")));
         if !output::prompt::confirm_async(question).await? {
-            return Ok(super::failed("not confirmed; nothing changed"));
+            return Err(Error::refused("not confirmed; nothing changed"));
         }
     }
 

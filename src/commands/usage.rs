@@ -24,10 +24,7 @@ pub async fn run(global: &Global, args: &Usage) -> Result<ExitStatus> {
         source,
         member,
         dial,
-    } = match super::read_source(&look, args.member.as_deref())? {
-        Ok(picked) => picked,
-        Err(refused) => return Ok(refused),
-    };
+    } = super::read_source(&look, args.member.as_deref())?;
     let sizes = member.status().map(|s| (s.db_size_in_use, s.db_size));
 
     // A read changes nothing: the first signal ends it, and what was read

@@ -56,7 +56,7 @@ pub async fn run(global: &Global, args: &Handover) -> Result<ExitStatus> {
             args.rule
         );
         if !output::prompt::confirm_async(question).await? {
-            return Ok(super::failed("not confirmed; nothing changed"));
+            return Err(Error::refused("not confirmed; nothing changed"));
         }
     }
 
@@ -97,13 +97,13 @@ pub async fn run(global: &Global, args: &Handover) -> Result<ExitStatus> {
                 ),
             };
             let _ = run;
-            return Ok(super::failed(format!(
+            return Err(Error::refused(format!(
                 "nobody took up EtcdDefrag {namespace}/{name} within {} (no status was written), {what}. Is the etcd-operator's defrag controller running (it arrived in v0.5.5; `kubectl etcd doctor {cluster} -n {namespace}` names what is installed)? Without it, drop --via-operator to have this tool sweep the cluster itself",
                 crate::quantity::format_duration(args.claim_timeout)
             )));
         }
         Ok(Followed::Vanished(run)) => {
-            return Ok(super::failed(format!(
+            return Err(Error::refused(format!(
                 "EtcdDefrag {namespace}/{name} was deleted before its end was seen (last phase {}); `kubectl get events -n {namespace} --field-selector involvedObject.name={name}` may still say what happened",
                 run.status
                     .as_ref()
