@@ -3,129 +3,168 @@
 //! compacted revisions), through the leader, after the health gate passes;
 //! then wait for every member's in-use size to settle and report it.
 
+use super::change::{self, Acted, Change, Decided};
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::{clock, EtcdOps};
-use crate::exec::signals::{self, Notices, SignalWatch};
+use crate::exec::signals::{self, Notices};
 use crate::exec::{wait, RunControl};
 use crate::look::ClusterLook;
-use crate::output;
+use crate::reach::Dial;
+use crate::session::Session;
 use crate::plan::compact::{self, Decision, Keep};
 use crate::plan::gate::{self};
 use crate::report::{CompactReport, CompactedMember, NotRefreshed};
 use crate::settings::command::{Compact as CompactArgs, CompactAt};
-use crate::settings::Global;
+use crate::settings::{Consent, Global};
 
 pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
-    output::prompt::require_consent(args.consent.yes, args.consent.dry_run, "compact")?;
-    let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
-    let (ops, target) = (&session.clients, &session.target);
-    let look = crate::etcd::take::look(ops, target).await?;
-    // A compaction takes no member out of service, so the gate's quorum
-    // margin (one or two voters) does not apply; everything else does.
-    let verdict = gate::evaluate(&look, &args.gate);
-    super::gate_passes(&verdict)?;
-    let leader = verdict
-        .leader
-        .and_then(|id| look.member_by_id(id))
-        .ok_or_else(|| Error::Refused("the members agree on no leader".into()))?;
-    let leader_dial = leader
-        .dial
-        .clone()
-        .ok_or_else(|| Error::Refused("the leader has no client URL to dial".into()))?;
-    let (current, compacted) = crate::etcd::take::revisions(ops, &look, &leader_dial).await?;
-    let mut written_at = None;
-    let keep = match &args.at {
-        CompactAt::Revision(r) => Keep::Revision(*r),
-        CompactAt::Last(n) => Keep::Last(*n),
-        CompactAt::Within { age, leases_prefix } => {
-            let age = *age;
-            let (revision, at) =
-                dated(ops, &leader_dial, leases_prefix, (compacted, current), age).await?;
-            written_at = at;
-            Keep::Dated {
-                revision,
-                age: crate::quantity::format_duration_parts(age),
-            }
-        }
-    };
-    let (revision, nothing) =
-        match compact::decide(keep, current, compacted).map_err(Error::usage)? {
-            Decision::At(r) => (r, None),
-            Decision::Nothing(why) => (compacted, Some(why)),
-        };
+    change::run(global, Compact { args, opened: None }).await
+}
 
-    let mut report = CompactReport {
-        cluster: target.cluster.clone(),
-        dry_run: args.consent.dry_run,
-        revision,
-        current_revision: current,
-        compacted_before: compacted,
-        physical: args.physical,
-        written_at: written_at
-            .and_then(|t| jiff::Timestamp::from_second(t).ok().map(|t| t.to_string())),
-        leader: leader.name.clone(),
-        members: sizes(&look, None),
-        in_use_not_refreshed: None,
-        nothing_to_compact: nothing,
-    };
-    if report.nothing_to_compact.is_some() {
-        // What was asked to go is gone already: nothing is sent, exit 0.
-        report.members = Vec::new();
-        output::print(&report, global.output)?;
-        return Ok(ExitStatus::Success);
+struct Compact<'a> {
+    args: &'a CompactArgs,
+    /// The session and the look decided on.
+    opened: Option<(Session, ClusterLook)>,
+}
+
+/// The compaction decided on.
+struct At {
+    leader: Dial,
+    revision: i64,
+    current: i64,
+}
+
+impl Change for Compact<'_> {
+    type Plan = At;
+    type Report = CompactReport;
+
+    fn verb(&self) -> &'static str {
+        "compact"
     }
-    let mut signal = None;
-    if !args.consent.dry_run {
-        if !args.consent.yes
-            && !output::prompt::confirm_async(format!(
-                "Compact every revision before {revision} (current {current})?"
-            ))
-            .await?
-        {
-            return Err(Error::refused("not confirmed; nothing changed"));
+
+    fn consent(&self) -> Consent {
+        self.args.consent
+    }
+
+    async fn decide(&mut self, global: &Global) -> Result<Decided<At, CompactReport>> {
+        let args = self.args;
+        let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
+        let (ops, target) = (&session.clients, &session.target);
+        let look = crate::etcd::take::look(ops, target).await?;
+        // A compaction takes no member out of service, so the gate's quorum
+        // margin (one or two voters) does not apply (settled so); everything
+        // else does.
+        let verdict = gate::evaluate(&look, &args.gate);
+        super::gate_passes(&verdict)?;
+        let leader = verdict
+            .leader
+            .and_then(|id| look.member_by_id(id))
+            .ok_or_else(|| Error::refused("the members agree on no leader"))?;
+        let leader_dial = leader
+            .dial
+            .clone()
+            .ok_or_else(|| Error::refused("the leader has no client URL to dial"))?;
+        let (current, compacted) = crate::etcd::take::revisions(ops, &look, &leader_dial).await?;
+        let mut written_at = None;
+        let keep = match &args.at {
+            CompactAt::Revision(r) => Keep::Revision(*r),
+            CompactAt::Last(n) => Keep::Last(*n),
+            CompactAt::Within { age, leases_prefix } => {
+                let age = *age;
+                let (revision, at) =
+                    dated(ops, &leader_dial, leases_prefix, (compacted, current), age).await?;
+                written_at = at;
+                Keep::Dated {
+                    revision,
+                    age: crate::quantity::format_duration_parts(age),
+                }
+            }
+        };
+        let (revision, nothing) =
+            match compact::decide(keep, current, compacted).map_err(Error::usage)? {
+                Decision::At(r) => (r, None),
+                Decision::Nothing(why) => (compacted, Some(why)),
+            };
+        let mut report = CompactReport {
+            cluster: target.cluster.clone(),
+            dry_run: args.consent.dry_run,
+            revision,
+            current_revision: current,
+            compacted_before: compacted,
+            physical: args.physical,
+            written_at: written_at
+                .and_then(|t| jiff::Timestamp::from_second(t).ok().map(|t| t.to_string())),
+            leader: leader.name.clone(),
+            members: sizes(&look, None),
+            in_use_not_refreshed: None,
+            nothing_to_compact: nothing,
+        };
+        if report.nothing_to_compact.is_some() {
+            // What was asked to go is gone already: nothing is sent, exit 0.
+            report.members = Vec::new();
+            return Ok(Decided::Nothing(report));
         }
-        // From here a signal never kills the process mid-compaction: the
-        // compaction in flight is finished and reported; only the wait for
-        // sizes to settle is cut short.
-        let control = RunControl::default();
-        let watch = SignalWatch::start(
-            &control,
-            Notices {
-                first: "reporting once the compaction in flight is done, without waiting for sizes to settle".into(),
-                hint: Some("to stop waiting for the compaction".into()),
-                second: "no longer waiting; the compaction may or may not have been applied".into(),
-            },
-            crate::logging::message,
-        )?;
-        if control.halted().is_some() {
-            crate::logging::message("nothing was compacted");
-            return Ok(signals::exit_status(
-                watch.finish(),
-                ExitStatus::Failed,
-                ExitStatus::Interrupted,
-            ));
+        let plan = At {
+            leader: leader_dial,
+            revision,
+            current,
+        };
+        self.opened = Some((session, look));
+        Ok(Decided::Act { plan, report })
+    }
+
+    async fn confirm(&self, plan: &At) -> Result<bool> {
+        crate::output::prompt::confirm_async(format!(
+            "Compact every revision before {} (current {})?",
+            plan.revision, plan.current
+        ))
+        .await
+    }
+
+    // A signal never kills the process mid-compaction: the compaction in
+    // flight is finished and reported; only the wait for sizes to settle
+    // is cut short.
+    fn notices(&self) -> Notices {
+        Notices {
+            first: "reporting once the compaction in flight is done, without waiting for sizes to settle".into(),
+            hint: Some("to stop waiting for the compaction".into()),
+            second: "no longer waiting; the compaction may or may not have been applied".into(),
         }
-        let compacted =
-            signals::unless_abandoned(&control, ops.compact(&leader_dial, revision, args.physical))
-                .await;
-        let Some(compacted) = compacted else {
-            return Ok(signals::exit_status(
-                watch.finish(),
-                ExitStatus::Failed,
-                ExitStatus::Interrupted,
-            ));
+    }
+
+    fn untouched(&self, _plan: &At) -> String {
+        "nothing was compacted".into()
+    }
+
+    async fn act(
+        &mut self,
+        plan: At,
+        report: &mut CompactReport,
+        control: &RunControl,
+    ) -> Result<Acted> {
+        let Some((session, look)) = &self.opened else {
+            return Err(Error::Failed("compact acted before deciding".into()));
+        };
+        let ops = &session.clients;
+        let revision = plan.revision;
+        let Some(compacted) = signals::unless_abandoned(
+            control,
+            ops.compact(&plan.leader, revision, self.args.physical),
+        )
+        .await
+        else {
+            return Ok(Acted::Abandoned);
         };
         compacted.map_err(|e| Error::etcd(format!("compact at revision {revision}"), e))?;
         let dials: Vec<_> = look.members.iter().filter_map(|m| m.dial.clone()).collect();
         // A signal only cuts the wait short; the compaction is done.
-        let refused = wait::refresh_and_settle(ops, &leader_dial, &dials, &control)
+        let refused = wait::refresh_and_settle(ops, &plan.leader, &dials, control)
             .await
             .unwrap_or(None);
-        signal = watch.finish();
-        let after = crate::etcd::take::look(ops, target).await?;
-        report.members = sizes(&look, Some(&after));
+        let after = crate::etcd::take::look(ops, &session.target).await?;
+        report.members = sizes(look, Some(&after));
         if let Some(why) = refused {
-            let members = crate::plan::compact::not_refreshed(&look, &after);
+            let members = crate::plan::compact::not_refreshed(look, &after);
             for m in report
                 .members
                 .iter_mut()
@@ -137,13 +176,8 @@ pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
                 report.in_use_not_refreshed = Some(NotRefreshed { members, why });
             }
         }
+        Ok(Acted::Done)
     }
-    output::print(&report, global.output)?;
-    Ok(signals::exit_status(
-        signal,
-        ExitStatus::Success,
-        ExitStatus::Interrupted,
-    ))
 }
 
 /// For `--keep-duration`: the newest revision written at least `age` ago,

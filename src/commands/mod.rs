@@ -3,6 +3,7 @@
 //! asks for consent, and hands a report to `output`.
 
 pub mod alarm;
+mod change;
 pub mod compact;
 pub mod complete;
 pub mod defrag;
