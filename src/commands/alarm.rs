@@ -9,8 +9,8 @@ use crate::exec::{after, RunControl};
 use crate::look::{AlarmKind, ClusterLook};
 use crate::output;
 use crate::plan::alarm::{disarm_decisions, DisarmDecision};
-use crate::session::Session;
 use crate::report::{AlarmAction, AlarmDisarmReport, AlarmListReport, AlarmResult, AlarmRow};
+use crate::session::Session;
 use crate::settings::command::{AlarmDisarm as AlarmDisarmArgs, OneCluster as AlarmListArgs};
 use crate::settings::{Consent, Global};
 
@@ -166,16 +166,14 @@ async fn confirm_dangerous(decisions: &[DisarmDecision], typed: Option<&str>) ->
     for d in dangerous {
         let confirmed = match typed {
             Some(typed) => typed == d.member,
-            None if output::prompt::interactive() => {
-                output::prompt::typed_confirmation_async(
-                    d.member.clone(),
-                    format!(
-                        "Clearing {} on {} hides possible data damage; etcd will accept writes again.",
-                        d.alarm, d.member
-                    ),
-                )
-                .await?
-            }
+            None if output::prompt::interactive() => output::prompt::typed_confirmation_async(
+                d.member.clone(),
+                format!(
+                    "Clearing {} on {} hides possible data damage; etcd will accept writes again.",
+                    d.alarm, d.member
+                ),
+            )
+            .await?,
             None => false,
         };
         if !confirmed {

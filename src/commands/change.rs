@@ -47,8 +47,10 @@ pub(crate) trait Change {
     fn consent(&self) -> Consent;
 
     /// Opens the cluster, looks, gates and decides. Refusals are errors.
-    fn decide(&mut self, global: &Global)
-        -> impl Future<Output = Result<Decided<Self::Plan, Self::Report>>>;
+    fn decide(
+        &mut self,
+        global: &Global,
+    ) -> impl Future<Output = Result<Decided<Self::Plan, Self::Report>>>;
 
     /// Asks before acting (unless `--yes`); false: not confirmed.
     fn confirm(&self, plan: &Self::Plan) -> impl Future<Output = Result<bool>>;

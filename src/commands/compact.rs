@@ -9,11 +9,11 @@ use crate::etcd::{clock, EtcdOps};
 use crate::exec::signals::{self, Notices};
 use crate::exec::{wait, RunControl};
 use crate::look::ClusterLook;
-use crate::reach::Dial;
-use crate::session::Session;
 use crate::plan::compact::{self, Decision, Keep};
 use crate::plan::gate::{self};
+use crate::reach::Dial;
 use crate::report::{CompactReport, CompactedMember, NotRefreshed};
+use crate::session::Session;
 use crate::settings::command::{Compact as CompactArgs, CompactAt};
 use crate::settings::{Consent, Global};
 

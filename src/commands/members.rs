@@ -1,8 +1,9 @@
 //! `members`: the member list as the cluster reports it.
 
+use super::change::{self, Acted, Change, Decided};
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::EtcdOps;
-use crate::exec::signals::{self, Notices, SignalWatch, StopSignal};
+use crate::exec::signals::{self, Notices};
 use crate::exec::RunControl;
 use crate::look::{ClusterLook, ListedMember, MemberLook};
 use crate::output;
@@ -13,7 +14,7 @@ use crate::settings::command::{
     MemberAdd as MemberAddArgs, MemberChange as MemberChangeArgs, Membership as MembershipArgs,
     OneCluster as MembersArgs,
 };
-use crate::settings::Global;
+use crate::settings::{Consent, Global};
 
 pub async fn run(global: &Global, args: &MembersArgs) -> Result<ExitStatus> {
     let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
@@ -25,6 +26,198 @@ pub async fn run(global: &Global, args: &MembersArgs) -> Result<ExitStatus> {
 
 /// `member add`.
 pub async fn add(global: &Global, args: &MemberAddArgs) -> Result<ExitStatus> {
+    change::run(
+        global,
+        Membership {
+            global,
+            which: Which::Add(args),
+            opened: None,
+        },
+    )
+    .await
+}
+
+/// `member promote`.
+pub async fn promote(global: &Global, args: &MemberChangeArgs) -> Result<ExitStatus> {
+    change::run(
+        global,
+        Membership {
+            global,
+            which: Which::Promote(args),
+            opened: None,
+        },
+    )
+    .await
+}
+
+/// `member remove`.
+pub async fn remove(global: &Global, args: &MemberChangeArgs) -> Result<ExitStatus> {
+    change::run(
+        global,
+        Membership {
+            global,
+            which: Which::Remove(args),
+            opened: None,
+        },
+    )
+    .await
+}
+
+/// Which membership change.
+#[derive(Clone, Copy)]
+enum Which<'a> {
+    Add(&'a MemberAddArgs),
+    Promote(&'a MemberChangeArgs),
+    Remove(&'a MemberChangeArgs),
+}
+
+impl<'a> Which<'a> {
+    fn flags(self) -> &'a MembershipArgs {
+        match self {
+            Which::Add(a) => &a.change,
+            Which::Promote(a) | Which::Remove(a) => &a.change,
+        }
+    }
+
+    fn action(self) -> &'static str {
+        match self {
+            Which::Add(_) => "add",
+            Which::Promote(_) => "promote",
+            Which::Remove(_) => "remove",
+        }
+    }
+}
+
+/// A membership change, a `change::Change`.
+struct Membership<'a> {
+    global: &'a Global,
+    which: Which<'a>,
+    opened: Option<Opened>,
+}
+
+/// The change decided on: the member (its id once it exists) as shown.
+struct Step {
+    id: u64,
+    shown: String,
+}
+
+impl Change for Membership<'_> {
+    type Plan = Step;
+    type Report = MemberChangeReport;
+
+    fn verb(&self) -> &'static str {
+        match self.which {
+            Which::Add(_) => "add a member",
+            Which::Promote(_) | Which::Remove(_) => "change membership",
+        }
+    }
+
+    /// `--force` is consented to by the typed confirmation (asked while
+    /// deciding), not by a yes/no prompt.
+    fn consent(&self) -> Consent {
+        let flags = self.which.flags();
+        Consent {
+            yes: flags.consent.yes || flags.force,
+            dry_run: flags.consent.dry_run,
+        }
+    }
+
+    async fn decide(&mut self, _global: &Global) -> Result<Decided<Step, MemberChangeReport>> {
+        let (opened, step, report) = match self.which {
+            Which::Add(args) => decide_add(self.global, args).await?,
+            Which::Promote(args) | Which::Remove(args) => {
+                decide_change(self.global, args, self.which.action()).await?
+            }
+        };
+        self.opened = Some(opened);
+        Ok(Decided::Act { plan: step, report })
+    }
+
+    async fn confirm(&self, step: &Step) -> Result<bool> {
+        let verb = verb(self.which.action());
+        output::prompt::confirm_async(format!("{verb} {}?", step.shown)).await
+    }
+
+    // The change in flight is never cut short by the first signal (it is
+    // made or refused, and reported); a second stops waiting for it.
+    fn notices(&self) -> Notices {
+        Notices {
+            first: "reporting once the membership change in flight is done".into(),
+            hint: Some("to stop waiting for it".into()),
+            second: "no longer waiting; the membership change may or may not have been made: list the members to see".into(),
+        }
+    }
+
+    fn untouched(&self, _step: &Step) -> String {
+        "nothing changed".into()
+    }
+
+    async fn act(
+        &mut self,
+        step: Step,
+        report: &mut MemberChangeReport,
+        control: &RunControl,
+    ) -> Result<Acted> {
+        let Some(open) = &mut self.opened else {
+            return Err(Error::Failed(
+                "a membership change acted before deciding".into(),
+            ));
+        };
+        let (id, shown) = (step.id, step.shown);
+        match self.which {
+            Which::Add(args) => {
+                let Some(added) = signals::unless_abandoned(
+                    control,
+                    open.ops()
+                        .member_add(&open.via, &args.peer_urls, args.learner),
+                )
+                .await
+                else {
+                    return Ok(Acted::Abandoned);
+                };
+                let (id, after) =
+                    added.map_err(|e| refused_by_etcd(format!("add member {}", args.name), e))?;
+                report.id = Some(member_id(id));
+                report.start_with = start_settings(&args.name, id, &args.peer_urls, &after);
+                report.members_after = MembersReport::build(None, &after).members;
+            }
+            Which::Promote(_) | Which::Remove(_) => {
+                let action = self.which.action();
+                if action == "remove" && open.via_id == Some(id) {
+                    // Never ask the member being removed: it stops serving
+                    // as soon as the removal applies and may not answer.
+                    open.via = open.other_than(id).ok_or_else(|| {
+                        Error::refused(format!(
+                            "no other member answers to send the removal of {shown} to"
+                        ))
+                    })?;
+                }
+                let open = &*open;
+                let Some(changed) = signals::unless_abandoned(control, async {
+                    if action == "promote" {
+                        open.ops().member_promote(&open.via, id).await
+                    } else {
+                        open.ops().member_remove(&open.via, id).await
+                    }
+                })
+                .await
+                else {
+                    return Ok(Acted::Abandoned);
+                };
+                let after = changed.map_err(|e| refused_by_etcd(format!("{action} {shown}"), e))?;
+                report.members_after = MembersReport::build(None, &after).members;
+            }
+        }
+        Ok(Acted::Done)
+    }
+}
+
+/// `member add`: refused when the name or a peer URL is taken; warns when
+/// the new member would take in a backend near its quota.
+async fn decide_add(
+    global: &Global,
+    args: &MemberAddArgs,
+) -> Result<(Opened, Step, MemberChangeReport)> {
     let change = Proposed {
         global,
         cluster: args.cluster.as_deref(),
@@ -66,49 +259,23 @@ pub async fn add(global: &Global, args: &MemberAddArgs) -> Result<ExitStatus> {
         None,
         0,
     );
-    let mut report = open
-        .decide(&change, "add", &args.name, args.learner, checked)
+    let report = open
+        .settle(&change, "add", &args.name, args.learner, checked)
         .await?;
-    let mut signal = None;
-    if !args.change.consent.dry_run {
-        let (control, watch) = watch_change()?;
-        if control.halted().is_some() {
-            return Ok(stopped_before(watch));
-        }
-        let added = signals::unless_abandoned(
-            &control,
-            open.ops()
-                .member_add(&open.via, &args.peer_urls, args.learner),
-        )
-        .await;
-        let Some(added) = added else {
-            return Ok(abandoned(watch));
-        };
-        signal = watch.finish();
-        let (id, after) =
-            added.map_err(|e| refused_by_etcd(format!("add member {}", args.name), e))?;
-        report.id = Some(member_id(id));
-        report.start_with = start_settings(&args.name, id, &args.peer_urls, &after);
-        report.members_after = MembersReport::build(None, &after).members;
-    }
-    open.finish(global, &report, signal)
+    let step = Step {
+        id: 0,
+        shown: args.name.clone(),
+    };
+    Ok((open, step, report))
 }
 
-/// `member promote`.
-pub async fn promote(global: &Global, args: &MemberChangeArgs) -> Result<ExitStatus> {
-    change_one(global, args, "promote").await
-}
-
-/// `member remove`.
-pub async fn remove(global: &Global, args: &MemberChangeArgs) -> Result<ExitStatus> {
-    change_one(global, args, "remove").await
-}
-
-async fn change_one(
+/// `member promote` and `member remove`: the member named, the quorum
+/// verdict, and for a promotion the known defects of the releases.
+async fn decide_change(
     global: &Global,
     args: &MemberChangeArgs,
     action: &'static str,
-) -> Result<ExitStatus> {
+) -> Result<(Opened, Step, MemberChangeReport)> {
     let change = Proposed {
         global,
         cluster: args.cluster.as_deref(),
@@ -171,69 +338,11 @@ async fn change_one(
         crate::logging::message(&format!("warning: known etcd defect: {hazard}"));
     }
     let mut report = open
-        .decide(&change, action, &shown, member.is_learner(), checked)
+        .settle(&change, action, &shown, member.is_learner(), checked)
         .await?;
     report.id = Some(member_id(id));
     report.known_defects = hazards;
-    let mut signal = None;
-    if !args.change.consent.dry_run {
-        if action == "remove" && open.via_id == Some(id) {
-            // Never ask the member being removed: it stops serving as soon
-            // as the removal applies and may not answer.
-            open.via = open.other_than(id).ok_or_else(|| {
-                Error::Refused(format!(
-                    "no other member answers to send the removal of {shown} to"
-                ))
-            })?;
-        }
-        let (control, watch) = watch_change()?;
-        if control.halted().is_some() {
-            return Ok(stopped_before(watch));
-        }
-        let changed = signals::unless_abandoned(&control, async {
-            if action == "promote" {
-                open.ops().member_promote(&open.via, id).await
-            } else {
-                open.ops().member_remove(&open.via, id).await
-            }
-        })
-        .await;
-        let Some(changed) = changed else {
-            return Ok(abandoned(watch));
-        };
-        signal = watch.finish();
-        let after = changed.map_err(|e| refused_by_etcd(format!("{action} {shown}"), e))?;
-        report.members_after = MembersReport::build(None, &after).members;
-    }
-    open.finish(global, &report, signal)
-}
-
-/// Watches for signals from just before a membership change is sent: the
-/// change in flight is never cut short by the first signal (it is made or
-/// refused, and reported); a second stops waiting for it.
-fn watch_change() -> Result<(RunControl, SignalWatch)> {
-    let control = RunControl::default();
-    let watch = SignalWatch::start(
-        &control,
-        Notices {
-            first: "reporting once the membership change in flight is done".into(),
-            hint: Some("to stop waiting for it".into()),
-            second: "no longer waiting; the membership change may or may not have been made: list the members to see".into(),
-        },
-        crate::logging::message,
-    )?;
-    Ok((control, watch))
-}
-
-/// A signal came before the change was sent.
-fn stopped_before(watch: SignalWatch) -> ExitStatus {
-    crate::logging::message("nothing changed");
-    signals::exit_status(watch.finish(), ExitStatus::Failed, ExitStatus::Interrupted)
-}
-
-/// A second signal: the change in flight was given up.
-fn abandoned(watch: SignalWatch) -> ExitStatus {
-    signals::exit_status(watch.finish(), ExitStatus::Failed, ExitStatus::Interrupted)
+    Ok((open, Step { id, shown }, report))
 }
 
 /// How MEMBER is to be found in the look.
@@ -326,10 +435,10 @@ impl Opened {
             .find_map(|m| m.dial.clone())
     }
 
-    /// Applies the quorum verdict: a refusal stops (exit 1) unless --force
-    /// and the typed confirmation; otherwise asks for consent. A refusal is
-    /// the error.
-    async fn decide(
+    /// Applies the quorum verdict: a refusal stops (exit 1) unless --force,
+    /// and --force needs the typed confirmation (asked here, before
+    /// anything is sent). A refusal is the error.
+    async fn settle(
         &mut self,
         proposed: &Proposed<'_>,
         action: &'static str,
@@ -360,51 +469,27 @@ impl Opened {
             members_after: vec![],
             known_defects: vec![],
         };
-        if proposed.flags.consent.dry_run {
+        if proposed.flags.consent.dry_run || !proposed.flags.force {
             return Ok(report);
         }
-        let confirmed = if proposed.flags.force {
-            match &proposed.flags.confirm {
-                Some(typed) => typed == &proposed.typed,
-                None if output::prompt::interactive() => {
-                    output::prompt::typed_confirmation_async(
-                        proposed.typed.clone(),
-                        format!("--force: {} {name} {}.", verb(action), why_forced(&report)),
-                    )
-                    .await?
-                }
-                None => false,
+        let confirmed = match &proposed.flags.confirm {
+            Some(typed) => typed == &proposed.typed,
+            None if output::prompt::interactive() => {
+                output::prompt::typed_confirmation_async(
+                    proposed.typed.clone(),
+                    format!("--force: {} {name} {}.", verb(action), why_forced(&report)),
+                )
+                .await?
             }
-        } else {
-            proposed.flags.consent.yes
-                || output::prompt::confirm_async(format!("{} {name}?", verb(action))).await?
+            None => false,
         };
         if !confirmed {
-            if proposed.flags.force {
-                return Err(Error::usage(format!(
-                    "--force needs the member typed to confirm: at the prompt, or --confirm {}; nothing changed",
-                    proposed.typed
-                )));
-            }
-            return Err(Error::refused("not confirmed; nothing changed"));
+            return Err(Error::usage(format!(
+                "--force needs the member typed to confirm: at the prompt, or --confirm {}; nothing changed",
+                proposed.typed
+            )));
         }
         Ok(report)
-    }
-
-    /// Prints the report; the exit code says whether a signal came while
-    /// the change was made (`exec::signals::exit_status`).
-    fn finish(
-        &self,
-        global: &Global,
-        report: &MemberChangeReport,
-        signal: Option<StopSignal>,
-    ) -> Result<ExitStatus> {
-        output::print(report, global.output)?;
-        Ok(signals::exit_status(
-            signal,
-            ExitStatus::Success,
-            ExitStatus::Interrupted,
-        ))
     }
 }
 

@@ -16,7 +16,14 @@ use crate::settings::command::MoveLeader as MoveLeaderArgs;
 use crate::settings::{Consent, Global};
 
 pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
-    change::run(global, MoveLeader { args, session: None }).await
+    change::run(
+        global,
+        MoveLeader {
+            args,
+            session: None,
+        },
+    )
+    .await
 }
 
 struct MoveLeader<'a> {
