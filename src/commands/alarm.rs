@@ -166,14 +166,16 @@ async fn confirm_dangerous(decisions: &[DisarmDecision], typed: Option<&str>) ->
     for d in dangerous {
         let confirmed = match typed {
             Some(typed) => typed == d.member,
-            None if output::prompt::interactive() => output::prompt::typed_confirmation_async(
-                d.member.clone(),
-                format!(
+            None if output::prompt::interactive() => {
+                output::prompt::typed_confirmation_async(
+                    d.member.clone(),
+                    format!(
                     "Clearing {} on {} hides possible data damage; etcd will accept writes again.",
                     d.alarm, d.member
                 ),
-            )
-            .await?,
+                )
+                .await?
+            }
             None => false,
         };
         if !confirmed {

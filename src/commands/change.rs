@@ -4,9 +4,10 @@
 //! the one order every write command keeps:
 //!
 //! consent possible → decide (a refusal is `Error::Refused`, nothing done)
-//! → nothing to do, or a dry run: the report → confirm → stop signals
-//! watched → a stop before anything was sent changes nothing → act → the
-//! report → the exit code (a signal's own, when one came).
+//! → nothing to do, or a dry run: the report (a change that rehearses acts
+//! instead, its writes sent as server-side dry runs) → confirm → stop
+//! signals watched → a stop before anything was sent changes nothing → act
+//! → the report → the exit code (a signal's own, when one came).
 
 use std::future::Future;
 
@@ -45,6 +46,13 @@ pub(crate) trait Change {
     fn verb(&self) -> &'static str;
 
     fn consent(&self) -> Consent;
+
+    /// Whether a dry run acts, every write sent as a server-side dry run
+    /// (the API server checks it and stores nothing), instead of printing
+    /// what was decided.
+    fn rehearses(&self) -> bool {
+        false
+    }
 
     /// Opens the cluster, looks, gates and decides. Refusals are errors.
     fn decide(
@@ -89,11 +97,11 @@ pub(crate) async fn run<C: Change>(global: &Global, mut change: C) -> Result<Exi
         }
         Decided::Act { plan, report } => (plan, report),
     };
-    if consent.dry_run {
+    if consent.dry_run && !change.rehearses() {
         output::print(&report, global.output)?;
         return Ok(ExitStatus::Success);
     }
-    if !consent.yes && !change.confirm(&plan).await? {
+    if !consent.dry_run && !consent.yes && !change.confirm(&plan).await? {
         return Err(Error::refused("not confirmed; nothing changed"));
     }
     let control = RunControl::default();

@@ -9,7 +9,10 @@
 
 use k8s_openapi::api::core::v1::Service;
 
+use super::change::{self, Acted, Change as Write, Decided};
 use crate::error::{Error, ExitStatus, Result};
+use crate::exec::signals::Notices;
+use crate::exec::RunControl;
 use crate::k8s::crd::EtcdCluster;
 use crate::k8s::service::{self, ApplyError};
 use crate::k8s::{self, Kube};
@@ -47,17 +50,6 @@ impl Loaded {
     fn owners(&self) -> Vec<FieldOwner> {
         owners_of(&self.service)
     }
-}
-
-/// The start of `set` and `clear`: consent (before any request), then the
-/// objects.
-async fn begin(global: &Global, cluster: Option<&str>, consent: Consent) -> Result<Loaded> {
-    output::prompt::require_consent(
-        consent.yes,
-        consent.dry_run,
-        "change the client Service's trafficDistribution",
-    )?;
-    load(global, cluster).await
 }
 
 fn owners_of(service: &Service) -> Vec<FieldOwner> {
@@ -152,138 +144,234 @@ fn shown(value: Option<&str>) -> &str {
 }
 
 pub async fn set(global: &Global, args: &TrafficSet) -> Result<ExitStatus> {
-    let asked = args.value;
-    let l = begin(global, args.cluster.as_deref(), args.consent).await?;
-    let (wanted, renamed) = if args.exact {
-        (asked, None)
-    } else {
-        for_server(asked, l.minor)
-    };
-    let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
-    let (dry_run, yes) = (args.consent.dry_run, args.consent.yes);
-    let annotation_before = l.annotation();
-    let value_before = l.value();
-    let owned_before = owned_by_us(&l.owners());
-    let action = decide(Some(wanted.as_str()), value_before.as_deref(), owned_before).action;
-    let annotate = annotation_before.as_deref() != Some(wanted.as_str());
-    let would = if dry_run { "would be " } else { "" };
-    let mut change = Change::planned(
-        dry_run,
-        annotation_before.clone(),
-        value_before.clone(),
-        action,
-    );
-    if let Some(why) = renamed {
-        change.notes.push(format!(
-            "{asked} is written as {wanted}, the same routing: {why} (--exact writes {asked} as given)"
-        ));
+    change::run(global, Set { args, loaded: None }).await
+}
+
+/// `traffic set`, a `change::Change`.
+struct Set<'a> {
+    args: &'a TrafficSet,
+    loaded: Option<Loaded>,
+}
+
+/// What `set` writes.
+struct SetPlan {
+    wanted: TrafficValue,
+    action: ServiceAction,
+    /// Whether the annotation changes.
+    annotate: bool,
+    /// Taking the field from another manager (a hand edit, or one named).
+    force: bool,
+    value_before: Option<String>,
+    owned_before: bool,
+    /// The steps' sentences so far.
+    change: Change,
+}
+
+impl Write for Set<'_> {
+    type Plan = SetPlan;
+    type Report = TrafficReport;
+
+    fn verb(&self) -> &'static str {
+        "change the client Service's trafficDistribution"
     }
-    if !annotate && action == ServiceAction::Nothing {
-        change.notes.push(format!(
-            "Service {ns}/{svc} already has trafficDistribution {wanted}, held by {FIELD_MANAGER}, and the annotation agrees: nothing to do"
-        ));
-        print(global, &report(&l, &l.cluster, &l.service, Some(change)))?;
-        return Ok(ExitStatus::Success);
+
+    fn consent(&self) -> Consent {
+        self.args.consent
     }
-    // Another server-side-apply manager holds the field: taking it needs
-    // that manager named (its next apply would fail with a conflict).
-    let owners = l.owners();
-    if let ServiceAction::Apply(_) = action {
-        let others = unconsented(&owners, &args.take_from);
-        if !others.is_empty() {
-            let flags: String = others.iter().map(|m| format!(" --take-from {m}")).collect();
-            return Err(Error::refused(format!(
-                "Service {ns}/{svc}: spec.trafficDistribution ({}) is held by server-side-apply field manager {}: setting {wanted} would take it from {}, whose next apply would then fail with a conflict. Nothing was changed. Change the value where {} applies it from, or take it anyway: kubectl etcd traffic set {wanted} {cl} -n {ns}{flags}{}",
-                shown(value_before.as_deref()),
-                others.join(", "),
-                if others.len() == 1 { "it" } else { "them" },
-                if others.len() == 1 { "it" } else { "they" },
-                if yes { " --yes" } else { "" },
+
+    /// A dry run sends every write as a server-side dry run.
+    fn rehearses(&self) -> bool {
+        true
+    }
+
+    async fn decide(&mut self, global: &Global) -> Result<Decided<SetPlan, TrafficReport>> {
+        let args = self.args;
+        let l = load(global, args.cluster.as_deref()).await?;
+        let asked = args.value;
+        let (wanted, renamed) = if args.exact {
+            (asked, None)
+        } else {
+            for_server(asked, l.minor)
+        };
+        let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
+        let annotation_before = l.annotation();
+        let value_before = l.value();
+        let owned_before = owned_by_us(&l.owners());
+        let action = decide(Some(wanted.as_str()), value_before.as_deref(), owned_before).action;
+        let annotate = annotation_before.as_deref() != Some(wanted.as_str());
+        let mut change = Change::planned(
+            args.consent.dry_run,
+            annotation_before.clone(),
+            value_before.clone(),
+            action,
+        );
+        if let Some(why) = renamed {
+            change.notes.push(format!(
+                "{asked} is written as {wanted}, the same routing: {why} (--exact writes {asked} as given)"
+            ));
+        }
+        if !annotate && action == ServiceAction::Nothing {
+            change.notes.push(format!(
+                "Service {ns}/{svc} already has trafficDistribution {wanted}, held by {FIELD_MANAGER}, and the annotation agrees: nothing to do"
+            ));
+            return Ok(Decided::Nothing(report(
+                &l,
+                &l.cluster,
+                &l.service,
+                Some(change),
             )));
         }
+        // Another server-side-apply manager holds the field: taking it needs
+        // that manager named (its next apply would fail with a conflict).
+        let owners = l.owners();
+        if let ServiceAction::Apply(_) = action {
+            let others = unconsented(&owners, &args.take_from);
+            if !others.is_empty() {
+                let flags: String = others.iter().map(|m| format!(" --take-from {m}")).collect();
+                return Err(Error::refused(format!(
+                    "Service {ns}/{svc}: spec.trafficDistribution ({}) is held by server-side-apply field manager {}: setting {wanted} would take it from {}, whose next apply would then fail with a conflict. Nothing was changed. Change the value where {} applies it from, or take it anyway: kubectl etcd traffic set {wanted} {cl} -n {ns}{flags}{}",
+                    shown(value_before.as_deref()),
+                    others.join(", "),
+                    if others.len() == 1 { "it" } else { "them" },
+                    if others.len() == 1 { "it" } else { "they" },
+                    if args.consent.yes { " --yes" } else { "" },
+                )));
+            }
+        }
+        let report = report(&l, &l.cluster, &l.service, Some(change.clone()));
+        let plan = SetPlan {
+            wanted,
+            action,
+            annotate,
+            force: owners.iter().any(|o| o.manager != FIELD_MANAGER),
+            value_before,
+            owned_before,
+            change,
+        };
+        self.loaded = Some(l);
+        Ok(Decided::Act { plan, report })
     }
-    // Forced only when someone else holds the field: a hand edit, or an
-    // apply whose manager was named.
-    let force = owners.iter().any(|o| o.manager != FIELD_MANAGER);
-    if !dry_run && !yes {
+
+    async fn confirm(&self, plan: &SetPlan) -> Result<bool> {
+        let Some(l) = &self.loaded else {
+            return Ok(false);
+        };
+        let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
         let question = format!(
-            "Set trafficDistribution {wanted} on Service {ns}/{svc} (now {}){}?",
-            shown(value_before.as_deref()),
-            if annotate {
+            "Set trafficDistribution {} on Service {ns}/{svc} (now {}){}?",
+            plan.wanted,
+            shown(plan.value_before.as_deref()),
+            if plan.annotate {
                 format!(" and annotate EtcdCluster {ns}/{cl}")
             } else {
                 String::new()
             }
         );
-        if !output::prompt::confirm_async(question).await? {
-            return Err(Error::refused("not confirmed; nothing changed"));
-        }
+        output::prompt::confirm_async(question).await
     }
 
-    // 1. Ask the server first (a dry run of the apply): a value it rejects,
-    //    drops, or that we may not write stops here with nothing written.
-    let mut service_after = l.service.clone();
-    if let ServiceAction::Apply(v) = action {
-        match try_apply(&l, v, true, force).await {
-            Ok(s) => service_after = s,
-            Err(Failure::Other(e)) => return Err(e),
-            Err(f) => return Err(failure_error(&l, v, f, "nothing was changed")),
-        }
+    fn notices(&self) -> Notices {
+        writes_notices()
     }
 
-    // 2. The annotation, pinned to the version we read, so that the
-    //    operator (where it supports it) applies the same value.
-    let mut cluster_after = l.cluster.clone();
-    if annotate {
-        cluster_after = service::set_annotation(
-            &l.kube,
-            ns,
-            cl,
-            Some(wanted.as_str()),
-            l.cluster.metadata.resource_version.as_deref(),
-            dry_run,
-        )
-        .await?;
-        change.annotation_written = !dry_run;
-        change.notes.push(format!(
-            "EtcdCluster {ns}/{cl}: annotation {ANNOTATION} {would}set to {wanted} (was {})",
-            annotation_before.as_deref().unwrap_or("absent")
-        ));
+    fn untouched(&self, _plan: &SetPlan) -> String {
+        "nothing changed".into()
     }
 
-    // 3. The field itself, read back; on failure the annotation is restored.
-    if let ServiceAction::Apply(v) = action {
-        if !dry_run {
-            match try_apply(&l, v, false, force).await {
+    async fn act(
+        &mut self,
+        plan: SetPlan,
+        out: &mut TrafficReport,
+        _control: &RunControl,
+    ) -> Result<Acted> {
+        let Some(l) = &self.loaded else {
+            return Err(Error::Failed("traffic set acted before deciding".into()));
+        };
+        let dry_run = self.args.consent.dry_run;
+        let SetPlan {
+            wanted,
+            action,
+            annotate,
+            force,
+            value_before,
+            owned_before,
+            mut change,
+        } = plan;
+        let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
+        let would = if dry_run { "would be " } else { "" };
+        // 1. Ask the server first (a dry run of the apply): a value it
+        //    rejects, drops, or that we may not write stops here with
+        //    nothing written.
+        let mut service_after = l.service.clone();
+        if let ServiceAction::Apply(v) = action {
+            match try_apply(l, v, true, force).await {
                 Ok(s) => service_after = s,
-                Err(failure) => {
-                    let undone = undo_set(&l, &cluster_after, annotate, &failure).await;
-                    return Err(failure_error(&l, v, failure, &undone));
-                }
+                Err(Failure::Other(e)) => return Err(e),
+                Err(f) => return Err(failure_error(l, v, f, "nothing was changed")),
             }
         }
-        change.service_written = !dry_run;
-        if let Some((since, instead)) = deprecated_on(wanted, l.minor) {
+        // 2. The annotation, pinned to the version we read, so that the
+        //    operator (where it supports it) applies the same value.
+        let mut cluster_after = l.cluster.clone();
+        if annotate {
+            cluster_after = service::set_annotation(
+                &l.kube,
+                ns,
+                cl,
+                Some(wanted.as_str()),
+                l.cluster.metadata.resource_version.as_deref(),
+                dry_run,
+            )
+            .await?;
+            change.annotation_written = !dry_run;
             change.notes.push(format!(
-                "{wanted} is deprecated from Kubernetes 1.{since} in favour of {instead}, which kube-proxy treats the same: kubectl etcd traffic set {instead} {cl} -n {ns}"
+                "EtcdCluster {ns}/{cl}: annotation {ANNOTATION} {would}set to {wanted} (was {})",
+                change.annotation_before.as_deref().unwrap_or("absent")
             ));
         }
-        change.notes.push(format!(
-            "Service {ns}/{svc}: trafficDistribution {would}applied as {wanted} by {FIELD_MANAGER} (was {}{})",
-            shown(value_before.as_deref()),
-            if value_before.is_some() && !owned_before {
-                ", not held by that manager"
-            } else {
-                ""
+        // 3. The field itself, read back; on failure the annotation is
+        //    restored.
+        if let ServiceAction::Apply(v) = action {
+            if !dry_run {
+                match try_apply(l, v, false, force).await {
+                    Ok(s) => service_after = s,
+                    Err(failure) => {
+                        let undone = undo_set(l, &cluster_after, annotate, &failure).await;
+                        return Err(failure_error(l, v, failure, &undone));
+                    }
+                }
             }
-        ));
+            change.service_written = !dry_run;
+            if let Some((since, instead)) = deprecated_on(wanted, l.minor) {
+                change.notes.push(format!(
+                    "{wanted} is deprecated from Kubernetes 1.{since} in favour of {instead}, which kube-proxy treats the same: kubectl etcd traffic set {instead} {cl} -n {ns}"
+                ));
+            }
+            change.notes.push(format!(
+                "Service {ns}/{svc}: trafficDistribution {would}applied as {wanted} by {FIELD_MANAGER} (was {}{})",
+                shown(value_before.as_deref()),
+                if value_before.is_some() && !owned_before {
+                    ", not held by that manager"
+                } else {
+                    ""
+                }
+            ));
+        }
+        change.server_warnings = l.kube.warnings.take();
+        *out = report(l, &cluster_after, &service_after, Some(change));
+        Ok(Acted::Done)
     }
-    change.server_warnings = l.kube.warnings.take();
-    print(
-        global,
-        &report(&l, &cluster_after, &service_after, Some(change)),
-    )?;
-    Ok(ExitStatus::Success)
+}
+
+/// The writes of `set` and `clear` are a few API calls: a stop signal lets
+/// the ones under way finish (the annotation and the field are never left
+/// apart by a signal), and a second stops waiting for them.
+fn writes_notices() -> Notices {
+    Notices {
+        first: "finishing the writes under way, then reporting".into(),
+        hint: Some("to stop waiting for them".into()),
+        second: "no longer waiting; the annotation and the Service may not agree: kubectl etcd traffic show".into(),
+    }
 }
 
 /// Why an apply in `set` did not take.
@@ -416,105 +504,178 @@ fn failure_error(l: &Loaded, wanted: TrafficValue, failure: Failure, undone: &st
 }
 
 pub async fn clear(global: &Global, args: &TrafficClear) -> Result<ExitStatus> {
-    let l = begin(global, args.cluster.as_deref(), args.consent).await?;
-    let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
-    let (dry_run, yes) = (args.consent.dry_run, args.consent.yes);
-    let annotation_before = l.annotation();
-    let value_before = l.value();
-    let owners_before = l.owners();
-    let action = decide(None, value_before.as_deref(), owned_by_us(&owners_before)).action;
-    let would = if dry_run { "would be " } else { "" };
-    let mut change = Change::planned(
-        dry_run,
-        annotation_before.clone(),
-        value_before.clone(),
-        action,
-    );
-    let writes = annotation_before.is_some() || action != ServiceAction::Nothing;
-    if writes && !dry_run && !yes {
+    change::run(global, Clear { args, loaded: None }).await
+}
+
+/// `traffic clear`, a `change::Change`.
+struct Clear<'a> {
+    args: &'a TrafficClear,
+    loaded: Option<Loaded>,
+}
+
+/// What `clear` writes.
+struct ClearPlan {
+    action: ServiceAction,
+    annotation_before: Option<String>,
+    value_before: Option<String>,
+    owners_before: Vec<FieldOwner>,
+}
+
+impl Write for Clear<'_> {
+    type Plan = ClearPlan;
+    type Report = TrafficReport;
+
+    fn verb(&self) -> &'static str {
+        "change the client Service's trafficDistribution"
+    }
+
+    fn consent(&self) -> Consent {
+        self.args.consent
+    }
+
+    /// A dry run sends every write as a server-side dry run.
+    fn rehearses(&self) -> bool {
+        true
+    }
+
+    async fn decide(&mut self, global: &Global) -> Result<Decided<ClearPlan, TrafficReport>> {
+        let l = load(global, self.args.cluster.as_deref()).await?;
+        let annotation_before = l.annotation();
+        let value_before = l.value();
+        let owners_before = l.owners();
+        let action = decide(None, value_before.as_deref(), owned_by_us(&owners_before)).action;
+        let report = report(&l, &l.cluster, &l.service, None);
+        self.loaded = Some(l);
+        Ok(Decided::Act {
+            plan: ClearPlan {
+                action,
+                annotation_before,
+                value_before,
+                owners_before,
+            },
+            report,
+        })
+    }
+
+    async fn confirm(&self, plan: &ClearPlan) -> Result<bool> {
+        let Some(l) = &self.loaded else {
+            return Ok(false);
+        };
+        let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
         let mut steps = Vec::new();
-        if annotation_before.is_some() {
+        if plan.annotation_before.is_some() {
             steps.push(format!("remove the annotation from EtcdCluster {ns}/{cl}"));
         }
-        if action == ServiceAction::Release {
+        if plan.action == ServiceAction::Release {
             steps.push(format!(
                 "release trafficDistribution on Service {ns}/{svc} (now {})",
-                shown(value_before.as_deref())
+                shown(plan.value_before.as_deref())
             ));
         }
-        let question = format!("{}?", capitalise(&steps.join(" and ")));
-        if !output::prompt::confirm_async(question).await? {
-            return Err(Error::refused("not confirmed; nothing changed"));
+        if steps.is_empty() {
+            return Ok(true);
         }
+        let question = format!("{}?", capitalise(&steps.join(" and ")));
+        output::prompt::confirm_async(question).await
     }
 
-    // 1. The annotation goes first, so the operator does not re-apply.
-    let mut cluster_after = l.cluster.clone();
-    if let Some(before) = &annotation_before {
-        cluster_after = service::set_annotation(
-            &l.kube,
-            ns,
-            cl,
-            None,
-            l.cluster.metadata.resource_version.as_deref(),
-            dry_run,
-        )
-        .await?;
-        change.annotation_written = !dry_run;
-        change.notes.push(format!(
-            "EtcdCluster {ns}/{cl}: annotation {ANNOTATION} {would}removed (was {before})"
-        ));
+    fn notices(&self) -> Notices {
+        writes_notices()
     }
 
-    // 2. Release our ownership; the value stays if someone else holds it.
-    let mut service_after = l.service.clone();
-    if action == ServiceAction::Release {
-        service_after = match service::apply(&l.kube, ns, svc, None, dry_run, false).await {
-            Ok(s) => s,
-            Err(ApplyError::Invalid(m)) => {
-                return Err(Error::Failed(format!(
-                    "release trafficDistribution on Service {ns}/{svc}: {m}"
-                )))
-            }
-            Err(ApplyError::Other(e)) => return Err(e),
+    fn untouched(&self, _plan: &ClearPlan) -> String {
+        "nothing changed".into()
+    }
+
+    async fn act(
+        &mut self,
+        plan: ClearPlan,
+        out: &mut TrafficReport,
+        _control: &RunControl,
+    ) -> Result<Acted> {
+        let Some(l) = &self.loaded else {
+            return Err(Error::Failed("traffic clear acted before deciding".into()));
         };
-        change.service_written = !dry_run;
-        let after = service::traffic_distribution(&service_after);
-        let holders: Vec<String> = owners_of(&service_after)
-            .iter()
-            .filter(|o| o.manager != FIELD_MANAGER)
-            .map(FieldOwner::to_string)
-            .collect();
-        change.notes.push(match after {
-            None => format!(
-                "Service {ns}/{svc}: {FIELD_MANAGER} {would}released trafficDistribution; the field {}unset (was {})",
-                if dry_run { "would be " } else { "is now " },
-                shown(value_before.as_deref())
-            ),
-            Some(v) => format!(
-                "Service {ns}/{svc}: {FIELD_MANAGER} {would}released trafficDistribution, but the value {v} stays: also held by {}",
-                if holders.is_empty() { "another manager".to_string() } else { holders.join(", ") }
-            ),
-        });
-    } else if let Some(v) = &value_before {
-        let holders: Vec<String> = owners_before.iter().map(FieldOwner::to_string).collect();
-        change.notes.push(format!(
-            "Service {ns}/{svc}: trafficDistribution {v} is not held by {FIELD_MANAGER}{}; left alone",
-            if holders.is_empty() {
-                String::new()
-            } else {
-                format!(" (held by {})", holders.join(", "))
-            }
-        ));
-    } else if annotation_before.is_none() {
-        change.notes.push(format!(
-            "Service {ns}/{svc} has no trafficDistribution and EtcdCluster {ns}/{cl} no annotation: nothing to do"
-        ));
+        let dry_run = self.args.consent.dry_run;
+        let ClearPlan {
+            action,
+            annotation_before,
+            value_before,
+            owners_before,
+        } = plan;
+        let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
+        let would = if dry_run { "would be " } else { "" };
+        let mut change = Change::planned(
+            dry_run,
+            annotation_before.clone(),
+            value_before.clone(),
+            action,
+        );
+        // 1. The annotation goes first, so the operator does not re-apply.
+        let mut cluster_after = l.cluster.clone();
+        if let Some(before) = &annotation_before {
+            cluster_after = service::set_annotation(
+                &l.kube,
+                ns,
+                cl,
+                None,
+                l.cluster.metadata.resource_version.as_deref(),
+                dry_run,
+            )
+            .await?;
+            change.annotation_written = !dry_run;
+            change.notes.push(format!(
+                "EtcdCluster {ns}/{cl}: annotation {ANNOTATION} {would}removed (was {before})"
+            ));
+        }
+
+        // 2. Release our ownership; the value stays if someone else holds it.
+        let mut service_after = l.service.clone();
+        if action == ServiceAction::Release {
+            service_after = match service::apply(&l.kube, ns, svc, None, dry_run, false).await {
+                Ok(s) => s,
+                Err(ApplyError::Invalid(m)) => {
+                    return Err(Error::Failed(format!(
+                        "release trafficDistribution on Service {ns}/{svc}: {m}"
+                    )))
+                }
+                Err(ApplyError::Other(e)) => return Err(e),
+            };
+            change.service_written = !dry_run;
+            let after = service::traffic_distribution(&service_after);
+            let holders: Vec<String> = owners_of(&service_after)
+                .iter()
+                .filter(|o| o.manager != FIELD_MANAGER)
+                .map(FieldOwner::to_string)
+                .collect();
+            change.notes.push(match after {
+                None => format!(
+                    "Service {ns}/{svc}: {FIELD_MANAGER} {would}released trafficDistribution; the field {}unset (was {})",
+                    if dry_run { "would be " } else { "is now " },
+                    shown(value_before.as_deref())
+                ),
+                Some(v) => format!(
+                    "Service {ns}/{svc}: {FIELD_MANAGER} {would}released trafficDistribution, but the value {v} stays: also held by {}",
+                    if holders.is_empty() { "another manager".to_string() } else { holders.join(", ") }
+                ),
+            });
+        } else if let Some(v) = &value_before {
+            let holders: Vec<String> = owners_before.iter().map(FieldOwner::to_string).collect();
+            change.notes.push(format!(
+                "Service {ns}/{svc}: trafficDistribution {v} is not held by {FIELD_MANAGER}{}; left alone",
+                if holders.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (held by {})", holders.join(", "))
+                }
+            ));
+        } else if annotation_before.is_none() {
+            change.notes.push(format!(
+                "Service {ns}/{svc} has no trafficDistribution and EtcdCluster {ns}/{cl} no annotation: nothing to do"
+            ));
+        }
+        change.server_warnings = l.kube.warnings.take();
+        *out = report(l, &cluster_after, &service_after, Some(change));
+        Ok(Acted::Done)
     }
-    change.server_warnings = l.kube.warnings.take();
-    print(
-        global,
-        &report(&l, &cluster_after, &service_after, Some(change)),
-    )?;
-    Ok(ExitStatus::Success)
 }
