@@ -54,40 +54,7 @@ pub async fn save(global: &Global, args: &SnapshotSaveArgs) -> Result<ExitStatus
     let progress =
         output::progress::Transfer::new(global.output, &format!("saving from {}", source.name));
     let started = Instant::now();
-    let transfer = async {
-        let mut stream = ops
-            .snapshot(&dial)
-            .await
-            .map_err(|e| Error::etcd(format!("start a snapshot of {}", source.name), e))?;
-        let mut file = tokio::io::BufWriter::with_capacity(1 << 20, temp.open_async().await?);
-        let mut digests = Digests::new();
-        let mut expected = None;
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk
-                .map_err(|e| Error::etcd(format!("stream the snapshot of {}", source.name), e))?;
-            if expected.is_none() {
-                // `remaining` counts the database only; etcd's checksum
-                // follows it.
-                let total = chunk.blob.len() as u64 + chunk.remaining + TRAILER as u64;
-                expected = Some(total);
-                progress.total(total);
-                tracing::info!(
-                    "streaming {total} bytes from {} into {}",
-                    source.name,
-                    temp.path().display()
-                );
-            }
-            file.write_all(&chunk.blob)
-                .await
-                .map_err(|e| temp.write_error(e))?;
-            digests.update(&chunk.blob);
-            progress.advance(chunk.blob.len() as u64);
-        }
-        file.flush().await.map_err(|e| temp.write_error(e))?;
-        let file = file.into_inner();
-        file.sync_all().await.map_err(|e| temp.write_error(e))?;
-        Ok::<_, Error>((digests, expected))
-    };
+    let transfer = stream_into(ops, &dial, &source.name, &temp, &progress);
     let outcome = tokio::select! {
         outcome = transfer => outcome,
         _ = control.cancel.cancelled() => {
@@ -146,6 +113,49 @@ pub async fn save(global: &Global, args: &SnapshotSaveArgs) -> Result<ExitStatus
     };
     output::print(&report, global.output)?;
     Ok(ExitStatus::Success)
+}
+
+/// Streams `member`'s Snapshot into the partial file, counting and hashing
+/// as it goes: the digests, and the length etcd announced (the database
+/// plus its checksum).
+async fn stream_into(
+    ops: &crate::etcd::EtcdClients,
+    dial: &crate::reach::Dial,
+    member: &str,
+    temp: &Partial,
+    progress: &output::progress::Transfer,
+) -> Result<(Digests, Option<u64>)> {
+    let mut stream = ops
+        .snapshot(dial)
+        .await
+        .map_err(|e| Error::etcd(format!("start a snapshot of {member}"), e))?;
+    let mut file = tokio::io::BufWriter::with_capacity(1 << 20, temp.open_async().await?);
+    let mut digests = Digests::new();
+    let mut expected = None;
+    while let Some(chunk) = stream.next().await {
+        let chunk =
+            chunk.map_err(|e| Error::etcd(format!("stream the snapshot of {member}"), e))?;
+        if expected.is_none() {
+            // `remaining` counts the database only; etcd's checksum
+            // follows it.
+            let total = chunk.blob.len() as u64 + chunk.remaining + TRAILER as u64;
+            expected = Some(total);
+            progress.total(total);
+            tracing::info!(
+                "streaming {total} bytes from {member} into {}",
+                temp.path().display()
+            );
+        }
+        file.write_all(&chunk.blob)
+            .await
+            .map_err(|e| temp.write_error(e))?;
+        digests.update(&chunk.blob);
+        progress.advance(chunk.blob.len() as u64);
+    }
+    file.flush().await.map_err(|e| temp.write_error(e))?;
+    let file = file.into_inner();
+    file.sync_all().await.map_err(|e| temp.write_error(e))?;
+    Ok((digests, expected))
 }
 
 /// After a signal stopped `save` (the partial file already removed): 130

@@ -382,22 +382,7 @@ fn command(parsed: &cli::Command) -> Result<Command> {
             churn_window: a.churn_window,
             gate: gate(&a.gate),
         }),
-        C::Member(MemberCommand::Add(a)) => {
-            if a.name.trim().is_empty() {
-                return Err(Error::usage("NAME: give the new member's name"));
-            }
-            Command::MemberAdd(MemberAdd {
-                cluster: one(&a.cluster),
-                name: a.name.clone(),
-                peer_urls: a
-                    .peer_urls
-                    .iter()
-                    .map(|u| peer_url(u))
-                    .collect::<Result<_>>()?,
-                learner: a.learner,
-                change: membership(&a.change),
-            })
-        }
+        C::Member(MemberCommand::Add(a)) => member_add(a)?,
         C::Member(MemberCommand::Promote(a)) => Command::MemberPromote(member_change(a)),
         C::Member(MemberCommand::Remove(a)) | C::RemoveMember(a) => {
             Command::MemberRemove(member_change(a))
@@ -432,17 +417,7 @@ fn command(parsed: &cli::Command) -> Result<Command> {
             consent: consent(a.dry_run, a.yes),
             gate: super::gate_without_quorum_margin(gate(&a.gate)),
         }),
-        C::Snapshot(SnapshotCommand::Save(a)) => Command::SnapshotSave(SnapshotSave {
-            cluster: one(&a.cluster),
-            file: a.file.clone(),
-            member: a.member.clone(),
-            force: a.force,
-        }),
-        C::Snapshot(SnapshotCommand::Status(a)) => Command::SnapshotStatus(a.file.clone()),
-        C::Snapshot(SnapshotCommand::Usage(a)) => Command::SnapshotUsage(SnapshotUsage {
-            file: a.file.clone(),
-            grouping: grouping(&a.grouping),
-        }),
+        C::Snapshot(c) => snapshot(c),
         C::Usage(a) => Command::Usage(Usage {
             cluster: one(&a.cluster),
             grouping: grouping(&a.grouping),
@@ -450,23 +425,62 @@ fn command(parsed: &cli::Command) -> Result<Command> {
             member: a.member.clone(),
             keys_only: a.keys_only,
         }),
-        C::Traffic(TrafficCommand::Show(a)) => Command::TrafficShow(OneCluster {
+        C::Traffic(t) => traffic(t),
+        C::Completion { shell } => Command::Print(completion_script(*shell)),
+        C::Version => Command::Print(format!("kubectl-etcd {}\n", env!("CARGO_PKG_VERSION"))),
+    })
+}
+
+fn member_add(a: &cli::MemberAddArgs) -> Result<Command> {
+    if a.name.trim().is_empty() {
+        return Err(Error::usage("NAME: give the new member's name"));
+    }
+    Ok(Command::MemberAdd(MemberAdd {
+        cluster: one(&a.cluster),
+        name: a.name.clone(),
+        peer_urls: a
+            .peer_urls
+            .iter()
+            .map(|u| peer_url(u))
+            .collect::<Result<_>>()?,
+        learner: a.learner,
+        change: membership(&a.change),
+    }))
+}
+
+fn traffic(parsed: &TrafficCommand) -> Command {
+    match parsed {
+        TrafficCommand::Show(a) => Command::TrafficShow(OneCluster {
             cluster: one(&a.cluster),
         }),
-        C::Traffic(TrafficCommand::Set(a)) => Command::TrafficSet(TrafficSet {
+        TrafficCommand::Set(a) => Command::TrafficSet(TrafficSet {
             cluster: one(&a.cluster),
             value: traffic_value(a.value),
             exact: a.exact,
             take_from: a.take_from.clone(),
             consent: consent(a.write.dry_run, a.write.yes),
         }),
-        C::Traffic(TrafficCommand::Clear(a)) => Command::TrafficClear(TrafficClear {
+        TrafficCommand::Clear(a) => Command::TrafficClear(TrafficClear {
             cluster: one(&a.cluster),
             consent: consent(a.write.dry_run, a.write.yes),
         }),
-        C::Completion { shell } => Command::Print(completion_script(*shell)),
-        C::Version => Command::Print(format!("kubectl-etcd {}\n", env!("CARGO_PKG_VERSION"))),
-    })
+    }
+}
+
+fn snapshot(parsed: &SnapshotCommand) -> Command {
+    match parsed {
+        SnapshotCommand::Save(a) => Command::SnapshotSave(SnapshotSave {
+            cluster: one(&a.cluster),
+            file: a.file.clone(),
+            member: a.member.clone(),
+            force: a.force,
+        }),
+        SnapshotCommand::Status(a) => Command::SnapshotStatus(a.file.clone()),
+        SnapshotCommand::Usage(a) => Command::SnapshotUsage(SnapshotUsage {
+            file: a.file.clone(),
+            grouping: grouping(&a.grouping),
+        }),
+    }
 }
 
 fn member_change(a: &cli::MemberChangeArgs) -> MemberChange {
