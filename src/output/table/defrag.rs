@@ -5,15 +5,43 @@
 use comfy_table::Cell;
 
 use super::{new_table, opt_bytes, right, trim_lines};
-use crate::quantity::format_bytes;
+use std::time::Duration;
+
+use crate::quantity::{format_bytes, format_duration};
 use crate::report::{DefragReport, HashVerdict, Outcome};
 
 /// Renders the `defrag` report: one row per member in execution order
 /// (then the skipped ones), followed by the leader decision, alarms, the
 /// agreement check and why the sweep stopped, if it did.
 pub fn defrag(report: &DefragReport) -> String {
-    use crate::quantity::format_duration;
-    use std::time::Duration;
+    let mut text = member_rows(report);
+    for m in report.members.iter().filter(|m| m.detail.is_some()) {
+        text.push_str(&format!(
+            "{}: {}\n",
+            m.name,
+            m.detail.as_deref().unwrap_or("")
+        ));
+    }
+    sizes_lines(report, &mut text);
+    leader_lines(report, &mut text);
+    for a in &report.alarms {
+        text.push_str(&format!(
+            "Alarm {} on {}: {} — {}\n",
+            a.alarm,
+            a.member,
+            a.result.as_str(),
+            a.why
+        ));
+    }
+    if let Some(h) = &report.hash_check {
+        hash_lines(h, &mut text);
+    }
+    ending_lines(report, &mut text);
+    text
+}
+
+/// The table: one row per member.
+fn member_rows(report: &DefragReport) -> String {
     let mut table = new_table(&[
         "MEMBER",
         "ROLE",
@@ -59,14 +87,11 @@ pub fn defrag(report: &DefragReport) -> String {
             ),
         ]);
     }
-    let mut text = trim_lines(&table.to_string());
-    for m in report.members.iter().filter(|m| m.detail.is_some()) {
-        text.push_str(&format!(
-            "{}: {}\n",
-            m.name,
-            m.detail.as_deref().unwrap_or("")
-        ));
-    }
+    trim_lines(&table.to_string())
+}
+
+/// What the rule skipped, and what a compaction did to the sizes.
+fn sizes_lines(report: &DefragReport, text: &mut String) {
     let below: Vec<&str> = report
         .members
         .iter()
@@ -107,6 +132,10 @@ pub fn defrag(report: &DefragReport) -> String {
             stale.why
         ));
     }
+}
+
+/// What became of the leader.
+fn leader_lines(report: &DefragReport, text: &mut String) {
     if let Some(l) = &report.leader {
         let action = match (&l.transferred_to, report.dry_run, l.choice.transfer) {
             (Some(to), true, _) => format!("would move leadership to {to} first"),
@@ -123,47 +152,44 @@ pub fn defrag(report: &DefragReport) -> String {
             text.push_str(&format!("  {e}\n"));
         }
     }
-    for a in &report.alarms {
+}
+
+/// Whether the members agree after the sweep (HashKV).
+fn hash_lines(h: &crate::report::HashCheck, text: &mut String) {
+    if h.verdict == HashVerdict::Agree {
         text.push_str(&format!(
-            "Alarm {} on {}: {} — {}\n",
-            a.alarm,
-            a.member,
-            a.result.as_str(),
-            a.why
+            "Members agree: HashKV at revision {} is equal on {} members\n",
+            h.revision,
+            h.members.len()
         ));
-    }
-    if let Some(h) = &report.hash_check {
-        if h.verdict == HashVerdict::Agree {
+    } else if h.verdict == HashVerdict::NotPossible {
+        text.push_str(&format!(
+            "Agreement not checked: {}\n",
+            h.note.as_deref().unwrap_or("no common revision")
+        ));
+    } else {
+        text.push_str(&format!("MEMBERS DISAGREE at revision {}:\n", h.revision));
+        for m in &h.members {
             text.push_str(&format!(
-                "Members agree: HashKV at revision {} is equal on {} members\n",
-                h.revision,
-                h.members.len()
+                "  {}: hash {} compact revision {}{}\n",
+                m.member,
+                m.hash
+                    .map(|x| format!("{x:08x}"))
+                    .unwrap_or_else(|| "-".into()),
+                m.compact_revision
+                    .map(|x| x.to_string())
+                    .unwrap_or_else(|| "-".into()),
+                m.error
+                    .as_deref()
+                    .map(|e| format!(" ({e})"))
+                    .unwrap_or_default()
             ));
-        } else if h.verdict == HashVerdict::NotPossible {
-            text.push_str(&format!(
-                "Agreement not checked: {}\n",
-                h.note.as_deref().unwrap_or("no common revision")
-            ));
-        } else {
-            text.push_str(&format!("MEMBERS DISAGREE at revision {}:\n", h.revision));
-            for m in &h.members {
-                text.push_str(&format!(
-                    "  {}: hash {} compact revision {}{}\n",
-                    m.member,
-                    m.hash
-                        .map(|x| format!("{x:08x}"))
-                        .unwrap_or_else(|| "-".into()),
-                    m.compact_revision
-                        .map(|x| x.to_string())
-                        .unwrap_or_else(|| "-".into()),
-                    m.error
-                        .as_deref()
-                        .map(|e| format!(" ({e})"))
-                        .unwrap_or_default()
-                ));
-            }
         }
     }
+}
+
+/// The run's time, the gate's refusal on a dry run, and why it stopped.
+fn ending_lines(report: &DefragReport, text: &mut String) {
     if let Some(run) = &report.run {
         // The operator's run: its own record, no call times of ours.
         text.push_str(&format!(
@@ -195,7 +221,6 @@ pub fn defrag(report: &DefragReport) -> String {
     if let Some(why) = report.stop_reason() {
         text.push_str(&format!("Stopped: {why}\n"));
     }
-    text
 }
 
 /// Renders a fleet sweep (`defrag -A`, `-l`): one row per cluster with its

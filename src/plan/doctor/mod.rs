@@ -172,104 +172,136 @@ pub struct Facts<'a> {
 pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     if let (Some(look), Some(verdict)) = (facts.look, facts.verdict) {
-        out.extend(gate(verdict, &facts.cluster_args));
-        if look.alarm_list_error.is_none() {
-            out.extend(or_passed(
-                alarms(look, &facts.cluster_args),
-                "alarm",
-                "no alarm is raised",
-            ));
-        } else {
-            out.extend(alarms(look, &facts.cluster_args));
-        }
-        out.extend(fragmentation(look, &facts.rule, &facts.cluster_args));
-        if let Some(sample) = &facts.churn {
-            out.extend(churn(
-                look,
-                &facts.rule,
-                sample,
-                facts.spec.as_ref(),
-                &facts.cluster_args,
-            ));
-        }
-        out.extend(or_passed(
-            quota(look),
-            "quota",
-            "every member's backend is under 80% of its quota",
-        ));
-        let minors: std::collections::BTreeSet<String> = look
-            .members
-            .iter()
-            .filter_map(|m| m.status())
-            .map(|s| s.line())
-            .collect();
-        if let Some(minor) = minors.first() {
-            out.extend(or_passed(
-                versions(look),
-                "version-skew",
-                format!("every member runs etcd {minor}"),
-            ));
-        }
-        if look.members.iter().any(|m| m.status().is_some()) {
-            out.extend(or_passed(
-                known_defects(look),
-                "known-defect",
-                "no member runs a release with a known defect this tool checks for",
-            ));
-        }
-        out.extend(probe_budgets(look));
-        out.extend(or_passed(
-            learners(look, verdict),
-            "learner",
-            "no learner is waiting to be promoted",
-        ));
-        if let Some(spec) = &facts.spec {
-            if let Some(volume) = spec.volume_bytes {
-                out.extend(or_passed(
-                    defrag_space(look, spec),
-                    "defrag-space",
-                    format!(
-                        "a defrag fits on every member's {} volume",
-                        format_bytes(volume)
-                    ),
-                ));
-            }
-        }
+        out.extend(look_checks(facts, look, verdict));
     }
     if !facts.metrics.is_empty() {
-        let requested: u64 = facts.metrics.values().map(|m| m.move_leader_requests).sum();
-        // Issue 45: only the members whose /metrics were read were judged.
-        let listed = facts.look.map_or(0, |s| s.members.len());
-        let read = facts.metrics.len();
-        let mut passed = if read >= listed {
-            "no member sees frequent elections (3 or more, over 2 per hour)".to_string()
-        } else {
-            format!("none of the {read} of {listed} members whose /metrics were read sees frequent elections (3 or more, over 2 per hour); the others were not judged")
-        };
-        if requested > 0 {
-            passed.push_str(&format!(
-                "; {requested} transfer(s) requested through MoveLeader not counted"
-            ));
+        out.extend(metrics_checks(facts));
+    }
+    out.extend(server_features(&facts.features));
+    out.extend(compaction_checks(facts));
+    out.extend(setup_checks(facts));
+    // While NOSPACE is raised its remedy is the one to run: the others
+    // that would defragment defer to it, so that one command is offered.
+    if out.iter().any(|f| f.check == "alarm/NOSPACE") {
+        for f in out.iter_mut().filter(|f| {
+            matches!(f.check.as_str(), "fragmentation" | "quota") && f.severity > Severity::Ok
+        }) {
+            f.remedy = "the alarm/NOSPACE remedy covers it".into();
         }
+    }
+    out.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    out
+}
+
+/// The checks over the look at the members and the gate's verdict.
+fn look_checks(facts: &Facts<'_>, look: &ClusterLook, verdict: &GateVerdict) -> Vec<Finding> {
+    let mut out = Vec::new();
+    out.extend(gate(verdict, &facts.cluster_args));
+    if look.alarm_list_error.is_none() {
         out.extend(or_passed(
-            leader_changes(&facts.metrics),
-            "leader-changes",
-            passed,
+            alarms(look, &facts.cluster_args),
+            "alarm",
+            "no alarm is raised",
         ));
-        let judged = facts
-            .metrics
-            .values()
-            .filter(|m| m.wal_fsyncs >= MIN_FSYNCS && m.wal_fsync_p99_seconds.is_some())
-            .count();
-        if judged > 0 {
+    } else {
+        out.extend(alarms(look, &facts.cluster_args));
+    }
+    out.extend(fragmentation(look, &facts.rule, &facts.cluster_args));
+    if let Some(sample) = &facts.churn {
+        out.extend(churn(
+            look,
+            &facts.rule,
+            sample,
+            facts.spec.as_ref(),
+            &facts.cluster_args,
+        ));
+    }
+    out.extend(or_passed(
+        quota(look),
+        "quota",
+        "every member's backend is under 80% of its quota",
+    ));
+    let minors: std::collections::BTreeSet<String> = look
+        .members
+        .iter()
+        .filter_map(|m| m.status())
+        .map(|s| s.line())
+        .collect();
+    if let Some(minor) = minors.first() {
+        out.extend(or_passed(
+            versions(look),
+            "version-skew",
+            format!("every member runs etcd {minor}"),
+        ));
+    }
+    if look.members.iter().any(|m| m.status().is_some()) {
+        out.extend(or_passed(
+            known_defects(look),
+            "known-defect",
+            "no member runs a release with a known defect this tool checks for",
+        ));
+    }
+    out.extend(probe_budgets(look));
+    out.extend(or_passed(
+        learners(look, verdict),
+        "learner",
+        "no learner is waiting to be promoted",
+    ));
+    if let Some(spec) = &facts.spec {
+        if let Some(volume) = spec.volume_bytes {
             out.extend(or_passed(
-                disk_latency(&facts.metrics),
-                "disk-latency",
-                format!("99% of WAL fsyncs finish within 10 ms on each of the {judged} member(s) with at least {MIN_FSYNCS} fsyncs"),
+                defrag_space(look, spec),
+                "defrag-space",
+                format!(
+                    "a defrag fits on every member's {} volume",
+                    format_bytes(volume)
+                ),
             ));
         }
     }
-    out.extend(server_features(&facts.features));
+    out
+}
+
+/// The checks over the members' `/metrics`.
+fn metrics_checks(facts: &Facts<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let requested: u64 = facts.metrics.values().map(|m| m.move_leader_requests).sum();
+    // Issue 45: only the members whose /metrics were read were judged.
+    let listed = facts.look.map_or(0, |s| s.members.len());
+    let read = facts.metrics.len();
+    let mut passed = if read >= listed {
+        "no member sees frequent elections (3 or more, over 2 per hour)".to_string()
+    } else {
+        format!("none of the {read} of {listed} members whose /metrics were read sees frequent elections (3 or more, over 2 per hour); the others were not judged")
+    };
+    if requested > 0 {
+        passed.push_str(&format!(
+            "; {requested} transfer(s) requested through MoveLeader not counted"
+        ));
+    }
+    out.extend(or_passed(
+        leader_changes(&facts.metrics),
+        "leader-changes",
+        passed,
+    ));
+    let judged = facts
+        .metrics
+        .values()
+        .filter(|m| m.wal_fsyncs >= MIN_FSYNCS && m.wal_fsync_p99_seconds.is_some())
+        .count();
+    if judged > 0 {
+        out.extend(or_passed(
+            disk_latency(&facts.metrics),
+            "disk-latency",
+            format!("99% of WAL fsyncs finish within 10 ms on each of the {judged} member(s) with at least {MIN_FSYNCS} fsyncs"),
+        ));
+    }
+    out
+}
+
+/// Compaction: what is kept, and how the cluster compacts itself.
+fn compaction_checks(facts: &Facts<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
     let compacted = compaction(facts.revisions, facts.spec.as_ref());
     let has = |check: &str| compacted.iter().any(|f| f.check == check);
     let mut passed = Vec::new();
@@ -300,6 +332,13 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
     }
     out.extend(compacted);
     out.extend(passed);
+    out
+}
+
+/// The operator's word, history, certificates, the members' flags, other
+/// processors' runs and the traffic setting.
+fn setup_checks(facts: &Facts<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
     if let (Some(says), Some(look)) = (&facts.operator, facts.look) {
         out.extend(or_passed(
             crate::plan::operator::disagreements(says, look)
@@ -354,16 +393,6 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
             format!("trafficDistribution {}: its prerequisites hold", t.value),
         ));
     }
-    // While NOSPACE is raised its remedy is the one to run: the others
-    // that would defragment defer to it, so that one command is offered.
-    if out.iter().any(|f| f.check == "alarm/NOSPACE") {
-        for f in out.iter_mut().filter(|f| {
-            matches!(f.check.as_str(), "fragmentation" | "quota") && f.severity > Severity::Ok
-        }) {
-            f.remedy = "the alarm/NOSPACE remedy covers it".into();
-        }
-    }
-    out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     out
 }
 
