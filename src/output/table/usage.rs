@@ -8,6 +8,22 @@ use crate::report::UsageReport;
 
 /// The summary lines, then the rankings.
 pub fn usage(report: &UsageReport) -> String {
+    let mut out = summary(report);
+    let top = report.top.max(1);
+    out.push('\n');
+    out.push_str(&by_size(report, top));
+    if report.window_seconds.is_some() {
+        out.push('\n');
+        out.push_str(&by_writes(report, top));
+    }
+    if let Some(next) = &report.next {
+        out.push_str(&format!("\nNarrow it down: {next}\n"));
+    }
+    out
+}
+
+/// The summary lines: what was read, the history kept, in use, writes.
+fn summary(report: &UsageReport) -> String {
     let mut out = String::new();
     let what = match report.bytes {
         Some(bytes) => format!("{} keys ({})", report.keys, format_bytes(bytes)),
@@ -87,8 +103,12 @@ pub fn usage(report: &UsageReport) -> String {
             writes as f64 / seconds.max(0.001)
         ));
     }
+    out
+}
 
-    let top = report.top.max(1);
+/// The prefixes by size (and their history and writes, when read).
+fn by_size(report: &UsageReport, top: usize) -> String {
+    let mut out = String::new();
     let total = report.page_bytes.unwrap_or(0).max(1) as f64;
     let history = report.history_bytes.is_some();
     let churn = report.window_seconds.is_some();
@@ -129,7 +149,6 @@ pub fn usage(report: &UsageReport) -> String {
         }
         table.add_row(row);
     }
-    out.push('\n');
     out.push_str(&trim_lines(&table.to_string()));
     if report.groups.len() > top {
         let more = report.groups.len() - top;
@@ -138,36 +157,35 @@ pub fn usage(report: &UsageReport) -> String {
             if more == 1 { "" } else { "es" }
         ));
     }
+    out
+}
 
-    if churn {
-        let busy = by_churn(&report.groups);
-        out.push('\n');
-        if busy.is_empty() {
-            out.push_str("No write was seen in the window.\n");
-        } else {
-            let mut table = new_table(&[
-                "BY WRITES",
-                "WRITES/S",
-                "WRITTEN/S",
-                "KEYS WRITTEN",
-                "BUSIEST KEY",
-            ]);
-            for g in busy.iter().take(top) {
-                let Some(c) = &g.churn else { continue };
-                table.add_row(vec![
-                    super::Cell::new(&g.prefix),
-                    right(format!("{:.1}", c.writes_per_second)),
-                    right(format_bytes(c.bytes_per_second.round() as u64)),
-                    right(c.keys_written),
-                    super::Cell::new(format!("{} ×{}", c.hottest_key, c.hottest_writes)),
-                ]);
-            }
-            out.push_str(&trim_lines(&table.to_string()));
-        }
+/// The prefixes by writes over the window.
+fn by_writes(report: &UsageReport, top: usize) -> String {
+    let mut out = String::new();
+    let busy = by_churn(&report.groups);
+    if busy.is_empty() {
+        out.push_str("No write was seen in the window.\n");
+        return out;
     }
-    if let Some(next) = &report.next {
-        out.push_str(&format!("\nNarrow it down: {next}\n"));
+    let mut table = new_table(&[
+        "BY WRITES",
+        "WRITES/S",
+        "WRITTEN/S",
+        "KEYS WRITTEN",
+        "BUSIEST KEY",
+    ]);
+    for g in busy.iter().take(top) {
+        let Some(c) = &g.churn else { continue };
+        table.add_row(vec![
+            super::Cell::new(&g.prefix),
+            right(format!("{:.1}", c.writes_per_second)),
+            right(format_bytes(c.bytes_per_second.round() as u64)),
+            right(c.keys_written),
+            super::Cell::new(format!("{} ×{}", c.hottest_key, c.hottest_writes)),
+        ]);
     }
+    out.push_str(&trim_lines(&table.to_string()));
     out
 }
 
