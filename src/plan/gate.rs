@@ -445,8 +445,24 @@ pub struct DueTick {
 /// Status disagrees with MemberList (a promotion in flight) refuses.
 pub fn evaluate(look: &ClusterLook, options: &GateOptions) -> GateVerdict {
     let mut reasons = Vec::new();
+    voters_answered(look, &mut reasons);
+    let leader = agreed_leader(look, &mut reasons);
+    alarms_and_errors(look, &mut reasons);
+    raft_progress(look, leader, options, &mut reasons);
+    // 4b. On a release with the applySnapshot/Defragment race, no raft
+    // snapshot may be on its way to a member or being applied by it.
+    for m in &look.members {
+        if let Some(watch) = &m.snapshot_watch {
+            reasons.extend(snapshot_in_flight(m, watch));
+        }
+    }
+    promotions(look, &mut reasons);
+    quorum_margin(look, options, &mut reasons);
+    GateVerdict { reasons, leader }
+}
 
-    // 1. Every voting member answered.
+/// Check 1: Every voting member answered.
+fn voters_answered(look: &ClusterLook, reasons: &mut Vec<GateReason>) {
     for m in look.members.iter().filter(|m| !m.is_learner()) {
         match &m.probe {
             Probe::Answered(_) => {}
@@ -460,8 +476,11 @@ pub fn evaluate(look: &ClusterLook, options: &GateOptions) -> GateVerdict {
             }),
         }
     }
+}
 
-    // 2. One non-zero leader that everyone agrees on and that is a member.
+/// Check 2: One non-zero leader that everyone agrees on and that is a member:
+/// the leader's id, when there is one.
+fn agreed_leader(look: &ClusterLook, reasons: &mut Vec<GateReason>) -> Option<u64> {
     let mut views: BTreeMap<u64, Vec<String>> = BTreeMap::new();
     for m in &look.members {
         if let Some(s) = m.status() {
@@ -497,8 +516,11 @@ pub fn evaluate(look: &ClusterLook, options: &GateOptions) -> GateVerdict {
             leader = Some(id);
         }
     }
+    leader
+}
 
-    // 3. No alarm other than NOSPACE; no other error entries.
+/// Check 3: No alarm other than NOSPACE; no other error entries.
+fn alarms_and_errors(look: &ClusterLook, reasons: &mut Vec<GateReason>) {
     for alarm in &look.alarms {
         if alarm.kind != AlarmKind::Nospace {
             reasons.push(GateReason::Alarm {
@@ -526,8 +548,16 @@ pub fn evaluate(look: &ClusterLook, options: &GateOptions) -> GateVerdict {
             }
         }
     }
+}
 
-    // 4. Raft progress within bounds.
+/// Check 4: Raft progress within bounds: applied close to committed, and close
+/// to the leader's index.
+fn raft_progress(
+    look: &ClusterLook,
+    leader: Option<u64>,
+    options: &GateOptions,
+    reasons: &mut Vec<GateReason>,
+) {
     let leader_index = leader
         .and_then(|id| look.member_by_id(id))
         .and_then(|m| m.status())
@@ -554,16 +584,10 @@ pub fn evaluate(look: &ClusterLook, options: &GateOptions) -> GateVerdict {
             }
         }
     }
+}
 
-    // 4b. On a release with the applySnapshot/Defragment race, no
-    // look may be on its way to a member or being applied by it.
-    for m in &look.members {
-        if let Some(watch) = &m.snapshot_watch {
-            reasons.extend(snapshot_in_flight(m, watch));
-        }
-    }
-
-    // 5. No learner mid-promotion.
+/// Check 5: No learner mid-promotion.
+fn promotions(look: &ClusterLook, reasons: &mut Vec<GateReason>) {
     for m in &look.members {
         if let (Some(listed), Some(s)) = (&m.listed, m.status()) {
             if listed.is_learner != s.is_learner {
@@ -573,15 +597,15 @@ pub fn evaluate(look: &ClusterLook, options: &GateOptions) -> GateVerdict {
             }
         }
     }
+}
 
-    // 6. Quorum margin: with one voter out, the rest must still be a quorum.
+/// Check 6: Quorum margin: with one voter out, the rest must still be a quorum.
+fn quorum_margin(look: &ClusterLook, options: &GateOptions, reasons: &mut Vec<GateReason>) {
     let voters = look.members.iter().filter(|m| !m.is_learner()).count();
     let quorum = voters / 2 + 1;
     if voters.saturating_sub(1) < quorum && !options.allow_quorum_loss {
         reasons.push(GateReason::QuorumMargin { voters });
     }
-
-    GateVerdict { reasons, leader }
 }
 
 /// `SnapshotInFlight` for `member` when its `watch` is not quiet. Pure;
