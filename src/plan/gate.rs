@@ -316,26 +316,36 @@ impl fmt::Display for GateReason {
                 at,
                 window,
                 overdue,
-            } => {
-                let (namespace, name) = policy.split_once('/').unwrap_or(("", policy));
-                match overdue {
-                    Some(tick) => write!(
-                        f,
-                        "EtcdDefragPolicy {policy} has had a tick due since {tick} that its processor has not acted on (its status says so): it may stamp a run at any moment, and that run's sweep would start beside this one"
-                    )?,
-                    None => write!(
-                        f,
-                        "EtcdDefragPolicy {policy} ticks again at {at}, inside the next member's defrag (about {}): its processor would start a sweep beside this one",
-                        crate::quantity::format_duration(*window)
-                    )?,
-                }
-                write!(
-                    f,
-                    "; suspend it for the sweep (kubectl patch etcddefragpolicy {name} -n {namespace} --type merge -p '{{\"spec\":{{\"suspend\":true}}}}') and resume it after"
-                )
-            }
+            } => policy_tick_due(f, policy, at, *window, overdue.as_ref()),
         }
     }
+}
+
+/// `PolicyTickDue`'s words: when the tick comes (or that one is overdue),
+/// and the patch that suspends the policy for the sweep.
+fn policy_tick_due(
+    f: &mut fmt::Formatter<'_>,
+    policy: &str,
+    at: &jiff::Timestamp,
+    window: Duration,
+    overdue: Option<&jiff::Timestamp>,
+) -> fmt::Result {
+    let (namespace, name) = policy.split_once('/').unwrap_or(("", policy));
+    match overdue {
+        Some(tick) => write!(
+            f,
+            "EtcdDefragPolicy {policy} has had a tick due since {tick} that its processor has not acted on (its status says so): it may stamp a run at any moment, and that run's sweep would start beside this one"
+        )?,
+        None => write!(
+            f,
+            "EtcdDefragPolicy {policy} ticks again at {at}, inside the next member's defrag (about {}): its processor would start a sweep beside this one",
+            crate::quantity::format_duration(window)
+        )?,
+    }
+    write!(
+        f,
+        "; suspend it for the sweep (kubectl patch etcddefragpolicy {name} -n {namespace} --type merge -p '{{\"spec\":{{\"suspend\":true}}}}') and resume it after"
+    )
 }
 
 /// The gate's answer: passes when `reasons` is empty.
@@ -1242,5 +1252,25 @@ mod tests {
         ] {
             assert_eq!(reason.holds_a_returning_member(), holds, "{reason}");
         }
+    }
+
+    #[test]
+    fn a_policy_tick_says_the_patch_that_suspends_it() {
+        let at: jiff::Timestamp = "2026-12-05T10:00:00Z".parse().unwrap();
+        let reason = GateReason::PolicyTickDue {
+            policy: "db/nightly".into(),
+            at,
+            window: Duration::from_secs(90),
+            overdue: None,
+        };
+        let text = reason.to_string();
+        assert!(
+            text.contains("ticks again at 2026-12-05T10:00:00Z"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("(kubectl patch etcddefragpolicy nightly -n db --type merge -p '{\"spec\":{\"suspend\":true}}') and resume it after"),
+            "{text}"
+        );
     }
 }
