@@ -278,25 +278,8 @@ pub fn parse_go_duration(text: &str) -> Result<i64, GoDurationError> {
         let (mut fraction, mut scale, mut has_fraction) = (0u64, 1f64, false);
         if bytes.get(at) == Some(&b'.') {
             at += 1;
-            let fraction_digits = bytes[at..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit())
-                .count();
-            // Go stops gaining precision on overflow instead of failing.
-            let mut overflowed = false;
-            for &digit in &bytes[at..at + fraction_digits] {
-                if overflowed || fraction > (LIMIT - 1) / 10 {
-                    overflowed = true;
-                    continue;
-                }
-                let next = fraction * 10 + u64::from(digit - b'0');
-                if next > LIMIT {
-                    overflowed = true;
-                    continue;
-                }
-                fraction = next;
-                scale *= 10.0;
-            }
+            let fraction_digits;
+            (fraction, scale, fraction_digits) = go_fraction(&bytes[at..]);
             has_fraction = fraction_digits > 0;
             at += fraction_digits;
         }
@@ -313,17 +296,9 @@ pub fn parse_go_duration(text: &str) -> Result<i64, GoDurationError> {
         }
         let unit = &bytes[at..at + unit_len];
         at += unit_len;
-        let unit_nanos: u64 = match unit {
-            b"ns" => 1,
-            b"us" | b"\xc2\xb5s" | b"\xce\xbcs" => 1_000,
-            b"ms" => 1_000_000,
-            b"s" => 1_000_000_000,
-            b"m" => 60_000_000_000,
-            b"h" => 3_600_000_000_000,
-            _ => {
-                let unit = String::from_utf8_lossy(unit).into_owned();
-                return Err(fail(GoDurationErrorKind::UnknownUnit(unit), pair));
-            }
+        let Some(unit_nanos) = go_unit_nanos(unit) else {
+            let unit = String::from_utf8_lossy(unit).into_owned();
+            return Err(fail(GoDurationErrorKind::UnknownUnit(unit), pair));
         };
         if whole > LIMIT / unit_nanos {
             return Err(overflow());
@@ -345,6 +320,40 @@ pub fn parse_go_duration(text: &str) -> Result<i64, GoDurationError> {
         return Ok((total as i64).wrapping_neg());
     }
     i64::try_from(total).map_err(|_| fail(GoDurationErrorKind::Overflow, bytes.len()))
+}
+
+/// The digits after a duration's decimal point, as Go reads them: the
+/// fraction, its scale (10 to the digits kept), and how many digits there
+/// were. Go stops gaining precision on overflow instead of failing.
+fn go_fraction(bytes: &[u8]) -> (u64, f64, usize) {
+    const LIMIT: u64 = 1 << 63;
+    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (mut fraction, mut scale) = (0u64, 1f64);
+    for &digit in &bytes[..digits] {
+        if fraction > (LIMIT - 1) / 10 {
+            break;
+        }
+        let next = fraction * 10 + u64::from(digit - b'0');
+        if next > LIMIT {
+            break;
+        }
+        fraction = next;
+        scale *= 10.0;
+    }
+    (fraction, scale, digits)
+}
+
+/// Nanoseconds in one of Go's duration units (`µs` in either spelling).
+fn go_unit_nanos(unit: &[u8]) -> Option<u64> {
+    Some(match unit {
+        b"ns" => 1,
+        b"us" | b"\xc2\xb5s" | b"\xce\xbcs" => 1_000,
+        b"ms" => 1_000_000,
+        b"s" => 1_000_000_000,
+        b"m" => 60_000_000_000,
+        b"h" => 3_600_000_000_000,
+        _ => return None,
+    })
 }
 
 /// The quoting inside Go's `time` errors: non-ASCII and control characters
