@@ -64,6 +64,51 @@ impl fmt::Display for FailureCause {
                 write!(f, "connection refused (is the member running, and is the port right?)")
             }
             FailureCause::UnknownHost => write!(f, "host name does not resolve"),
+            FailureCause::NameMismatch { host } => write!(
+                f,
+                "server certificate is not valid for {host} (dial a name or address the certificate lists)"
+            ),
+            FailureCause::CertificateExpired => {
+                write!(f, "server certificate has expired or is not yet valid")
+            }
+            FailureCause::ClientCertRejected => write!(
+                f,
+                "the server rejected the client certificate (is it signed by a CA the members trust?)"
+            ),
+            FailureCause::AuthFailed { user } => write!(
+                f,
+                "authentication failed for user {user:?}: wrong user name or password"
+            ),
+            FailureCause::PermissionDenied => write!(
+                f,
+                "permission denied: the user lacks the role this needs (maintenance calls such as Defragment, MoveLeader, HashKV and Snapshot need the root role)"
+            ),
+            FailureCause::AuthNotEnabled => write!(
+                f,
+                "authentication is not enabled on this cluster, so no user name or password is needed"
+            ),
+            FailureCause::ConnectionLost => write!(
+                f,
+                "the connection was reset: the member stopped or restarted"
+            ),
+            FailureCause::RevisionUnavailable { detail } => {
+                write!(f, "revision not available: {detail}")
+            }
+            FailureCause::Other(text) => write!(f, "{text}"),
+            FailureCause::UntrustedServer { .. }
+            | FailureCause::ClientCertRequired { .. }
+            | FailureCause::AuthRequired { .. }
+            | FailureCause::PlaintextServer { .. }
+            | FailureCause::TlsServer { .. } => self.settings_words(f),
+        }
+    }
+}
+
+impl FailureCause {
+    /// The causes whose remedy depends on where the settings came from:
+    /// flags to pass, or the EtcdCluster's settings that do not fit.
+    fn settings_words(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             FailureCause::UntrustedServer {
                 ca_origin,
                 from: SettingsFrom::Flags,
@@ -78,13 +123,6 @@ impl fmt::Display for FailureCause {
                 f,
                 "server certificate is not signed by the CA in {ca_origin} (does its ca.crt hold the CA that issued the member certificates?)"
             ),
-            FailureCause::NameMismatch { host } => write!(
-                f,
-                "server certificate is not valid for {host} (dial a name or address the certificate lists)"
-            ),
-            FailureCause::CertificateExpired => {
-                write!(f, "server certificate has expired or is not yet valid")
-            }
             FailureCause::ClientCertRequired {
                 from: SettingsFrom::Flags,
             } => write!(
@@ -97,14 +135,6 @@ impl fmt::Display for FailureCause {
                 f,
                 "the member requires a client certificate, and the EtcdCluster's TLS settings name no operator-client Secret or server keypair that it accepts"
             ),
-            FailureCause::ClientCertRejected => write!(
-                f,
-                "the server rejected the client certificate (is it signed by a CA the members trust?)"
-            ),
-            FailureCause::AuthFailed { user } => write!(
-                f,
-                "authentication failed for user {user:?}: wrong user name or password"
-            ),
             FailureCause::AuthRequired {
                 from: SettingsFrom::Flags,
             } => write!(
@@ -116,18 +146,6 @@ impl fmt::Display for FailureCause {
             } => write!(
                 f,
                 "the member requires authentication, but the EtcdCluster does not report auth as enabled (status.authEnabled), so no credentials were sent"
-            ),
-            FailureCause::PermissionDenied => write!(
-                f,
-                "permission denied: the user lacks the role this needs (maintenance calls such as Defragment, MoveLeader, HashKV and Snapshot need the root role)"
-            ),
-            FailureCause::AuthNotEnabled => write!(
-                f,
-                "authentication is not enabled on this cluster, so no user name or password is needed"
-            ),
-            FailureCause::ConnectionLost => write!(
-                f,
-                "the connection was reset: the member stopped or restarted"
             ),
             FailureCause::PlaintextServer {
                 from: SettingsFrom::Flags,
@@ -152,10 +170,7 @@ impl fmt::Display for FailureCause {
                 f,
                 "the member expects TLS, but the EtcdCluster's TLS settings say plaintext"
             ),
-            FailureCause::RevisionUnavailable { detail } => {
-                write!(f, "revision not available: {detail}")
-            }
-            FailureCause::Other(text) => write!(f, "{text}"),
+            _ => Ok(()),
         }
     }
 }
