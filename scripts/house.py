@@ -74,7 +74,6 @@ LONG_FUNCTIONS = {
     "exec/sweep.rs::run": 118,
     "k8s/resolve.rs::resolve": 168,
     "reach/flags.rs::target_from_flags": 141,
-    "session/mod.rs::explain_plugin_choice": 124,
     "settings/usage.rs::respell": 106,
 }
 

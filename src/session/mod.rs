@@ -175,6 +175,14 @@ pub fn explain_plugin_choice(
     };
     let path = subcommand_path(argv);
     let command = path.join(" ");
+    // A flag that selected plugin mode: the same line without it.
+    let by_flag = |(short, long): (Option<char>, &'static str), why: String, flag: String| {
+        let line = respell(argv, &Respell::Flag { short, long });
+        (
+            format!("{why}, {unused}"),
+            run_it(line, format!("to use {endpoints}, leave out {flag}")),
+        )
+    };
     let (why, fix) = match choice {
         PluginChoice::Cluster(name) if given => {
             let why = format!(
@@ -202,58 +210,26 @@ pub fn explain_plugin_choice(
             };
             (why, fix)
         }
-        PluginChoice::Namespace(ns) if given => {
-            let line = respell(
-                argv,
-                &Respell::Flag {
-                    short: Some('n'),
-                    long: "namespace",
-                },
-            );
-            (
-                format!("-n {ns} selects plugin mode (the namespace of an EtcdCluster), {unused}"),
-                run_it(line, format!("to use {endpoints}, leave out -n {ns}")),
-            )
-        }
-        PluginChoice::Context(c) if given => {
-            let line = respell(
-                argv,
-                &Respell::Flag {
-                    short: None,
-                    long: "context",
-                },
-            );
-            (
-                format!("--context {c} selects plugin mode, {unused}"),
-                run_it(line, format!("to use {endpoints}, leave out --context")),
-            )
-        }
-        PluginChoice::Kubeconfig(k) if given => {
-            let line = respell(
-                argv,
-                &Respell::Flag {
-                    short: None,
-                    long: "kubeconfig",
-                },
-            );
-            (
-                format!("--kubeconfig {k} selects plugin mode, {unused}"),
-                run_it(line, format!("to use {endpoints}, leave out --kubeconfig")),
-            )
-        }
-        PluginChoice::AllNamespaces if given => {
-            let line = respell(
-                argv,
-                &Respell::Flag {
-                    short: Some('A'),
-                    long: "all-namespaces",
-                },
-            );
-            (
-                format!("-A selects plugin mode (every namespace's EtcdClusters), {unused}"),
-                run_it(line, format!("to use {endpoints}, leave out -A")),
-            )
-        }
+        PluginChoice::Namespace(ns) if given => by_flag(
+            (Some('n'), "namespace"),
+            format!("-n {ns} selects plugin mode (the namespace of an EtcdCluster)"),
+            format!("-n {ns}"),
+        ),
+        PluginChoice::Context(c) if given => by_flag(
+            (None, "context"),
+            format!("--context {c} selects plugin mode"),
+            "--context".into(),
+        ),
+        PluginChoice::Kubeconfig(k) if given => by_flag(
+            (None, "kubeconfig"),
+            format!("--kubeconfig {k} selects plugin mode"),
+            "--kubeconfig".into(),
+        ),
+        PluginChoice::AllNamespaces if given => by_flag(
+            (Some('A'), "all-namespaces"),
+            "-A selects plugin mode (every namespace's EtcdClusters)".into(),
+            "-A".into(),
+        ),
         PluginChoice::EmptyEndpoints if endpoints == "ETCDCTL_ENDPOINTS" => (
             "ETCDCTL_ENDPOINTS is set but empty, and without endpoints plugin mode is used"
                 .to_string(),
