@@ -74,7 +74,6 @@ LONG_FUNCTIONS = {
     "exec/sweep.rs::run": 118,
     "k8s/resolve.rs::resolve": 168,
     "reach/flags.rs::target_from_flags": 141,
-    "settings/usage.rs::respell": 106,
 }
 
 # Who may import `cli`: the binary's edge and the settings stage (every

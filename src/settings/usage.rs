@@ -265,52 +265,7 @@ enum Word {
 /// `None` when the edit changes nothing or the line holds a password (it
 /// would be printed back).
 pub fn respell(argv: &[String], edit: &Respell) -> Option<String> {
-    let arity = flag_arity();
-    let takes_value = |name: &str| arity.get(name).copied().unwrap_or(false);
-    // Classify each word; `flags` holds (index of the flag word, its name).
-    let mut words: Vec<Word> = Vec::with_capacity(argv.len());
-    let mut flags: Vec<(usize, String)> = Vec::new();
-    let mut i = 0;
-    let mut rest_positional = false;
-    while i < argv.len() {
-        let word = &argv[i];
-        if rest_positional {
-            words.push(Word::Positional);
-        } else if word == "--" {
-            rest_positional = true;
-            words.push(Word::Flag { flag: i });
-        } else if let Some(long) = word.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, _)) => (n, true),
-                None => (long, false),
-            };
-            flags.push((i, format!("--{name}")));
-            words.push(Word::Flag { flag: i });
-            if !inline && takes_value(&format!("--{name}")) && i + 1 < argv.len() {
-                i += 1;
-                words.push(Word::Flag { flag: i - 1 });
-            }
-        } else if word.len() > 1 && word.starts_with('-') {
-            words.push(Word::Flag { flag: i });
-            let chars: Vec<char> = word.chars().skip(1).collect();
-            let mut value_follows = false;
-            for (k, c) in chars.iter().enumerate() {
-                flags.push((i, format!("-{c}")));
-                if takes_value(&format!("-{c}")) {
-                    value_follows = k + 1 == chars.len();
-                    break;
-                }
-            }
-            if value_follows && i + 1 < argv.len() {
-                i += 1;
-                words.push(Word::Flag { flag: i - 1 });
-            }
-        } else {
-            words.push(Word::Positional);
-        }
-        i += 1;
-    }
-
+    let (words, flags) = classify(argv);
     // A password on the line would be printed back: no spelling then.
     let secret = flags.iter().any(|(at, name)| {
         name == "--password"
@@ -373,6 +328,57 @@ pub fn respell(argv: &[String], edit: &Respell) -> Option<String> {
     let mut line = vec!["kubectl-etcd".to_string()];
     line.extend(out.iter().map(|w| shell_quote(w)));
     Some(line.join(" "))
+}
+
+/// Each word of `argv` (a flag, a flag's value, or a positional), and
+/// every flag given as (index of its word, its name).
+fn classify(argv: &[String]) -> (Vec<Word>, Vec<(usize, String)>) {
+    let arity = flag_arity();
+    let takes_value = |name: &str| arity.get(name).copied().unwrap_or(false);
+    // Classify each word; `flags` holds (index of the flag word, its name).
+    let mut words: Vec<Word> = Vec::with_capacity(argv.len());
+    let mut flags: Vec<(usize, String)> = Vec::new();
+    let mut i = 0;
+    let mut rest_positional = false;
+    while i < argv.len() {
+        let word = &argv[i];
+        if rest_positional {
+            words.push(Word::Positional);
+        } else if word == "--" {
+            rest_positional = true;
+            words.push(Word::Flag { flag: i });
+        } else if let Some(long) = word.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, _)) => (n, true),
+                None => (long, false),
+            };
+            flags.push((i, format!("--{name}")));
+            words.push(Word::Flag { flag: i });
+            if !inline && takes_value(&format!("--{name}")) && i + 1 < argv.len() {
+                i += 1;
+                words.push(Word::Flag { flag: i - 1 });
+            }
+        } else if word.len() > 1 && word.starts_with('-') {
+            words.push(Word::Flag { flag: i });
+            let chars: Vec<char> = word.chars().skip(1).collect();
+            let mut value_follows = false;
+            for (k, c) in chars.iter().enumerate() {
+                flags.push((i, format!("-{c}")));
+                if takes_value(&format!("-{c}")) {
+                    value_follows = k + 1 == chars.len();
+                    break;
+                }
+            }
+            if value_follows && i + 1 < argv.len() {
+                i += 1;
+                words.push(Word::Flag { flag: i - 1 });
+            }
+        } else {
+            words.push(Word::Positional);
+        }
+        i += 1;
+    }
+    (words, flags)
 }
 
 /// Whether each flag spelling (`--namespace`, `-n`) takes a value, across
