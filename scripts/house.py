@@ -72,7 +72,6 @@ LONG_FUNCTIONS = {
     "etcd/bolt/mod.rs::walk_db": 153,
     "etcd/take.rs::look_timed": 126,
     "exec/sweep.rs::run": 118,
-    "k8s/resolve.rs::resolve": 168,
     "reach/flags.rs::target_from_flags": 141,
 }
 

@@ -52,8 +52,34 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
     let ns = &objects.namespace;
     let cluster_name = objects.cluster.metadata.name.clone().unwrap_or_default();
     let what = format!("EtcdCluster {ns}/{cluster_name}");
+    let members = members_to_dial(objects, &cluster_name, &what)?;
+    let mut notes = Vec::new();
+    let secrets = Secrets::new(objects, &what);
+    let (scheme, tls) = tls_of(&secrets, &mut notes)?;
+    let credentials = credentials_of(&secrets)?;
+    let quota = quota_of(objects);
+    Ok(Resolved {
+        cluster: ClusterRef {
+            namespace: ns.clone(),
+            name: cluster_name,
+        },
+        scheme,
+        members,
+        tls,
+        credentials,
+        quota,
+        notes,
+    })
+}
 
-    // Members: active (not being deleted) and running (not dormant).
+/// The members to dial: active (not being deleted) and running (not
+/// dormant), sorted by name.
+fn members_to_dial(
+    objects: &ClusterObjects,
+    cluster_name: &str,
+    what: &str,
+) -> Result<Vec<ResolvedMember>, String> {
+    let ns = &objects.namespace;
     let mut members = Vec::new();
     let mut skipped = Vec::new();
     let mut sorted: Vec<&EtcdMember> = objects.members.iter().collect();
@@ -77,9 +103,9 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
             .cloned()
             .unwrap_or_else(|| {
                 if m.spec.cluster_name.is_empty() {
-                    cluster_name.clone()
+                    cluster_name.to_string()
                 } else {
-                    m.spec.cluster_name.clone()
+                    m.spec.cluster_name.to_string()
                 }
             });
         let pod = m.pod_name().unwrap_or_default();
@@ -107,48 +133,94 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
             "{what} has no running members ({detail}); nothing to connect to"
         ));
     }
+    Ok(members)
+}
 
-    // TLS.
-    let mut notes = Vec::new();
-    let roles = secret_names(&objects.cluster);
-    let secret = |role: SecretRole| {
-        roles
+/// The Secrets an EtcdCluster's spec names, read for one resolve; errors
+/// name the cluster, the Secret and the key.
+struct Secrets<'a> {
+    objects: &'a ClusterObjects,
+    roles: Vec<(String, SecretRole)>,
+    what: &'a str,
+}
+
+impl<'a> Secrets<'a> {
+    fn new(objects: &'a ClusterObjects, what: &'a str) -> Secrets<'a> {
+        Secrets {
+            roles: secret_names(&objects.cluster),
+            objects,
+            what,
+        }
+    }
+
+    /// The name of the Secret in `role`, when the spec names one.
+    fn name(&self, role: SecretRole) -> Option<String> {
+        self.roles
             .iter()
             .find(|(_, r)| *r == role)
             .map(|(n, _)| n.clone())
-    };
-    let data_of = |name: &str, role: SecretRole| -> Result<&BTreeMap<String, Vec<u8>>, String> {
-        match objects.secrets.get(name) {
+    }
+
+    fn data(&self, name: &str, role: SecretRole) -> Result<&'a BTreeMap<String, Vec<u8>>, String> {
+        let (what, ns) = (self.what, &self.objects.namespace);
+        match self.objects.secrets.get(name) {
             Some(Some(data)) => Ok(data),
             _ => Err(format!("{what}: {} {ns}/{name} not found", role.describe())),
         }
-    };
-    let key_of =
-        |data: &BTreeMap<String, Vec<u8>>, name: &str, key: &str, role: SecretRole| match data
-            .get(key)
-        {
+    }
+
+    fn key(
+        &self,
+        data: &BTreeMap<String, Vec<u8>>,
+        name: &str,
+        key: &str,
+        role: SecretRole,
+    ) -> Result<Vec<u8>, String> {
+        let (what, ns) = (self.what, &self.objects.namespace);
+        match data.get(key) {
             Some(v) if !v.is_empty() => Ok(v.clone()),
             _ => Err(format!(
                 "{what}: {} {ns}/{name} has no {key:?} key",
                 role.describe()
             )),
-        };
-    let (scheme, tls) = match secret(SecretRole::Server) {
+        }
+    }
+}
+
+/// TLS: the server Secret's CA, and the client identity (the
+/// operator-client Secret, else the server keypair, which carries
+/// clientAuth on these clusters).
+fn tls_of(
+    secrets: &Secrets<'_>,
+    notes: &mut Vec<String>,
+) -> Result<(Scheme, Option<TlsMaterial>), String> {
+    let (what, ns, objects) = (secrets.what, &secrets.objects.namespace, secrets.objects);
+    let (scheme, tls) = match secrets.name(SecretRole::Server) {
         None => (Scheme::Http, None),
         Some(server) => {
-            let data = data_of(&server, SecretRole::Server)?;
-            let ca = key_of(data, &server, "ca.crt", SecretRole::Server)?;
+            let data = secrets.data(&server, SecretRole::Server)?;
+            let ca = secrets.key(data, &server, "ca.crt", SecretRole::Server)?;
             if !String::from_utf8_lossy(&ca).contains("-----BEGIN CERTIFICATE-----") {
                 return Err(format!(
                     "{what}: \"ca.crt\" in server TLS Secret {ns}/{server} is not a PEM certificate"
                 ));
             }
-            let identity = match secret(SecretRole::OperatorClient) {
+            let identity = match secrets.name(SecretRole::OperatorClient) {
                 None => None,
                 Some(client) => match objects.secrets.get(&client) {
                     Some(Some(cdata)) => Some(ClientIdentity {
-                        cert_pem: key_of(cdata, &client, "tls.crt", SecretRole::OperatorClient)?,
-                        key_pem: key_of(cdata, &client, "tls.key", SecretRole::OperatorClient)?,
+                        cert_pem: secrets.key(
+                            cdata,
+                            &client,
+                            "tls.crt",
+                            SecretRole::OperatorClient,
+                        )?,
+                        key_pem: secrets.key(
+                            cdata,
+                            &client,
+                            "tls.key",
+                            SecretRole::OperatorClient,
+                        )?,
                     }),
                     _ => {
                         // The server keypair carries clientAuth and is a valid
@@ -158,8 +230,8 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
                             "operator-client TLS Secret {ns}/{client} not found; presenting the server certificate from {ns}/{server} as the client identity"
                         ));
                         Some(ClientIdentity {
-                            cert_pem: key_of(data, &server, "tls.crt", SecretRole::Server)?,
-                            key_pem: key_of(data, &server, "tls.key", SecretRole::Server)?,
+                            cert_pem: secrets.key(data, &server, "tls.crt", SecretRole::Server)?,
+                            key_pem: secrets.key(data, &server, "tls.key", SecretRole::Server)?,
                         })
                     }
                 },
@@ -174,9 +246,14 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
             )
         }
     };
+    Ok((scheme, tls))
+}
 
-    // Auth.
-    let credentials = match secret(SecretRole::RootCredentials) {
+/// Auth: the root credentials, sent only once the operator has turned
+/// auth on.
+fn credentials_of(secrets: &Secrets<'_>) -> Result<Option<Credentials>, String> {
+    let (what, objects) = (secrets.what, secrets.objects);
+    let credentials = match secrets.name(SecretRole::RootCredentials) {
         None if auth_active(&objects.cluster) => {
             return Err(format!(
                 "{what}: auth is enabled but spec.auth.rootCredentialsSecretRef names no Secret"
@@ -184,16 +261,20 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
         }
         None => None,
         Some(name) => {
-            let data = data_of(&name, SecretRole::RootCredentials)?;
-            let password = key_of(data, &name, "password", SecretRole::RootCredentials)?;
+            let data = secrets.data(&name, SecretRole::RootCredentials)?;
+            let password = secrets.key(data, &name, "password", SecretRole::RootCredentials)?;
             Some(Credentials {
                 user: "root".to_string(),
                 password: String::from_utf8_lossy(&password).into_owned(),
             })
         }
     };
+    Ok(credentials)
+}
 
-    // Quota for members that do not report their own (etcd < 3.6).
+/// The quota for members that do not report their own (etcd < 3.6): the
+/// one the operator observed, else the spec's, else etcd's default.
+fn quota_of(objects: &ClusterObjects) -> QuotaFallback {
     let observed = objects
         .cluster
         .status
@@ -207,26 +288,13 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
         .options
         .as_ref()
         .and_then(|o| o.quota_backend_bytes);
-    let quota = match observed.filter(|q| *q > 0).or(specified.filter(|q| *q > 0)) {
+    match observed.filter(|q| *q > 0).or(specified.filter(|q| *q > 0)) {
         Some(q) => QuotaFallback {
             bytes: u64::try_from(q).unwrap_or(DEFAULT_QUOTA_BYTES),
             source: QuotaSource::Cluster,
         },
         None => QuotaFallback::default(),
-    };
-
-    Ok(Resolved {
-        cluster: ClusterRef {
-            namespace: ns.clone(),
-            name: cluster_name,
-        },
-        scheme,
-        members,
-        tls,
-        credentials,
-        quota,
-        notes,
-    })
+    }
 }
 
 /// The reference a report carries for an EtcdCluster.
