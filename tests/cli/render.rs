@@ -3,7 +3,8 @@
 //! built by hand with fixed sizes, ids and durations.
 //!
 //! Accept new or changed snapshots with `INSTA_UPDATE=always cargo test
-//! --test render` (or `cargo insta review`), then read every `.snap` file:
+//! --test cli -- render::` (or `cargo insta review`), then read every
+//! `.snap` file (in `tests/cli/snapshots/`):
 //! it is exactly what a user sees.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -6,7 +6,7 @@
 //! with `--allow-probe-restart`. Defragments are counted from each
 //! member's own `/metrics`; the watcher's rows and events are read back
 //! from the API server. (The kill itself, on a real kubelet, is
-//! `tests/k8s_node_probes.rs`.)
+//! `tests/node/node_probes.rs`.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -500,7 +500,7 @@ async fn resolution_errors_name_the_object() {
 /// `--connect port-forward` opens one tunnel per member Pod through the API
 /// server. No kubelet serves this binary's Node, so the API server cannot
 /// reach it: the failure is one clear line naming the Pod. (Forwards that
-/// carry traffic, in every TLS mode: tests/k8s_portforward.rs.)
+/// carry traffic, in every TLS mode: tests/k8s/portforward.rs.)
 #[tokio::test(flavor = "multi_thread")]
 async fn port_forward_failure_names_the_pod() {
     let client = admin().await;
