@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the committed shell completions in completions/ from the clap
-# definition (tests/cli.rs fails while they are stale).
+# definition (tests/cli/cli.rs fails while they are stale).
 #
 #   scripts/completions.sh
 set -euo pipefail

@@ -27,7 +27,7 @@ ensure_toolchains() {
   command -v go >/dev/null 2>&1 || { say "go not found: install Go (the test bed builds etcd from its module)"; exit 2; }
 }
 
-# The real node's container runtime and networking (tests/k8s_node.rs and
+# The real node's container runtime and networking (tests/node/node.rs and
 # the suites on it): containerd, runc, the CNI plugins, iptables for
 # kube-proxy, nsenter/unshare (util-linux) and ip (iproute2) for its
 # confinement, and buildah for the tool's image.

@@ -439,7 +439,7 @@ mod tests {
                 FailureCause::ConnectionLost,
             ),
             // etcd 3.6 over mutual TLS, SIGKILLed during its Defragment
-            // (tests/etcd_errors.rs).
+            // (tests/etcd/errors.rs).
             (
                 "grpc request error: code: 'Unknown error', message: \"transport error\", source: tonic::transport::Error(Transport, hyper::Error(Io, Custom { kind: UnexpectedEof, error: \"peer closed connection without sending TLS close_notify: https://docs.rs/rustls/latest/rustls/manual/_03_howto/index.html#unexpected-eof\" }))",
                 AttemptContext { answered_before: true, ..tls_ctx() },

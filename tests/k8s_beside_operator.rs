@@ -3,7 +3,9 @@
 //! EtcdDefrag) or a `defrag --watch`. On the test bed's real kube-apiserver
 //! and real etcd clusters; judged by each member's own log and the objects
 //! read back from the API server. A binary of its own: its fleet sweep
-//! must not meet other tests' clusters.
+//! must not meet other tests' clusters, and the operator's grant it
+//! installs (EtcdDefrag status, by a ClusterRoleBinding) would make every
+//! other `defrag --watch` on the API server refuse to start.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

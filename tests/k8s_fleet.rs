@@ -3,6 +3,10 @@
 //! are swept, that a refused cluster is left alone while the others are
 //! done, the concurrency limits read from etcd's own logs, Ctrl-C, and the
 //! usage errors reported before anything is contacted.
+//!
+//! Its own test binary: `defrag -A` sweeps every EtcdCluster of the API
+//! server its process started, and the tests count them (three clusters,
+//! two completed, one refused), so no other module's cluster may be there.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -2,7 +2,12 @@
 //! API server: `status` works with exactly the read-only ClusterRole, and
 //! removing any one rule it needs yields an error naming the verb and the
 //! resource. (`deploy/watch/rbac.yaml` is proven on the in-cluster path in
-//! `k8s_incluster.rs`.)
+//! `tests/k8s/incluster.rs`.)
+//!
+//! Its own test binary: every object of `deploy/` is created with dry run,
+//! which the API server refuses once an object of that name exists, and
+//! the other modules create some of them for real (the ClusterRoles
+//! `kubectl-etcd-traffic` and `kubectl-etcd-watch-processors`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -15,6 +15,10 @@
 //!     SOAK_SEED=S SOAK_FROM=R SOAK_ROUNDS=1 cargo test --test k8s_soak_watch -- --ignored --nocapture
 //!
 //! `scripts/soak.sh --target watch` is the long run.
+//!
+//! Its own test binary: it installs an API server of its own (with an
+//! audit log) as the binary's, which must come before any other test
+//! starts one, and restarts it mid-round.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_macros)]
 

@@ -2,6 +2,10 @@
 //! through the API: the busiest prefix is the Events', narrowing to it
 //! shows the namespace, its key count is what the API server lists, and a
 //! snapshot of that etcd has the same live keys per prefix.
+//!
+//! Its own test binary: the etcd read is the API server's own, its keys
+//! counted live and again from a snapshot taken a moment later, so no
+//! other module may be writing objects through that API server meanwhile.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -4,7 +4,11 @@
 //! signal says what happens to the run, and on a terminal offers to delete
 //! one that has not started. Judged by the EtcdDefrags the API server
 //! holds afterwards. (The operator's controller driving a run to its end
-//! is `k8s_operator`'s, on the real node.)
+//! is `tests/node/operator.rs`'s, on the real node.)
+//!
+//! Its own test binary: doctor's test grants a ServiceAccount EtcdDefrag
+//! status by a ClusterRoleBinding, the operator's mark, and every
+//! `defrag --watch` on that API server then refuses to start.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -1486,7 +1486,7 @@ async fn a_revision_compacted_already_is_said_so() {
     let report = sweep(&fake, &input, &Recorder::default(), &RunControl::default()).await;
     assert_eq!(report.compacted_at, Some(100));
     assert!(report.already_compacted);
-    // Compacting for real says what it did (tests/render.rs: the words).
+    // Compacting for real says what it did (tests/cli/render.rs: the words).
     let fresh = three();
     let report = sweep(&fresh, &input, &Recorder::default(), &RunControl::default()).await;
     assert_eq!(report.compacted_at, Some(100));

@@ -454,15 +454,33 @@ impl Drop for ApiServer {
     }
 }
 
+/// The shell line of a watchdog's loop that keeps in `$pids` only the
+/// processes still there.
+pub(crate) const FORGET_GONE: &str = r#"alive=""; for p in $pids; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done; pids=$alive"#;
+
 /// Starts a small process that SIGKILLs `pids` and removes `dirs` as soon as
 /// this process is gone. For servers shared by a whole test binary (held in
 /// a `static`, which is never dropped), so that nothing outlives the tests.
+///
+/// A pid seen gone meanwhile (a server stopped by its test, or restarted)
+/// is forgotten, not killed at the end: by then the system may have given
+/// its number to another process (`pid_max` can be as low as 32768, and a
+/// test binary that runs many suites lives long).
 pub fn watchdog(pids: &[u32], dirs: &[PathBuf]) -> Result<()> {
     let list: Vec<String> = pids.iter().map(|p| p.to_string()).collect();
     let script = format!(
-        "while kill -0 {parent} 2>/dev/null; do sleep 0.5; done; kill -9 {} 2>/dev/null; sleep 0.5; rm -rf -- \"$@\"; exit 0",
-        list.join(" "),
-        parent = std::process::id()
+        r#"pids="{list}"
+while kill -0 {parent} 2>/dev/null; do
+  {forget}
+  sleep 0.5
+done
+[ -z "$pids" ] || kill -9 $pids 2>/dev/null
+sleep 0.5
+rm -rf -- "$@"
+exit 0"#,
+        list = list.join(" "),
+        parent = std::process::id(),
+        forget = FORGET_GONE,
     );
     Command::new("sh")
         .arg("-c")

@@ -112,7 +112,16 @@ pub struct Node {
     pub images: Vec<String>,
     /// Offers released volumes again ([`storage::recycle`]).
     recycler: Option<tokio::task::JoinHandle<()>>,
+    /// This process's turn to run a node ([`TURN`]), given back last, once
+    /// everything above is stopped and removed.
+    _turn: tokio::sync::SemaphorePermit<'static>,
 }
+
+/// One node at a time in this process: its names (after the process id)
+/// and its addresses are fixed, so a second one waits for the first to be
+/// dropped instead of failing. Tests of one binary run in threads of one
+/// process, and each of the real node's tests starts a node of its own.
+static TURN: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
 
 fn run(what: &str, command: &mut Command) -> Result<String> {
     let out = command
@@ -269,8 +278,13 @@ impl Node {
     /// Starts the control plane and the node, imports the images, and
     /// waits until the Node is Ready.
     pub async fn start(spec: NodeSpec) -> Result<Node> {
+        let turn = TURN
+            .acquire()
+            .await
+            .map_err(|e| format!("wait for this process's previous node: {e}"))?;
         clean_leftovers();
-        // One node per machine: its addresses are fixed.
+        // One node per machine: its addresses are fixed. (Another process's:
+        // this process's previous node is gone once `turn` is ours.)
         if let Ok(entries) = std::fs::read_dir("/run/netns") {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
@@ -345,6 +359,7 @@ impl Node {
             children: Vec::new(),
             images: Vec::new(),
             recycler: None,
+            _turn: turn,
         };
         node_guard.netns = None;
         node.grant_kubelet_access().await?;
@@ -892,9 +907,15 @@ conntrack:
             .iter()
             .map(|h| h.join(&self.cgroup).display().to_string())
             .collect();
+        // Pids seen gone are forgotten (see `apiserver::watchdog`): a node
+        // stopped by its test leaves nothing for this to kill.
         let script = format!(
-            r#"while kill -0 {parent} 2>/dev/null; do sleep 0.5; done
-kill -9 {pids} 2>/dev/null
+            r#"pids="{pids}"
+while kill -0 {parent} 2>/dev/null; do
+  {forget}
+  sleep 0.5
+done
+[ -z "$pids" ] || kill -9 $pids 2>/dev/null
 for p in /proc/[0-9]*; do
   [ "$(cat "$p/comm" 2>/dev/null)" = containerd-shim ] || continue
   if tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -qF "{socket}"; then kill -9 "${{p#/proc/}}" 2>/dev/null; fi
@@ -913,6 +934,7 @@ rm -rf -- "$@"
 exit 0"#,
             parent = std::process::id(),
             pids = pids.join(" "),
+            forget = crate::apiserver::FORGET_GONE,
             socket = self.socket().display(),
             cgroups = cgroups.join(" "),
             netns = self.netns,

@@ -1,6 +1,7 @@
 //! The real node with the real etcd-operator, for the suites that run
-//! the tool where users run it (`tests/k8s_operator.rs`,
-//! `tests/k8s_cronjob.rs`, …): one node per test binary, one test each.
+//! the tool where users run it (`tests/node/operator.rs`,
+//! `tests/node/cronjob.rs`, …): one node per test, one at a time in a
+//! process (`Node::start` waits for the previous one to stop).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 

@@ -165,7 +165,7 @@ pub fn judge(plan: RoundPlan, observed: Observed, logs: &[String], account: &str
 /// One round's cluster, once fragmented: a client writing all along, the
 /// member faults injected at their moments, and at the end what the
 /// servers recorded. Shared by the one-shot sweep's rounds and the
-/// watcher's (`tests/support/soak_watch.rs`).
+/// watcher's (`tests/k8s_soak_watch.rs`).
 pub struct Harness {
     pub cluster: Arc<Mutex<Cluster>>,
     pub ids: Vec<u64>,
