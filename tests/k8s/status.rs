@@ -498,13 +498,27 @@ async fn resolution_errors_name_the_object() {
 }
 
 /// `--connect port-forward` opens one tunnel per member Pod through the API
-/// server. No kubelet serves this binary's Node, so the API server cannot
-/// reach it: the failure is one clear line naming the Pod. (Forwards that
-/// carry traffic, in every TLS mode: tests/k8s/portforward.rs.)
+/// server. The member Pods are on a Node no kubelet serves (this binary's
+/// fake kubelet serves only `NODE`, for `portforward`), so the API server
+/// cannot reach one: the failure is one clear line naming the Pod.
+/// (Forwards that carry traffic, in every TLS mode: tests/k8s/portforward.rs.)
 #[tokio::test(flavor = "multi_thread")]
 async fn port_forward_failure_names_the_pod() {
     let client = admin().await;
     let fx = fixture(&client, "forwarding", "etcd", Mode::Mtls).await;
+    let pods: kube::Api<k8s_openapi::api::core::v1::Pod> =
+        kube::Api::namespaced(client.clone(), "forwarding");
+    for (i, member) in fx.members.iter().enumerate() {
+        replace_pod_on(
+            &pods,
+            "etcd",
+            member,
+            &fx.etcd.host(i),
+            "no-kubelet-here",
+            serde_json::json!({"name": "etcd", "image": "quay.io/coreos/etcd:v3.6.16"}),
+        )
+        .await;
+    }
     let kc = kubeconfig("forwarding.yaml", &["forwarding"]);
     let mut argv = vec![
         format!("--kubeconfig={}", kc.display()),
