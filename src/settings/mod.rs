@@ -298,7 +298,7 @@ pub fn defrag(args: &DefragArgs) -> Result<Defrag> {
         }
         if args.gate.allow_quorum_loss {
             return Err(Error::usage(
-                "--allow-quorum-loss has no effect with --watch: an EtcdDefrag run is gated as the operator's controller gates it, on health without the quorum margin, so a cluster of one or two voters is already processed",
+                "--allow-quorum-loss has no effect with --watch: an EtcdDefrag run is gated as the operator's controller gates it, on health without the quorum margin, so a cluster of one or two voters is already processed; drop --allow-quorum-loss",
             ));
         }
         return Ok(Defrag::Watch(Watch {

@@ -921,3 +921,62 @@ async fn traffic_role_is_sufficient_and_every_rule_is_needed() {
         );
     }
 }
+
+/// Issue 38: `traffic set` treats SIGTERM as the first Ctrl-C: the writes
+/// under way finish and are reported, so the annotation and the Service
+/// never disagree (it used to die between them). A 1.2 s round trip to the
+/// API server stretches the writes; the signal is sent as soon as the
+/// server holds the annotation, while the apply is still to come.
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_between_the_annotation_and_the_apply_finishes_both() {
+    let client = admin().await;
+    let (ns, name) = ("traffic-signal", "db");
+    services_fixture(&client, ns, name, true).await;
+    let proxy = apiserver_proxy(kubectl_etcd_testbed::delay::Delay::rtt_ms(1200)).await;
+    let kc = kubeconfig_via(
+        &format!("https://{}", proxy.addr()),
+        "traffic-signal.yaml",
+        &[ns],
+    );
+    let argv: Vec<String> = [
+        &format!("--kubeconfig={}", kc.display()),
+        "traffic",
+        "set",
+        "PreferSameZone",
+        "--yes",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let running = spawn_tool(&argv);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let now = held(&client, ns, name).await;
+        if now.annotation.is_some() {
+            assert_eq!(now.value, None, "the apply came with the annotation");
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the annotation never came"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    running.terminate();
+    let run = running.finish().await;
+    assert_eq!(run.code, 143, "{run:?}");
+    assert!(
+        run.stderr.contains("finishing the writes under way"),
+        "{}",
+        run.stderr
+    );
+    let after = held(&client, ns, name).await;
+    assert_eq!(
+        (after.annotation.as_deref(), after.value.as_deref()),
+        (Some("PreferSameZone"), Some("PreferSameZone")),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(after.owners, [MANAGER]);
+    assert!(run.stdout.contains("PreferSameZone"), "{}", run.stdout);
+}
