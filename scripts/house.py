@@ -67,7 +67,6 @@ LONG_FUNCTIONS = {
     "commands/defrag.rs::run": 110,
     "commands/doctor.rs::examine": 156,
     "commands/doctor.rs::kubernetes_facts": 111,
-    "controller/policy/mod.rs::decide": 147,
     "controller/reconcile.rs::pass": 197,
     "etcd/bolt/mod.rs::walk_db": 153,
     "etcd/take.rs::look_timed": 126,

@@ -209,26 +209,7 @@ pub fn decide(policy: &PolicyView, runs: &[RunInfo], now: Timestamp) -> Pass {
     let mut status = policy.status.clone();
 
     // Step 1: active runs by name; the latest success.
-    let mut active: Vec<&str> = runs
-        .iter()
-        .filter(|r| !r.finished())
-        .map(|r| r.name.as_str())
-        .collect();
-    active.sort_unstable();
-    status.active = active
-        .iter()
-        .map(|name| NameRef {
-            name: (*name).to_string(),
-        })
-        .collect();
-    if let Some(latest) = runs
-        .iter()
-        .filter(|r| r.phase == Some(DefragPhase::Complete))
-        .filter_map(|r| r.completed_at)
-        .max()
-    {
-        status.last_successful_time = Some(Time(latest));
-    }
+    let active = active_runs(&mut status, runs);
 
     // Step 2: history.
     let delete = history_victims(runs, policy.spec.history_limit);
@@ -311,64 +292,95 @@ pub fn decide(policy: &PolicyView, runs: &[RunInfo], now: Timestamp) -> Pass {
         .next_after(tick)
         .map(|next| schedule::requeue_after(next, now));
 
+    Pass {
+        status,
+        delete,
+        decision: at_tick(policy, tick, now, requeue, active.len()),
+    }
+}
+
+/// Step 1 of a pass: the active runs by name (kept in `status.active`),
+/// and the latest success (`status.lastSuccessfulTime`).
+fn active_runs<'r>(status: &mut EtcdDefragPolicyStatus, runs: &'r [RunInfo]) -> Vec<&'r str> {
+    let mut active: Vec<&str> = runs
+        .iter()
+        .filter(|r| !r.finished())
+        .map(|r| r.name.as_str())
+        .collect();
+    active.sort_unstable();
+    status.active = active
+        .iter()
+        .map(|name| NameRef {
+            name: (*name).to_string(),
+        })
+        .collect();
+    if let Some(latest) = runs
+        .iter()
+        .filter(|r| r.phase == Some(DefragPhase::Complete))
+        .filter_map(|r| r.completed_at)
+        .max()
+    {
+        status.last_successful_time = Some(Time(latest));
+    }
+    active
+}
+
+/// Steps 6 to 8 of a pass, once a tick is due: missed (past the starting
+/// deadline), forbidden (a run still active and concurrency forbidden), or
+/// stamped.
+fn at_tick(
+    policy: &PolicyView,
+    tick: Timestamp,
+    now: Timestamp,
+    requeue: Option<std::time::Duration>,
+    active: usize,
+) -> Decision {
     // Step 6: the starting deadline.
     if let Some(deadline) = policy.spec.starting_deadline_seconds {
         if schedule::past_starting_deadline(tick, now, deadline) {
-            return Pass {
-                status,
-                delete,
-                decision: Decision::Missed {
-                    tick,
-                    event: PolicyEvent {
-                        reason: PolicyEventReason::MissedSchedule,
-                        message: format!(
-                            "skipped scheduled time {}: past the {deadline}s starting deadline",
-                            rfc3339(tick)
-                        ),
-                    },
-                    requeue,
+            return Decision::Missed {
+                tick,
+                event: PolicyEvent {
+                    reason: PolicyEventReason::MissedSchedule,
+                    message: format!(
+                        "skipped scheduled time {}: past the {deadline}s starting deadline",
+                        rfc3339(tick)
+                    ),
                 },
+                requeue,
             };
         }
     }
 
     // Step 7: concurrency.
-    if !allows_concurrency(&policy.spec) && !active.is_empty() {
-        return Pass {
-            status,
-            delete,
-            decision: Decision::Forbidden {
-                tick,
-                event: PolicyEvent {
-                    reason: PolicyEventReason::ConcurrencyForbidden,
-                    message: format!(
-                        "skipped scheduled time {}: {} run(s) still active",
-                        rfc3339(tick),
-                        active.len()
-                    ),
-                },
-                requeue,
+    if !allows_concurrency(&policy.spec) && active > 0 {
+        return Decision::Forbidden {
+            tick,
+            event: PolicyEvent {
+                reason: PolicyEventReason::ConcurrencyForbidden,
+                message: format!(
+                    "skipped scheduled time {}: {} run(s) still active",
+                    rfc3339(tick),
+                    active
+                ),
             },
+            requeue,
         };
     }
 
     // Step 8: stamp.
     let name = run_name(&policy.name, tick);
-    Pass {
-        status,
-        delete,
-        decision: Decision::Stamp {
-            tick,
-            event: PolicyEvent {
-                reason: PolicyEventReason::StampedRun,
-                message: format!(
-                    "stamped EtcdDefrag \"{name}\" for scheduled time {}",
-                    rfc3339(tick)
-                ),
-            },
-            name,
-            requeue,
+    Decision::Stamp {
+        tick,
+        event: PolicyEvent {
+            reason: PolicyEventReason::StampedRun,
+            message: format!(
+                "stamped EtcdDefrag \"{name}\" for scheduled time {}",
+                rfc3339(tick)
+            ),
         },
+        name,
+        requeue,
     }
 }
 
