@@ -71,7 +71,6 @@ LONG_FUNCTIONS = {
     "etcd/bolt/mod.rs::walk_db": 153,
     "etcd/take.rs::look_timed": 126,
     "exec/sweep.rs::run": 118,
-    "reach/flags.rs::target_from_flags": 141,
 }
 
 # Who may import `cli`: the binary's edge and the settings stage (every

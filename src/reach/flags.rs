@@ -321,6 +321,46 @@ pub fn target_from_flags(
         ));
     }
 
+    let tls = tls_from_flags(args, &read)?;
+    let dials = dials_from(&raw, tls.is_some(), endpoints_name)?;
+
+    let credentials =
+        match choose_credentials(&credential_layers(args, &env)).map_err(Error::Usage)? {
+            CredentialChoice::None => None,
+            CredentialChoice::Given(c) => Some(c),
+            CredentialChoice::Ask(wanted) => Some(Credentials {
+                user: wanted.user.clone(),
+                password: ask(&wanted)?.expose().to_string(),
+            }),
+        };
+
+    let quota = match args.quota_backend_bytes {
+        Some(0) => return Err(Error::usage("--quota-backend-bytes must be greater than 0")),
+        Some(bytes) => QuotaFallback {
+            bytes,
+            source: QuotaSource::Flag,
+        },
+        None => QuotaFallback::default(),
+    };
+
+    Ok(Target {
+        known: Vec::new(),
+        dials,
+        discover: !args.no_discover,
+        tls,
+        credentials,
+        quota,
+        cluster: None,
+    })
+}
+
+/// `--cacert`, `--cert` and `--key` read and checked: a PEM file each, the
+/// client pair complete, a CA whenever a client identity is given (the
+/// server certificate is always verified).
+fn tls_from_flags(
+    args: &Flags,
+    read: &impl Fn(&str) -> std::io::Result<Vec<u8>>,
+) -> Result<Option<TlsMaterial>> {
     let load = |id: &str, path: &str| -> Result<Vec<u8>> {
         let name = named(args, id);
         let bytes = read(path).map_err(|source| Error::ReadFile {
@@ -387,21 +427,22 @@ pub fn target_from_flags(
         identity: identity.map(|(_, cert_pem, _, key_pem)| ClientIdentity { cert_pem, key_pem }),
         ca_origin: path.clone(),
     });
+    Ok(tls)
+}
 
-    let default_scheme = if tls.is_some() {
-        Scheme::Https
-    } else {
-        Scheme::Http
-    };
+/// The endpoints as dials, each once, every one's scheme agreeing with
+/// whether TLS flags were given.
+fn dials_from(raw: &[&str], tls: bool, endpoints_name: &str) -> Result<Vec<Dial>> {
+    let default_scheme = if tls { Scheme::Https } else { Scheme::Http };
     let mut dials: Vec<Dial> = Vec::new();
-    for text in raw {
+    for text in raw.iter().copied() {
         let endpoint = Endpoint::parse(text, default_scheme).map_err(|e| match e {
             Error::Usage(m) if endpoints_name != "--endpoints" => {
                 Error::Usage(m.replacen("--endpoints", endpoints_name, 1))
             }
             other => other,
         })?;
-        match (endpoint.scheme, tls.is_some()) {
+        match (endpoint.scheme, tls) {
             (Scheme::Https, false) => {
                 return Err(Error::usage(format!(
                     "{endpoints_name}: {endpoint} uses https but no --cacert was given; pass the CA that signed the members' certificates (verification is never switched off)"
@@ -419,35 +460,7 @@ pub fn target_from_flags(
             dials.push(dial);
         }
     }
-
-    let credentials =
-        match choose_credentials(&credential_layers(args, &env)).map_err(Error::Usage)? {
-            CredentialChoice::None => None,
-            CredentialChoice::Given(c) => Some(c),
-            CredentialChoice::Ask(wanted) => Some(Credentials {
-                user: wanted.user.clone(),
-                password: ask(&wanted)?.expose().to_string(),
-            }),
-        };
-
-    let quota = match args.quota_backend_bytes {
-        Some(0) => return Err(Error::usage("--quota-backend-bytes must be greater than 0")),
-        Some(bytes) => QuotaFallback {
-            bytes,
-            source: QuotaSource::Flag,
-        },
-        None => QuotaFallback::default(),
-    };
-
-    Ok(Target {
-        known: Vec::new(),
-        dials,
-        discover: !args.no_discover,
-        tls,
-        credentials,
-        quota,
-        cluster: None,
-    })
+    Ok(dials)
 }
 
 #[cfg(test)]
