@@ -16,6 +16,16 @@ ensure_protoc() {
   fi
 }
 
+# scripts/house.py, the house rules' check (docs/house.md), is Python 3
+# with its standard library only.
+ensure_python() {
+  if ! command -v python3 >/dev/null 2>&1; then
+    say "installing python3 (scripts/house.py checks the house rules)"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends python3 >/dev/null
+  fi
+}
+
 ensure_toolchains() {
   if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
     export PATH="$HOME/.cargo/bin:$PATH"

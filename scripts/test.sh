@@ -9,6 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
 
 say "house rules (docs/house.md)"
+ensure_python
 python3 scripts/house.py src
 
 ensure_testbed
