@@ -26,18 +26,25 @@ pub async fn list(global: &Global, args: &AlarmListArgs) -> Result<ExitStatus> {
 }
 
 pub async fn disarm(global: &Global, args: &AlarmDisarmArgs) -> Result<ExitStatus> {
-    change::run(global, Disarm { args, opened: None }).await
+    change::run(global, Disarm { args }).await
 }
 
 /// `alarm disarm`, a `change::Change`.
 struct Disarm<'a> {
     args: &'a AlarmDisarmArgs,
-    opened: Option<(Session, ClusterLook)>,
+}
+
+/// The disarms decided on, with the session and the look they were
+/// decided on.
+struct Disarming {
+    /// How many alarms are disarmed.
+    count: usize,
+    session: Session,
+    look: ClusterLook,
 }
 
 impl Change for Disarm<'_> {
-    /// How many alarms are disarmed.
-    type Plan = usize;
+    type Plan = Disarming;
     type Report = AlarmDisarmReport;
 
     fn verb(&self) -> &'static str {
@@ -48,7 +55,7 @@ impl Change for Disarm<'_> {
         self.args.consent
     }
 
-    async fn decide(&mut self, global: &Global) -> Result<Decided<usize, AlarmDisarmReport>> {
+    async fn decide(&self, global: &Global) -> Result<Decided<Disarming, AlarmDisarmReport>> {
         let args = self.args;
         let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
         let look = crate::etcd::take::look(&session.clients, &session.target).await?;
@@ -80,19 +87,22 @@ impl Change for Disarm<'_> {
                 })
                 .collect(),
         };
-        let disarmed = decisions.iter().filter(|d| d.disarm).count();
-        self.opened = Some((session, look));
+        let count = decisions.iter().filter(|d| d.disarm).count();
         Ok(Decided::Act {
-            plan: disarmed,
+            plan: Disarming {
+                count,
+                session,
+                look,
+            },
             report,
         })
     }
 
-    async fn confirm(&self, disarmed: &usize) -> Result<bool> {
-        if *disarmed == 0 {
+    async fn confirm(&self, plan: &Disarming) -> Result<bool> {
+        if plan.count == 0 {
             return Ok(true);
         }
-        output::prompt::confirm_async(format!("Disarm {disarmed} alarm(s)?")).await
+        output::prompt::confirm_async(format!("Disarm {} alarm(s)?", plan.count)).await
     }
 
     // A signal never cuts a disarm short: the disarms are made and
@@ -105,19 +115,17 @@ impl Change for Disarm<'_> {
         }
     }
 
-    fn untouched(&self, _disarmed: &usize) -> String {
+    fn untouched(&self, _plan: &Disarming) -> String {
         "no alarm was disarmed".into()
     }
 
     async fn act(
-        &mut self,
-        _disarmed: usize,
+        &self,
+        plan: Disarming,
         report: &mut AlarmDisarmReport,
         control: &RunControl,
     ) -> Result<Acted> {
-        let Some((session, look)) = &self.opened else {
-            return Err(Error::Failed("alarm disarm acted before deciding".into()));
-        };
+        let (session, look) = (&plan.session, &plan.look);
         let args = self.args;
         let disarmed = signals::unless_abandoned(
             control,

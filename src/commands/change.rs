@@ -55,8 +55,10 @@ pub(crate) trait Change {
     }
 
     /// Opens the cluster, looks, gates and decides. Refusals are errors.
+    /// The plan owns what was opened (the session, the look, the objects
+    /// read), so acting works on what was decided on.
     fn decide(
-        &mut self,
+        &self,
         global: &Global,
     ) -> impl Future<Output = Result<Decided<Self::Plan, Self::Report>>>;
 
@@ -73,7 +75,7 @@ pub(crate) trait Change {
     /// flight short (`signals::unless_abandoned` gives up only on a second
     /// one).
     fn act(
-        &mut self,
+        &self,
         plan: Self::Plan,
         report: &mut Self::Report,
         control: &RunControl,
@@ -87,7 +89,7 @@ pub(crate) trait Change {
 }
 
 /// Runs a write command in the one order (module docs).
-pub(crate) async fn run<C: Change>(global: &Global, mut change: C) -> Result<ExitStatus> {
+pub(crate) async fn run<C: Change>(global: &Global, change: C) -> Result<ExitStatus> {
     let consent = change.consent();
     output::prompt::require_consent(consent.yes, consent.dry_run, change.verb())?;
     let (plan, mut report) = match change.decide(global).await? {

@@ -18,17 +18,18 @@ use crate::settings::command::{Compact as CompactArgs, CompactAt};
 use crate::settings::{Consent, Global};
 
 pub async fn run(global: &Global, args: &CompactArgs) -> Result<ExitStatus> {
-    change::run(global, Compact { args, opened: None }).await
+    change::run(global, Compact { args }).await
 }
 
 struct Compact<'a> {
     args: &'a CompactArgs,
-    /// The session and the look decided on.
-    opened: Option<(Session, ClusterLook)>,
 }
 
-/// The compaction decided on.
+/// The compaction decided on, with the session and the look it was
+/// decided on.
 struct At {
+    session: Session,
+    look: ClusterLook,
     leader: Dial,
     revision: i64,
     current: i64,
@@ -46,7 +47,7 @@ impl Change for Compact<'_> {
         self.args.consent
     }
 
-    async fn decide(&mut self, global: &Global) -> Result<Decided<At, CompactReport>> {
+    async fn decide(&self, global: &Global) -> Result<Decided<At, CompactReport>> {
         let args = self.args;
         let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
         let (ops, target) = (&session.clients, &session.target);
@@ -105,11 +106,12 @@ impl Change for Compact<'_> {
             return Ok(Decided::Nothing(report));
         }
         let plan = At {
+            session,
+            look,
             leader: leader_dial,
             revision,
             current,
         };
-        self.opened = Some((session, look));
         Ok(Decided::Act { plan, report })
     }
 
@@ -137,14 +139,12 @@ impl Change for Compact<'_> {
     }
 
     async fn act(
-        &mut self,
+        &self,
         plan: At,
         report: &mut CompactReport,
         control: &RunControl,
     ) -> Result<Acted> {
-        let Some((session, look)) = &self.opened else {
-            return Err(Error::Failed("compact acted before deciding".into()));
-        };
+        let (session, look) = (&plan.session, &plan.look);
         let ops = &session.clients;
         let revision = plan.revision;
         let Some(compacted) = signals::unless_abandoned(

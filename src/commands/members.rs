@@ -26,44 +26,20 @@ pub async fn run(global: &Global, args: &MembersArgs) -> Result<ExitStatus> {
 
 /// `member add`.
 pub async fn add(global: &Global, args: &MemberAddArgs) -> Result<ExitStatus> {
-    change::run(
-        global,
-        Membership {
-            global,
-            which: Which::Add(args),
-            opened: None,
-        },
-    )
-    .await
+    change::run(global, Which::Add(args)).await
 }
 
 /// `member promote`.
 pub async fn promote(global: &Global, args: &MemberChangeArgs) -> Result<ExitStatus> {
-    change::run(
-        global,
-        Membership {
-            global,
-            which: Which::Promote(args),
-            opened: None,
-        },
-    )
-    .await
+    change::run(global, Which::Promote(args)).await
 }
 
 /// `member remove`.
 pub async fn remove(global: &Global, args: &MemberChangeArgs) -> Result<ExitStatus> {
-    change::run(
-        global,
-        Membership {
-            global,
-            which: Which::Remove(args),
-            opened: None,
-        },
-    )
-    .await
+    change::run(global, Which::Remove(args)).await
 }
 
-/// Which membership change.
+/// Which membership change, with its settings.
 #[derive(Clone, Copy)]
 enum Which<'a> {
     Add(&'a MemberAddArgs),
@@ -88,25 +64,21 @@ impl<'a> Which<'a> {
     }
 }
 
-/// A membership change, a `change::Change`.
-struct Membership<'a> {
-    global: &'a Global,
-    which: Which<'a>,
-    opened: Option<Opened>,
-}
-
-/// The change decided on: the member (its id once it exists) as shown.
+/// The change decided on: the member (its id once it exists) as shown,
+/// and the cluster opened for it.
 struct Step {
+    open: Opened,
     id: u64,
     shown: String,
 }
 
-impl Change for Membership<'_> {
+/// A membership change is a `change::Change`.
+impl Change for Which<'_> {
     type Plan = Step;
     type Report = MemberChangeReport;
 
     fn verb(&self) -> &'static str {
-        match self.which {
+        match *self {
             Which::Add(_) => "add a member",
             Which::Promote(_) | Which::Remove(_) => "change membership",
         }
@@ -115,26 +87,25 @@ impl Change for Membership<'_> {
     /// `--force` is consented to by the typed confirmation (asked while
     /// deciding), not by a yes/no prompt.
     fn consent(&self) -> Consent {
-        let flags = self.which.flags();
+        let flags = self.flags();
         Consent {
             yes: flags.consent.yes || flags.force,
             dry_run: flags.consent.dry_run,
         }
     }
 
-    async fn decide(&mut self, _global: &Global) -> Result<Decided<Step, MemberChangeReport>> {
-        let (opened, step, report) = match self.which {
-            Which::Add(args) => decide_add(self.global, args).await?,
+    async fn decide(&self, global: &Global) -> Result<Decided<Step, MemberChangeReport>> {
+        let (step, report) = match *self {
+            Which::Add(args) => decide_add(global, args).await?,
             Which::Promote(args) | Which::Remove(args) => {
-                decide_change(self.global, args, self.which.action()).await?
+                decide_change(global, args, self.action()).await?
             }
         };
-        self.opened = Some(opened);
         Ok(Decided::Act { plan: step, report })
     }
 
     async fn confirm(&self, step: &Step) -> Result<bool> {
-        let verb = verb(self.which.action());
+        let verb = verb(self.action());
         output::prompt::confirm_async(format!("{verb} {}?", step.shown)).await
     }
 
@@ -153,18 +124,17 @@ impl Change for Membership<'_> {
     }
 
     async fn act(
-        &mut self,
+        &self,
         step: Step,
         report: &mut MemberChangeReport,
         control: &RunControl,
     ) -> Result<Acted> {
-        let Some(open) = &mut self.opened else {
-            return Err(Error::Failed(
-                "a membership change acted before deciding".into(),
-            ));
-        };
-        let (id, shown) = (step.id, step.shown);
-        match self.which {
+        let Step {
+            mut open,
+            id,
+            shown,
+        } = step;
+        match *self {
             Which::Add(args) => {
                 let Some(added) = signals::unless_abandoned(
                     control,
@@ -182,7 +152,7 @@ impl Change for Membership<'_> {
                 report.members_after = MembersReport::build(None, &after).members;
             }
             Which::Promote(_) | Which::Remove(_) => {
-                let action = self.which.action();
+                let action = self.action();
                 if action == "remove" && open.via_id == Some(id) {
                     // Never ask the member being removed: it stops serving
                     // as soon as the removal applies and may not answer.
@@ -192,7 +162,7 @@ impl Change for Membership<'_> {
                         ))
                     })?;
                 }
-                let open = &*open;
+                let open = &open;
                 let Some(changed) = signals::unless_abandoned(control, async {
                     if action == "promote" {
                         open.ops().member_promote(&open.via, id).await
@@ -214,10 +184,7 @@ impl Change for Membership<'_> {
 
 /// `member add`: refused when the name or a peer URL is taken; warns when
 /// the new member would take in a backend near its quota.
-async fn decide_add(
-    global: &Global,
-    args: &MemberAddArgs,
-) -> Result<(Opened, Step, MemberChangeReport)> {
+async fn decide_add(global: &Global, args: &MemberAddArgs) -> Result<(Step, MemberChangeReport)> {
     let change = Proposed {
         global,
         cluster: args.cluster.as_deref(),
@@ -263,10 +230,11 @@ async fn decide_add(
         .settle(&change, "add", &args.name, args.learner, checked)
         .await?;
     let step = Step {
+        open,
         id: 0,
         shown: args.name.clone(),
     };
-    Ok((open, step, report))
+    Ok((step, report))
 }
 
 /// `member promote` and `member remove`: the member named, the quorum
@@ -275,7 +243,7 @@ async fn decide_change(
     global: &Global,
     args: &MemberChangeArgs,
     action: &'static str,
-) -> Result<(Opened, Step, MemberChangeReport)> {
+) -> Result<(Step, MemberChangeReport)> {
     let change = Proposed {
         global,
         cluster: args.cluster.as_deref(),
@@ -342,7 +310,7 @@ async fn decide_change(
         .await?;
     report.id = Some(member_id(id));
     report.known_defects = hazards;
-    Ok((open, Step { id, shown }, report))
+    Ok((Step { open, id, shown }, report))
 }
 
 /// How MEMBER is to be found in the look.

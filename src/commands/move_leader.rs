@@ -16,23 +16,16 @@ use crate::settings::command::MoveLeader as MoveLeaderArgs;
 use crate::settings::{Consent, Global};
 
 pub async fn run(global: &Global, args: &MoveLeaderArgs) -> Result<ExitStatus> {
-    change::run(
-        global,
-        MoveLeader {
-            args,
-            session: None,
-        },
-    )
-    .await
+    change::run(global, MoveLeader { args }).await
 }
 
 struct MoveLeader<'a> {
     args: &'a MoveLeaderArgs,
-    session: Option<Session>,
 }
 
-/// The transfer decided on.
+/// The transfer decided on, over the session it was decided on.
 struct Transfer {
+    session: Session,
     from: String,
     leader: Dial,
     to: String,
@@ -53,7 +46,7 @@ impl Change for MoveLeader<'_> {
         self.args.consent
     }
 
-    async fn decide(&mut self, global: &Global) -> Result<Decided<Transfer, MoveLeaderReport>> {
+    async fn decide(&self, global: &Global) -> Result<Decided<Transfer, MoveLeaderReport>> {
         let args = self.args;
         let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
         let look = crate::etcd::take::look(&session.clients, &session.target).await?;
@@ -97,13 +90,13 @@ impl Change for MoveLeader<'_> {
             .find(|m| m.name == to)
             .and_then(|m| m.dial.clone());
         let plan = Transfer {
+            session,
             from: leader.name.clone(),
             leader: leader_dial,
             to,
             to_id,
             to_dial,
         };
-        self.session = Some(session);
         Ok(Decided::Act { plan, report })
     }
 
@@ -132,14 +125,12 @@ impl Change for MoveLeader<'_> {
     }
 
     async fn act(
-        &mut self,
+        &self,
         plan: Transfer,
         report: &mut MoveLeaderReport,
         control: &RunControl,
     ) -> Result<Acted> {
-        let Some(session) = &self.session else {
-            return Err(Error::Failed("move-leader acted before deciding".into()));
-        };
+        let session = &plan.session;
         let ops = &session.clients;
         // As in a sweep: hand over once the target holds and has applied
         // the leader's log (up to 5 s, then anyway), since the leader drops

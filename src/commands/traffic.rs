@@ -144,17 +144,17 @@ fn shown(value: Option<&str>) -> &str {
 }
 
 pub async fn set(global: &Global, args: &TrafficSet) -> Result<ExitStatus> {
-    change::run(global, Set { args, loaded: None }).await
+    change::run(global, Set { args }).await
 }
 
 /// `traffic set`, a `change::Change`.
 struct Set<'a> {
     args: &'a TrafficSet,
-    loaded: Option<Loaded>,
 }
 
-/// What `set` writes.
+/// What `set` writes, and the objects it was decided on.
 struct SetPlan {
+    loaded: Loaded,
     wanted: TrafficValue,
     action: ServiceAction,
     /// Whether the annotation changes.
@@ -184,7 +184,7 @@ impl Write for Set<'_> {
         true
     }
 
-    async fn decide(&mut self, global: &Global) -> Result<Decided<SetPlan, TrafficReport>> {
+    async fn decide(&self, global: &Global) -> Result<Decided<SetPlan, TrafficReport>> {
         let args = self.args;
         let l = load(global, args.cluster.as_deref()).await?;
         let asked = args.value;
@@ -240,6 +240,7 @@ impl Write for Set<'_> {
         }
         let report = report(&l, &l.cluster, &l.service, Some(change.clone()));
         let plan = SetPlan {
+            loaded: l,
             wanted,
             action,
             annotate,
@@ -248,14 +249,11 @@ impl Write for Set<'_> {
             owned_before,
             change,
         };
-        self.loaded = Some(l);
         Ok(Decided::Act { plan, report })
     }
 
     async fn confirm(&self, plan: &SetPlan) -> Result<bool> {
-        let Some(l) = &self.loaded else {
-            return Ok(false);
-        };
+        let l = &plan.loaded;
         let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
         let question = format!(
             "Set trafficDistribution {} on Service {ns}/{svc} (now {}){}?",
@@ -279,16 +277,14 @@ impl Write for Set<'_> {
     }
 
     async fn act(
-        &mut self,
+        &self,
         plan: SetPlan,
         out: &mut TrafficReport,
         _control: &RunControl,
     ) -> Result<Acted> {
-        let Some(l) = &self.loaded else {
-            return Err(Error::Failed("traffic set acted before deciding".into()));
-        };
         let dry_run = self.args.consent.dry_run;
         let SetPlan {
+            loaded,
             wanted,
             action,
             annotate,
@@ -297,6 +293,7 @@ impl Write for Set<'_> {
             owned_before,
             mut change,
         } = plan;
+        let l = &loaded;
         let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
         let would = if dry_run { "would be " } else { "" };
         // 1. Ask the server first (a dry run of the apply): a value it
@@ -504,17 +501,17 @@ fn failure_error(l: &Loaded, wanted: TrafficValue, failure: Failure, undone: &st
 }
 
 pub async fn clear(global: &Global, args: &TrafficClear) -> Result<ExitStatus> {
-    change::run(global, Clear { args, loaded: None }).await
+    change::run(global, Clear { args }).await
 }
 
 /// `traffic clear`, a `change::Change`.
 struct Clear<'a> {
     args: &'a TrafficClear,
-    loaded: Option<Loaded>,
 }
 
-/// What `clear` writes.
+/// What `clear` writes, and the objects it was decided on.
 struct ClearPlan {
+    loaded: Loaded,
     action: ServiceAction,
     annotation_before: Option<String>,
     value_before: Option<String>,
@@ -538,16 +535,16 @@ impl Write for Clear<'_> {
         true
     }
 
-    async fn decide(&mut self, global: &Global) -> Result<Decided<ClearPlan, TrafficReport>> {
+    async fn decide(&self, global: &Global) -> Result<Decided<ClearPlan, TrafficReport>> {
         let l = load(global, self.args.cluster.as_deref()).await?;
         let annotation_before = l.annotation();
         let value_before = l.value();
         let owners_before = l.owners();
         let action = decide(None, value_before.as_deref(), owned_by_us(&owners_before)).action;
         let report = report(&l, &l.cluster, &l.service, None);
-        self.loaded = Some(l);
         Ok(Decided::Act {
             plan: ClearPlan {
+                loaded: l,
                 action,
                 annotation_before,
                 value_before,
@@ -558,9 +555,7 @@ impl Write for Clear<'_> {
     }
 
     async fn confirm(&self, plan: &ClearPlan) -> Result<bool> {
-        let Some(l) = &self.loaded else {
-            return Ok(false);
-        };
+        let l = &plan.loaded;
         let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
         let mut steps = Vec::new();
         if plan.annotation_before.is_some() {
@@ -588,21 +583,20 @@ impl Write for Clear<'_> {
     }
 
     async fn act(
-        &mut self,
+        &self,
         plan: ClearPlan,
         out: &mut TrafficReport,
         _control: &RunControl,
     ) -> Result<Acted> {
-        let Some(l) = &self.loaded else {
-            return Err(Error::Failed("traffic clear acted before deciding".into()));
-        };
         let dry_run = self.args.consent.dry_run;
         let ClearPlan {
+            loaded,
             action,
             annotation_before,
             value_before,
             owners_before,
         } = plan;
+        let l = &loaded;
         let (ns, svc, cl) = (&l.namespace, &l.service_name, &l.cluster_name);
         let would = if dry_run { "would be " } else { "" };
         let mut change = Change::planned(
