@@ -90,10 +90,6 @@ impl Listed {
         self.clusters.iter().map(ClusterRef::from).collect()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.clusters.is_empty()
-    }
-
     /// Opens every listed cluster and hands it to `work`; the results come
     /// back in list order. The clusters' objects are read `near` at a time
     /// beside the API server (more far from it), and `work` runs for up to

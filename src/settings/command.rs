@@ -75,12 +75,6 @@ impl Invocation {
     }
 }
 
-/// Settles a parsed command line without `-p` (tests, and what completion
-/// reads). A `-p` on it is left unapplied.
-pub fn settle(cli: &Cli) -> Result<Command> {
-    command(&cli.command)
-}
-
 /// The global settings of words typed after the program name (completion
 /// reads the global flags a half-typed line carries).
 pub fn global_of_words(words: Vec<String>) -> Result<Global> {
@@ -498,7 +492,7 @@ mod tests {
     use super::*;
 
     fn settled(line: &str) -> Result<Command> {
-        settle(&crate::cli::parse(line.split_whitespace()).unwrap())
+        command(&crate::cli::parse(line.split_whitespace()).unwrap().command)
     }
 
     fn usage_of(line: &str) -> String {
