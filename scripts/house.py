@@ -34,6 +34,8 @@ The checks; each violation is one line on stderr, and the exit status is 1:
   comment, outside `#[cfg(test)] mod tests` (inline, or a `tests.rs` file);
   other test-only modules, such as the scripted fake, count;
 - `cli` imported only by CLI_IMPORTERS and the files under CLI_IMPORTER_DIRS;
+- a kind of cluster (`source/cozystack`, the EtcdCluster types) named outside
+  `source/` only by KIND_NAMERS;
 - the layer table of docs/house.md (`| module | owns | never imports |`),
   read from the document itself: no module imports one its row says it never
   imports; every module has a row and every row a module; and no module
@@ -66,7 +68,6 @@ MAX_FN_LINES = 100
 LONG_FUNCTIONS = {
     "commands/defrag.rs::run": 110,
     "commands/doctor.rs::examine": 156,
-    "commands/doctor.rs::kubernetes_facts": 111,
     "controller/reconcile.rs::pass": 197,
     "etcd/bolt/mod.rs::walk_db": 153,
     "etcd/take.rs::look_timed": 126,
@@ -77,6 +78,12 @@ LONG_FUNCTIONS = {
 # file of `settings/`, the stage that turns clap's arguments into settled
 # values). Commands take settled values and never import it.
 CLI_IMPORTERS = {"main.rs"}
+# A kind of cluster is seen above `source` only through `source::Source`:
+# outside `source/`, only these name a kind's module or its cluster types
+# (the commands about the operator's own objects, and the controller of
+# its EtcdDefrag). Like CLI_IMPORTERS, the list only shrinks.
+KIND_NAMERS = {"commands/traffic.rs", "commands/via_operator.rs", "controller/reconcile.rs"}
+KIND_TYPES = {"EtcdCluster", "EtcdMember", "EtcdClusterSpec", "EtcdMemberSpec", "EtcdClusterStatus"}
 CLI_IMPORTER_DIRS = ("settings/",)
 
 # Arrows that go up the layer table and are not decided yet: either the
@@ -517,6 +524,20 @@ def check(house, rows):
             problems.append("%s imports cli: only main.rs and settings/ may (commands take settled values)" % rel)
     for rel in sorted(CLI_IMPORTERS - importers):
         problems.append("CLI_IMPORTERS lists %s, which does not import cli: take it out" % rel)
+
+    namers = set()
+    for (a, b), names in sorted(arrows.items()):
+        if a.startswith("source/"):
+            continue
+        kind_module = b.startswith("source/cozystack")
+        kind_types = b == "k8s/crd.rs" and names & KIND_TYPES
+        if kind_module or kind_types:
+            namers.add(a)
+            if a not in KIND_NAMERS:
+                what = ", ".join(sorted(names & KIND_TYPES)) if kind_types else b
+                problems.append("%s names a kind of cluster (%s): go through source::Source" % (a, what))
+    for rel in sorted(KIND_NAMERS - namers):
+        problems.append("KIND_NAMERS lists %s, which names no kind of cluster: take it out" % rel)
 
     row_of, never = {}, defaultdict(set)
     for number, (names, entries) in enumerate(rows):

@@ -44,5 +44,6 @@ pub mod report;
 pub mod secret;
 pub mod session;
 pub mod settings;
+pub mod source;
 
 pub use error::{Error, ExitStatus, Result};

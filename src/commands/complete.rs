@@ -13,8 +13,9 @@
 use std::time::Duration;
 
 use crate::complete::{directive, offer, render, Dynamic, Offer, Scope};
-use crate::k8s::{self, Kube};
+use crate::k8s;
 use crate::session;
+use crate::source::Source;
 
 /// How long a lookup may take before the shell gets nothing.
 const DEADLINE: Duration = Duration::from_secs(3);
@@ -80,13 +81,17 @@ async fn lookup(kind: Dynamic, scope: &Scope) -> crate::error::Result<Vec<String
     let kube = k8s::connect(&scope.kube).await?;
     let namespace = kube.default_namespace.clone();
     let mut names = match kind {
-        Dynamic::Cluster => cluster_names(&kube, &namespace).await?,
+        Dynamic::Cluster => source_of(scope)?.names(&kube, &namespace).await?,
         Dynamic::Member => {
-            let cluster = k8s::choose_cluster(&kube, &namespace, scope.cluster.as_deref()).await?;
-            k8s::list_members(&kube, &namespace, &cluster)
+            let source = source_of(scope)?;
+            let cluster = source
+                .choose(&kube, &namespace, scope.cluster.as_deref())
+                .await?;
+            source
+                .declared_members(&kube, &namespace, &cluster)
                 .await?
                 .into_iter()
-                .filter_map(|m| m.metadata.name)
+                .map(|m| m.name)
                 .collect()
         }
         Dynamic::Namespace => k8s::list_namespaces(&kube).await?,
@@ -94,6 +99,15 @@ async fn lookup(kind: Dynamic, scope: &Scope) -> crate::error::Result<Vec<String
     };
     names.sort();
     Ok(names)
+}
+
+/// The kind of cluster the global flags typed reach.
+fn source_of(scope: &Scope) -> crate::error::Result<Source> {
+    let mut argv = vec!["kubectl-etcd".to_string()];
+    argv.extend(scope.global.iter().cloned());
+    argv.push("status".into());
+    let reach = crate::settings::command::global_of_words(argv)?.reach;
+    Ok(Source::of(&reach))
 }
 
 /// Member names from etcd's MemberList when the global flags typed (or
@@ -148,14 +162,6 @@ fn password_missing(global: &[String], env: impl Fn(&str) -> Option<String>) -> 
         Some(u) => !u.contains(':') && !password,
         None => false,
     }
-}
-
-async fn cluster_names(kube: &Kube, namespace: &str) -> crate::error::Result<Vec<String>> {
-    Ok(k8s::list_clusters(kube, Some(namespace), None)
-        .await?
-        .into_iter()
-        .filter_map(|c| c.metadata.name)
-        .collect())
 }
 
 /// Context names of the kubeconfig the command would read.

@@ -12,13 +12,12 @@ use futures::future::join_all;
 
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::http;
-use crate::k8s::crd::EtcdCluster;
 use crate::k8s::{self, Kube};
 use crate::look::MemberMetrics;
 use crate::output;
 use crate::plan::backup;
 use crate::plan::doctor::runs::DefragFacts;
-use crate::plan::doctor::{self, CertFact, ClusterSpecFacts, Facts, Severity, TrafficFacts};
+use crate::plan::doctor::{self, CertFact, Facts, Severity, TrafficFacts};
 use crate::plan::gate::{self, GateOptions};
 use crate::plan::rule::DefragRule;
 use crate::reach::tls;
@@ -26,6 +25,7 @@ use crate::report::{ClusterRef, DoctorReport, FleetDoctorReport};
 use crate::session::{self, Session};
 use crate::settings::command::Doctor as DoctorArgs;
 use crate::settings::Global;
+use crate::source::Source;
 
 /// How long one member's `/metrics` may take.
 const HTTP_LIMIT: Duration = Duration::from_secs(5);
@@ -37,10 +37,10 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
     let gate = args.gate;
     let window = args.churn_window;
     let reports = if args.all_namespaces {
-        // As `status -A`: the EtcdClusters, and every cluster's EtcdMembers
-        // and Pods, in one LIST each, side by side; each cluster's own
-        // reads are its Secrets and what doctor adds (the Pods' nodes, the
-        // client Service).
+        // As `status -A`: the clusters, and what their source shares
+        // between them, side by side; each cluster's own reads are its
+        // Secrets and what doctor adds (the Pods' nodes, the client
+        // Service).
         let scope = Scope {
             all_namespaces: true,
             selector: None,
@@ -49,13 +49,13 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
         let listed = Listed::read(&global.reach, scope).await?;
         // Who processes EtcdDefrag, read once for every cluster.
         let processors = Processors::read(&listed.kube, None).await;
-        let (kube, processors) = (&listed.kube, &processors);
+        let (kube, source, processors) = (&listed.kube, listed.source, &processors);
         listed
             .each(
                 CLUSTER_CONCURRENCY,
                 CLUSTER_CONCURRENCY,
                 |opened| async move {
-                    let facts = Some((kube, Some(&opened.object), processors));
+                    let facts = Some((kube, source, processors));
                     match opened.session {
                         Ok(s) => examine(&s, facts, &gate, window).await,
                         Err(e) if super::secret_forbidden(&e) => {
@@ -88,7 +88,9 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
             }
             None => None,
         };
-        vec![examine(&s, kube.as_ref().map(|(k, p)| (k, None, p)), &gate, window).await]
+        let source = Source::of(&global.reach);
+        let facts = kube.as_ref().map(|(k, p)| (k, source, p));
+        vec![examine(&s, facts, &gate, window).await]
     };
     let reports = if args.all_namespaces {
         fleet_doctor(reports, global)?
@@ -151,12 +153,12 @@ fn unreachable_report(cluster: Option<ClusterRef>, why: String) -> DoctorReport 
 }
 
 /// Reads everything for one cluster and runs the checks. With a Kubernetes
-/// client (and the EtcdCluster when it was already read), the cluster's
-/// objects are read while etcd answers, and the compacted revision while
+/// client and the cluster's source, the cluster's objects are read while
+/// etcd answers, and the compacted revision while
 /// the members' /metrics are read: at a distance each read is a round trip.
 async fn examine(
     session: &Session,
-    kube: Option<(&Kube, Option<&EtcdCluster>, &Processors)>,
+    kube: Option<(&Kube, Source, &Processors)>,
     gate: &GateOptions,
     churn_window: Duration,
 ) -> DoctorReport {
@@ -164,8 +166,8 @@ async fn examine(
     let cluster = target.cluster.clone();
     let kubernetes = async {
         match (kube, &cluster) {
-            (Some((kube, object, processors)), Some(c)) => {
-                Some(kubernetes_facts(kube, c, object, processors).await)
+            (Some((kube, source, processors)), Some(c)) => {
+                Some(kubernetes_facts(kube, source, c, processors).await)
             }
             _ => None,
         }
@@ -300,8 +302,10 @@ async fn examine(
         ..Default::default()
     };
     if let Some(k) = kubernetes {
-        facts.spec = k.spec;
-        facts.operator = k.operator;
+        // What the cluster's own objects say, as its source read them
+        // when the session was opened.
+        facts.spec = session.spec.clone();
+        facts.operator = session.operator.clone();
         facts.pod_args = k.pod_args;
         facts.traffic = k.traffic;
         facts.defrag = k.defrag;
@@ -319,8 +323,6 @@ async fn examine(
 /// What doctor reads from Kubernetes about one cluster.
 #[derive(Default)]
 struct KubernetesFacts {
-    spec: Option<ClusterSpecFacts>,
-    operator: Option<crate::look::OperatorSays>,
     pod_args: BTreeMap<String, Vec<String>>,
     traffic: Option<TrafficFacts>,
     defrag: Option<DefragFacts>,
@@ -352,24 +354,18 @@ impl Processors {
     }
 }
 
-/// The EtcdCluster's spec (read again unless given), its members' Pods and
-/// nodes, and the client Service's trafficDistribution, all read at once.
+/// Where the members run (their Pods and nodes), the client Service's
+/// trafficDistribution, and the cluster's runs and policies, all read at
+/// once.
 async fn kubernetes_facts(
     kube: &Kube,
+    source: Source,
     c: &ClusterRef,
-    known: Option<&EtcdCluster>,
     processors: &Processors,
 ) -> KubernetesFacts {
     let service_name = crate::contract::client_service_name(&c.name);
-    let object = async {
-        match known {
-            Some(object) => Ok(object.clone()),
-            None => k8s::get_cluster(kube, &c.namespace, &c.name).await,
-        }
-    };
-    let (object, pods, service, runs) = futures::join!(
-        object,
-        k8s::placement::member_pods(kube, &c.namespace, &c.name),
+    let (pods, service, runs) = futures::join!(
+        source.placement(kube, &c.namespace, &c.name),
         k8s::service::get(kube, &c.namespace, &service_name),
         k8s::runs::all_of(kube, Some(&c.namespace))
     );
@@ -400,22 +396,6 @@ async fn kubernetes_facts(
             .push(format!("the EtcdDefrag runs and policies ({e})")),
     }
     facts.defrag = Some(defrag);
-    match object {
-        Ok(object) => {
-            facts.operator = Some(crate::session::operator_says(&object));
-            let options = object.spec.options.clone().unwrap_or_default();
-            let storage = object.spec.storage.clone().unwrap_or_default();
-            facts.spec = Some(ClusterSpecFacts {
-                auto_compaction_mode: options.auto_compaction_mode,
-                auto_compaction_retention: options.auto_compaction_retention,
-                volume_bytes: storage
-                    .size
-                    .and_then(|q| crate::quantity::parse_bytes(&q.0).ok()),
-                memory_medium: storage.medium.as_deref() == Some("Memory"),
-            });
-        }
-        Err(e) => facts.unread.push(format!("the EtcdCluster ({e})")),
-    }
     let pods = match pods {
         Ok(p) => p,
         Err(e) => {
@@ -431,8 +411,8 @@ async fn kubernetes_facts(
     match service {
         Ok(Some(svc)) => {
             if let Some(value) = crate::k8s::service::traffic_distribution(&svc) {
-                use crate::k8s::placement::NodeZone;
                 use crate::plan::doctor::Zone;
+                use crate::source::NodeZone;
                 let mut unread_nodes = std::collections::BTreeMap::new();
                 let placement = pods
                     .into_iter()

@@ -24,6 +24,7 @@ use crate::report::{ClusterRef, FleetCluster, FleetOutcome, FleetReport, Outcome
 use crate::session::fleet::{Listed, Opened, Scope};
 use crate::session::{self, Connection};
 use crate::settings::{Fleet as FleetSettings, Global};
+use crate::source::Source;
 
 /// How many clusters the first look (dry run, prompt) reads at once: it
 /// only reads, as `status -A` does.
@@ -39,8 +40,8 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
         tracing::info!("fleet sweep (plugin mode): --endpoints/ETCDCTL_ENDPOINTS is ignored");
     }
     // A first look (dry run or prompt) reads what `status -A` reads: the
-    // EtcdClusters, and every cluster's EtcdMembers and Pods in one LIST
-    // each, side by side. A sweep reads each cluster again at its turn.
+    // clusters, and what their source shares between them, side by side.
+    // A sweep reads each cluster again at its turn.
     let looking = args.consent.dry_run || !args.consent.yes;
     let scope = Scope {
         all_namespaces: args.all_namespaces,
@@ -59,7 +60,8 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
             .map(|s| format!(" with labels {s}"))
             .unwrap_or_default();
         crate::logging::message(&format!(
-            "no EtcdCluster {scope}{labels}: nothing to defragment"
+            "no {} {scope}{labels}: nothing to defragment",
+            listed.source.noun()
         ));
         let report = FleetReport::build(args.consent.dry_run, max, Vec::new(), Duration::ZERO);
         if !matches!(global.output, OutputFormat::Table | OutputFormat::Wide) {
@@ -69,6 +71,7 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
     }
     let fleet = Fleet {
         kube: &listed.kube,
+        source: listed.source,
         connection: Connection::from(&global.reach),
         options: &options,
     };
@@ -122,6 +125,7 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
 /// What every cluster's look and run share.
 struct Fleet<'a> {
     kube: &'a Kube,
+    source: Source,
     connection: Connection,
     options: &'a SweepOptions,
 }
@@ -137,9 +141,10 @@ impl Fleet<'_> {
         }
     }
 
-    /// Connects to one cluster's members as its EtcdCluster says.
+    /// Connects to one cluster's members as its source says.
     async fn open(&self, cluster: &ClusterRef) -> Result<session::Session> {
         let mut session = session::open_cluster(
+            self.source,
             self.kube,
             &self.connection,
             &cluster.namespace,

@@ -72,7 +72,9 @@ pub async fn run(invocation: Invocation) -> Result<ExitStatus> {
 async fn pod_member(global: &Global, pod: &str) -> Result<crate::settings::compat::PodMember> {
     let kube = crate::k8s::connect(&crate::session::kube_settings(&global.reach)).await?;
     let namespace = kube.default_namespace.clone();
-    let (cluster, member) = crate::k8s::member_of_pod(&kube, &namespace, pod).await?;
+    let (cluster, member) = crate::source::Source::of(&global.reach)
+        .member_of_pod(&kube, &namespace, pod)
+        .await?;
     Ok(crate::settings::compat::PodMember {
         namespace,
         cluster,

@@ -12,12 +12,13 @@ use crate::session;
 use crate::session::fleet::{Listed, Scope};
 use crate::settings::command::Status as StatusArgs;
 use crate::settings::Global;
+use crate::source::Source;
 
 /// How many clusters' Secrets `status -A` reads at once near the API
 /// server (`k8s::concurrency`): as many as the connections the three LISTs
 /// opened. The client speaks HTTP/1.1, so a read beyond them opens another
 /// connection, and the first request on a new one waits 40 ms for a
-/// delayed ACK (see `k8s::member_pods`; with 20 clusters on loopback, 3
+/// delayed ACK (see `source::cozystack::member_pods`; with 20 clusters on loopback, 3
 /// measured 104 ms, 2 114 ms, 4 151 ms, 8 135 ms).
 const READ_CONCURRENCY: usize = 3;
 
@@ -73,18 +74,16 @@ async fn kubernetes_view(
     use crate::look::{ClusterLook, MemberLook, Probe};
     let (kube, namespace, name) =
         session::connect_cluster(&global.reach, args.cluster.as_deref()).await?;
-    let members = k8s::list_members(&kube, &namespace, &name).await?;
+    let members = Source::of(&global.reach)
+        .declared_members(&kube, &namespace, &name)
+        .await?;
     let why = format!("not dialed: {refused}");
-    let mut look = ClusterLook {
+    let look = ClusterLook {
         members: members
-            .iter()
+            .into_iter()
             .map(|m| MemberLook {
-                name: m.metadata.name.clone().unwrap_or_default(),
-                id: m
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.member_id.as_deref())
-                    .and_then(|id| u64::from_str_radix(id, 16).ok()),
+                name: m.name,
+                id: m.id,
                 dial: None,
                 listed: None,
                 probe: Probe::NotProbed(why.clone()),
@@ -99,7 +98,6 @@ async fn kubernetes_view(
         alarms: vec![],
         alarm_list_error: None,
     };
-    look.members.sort_by(|a, b| a.name.cmp(&b.name));
     let verdict = gate::evaluate(&look, &args.gate);
     let cluster = ClusterRef { namespace, name };
     let report = StatusReport::build(Some(cluster), &look, &verdict);

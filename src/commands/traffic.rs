@@ -15,7 +15,7 @@ use crate::exec::signals::Notices;
 use crate::exec::RunControl;
 use crate::k8s::crd::EtcdCluster;
 use crate::k8s::service::{self, ApplyError};
-use crate::k8s::{self, Kube};
+use crate::k8s::Kube;
 use crate::output;
 use crate::plan::traffic::{
     client_service_name, decide, deprecated_on, expected_support, for_server, kept, owned_by_us,
@@ -25,6 +25,7 @@ use crate::plan::traffic::{
 use crate::report::{Change, ClusterRef, ServerSupport, TrafficReport, ValueSupport};
 use crate::settings::command::{OneCluster, TrafficClear, TrafficSet};
 use crate::settings::{Consent, Global};
+use crate::source::cozystack;
 
 /// The objects one run works on.
 struct Loaded {
@@ -40,7 +41,7 @@ struct Loaded {
 
 impl Loaded {
     fn annotation(&self) -> Option<String> {
-        service::traffic_annotation(&self.cluster)
+        cozystack::traffic::traffic_annotation(&self.cluster)
     }
 
     fn value(&self) -> Option<String> {
@@ -59,7 +60,7 @@ fn owners_of(service: &Service) -> Vec<FieldOwner> {
 async fn load(global: &Global, cluster: Option<&str>) -> Result<Loaded> {
     let (kube, namespace, cluster_name) =
         crate::session::connect_cluster(&global.reach, cluster).await?;
-    let cluster = k8s::get_cluster(&kube, &namespace, &cluster_name).await?;
+    let cluster = cozystack::get_cluster(&kube, &namespace, &cluster_name).await?;
     let service_name = client_service_name(&cluster_name);
     let service = service::get(&kube, &namespace, &service_name)
         .await?
@@ -91,7 +92,7 @@ fn report(
     let value = service::traffic_distribution(service);
     let owners = owners_of(service);
     let owned = owned_by_us(&owners);
-    let annotation = service::traffic_annotation(cluster);
+    let annotation = cozystack::traffic::traffic_annotation(cluster);
     TrafficReport {
         cluster: ClusterRef {
             namespace: l.namespace.clone(),
@@ -311,7 +312,7 @@ impl Write for Set<'_> {
         //    operator (where it supports it) applies the same value.
         let mut cluster_after = l.cluster.clone();
         if annotate {
-            cluster_after = service::set_annotation(
+            cluster_after = cozystack::traffic::set_annotation(
                 &l.kube,
                 ns,
                 cl,
@@ -443,9 +444,9 @@ async fn undo_set(
         }
     }
     if annotated {
-        let before = service::traffic_annotation(&l.cluster);
+        let before = cozystack::traffic::traffic_annotation(&l.cluster);
         undone.push(
-            match service::set_annotation(
+            match cozystack::traffic::set_annotation(
                 &l.kube,
                 ns,
                 cl,
@@ -608,7 +609,7 @@ impl Write for Clear<'_> {
         // 1. The annotation goes first, so the operator does not re-apply.
         let mut cluster_after = l.cluster.clone();
         if let Some(before) = &annotation_before {
-            cluster_after = service::set_annotation(
+            cluster_after = cozystack::traffic::set_annotation(
                 &l.kube,
                 ns,
                 cl,

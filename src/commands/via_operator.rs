@@ -20,6 +20,7 @@ use crate::output;
 use crate::report::ClusterRef;
 use crate::session;
 use crate::settings::{Global, Handover};
+use crate::source::cozystack;
 
 /// How often the run's events are read while it is followed.
 const EVENTS_EVERY: Duration = Duration::from_secs(2);
@@ -35,7 +36,7 @@ pub async fn run(global: &Global, args: &Handover) -> Result<ExitStatus> {
     )?;
     let (kube, namespace, cluster) =
         session::connect_cluster(&global.reach, args.cluster.as_deref()).await?;
-    k8s::get_cluster(&kube, &namespace, &cluster).await?;
+    cozystack::get_cluster(&kube, &namespace, &cluster).await?;
     let wanted = handover::new_run(&namespace, &cluster, &args.rule, args.ttl_seconds);
     // The API server checks the object against the CRD it serves (schema
     // and CEL rules) before anything is stored.
@@ -312,7 +313,7 @@ async fn after_stop(kube: &Kube, namespace: &str, name: &str, uid: &str, run: &E
 /// The member ids by EtcdMember name, for the report; none when they
 /// cannot be read.
 async fn member_ids(kube: &Kube, namespace: &str, cluster: &str) -> BTreeMap<String, String> {
-    k8s::list_members(kube, namespace, cluster)
+    cozystack::list_members(kube, namespace, cluster)
         .await
         .map(|members| {
             members

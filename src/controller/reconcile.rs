@@ -37,6 +37,7 @@ use crate::plan::gate;
 use crate::report::{AlarmResult, MemberReason, Outcome};
 use crate::session::{self, Session};
 use crate::settings;
+use crate::source::cozystack;
 
 /// How soon a run whose cluster is busy in this process looks again.
 const BUSY_RETRY: Duration = Duration::from_secs(1);
@@ -328,8 +329,11 @@ async fn probe(
         .and_then(|s| s.observed.as_ref())
         .and_then(|o| o.replicas)
         .map_or(0, |r| usize::try_from(r).unwrap_or(0));
-    let session = match session::open_fetched(&ctx.kube, &ctx.connection, namespace, cluster).await
-    {
+    let opened = match cozystack::fetch_read(&ctx.kube, namespace, cluster).await {
+        Ok(fetched) => session::open_fetched(&ctx.kube, &ctx.connection, fetched).await,
+        Err(e) => Err(e),
+    };
+    let session = match opened {
         Ok(s) => s,
         Err(e) => {
             return (

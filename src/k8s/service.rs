@@ -1,14 +1,14 @@
 //! The client Service's `spec.trafficDistribution`, the I/O half (the
 //! decisions are in `plan::traffic`): read the Service, server-side apply
-//! the field under the operator's field manager, and keep the EtcdCluster
-//! annotation in step. Never creates a Service: an apply to a missing one
+//! the field under the operator's field manager (the EtcdCluster's
+//! annotation, kept in step, is `source::cozystack::traffic`'s). Never
+//! creates a Service: an apply to a missing one
 //! would make a Service with no ports.
 
 use k8s_openapi::api::core::v1::Service;
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 
-use super::crd::EtcdCluster;
 use super::{describe, Kube};
 use crate::contract::{FieldOwner, TrafficValue, ANNOTATION, FIELD_MANAGER};
 use crate::error::{Error, Result};
@@ -98,35 +98,6 @@ pub async fn apply(
     }
 }
 
-/// Sets (or removes, with `None`) the annotation on the EtcdCluster and
-/// returns the cluster as stored (or as it would be, with `dry_run`).
-pub async fn set_annotation(
-    kube: &Kube,
-    namespace: &str,
-    cluster: &str,
-    value: Option<&str>,
-    resource_version: Option<&str>,
-    dry_run: bool,
-) -> Result<EtcdCluster> {
-    let api: Api<EtcdCluster> = Api::namespaced(kube.client.clone(), namespace);
-    let params = PatchParams {
-        field_manager: Some(ANNOTATION_MANAGER.into()),
-        dry_run,
-        ..Default::default()
-    };
-    let what = match value {
-        Some(v) => format!("annotate EtcdCluster {namespace}/{cluster} with {ANNOTATION}={v}"),
-        None => format!("remove annotation {ANNOTATION} from EtcdCluster {namespace}/{cluster}"),
-    };
-    api.patch(
-        cluster,
-        &params,
-        &Patch::Merge(annotation_patch(value, resource_version)),
-    )
-    .await
-    .map_err(|e| describe(kube, &what, e))
-}
-
 /// The API server's `/version`: `gitVersion`, `major`, `minor` as the
 /// server wrote them (providers decorate them; `plan::traffic` parses).
 pub async fn server_version(kube: &Kube) -> Result<(String, String, String)> {
@@ -157,16 +128,6 @@ pub fn field_owners(entries: &[ManagedFieldsEntry]) -> Vec<FieldOwner> {
             time: e.time.as_ref().map(|t| t.0.to_string()),
         })
         .collect()
-}
-
-/// The traffic annotation the operator reads on an EtcdCluster
-/// (docs/contract.md#traffic-distribution), when set.
-pub fn traffic_annotation(cluster: &EtcdCluster) -> Option<String> {
-    cluster
-        .metadata
-        .annotations
-        .as_ref()
-        .and_then(|a| a.get(ANNOTATION).cloned())
 }
 
 /// The Service's `spec.trafficDistribution`, when set.

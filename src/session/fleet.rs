@@ -1,8 +1,9 @@
-//! Every EtcdCluster in scope, each opened at its turn: the one fan-out
+//! Every cluster in scope, each opened at its turn: the one fan-out
 //! `status -A`, `doctor -A` and a fleet sweep's first look share.
 //!
-//! The EtcdClusters are listed once, beside one LIST of every cluster's
-//! EtcdMembers and one of their Pods (when those may be listed; otherwise
+//! The clusters are listed once, beside the reads their source shares
+//! between them (for an EtcdCluster: one LIST of every cluster's
+//! EtcdMembers and one of their Pods, when those may be listed; otherwise
 //! each cluster is read on its own). Each cluster's own reads are then its
 //! Secrets. How many clusters are read at once depends on how far the API
 //! server is (`k8s::concurrency`): a command gives its number for an API
@@ -13,12 +14,12 @@ use std::future::Future;
 
 use futures::stream::{self, StreamExt};
 
-use super::{open_objects, Connection, Session};
+use super::{open_fetched, Connection, Session};
 use crate::error::{Error, Result};
-use crate::k8s::crd::EtcdCluster;
-use crate::k8s::{self, Kube, Prefetched};
+use crate::k8s::{self, Kube};
 use crate::reach::flags::Flags;
 use crate::report::ClusterRef;
+use crate::source::{Found, Shared, Source};
 
 /// Which clusters a fan-out lists.
 #[derive(Debug, Clone, Copy)]
@@ -34,21 +35,22 @@ pub struct Scope<'a> {
     pub shared: bool,
 }
 
-/// One listed cluster, opened: its reference, the EtcdCluster as listed,
-/// and its session or why it could not be opened.
+/// One listed cluster, opened: its reference, and its session or why it
+/// could not be opened.
 pub struct Opened {
     pub cluster: ClusterRef,
-    pub object: EtcdCluster,
     pub session: Result<Session>,
 }
 
 /// The clusters a fan-out lists, sorted by namespace and name.
 pub struct Listed {
     pub kube: Kube,
+    /// Where the clusters come from.
+    pub source: Source,
     /// The one namespace listed; `None` for every namespace.
     pub namespace: Option<String>,
-    clusters: Vec<EtcdCluster>,
-    prefetched: Option<Prefetched>,
+    clusters: Vec<Found>,
+    shared: Option<Shared>,
     /// How long the first requests took: how far the API server is.
     took: std::time::Duration,
     connection: Connection,
@@ -59,35 +61,36 @@ impl Listed {
     /// of `scope` (and the shared LISTs beside them).
     pub async fn read(reach: &Flags, scope: Scope<'_>) -> Result<Listed> {
         let kube = k8s::connect(&super::kube_settings(reach)).await?;
+        let source = Source::of(reach);
         let only = (!scope.all_namespaces).then(|| kube.default_namespace.clone());
         let namespace = only.as_deref();
         let asked = std::time::Instant::now();
-        let (clusters, prefetched) = futures::join!(
-            k8s::list_clusters(&kube, namespace, scope.selector),
-            async {
+        let (clusters, shared) =
+            futures::join!(source.list(&kube, namespace, scope.selector), async {
                 match scope.shared {
-                    true => k8s::prefetch(&kube, namespace)
+                    true => source
+                        .shared(&kube, namespace)
                         .await
                         .inspect_err(|e| tracing::debug!("reading each cluster on its own: {e}"))
                         .ok(),
                     false => None,
                 }
-            }
-        );
+            });
         let clusters = clusters.map_err(|e| selector_refused(e, scope.selector))?;
         Ok(Listed {
             took: asked.elapsed(),
             namespace: only.clone(),
             kube,
+            source,
             clusters,
-            prefetched,
+            shared,
             connection: Connection::from(reach),
         })
     }
 
     /// The clusters listed, in order.
     pub fn clusters(&self) -> Vec<ClusterRef> {
-        self.clusters.iter().map(ClusterRef::from).collect()
+        self.clusters.iter().map(|f| f.cluster.clone()).collect()
     }
 
     /// Opens every listed cluster and hands it to `work`; the results come
@@ -101,26 +104,25 @@ impl Listed {
     {
         let reads = k8s::concurrency(self.took, self.clusters.len(), near);
         tracing::debug!("reading {reads} clusters' objects at once");
-        let (kube, prefetched, connection) =
-            (&self.kube, self.prefetched.as_ref(), &self.connection);
+        let (kube, source, shared, connection) = (
+            &self.kube,
+            self.source,
+            self.shared.as_ref(),
+            &self.connection,
+        );
         let work = &work;
-        stream::iter(self.clusters.iter().cloned())
-            .map(|object| async move {
-                let objects = k8s::fetch_listed(kube, object.clone(), prefetched).await;
-                (object, objects)
+        stream::iter(self.clusters.iter())
+            .map(|found| async move {
+                let fetched = source.fetch_found(kube, found, shared).await;
+                (found.cluster.clone(), fetched)
             })
             .buffered(reads)
-            .map(|(object, objects)| async move {
-                let session = match objects {
-                    Ok(objects) => open_objects(kube, connection, objects).await,
+            .map(|(cluster, fetched)| async move {
+                let session = match fetched {
+                    Ok(fetched) => open_fetched(kube, connection, fetched).await,
                     Err(e) => Err(e),
                 };
-                work(Opened {
-                    cluster: ClusterRef::from(&object),
-                    object,
-                    session,
-                })
-                .await
+                work(Opened { cluster, session }).await
             })
             .buffered(at_most.max(reads))
             .collect()

@@ -16,13 +16,12 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::etcd::EtcdClients;
-use crate::k8s::crd::{EtcdCluster, CLIENT_PORT};
-use crate::k8s::objects::ClusterObjects;
+use crate::k8s::crd::CLIENT_PORT;
 use crate::k8s::portforward::{self, Forward};
-use crate::k8s::resolve::{resolve, Resolved};
 use crate::k8s::{self, Kube, KubeSettings};
 use crate::reach::flags::{target_from_flags, Flags};
 use crate::reach::{ConnectMode, Dial, Endpoint, KnownMember, Scheme, Target};
+use crate::source::{Fetched, Resolved, Source};
 
 /// How to reach members once they are resolved.
 #[derive(Debug, Clone, Copy)]
@@ -53,8 +52,11 @@ pub struct Session {
     /// Plugin mode, for `status`: the cluster's namespace's EtcdDefrags
     /// and EtcdDefragPolicies, read while the session was opened.
     pub activity: Option<k8s::runs::Everything>,
-    /// Plugin mode: what the EtcdCluster's status says of the cluster.
+    /// Plugin mode: what the operator's status says of the cluster.
     pub operator: Option<crate::look::OperatorSays>,
+    /// Plugin mode: the spec facts `doctor` checks, as the cluster's
+    /// source read them.
+    pub spec: Option<crate::plan::doctor::ClusterSpecFacts>,
     _forwards: Vec<Forward>,
 }
 
@@ -335,6 +337,7 @@ async fn open_with(global: &Flags, cluster: Option<&str>, beyond: Beyond) -> Res
             runs: None,
             activity: None,
             operator: None,
+            spec: None,
             _forwards: Vec::new(),
         });
     }
@@ -353,7 +356,9 @@ async fn open_with(global: &Flags, cluster: Option<&str>, beyond: Beyond) -> Res
             Beyond::Activity => Some(k8s::runs::all_of(&kube, Some(&namespace)).await),
             _ => None,
         };
-        let mut session = open_cluster(&kube, &Connection::from(global), &namespace, &name).await?;
+        let source = Source::of(global);
+        let connection = Connection::from(global);
+        let mut session = open_cluster(source, &kube, &connection, &namespace, &name).await?;
         session.activity = activity;
         if beyond == Beyond::Runs {
             session.runs = Some(ClusterRuns::new(&kube, &namespace, &name));
@@ -384,7 +389,7 @@ fn note_plugin_choice(global: &Flags, cluster: Option<&str>) {
 }
 
 /// Plugin mode's first steps for one cluster: connect to the API server and
-/// pick the EtcdCluster (the one named, or the namespace's only one).
+/// pick the cluster (the one named, or the namespace's only one).
 /// Returns the client, the namespace and the cluster's name.
 pub async fn connect_cluster(
     global: &Flags,
@@ -395,41 +400,36 @@ pub async fn connect_cluster(
     }
     let kube = k8s::connect(&kube_settings(global)).await?;
     let namespace = kube.default_namespace.clone();
-    let name = k8s::choose_cluster(&kube, &namespace, cluster).await?;
+    let name = Source::of(global)
+        .choose(&kube, &namespace, cluster)
+        .await?;
     Ok((kube, namespace, name))
 }
 
-/// Resolves one EtcdCluster and prepares connections to its members.
+/// Reads and resolves one cluster and prepares connections to its members.
 pub async fn open_cluster(
+    source: Source,
     kube: &Kube,
     connection: &Connection,
     namespace: &str,
     name: &str,
 ) -> Result<Session> {
-    let objects = k8s::fetch(kube, namespace, name).await?;
-    open_objects(kube, connection, objects).await
+    let fetched = source.fetch(kube, namespace, name).await?;
+    open_fetched(kube, connection, fetched).await
 }
 
-/// [`open_cluster`] for an EtcdCluster already read (a controller's pass
-/// that just checked it exists).
+/// Prepares connections to the members of a cluster already read and
+/// resolved (port-forwards in that mode).
 pub async fn open_fetched(
     kube: &Kube,
     connection: &Connection,
-    namespace: &str,
-    cluster: EtcdCluster,
+    fetched: Fetched,
 ) -> Result<Session> {
-    let objects = k8s::fetch_around(kube, namespace, cluster).await?;
-    open_objects(kube, connection, objects).await
-}
-
-/// Resolves the objects read for one cluster and prepares connections to
-/// its members (port-forwards in that mode).
-pub async fn open_objects(
-    kube: &Kube,
-    connection: &Connection,
-    objects: ClusterObjects,
-) -> Result<Session> {
-    let resolved = resolve(&objects).map_err(Error::Resolve)?;
+    let Fetched {
+        resolved,
+        operator,
+        spec,
+    } = fetched;
     for note in &resolved.notes {
         crate::logging::message(&format!("note: {note}"));
     }
@@ -467,27 +467,10 @@ pub async fn open_objects(
         clients,
         runs: None,
         activity: None,
-        operator: Some(operator_says(&objects.cluster)),
+        operator,
+        spec,
         _forwards: forwards,
     })
-}
-
-/// What an EtcdCluster's status says of the cluster, as plain data.
-pub fn operator_says(cluster: &EtcdCluster) -> crate::look::OperatorSays {
-    let status = cluster.status.as_ref();
-    crate::look::OperatorSays {
-        available: status
-            .and_then(|s| s.conditions.iter().find(|c| c.type_ == "Available"))
-            .map(|c| (c.status == "True", c.reason.clone(), c.message.clone())),
-        ready_members: status.and_then(|s| s.ready_members),
-        replicas: status
-            .and_then(|s| s.observed.as_ref())
-            .and_then(|o| o.replicas),
-        version: status
-            .and_then(|s| s.observed.as_ref())
-            .and_then(|o| o.version.clone())
-            .or_else(|| cluster.spec.version.clone()),
-    }
 }
 
 /// Where to dial each member. Direct: the Pod IP (certificate checked

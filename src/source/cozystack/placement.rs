@@ -8,41 +8,10 @@ use futures::future::try_join_all;
 use k8s_openapi::api::core::v1::{Node, Pod, PodSpec};
 use kube::api::Api;
 
-use super::{describe, list_labelled_pods, list_members, Kube};
+use super::{list_labelled_pods, list_members};
 use crate::error::Result;
-
-/// The label zone-aware routing reads.
-pub const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
-
-/// What is known of the zone of the node a member's Pod runs on.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum NodeZone {
-    /// The Pod is missing or not scheduled: no node to ask.
-    #[default]
-    NoNode,
-    /// The node's [`ZONE_LABEL`].
-    Labelled(String),
-    /// The node exists and carries no zone label.
-    Unlabelled,
-    /// The Pod names a node the API server does not have.
-    NodeMissing,
-    /// The node could not be read (why).
-    Unread(String),
-}
-
-/// One member's Pod as doctor sees it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MemberPod {
-    /// The EtcdMember's name.
-    pub member: String,
-    /// `None` when the Pod is missing or not scheduled.
-    pub node: Option<String>,
-    /// What was learned of that node's zone.
-    pub zone: NodeZone,
-    /// The etcd container's command and arguments (every container's when
-    /// none is named `etcd`).
-    pub args: Vec<String>,
-}
+use crate::k8s::{describe, Kube};
+use crate::source::{MemberPod, NodeZone, ZONE_LABEL};
 
 /// The Pods of cluster `name`'s members, with their nodes' zones. The
 /// EtcdMembers and the cluster's Pods are listed side by side, and every

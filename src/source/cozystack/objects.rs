@@ -1,13 +1,13 @@
 //! What plugin mode reads for one cluster, as plain data: the EtcdCluster,
 //! its EtcdMembers, their Pods' IPs and probes, and the Secrets its spec
-//! names. `k8s::fetch` fills it; `k8s::resolve::resolve` decides from it.
+//! names. `source::cozystack::fetch` fills it; `resolve::resolve` decides from it.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, Pod};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::crd::{EtcdCluster, EtcdMember};
+use crate::k8s::crd::{EtcdCluster, EtcdMember};
 use crate::kubelet::{
     Handler, PodProbes, Probe, ProbeKind, DEFAULT_FAILURE_THRESHOLD, DEFAULT_PERIOD_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,

@@ -1,6 +1,6 @@
 //! Plugin mode, the pure half: EtcdCluster + EtcdMembers + Pods + Secrets →
 //! the members to dial, TLS, credentials and quota (docs/contract.md#members-to-dial
-//! and the three sections after it). `k8s::fetch` does the reading; this module only
+//! and the three sections after it). `source::cozystack::fetch` does the reading; this module only
 //! decides, so every rule here is table-tested without an API server.
 //!
 //! Invariants: a member with a deletion timestamp or `spec.dormant` is never
@@ -10,41 +10,13 @@
 
 use std::collections::BTreeMap;
 
+pub use super::objects::{auth_active, secret_names, ClusterObjects, SecretData, SecretRole};
 use crate::k8s::crd::{EtcdCluster, EtcdMember, HEADLESS_SERVICE_ANNOTATION};
-pub use crate::k8s::objects::{auth_active, secret_names, ClusterObjects, SecretData, SecretRole};
-use crate::kubelet::PodProbes;
 use crate::reach::tls::ClientIdentity;
 use crate::reach::{
     ClusterRef, Credentials, QuotaFallback, QuotaSource, Scheme, TlsMaterial, DEFAULT_QUOTA_BYTES,
 };
-
-/// One member to dial.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResolvedMember {
-    /// The EtcdMember name (= Pod name = etcd member name).
-    pub name: String,
-    pub pod: String,
-    /// `<member>.<S>.<ns>.svc`: what its certificate is verified against.
-    pub dns_name: String,
-    pub pod_ip: Option<String>,
-    /// `status.memberID` (16 hex digits) once the operator has recorded it.
-    pub member_id: Option<u64>,
-    /// Its Pod's etcd container probes, when the Pod exists.
-    pub probes: Option<PodProbes>,
-}
-
-/// A resolved cluster, ready to become a `Target`.
-#[derive(Debug, Clone)]
-pub struct Resolved {
-    pub cluster: ClusterRef,
-    pub scheme: Scheme,
-    pub members: Vec<ResolvedMember>,
-    pub tls: Option<TlsMaterial>,
-    pub credentials: Option<Credentials>,
-    pub quota: QuotaFallback,
-    /// Things the user should know (a fallback was used).
-    pub notes: Vec<String>,
-}
+use crate::source::{Resolved, ResolvedMember};
 
 /// Resolves the cluster. Errors are complete sentences naming the object
 /// and, for Secrets, the missing key.

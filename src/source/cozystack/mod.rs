@@ -1,0 +1,462 @@
+//! The etcd-operator (cozystack) source: an `EtcdCluster` with its
+//! `EtcdMember`s, their Pods and the Secrets its spec names
+//! (docs/contract.md). The reads are here; `resolve` is the pure half that
+//! turns them into the members to dial, `objects` the plain data between
+//! the two, `placement` where the members run (for `doctor`).
+//!
+//! Everything above `source` sees this kind only through
+//! [`crate::source::Source`]; the commands about the operator's own
+//! objects (`traffic`, `defrag --via-operator`, `--watch`) name it.
+
+pub mod objects;
+pub mod placement;
+pub mod resolve;
+pub mod traffic;
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{Pod, Secret};
+use kube::api::{Api, ListParams};
+
+use crate::error::{Error, Result};
+use crate::k8s::crd::{EtcdCluster, EtcdMember, CLUSTER_LABEL};
+use crate::k8s::{describe, is_not_found, Kube};
+use crate::kubelet::PodProbes;
+use crate::plan::doctor::ClusterSpecFacts;
+use objects::{secret_names, ClusterObjects};
+
+/// What the EtcdCluster's status says of the cluster, as plain data.
+pub fn operator_says(cluster: &EtcdCluster) -> crate::look::OperatorSays {
+    let status = cluster.status.as_ref();
+    crate::look::OperatorSays {
+        available: status
+            .and_then(|s| s.conditions.iter().find(|c| c.type_ == "Available"))
+            .map(|c| (c.status == "True", c.reason.clone(), c.message.clone())),
+        ready_members: status.and_then(|s| s.ready_members),
+        replicas: status
+            .and_then(|s| s.observed.as_ref())
+            .and_then(|o| o.replicas),
+        version: status
+            .and_then(|s| s.observed.as_ref())
+            .and_then(|o| o.version.clone())
+            .or_else(|| cluster.spec.version.clone()),
+    }
+}
+
+/// What `doctor` checks of the EtcdCluster's spec: its compaction options,
+/// its volume's size and whether the data lives in memory.
+pub fn spec_facts(cluster: &EtcdCluster) -> ClusterSpecFacts {
+    let options = cluster.spec.options.clone().unwrap_or_default();
+    let storage = cluster.spec.storage.clone().unwrap_or_default();
+    ClusterSpecFacts {
+        auto_compaction_mode: options.auto_compaction_mode,
+        auto_compaction_retention: options.auto_compaction_retention,
+        volume_bytes: storage
+            .size
+            .and_then(|q| crate::quantity::parse_bytes(&q.0).ok()),
+        memory_medium: storage.medium.as_deref() == Some("Memory"),
+    }
+}
+
+/// [`fetch_around`] an EtcdCluster already read (a controller's pass that
+/// just checked it exists), resolved.
+pub async fn fetch_read(
+    kube: &Kube,
+    namespace: &str,
+    cluster: EtcdCluster,
+) -> Result<crate::source::Fetched> {
+    fetched(&fetch_around(kube, namespace, cluster).await?)
+}
+
+/// The objects read for one cluster, resolved: the members to dial and
+/// what the operator and the spec say.
+pub fn fetched(objects: &ClusterObjects) -> Result<crate::source::Fetched> {
+    let resolved = resolve::resolve(objects).map_err(Error::Resolve)?;
+    Ok(crate::source::Fetched {
+        resolved,
+        operator: Some(operator_says(&objects.cluster)),
+        spec: Some(spec_facts(&objects.cluster)),
+    })
+}
+
+/// The EtcdClusters in `namespace`, or in every namespace when `None`,
+/// sorted by namespace and name; only those matching the label `selector`
+/// when one is given (the API server parses it: a malformed one is its 400).
+pub async fn list_clusters(
+    kube: &Kube,
+    namespace: Option<&str>,
+    selector: Option<&str>,
+) -> Result<Vec<EtcdCluster>> {
+    let api: Api<EtcdCluster> = match namespace {
+        Some(ns) => Api::namespaced(kube.client.clone(), ns),
+        None => Api::all(kube.client.clone()),
+    };
+    let mut where_ = match namespace {
+        Some(ns) => format!("in namespace {ns}"),
+        None => "in all namespaces".to_string(),
+    };
+    let mut params = ListParams::default();
+    if let Some(selector) = selector {
+        params = params.labels(selector);
+        where_.push_str(&format!(" with labels {selector}"));
+    }
+    let mut list = api
+        .list(&params)
+        .await
+        .map_err(|e| describe(kube, &format!("list EtcdClusters {where_}"), e))?
+        .items;
+    list.sort_by(|a, b| {
+        (a.metadata.namespace.as_deref(), a.metadata.name.as_deref())
+            .cmp(&(b.metadata.namespace.as_deref(), b.metadata.name.as_deref()))
+    });
+    Ok(list)
+}
+
+/// Picks the cluster: the one named, or the only one in the namespace.
+pub async fn choose_cluster(kube: &Kube, namespace: &str, name: Option<&str>) -> Result<String> {
+    if let Some(n) = name {
+        return Ok(n.to_string());
+    }
+    let clusters = list_clusters(kube, Some(namespace), None).await?;
+    let names: Vec<String> = clusters
+        .iter()
+        .filter_map(|c| c.metadata.name.clone())
+        .collect();
+    match names.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(Error::Resolve(format!(
+            "no EtcdCluster in namespace {namespace}: name one, pick a namespace with -n, or use -A"
+        ))),
+        many => Err(Error::Resolve(format!(
+            "namespace {namespace} has {} EtcdClusters ({}): name one",
+            many.len(),
+            many.join(", ")
+        ))),
+    }
+}
+
+/// Gets one EtcdCluster; "not found" names the clusters that do exist.
+pub async fn get_cluster(kube: &Kube, namespace: &str, name: &str) -> Result<EtcdCluster> {
+    let clusters: Api<EtcdCluster> = Api::namespaced(kube.client.clone(), namespace);
+    match clusters.get(name).await {
+        Ok(c) => Ok(c),
+        Err(e) if is_not_found(&e) => {
+            let others = list_clusters(kube, Some(namespace), None)
+                .await
+                .map(|l| {
+                    l.into_iter()
+                        .filter_map(|c| c.metadata.name)
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default();
+            let hint = if others.is_empty() {
+                format!("there is no EtcdCluster in namespace {namespace}")
+            } else {
+                format!("EtcdClusters there: {}", others.join(", "))
+            };
+            Err(Error::Resolve(format!(
+                "EtcdCluster {namespace}/{name} not found ({hint})"
+            )))
+        }
+        Err(e) => Err(describe(
+            kube,
+            &format!("get EtcdCluster {namespace}/{name}"),
+            e,
+        )),
+    }
+}
+
+/// Reads everything `resolve` needs for one cluster.
+pub async fn fetch(kube: &Kube, namespace: &str, name: &str) -> Result<ClusterObjects> {
+    let cluster = get_cluster(kube, namespace, name).await?;
+    fetch_around(kube, namespace, cluster).await
+}
+
+/// The EtcdMembers labelled with cluster `name`, in any order.
+pub async fn list_members(kube: &Kube, namespace: &str, name: &str) -> Result<Vec<EtcdMember>> {
+    let members: Api<EtcdMember> = Api::namespaced(kube.client.clone(), namespace);
+    Ok(members
+        .list(&ListParams::default().labels(&format!("{CLUSTER_LABEL}={name}")))
+        .await
+        .map_err(|e| describe(kube, &format!("list EtcdMembers of {namespace}/{name}"), e))?
+        .items)
+}
+
+/// The EtcdCluster and member of etcd member Pod `pod` in `namespace`
+/// (the EtcdMember whose Pod it is, or of that name), as `(cluster,
+/// member)`.
+pub async fn member_of_pod(kube: &Kube, namespace: &str, pod: &str) -> Result<(String, String)> {
+    let members: Api<EtcdMember> = Api::namespaced(kube.client.clone(), namespace);
+    let all = members
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| {
+            describe(
+                kube,
+                &format!("list EtcdMembers in namespace {namespace}"),
+                e,
+            )
+        })?
+        .items;
+    let found = all
+        .iter()
+        .find(|m| m.pod_name().as_deref() == Some(pod))
+        .or_else(|| all.iter().find(|m| m.metadata.name.as_deref() == Some(pod)));
+    let cluster = found.and_then(|m| {
+        let cluster = m.metadata.labels.as_ref()?.get(CLUSTER_LABEL)?.clone();
+        Some((cluster, m.metadata.name.clone()?))
+    });
+    cluster.ok_or_else(|| {
+        Error::Resolve(format!(
+            "Pod {pod} in namespace {namespace} runs no member of an EtcdCluster (no EtcdMember there names it): -p takes an etcd member's Pod (`kubectl get etcdmembers -n {namespace}` lists them), or name the EtcdCluster instead"
+        ))
+    })
+}
+
+/// [`fetch`] for an EtcdCluster already read: its members, their Pods'
+/// IPs and the Secrets it names.
+pub async fn fetch_around(
+    kube: &Kube,
+    namespace: &str,
+    cluster: EtcdCluster,
+) -> Result<ClusterObjects> {
+    let name = cluster.metadata.name.clone().unwrap_or_default();
+    let members = list_members(kube, namespace, &name).await?;
+    let listed = list_cluster_pods(kube, namespace, &name).await;
+    let pods = member_pods(kube, namespace, &members, listed.as_ref()).await?;
+    with_secrets(kube, namespace, cluster, members, pods).await
+}
+
+/// The Pods of cluster `name` (by its label), in one LIST instead of a GET
+/// per member: each request is a round trip, and at a distance they are
+/// most of a command's time. `None` when the LIST is refused (a role that
+/// may only get Pods: not asked again by this process) or fails: the Pods
+/// are then read one by one, which says what is wrong if that fails too.
+async fn list_cluster_pods(kube: &Kube, namespace: &str, name: &str) -> Option<Prefetched> {
+    let listed = list_labelled_pods(kube, namespace, name).await?;
+    let pods = listed
+        .iter()
+        .filter_map(|p| {
+            Some((
+                (namespace.to_string(), p.metadata.name.clone()?),
+                PodFacts::of(p),
+            ))
+        })
+        .collect();
+    Some(Prefetched {
+        members: BTreeMap::new(),
+        pods,
+    })
+}
+
+/// The Pods labelled with cluster `name`, whole, in one LIST; `None` as for
+/// [`list_cluster_pods`].
+pub(crate) async fn list_labelled_pods(
+    kube: &Kube,
+    namespace: &str,
+    name: &str,
+) -> Option<Vec<Pod>> {
+    use std::sync::atomic::Ordering;
+    if kube.pod_list_refused.load(Ordering::Relaxed) {
+        return None;
+    }
+    let pods: Api<Pod> = Api::namespaced(kube.client.clone(), namespace);
+    match pods
+        .list(&ListParams::default().labels(&format!("{CLUSTER_LABEL}={name}")))
+        .await
+    {
+        Ok(listed) => Some(listed.items),
+        Err(e) => {
+            if matches!(&e, kube::Error::Api(s) if s.code == 403) {
+                kube.pod_list_refused.store(true, Ordering::Relaxed);
+            }
+            tracing::debug!("list the Pods of {namespace}/{name}: {e}; reading each");
+            None
+        }
+    }
+}
+
+/// The EtcdMembers and member Pod IPs of many clusters, each read with one
+/// LIST by the cluster label (in one namespace, or all), so that `status
+/// -A` does not make a LIST and a GET per Pod for every cluster. Secrets
+/// are still read per cluster: a LIST would read every Secret there.
+pub struct Prefetched {
+    /// (namespace, cluster) → its EtcdMembers.
+    members: BTreeMap<(String, String), Vec<EtcdMember>>,
+    /// (namespace, Pod) → `status.podIP` (for labelled Pods that have
+    /// one) and the etcd container's probes.
+    pods: BTreeMap<(String, String), PodFacts>,
+}
+
+/// What plugin mode takes from a member's Pod.
+#[derive(Debug, Clone, Default)]
+struct PodFacts {
+    ip: Option<String>,
+    probes: Option<PodProbes>,
+}
+
+impl PodFacts {
+    fn of(pod: &Pod) -> PodFacts {
+        PodFacts {
+            ip: pod.status.as_ref().and_then(|s| s.pod_ip.clone()),
+            probes: objects::pod_probes(pod),
+        }
+    }
+}
+
+/// Pod name → IP, and Pod name → probes, for the Pods read.
+type MemberPods = (BTreeMap<String, String>, BTreeMap<String, PodProbes>);
+
+/// Reads [`Prefetched`] for the EtcdClusters in `namespace` (every
+/// namespace when `None`).
+pub async fn prefetch(kube: &Kube, namespace: Option<&str>) -> Result<Prefetched> {
+    let (member_api, pod_api): (Api<EtcdMember>, Api<Pod>) = match namespace {
+        Some(ns) => (
+            Api::namespaced(kube.client.clone(), ns),
+            Api::namespaced(kube.client.clone(), ns),
+        ),
+        None => (Api::all(kube.client.clone()), Api::all(kube.client.clone())),
+    };
+    let labelled = ListParams::default().labels(CLUSTER_LABEL);
+    let (members, pods) = futures::join!(member_api.list(&labelled), pod_api.list(&labelled));
+    let members = members.map_err(|e| describe(kube, "list EtcdMembers", e))?;
+    let pods = pods.map_err(|e| describe(kube, "list member Pods", e))?;
+    let mut by_cluster: BTreeMap<(String, String), Vec<EtcdMember>> = BTreeMap::new();
+    for m in members.items {
+        let ns = m.metadata.namespace.clone().unwrap_or_default();
+        let cluster = m
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(CLUSTER_LABEL))
+            .cloned()
+            .unwrap_or_default();
+        by_cluster.entry((ns, cluster)).or_default().push(m);
+    }
+    let pods = pods
+        .items
+        .iter()
+        .filter_map(|p| {
+            let key = (p.metadata.namespace.clone()?, p.metadata.name.clone()?);
+            Some((key, PodFacts::of(p)))
+        })
+        .collect();
+    Ok(Prefetched {
+        members: by_cluster,
+        pods,
+    })
+}
+
+/// One listed EtcdCluster's objects: from the shared LISTs when they could
+/// be read (`prefetch`), else read around it on their own.
+pub async fn fetch_listed(
+    kube: &Kube,
+    cluster: EtcdCluster,
+    prefetched: Option<&Prefetched>,
+) -> Result<ClusterObjects> {
+    match prefetched {
+        Some(p) => fetch_prefetched(kube, cluster, p).await,
+        None => {
+            let namespace = cluster.metadata.namespace.clone().unwrap_or_default();
+            fetch_around(kube, &namespace, cluster).await
+        }
+    }
+}
+
+/// [`fetch_around`] from a [`Prefetched`] read: only the Secrets are read
+/// here (and any member Pod the LIST did not show, one GET each).
+pub async fn fetch_prefetched(
+    kube: &Kube,
+    cluster: EtcdCluster,
+    prefetched: &Prefetched,
+) -> Result<ClusterObjects> {
+    let namespace = cluster.metadata.namespace.clone().unwrap_or_default();
+    let name = cluster.metadata.name.clone().unwrap_or_default();
+    let members = prefetched
+        .members
+        .get(&(namespace.clone(), name))
+        .cloned()
+        .unwrap_or_default();
+    let pods = member_pods(kube, &namespace, &members, Some(prefetched)).await?;
+    with_secrets(kube, &namespace, cluster, members, pods).await
+}
+
+/// Each member's Pod (`status.podName`, else the member's name): its IP
+/// and its etcd container's probes, from `prefetched` where it has the
+/// Pod, else one GET per Pod.
+///
+/// The GETs go one after the other, as do the Secret reads below: on the
+/// connection already open they take a millisecond or two each, while a
+/// request sent alongside opens another connection, and the first request
+/// on a new connection waited 40 ms for a delayed ACK in every measurement
+/// here (kube's HTTP/1.1 client does not set TCP_NODELAY). `status` of a
+/// 3-member cluster took about 75 ms with concurrent Pod GETs, 33 ms
+/// without (docs/benchmarks.md).
+async fn member_pods(
+    kube: &Kube,
+    namespace: &str,
+    members: &[EtcdMember],
+    prefetched: Option<&Prefetched>,
+) -> Result<MemberPods> {
+    let pods: Api<Pod> = Api::namespaced(kube.client.clone(), namespace);
+    let pod_names: Vec<String> = members.iter().filter_map(EtcdMember::pod_name).collect();
+    let known =
+        |p: &str| prefetched.and_then(|f| f.pods.get(&(namespace.to_string(), p.to_string())));
+    let (mut ips, mut probes) = (BTreeMap::new(), BTreeMap::new());
+    for p in pod_names {
+        let facts = match known(&p) {
+            Some(facts) => facts.clone(),
+            None => pods
+                .get_opt(&p)
+                .await
+                .map_err(|e| describe(kube, &format!("get Pod {namespace}/{p}"), e))?
+                .map(|pod| PodFacts::of(&pod))
+                .unwrap_or_default(),
+        };
+        if let Some(ip) = facts.ip {
+            ips.insert(p.clone(), ip);
+        }
+        if let Some(found) = facts.probes {
+            probes.insert(p, found);
+        }
+    }
+    Ok((ips, probes))
+}
+
+/// Reads the Secrets `cluster` names (one after the other, see
+/// [`member_pods`]) and assembles what `resolve` needs.
+async fn with_secrets(
+    kube: &Kube,
+    namespace: &str,
+    cluster: EtcdCluster,
+    members: Vec<EtcdMember>,
+    (pod_ips, probes): MemberPods,
+) -> Result<ClusterObjects> {
+    let secrets_api: Api<Secret> = Api::namespaced(kube.client.clone(), namespace);
+    let mut secrets = BTreeMap::new();
+    for (secret, _) in secret_names(&cluster) {
+        if secrets.contains_key(&secret) {
+            continue;
+        }
+        let data = secrets_api
+            .get_opt(&secret)
+            .await
+            .map_err(|e| describe(kube, &format!("get Secret {namespace}/{secret}"), e))?
+            .map(|s| {
+                s.data
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| (k, v.0))
+                    .collect::<BTreeMap<_, _>>()
+            });
+        secrets.insert(secret, data);
+    }
+    Ok(ClusterObjects {
+        namespace: namespace.to_string(),
+        cluster,
+        members,
+        pod_ips,
+        probes,
+        secrets,
+    })
+}
