@@ -66,8 +66,6 @@ COMMANDS_SHARED = {"commands/mod.rs", "commands/change.rs"}
 # is none at all).
 MAX_FN_LINES = 100
 LONG_FUNCTIONS = {
-    "commands/defrag.rs::run": 110,
-    "commands/doctor.rs::examine": 156,
     "controller/reconcile.rs::pass": 197,
     "etcd/bolt/mod.rs::walk_db": 153,
     "etcd/take.rs::look_timed": 126,

@@ -69,7 +69,9 @@ pub(crate) trait Change {
     fn notices(&self) -> Notices;
 
     /// What stays as it was when a signal came before anything was sent.
-    fn untouched(&self, plan: &Self::Plan) -> String;
+    fn untouched(&self, _plan: &Self::Plan) -> String {
+        "nothing changed".into()
+    }
 
     /// Acts on `plan`, filling in `report`. A signal never cuts a call in
     /// flight short (`signals::unless_abandoned` gives up only on a second

@@ -65,44 +65,8 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
             reasons.join("; ")
         )));
     }
-    // Refused now: say so before asking anything (nothing would be done
-    // with a yes). With --wait-healthy the sweep waits for the gate, and
-    // the question says so.
-    if !args.consent.yes && !verdict.passed() {
-        let reasons: Vec<String> = verdict.reasons.iter().map(ToString::to_string).collect();
-        match input.options.wait_healthy {
-            None => {
-                super::render_defrag(global, &preview)?;
-                return Err(Error::refused(format!(
-                    "the health gate refuses now, so nothing was asked and nothing changed: {}. Run again once it passes, or add --wait-healthy DURATION to have the sweep wait for it",
-                    reasons.join("; ")
-                )));
-            }
-            Some(wait) => crate::logging::message(&format!(
-                "the health gate refuses now ({}): the sweep waits up to {} for it to pass before the first member",
-                reasons.join("; "),
-                crate::quantity::format_duration(wait)
-            )),
-        }
-    }
     if !args.consent.yes {
-        let order: Vec<&str> = preview
-            .members
-            .iter()
-            .filter(|m| m.outcome == Outcome::Pending)
-            .map(|m| m.name.as_str())
-            .collect();
-        crate::logging::message(&format!("plan: {}", order.join(" → ")));
-        let question = match preview.compacted_at {
-            Some(revision) => format!(
-                "Compact every revision before {revision}, then defragment those of {} member(s) the rule takes on the sizes after it, one at a time?",
-                order.len()
-            ),
-            None => format!("Defragment {} member(s), one at a time?", order.len()),
-        };
-        if !output::prompt::confirm_async(question).await? {
-            return Err(Error::refused("not confirmed; nothing changed"));
-        }
+        ask(global, &preview, &verdict, &input).await?;
     }
 
     let control = RunControl::default();
@@ -131,6 +95,55 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     super::render_defrag(global, &report)?;
     let status = super::defrag_exit_status(&report);
     Ok(signals::exit_status(signal, status, status))
+}
+
+/// Without `--yes`: a gate that refuses now is said before anything is
+/// asked (nothing would be done with a yes), unless `--wait-healthy` has
+/// the sweep wait for it; then the plan and the question. `Ok` to go on.
+async fn ask(
+    global: &Global,
+    preview: &crate::report::DefragReport,
+    verdict: &gate::GateVerdict,
+    input: &RunInput,
+) -> Result<()> {
+    // Refused now: say so before asking anything (nothing would be done
+    // with a yes). With --wait-healthy the sweep waits for the gate, and
+    // the question says so.
+    if !verdict.passed() {
+        let reasons: Vec<String> = verdict.reasons.iter().map(ToString::to_string).collect();
+        match input.options.wait_healthy {
+            None => {
+                super::render_defrag(global, preview)?;
+                return Err(Error::refused(format!(
+                    "the health gate refuses now, so nothing was asked and nothing changed: {}. Run again once it passes, or add --wait-healthy DURATION to have the sweep wait for it",
+                    reasons.join("; ")
+                )));
+            }
+            Some(wait) => crate::logging::message(&format!(
+                "the health gate refuses now ({}): the sweep waits up to {} for it to pass before the first member",
+                reasons.join("; "),
+                crate::quantity::format_duration(wait)
+            )),
+        }
+    }
+    let order: Vec<&str> = preview
+        .members
+        .iter()
+        .filter(|m| m.outcome == Outcome::Pending)
+        .map(|m| m.name.as_str())
+        .collect();
+    crate::logging::message(&format!("plan: {}", order.join(" → ")));
+    let question = match preview.compacted_at {
+        Some(revision) => format!(
+            "Compact every revision before {revision}, then defragment those of {} member(s) the rule takes on the sizes after it, one at a time?",
+            order.len()
+        ),
+        None => format!("Defragment {} member(s), one at a time?", order.len()),
+    };
+    if !output::prompt::confirm_async(question).await? {
+        return Err(Error::refused("not confirmed; nothing changed"));
+    }
+    Ok(())
 }
 
 /// The grant that shows another processor of EtcdDefrag (the operator's

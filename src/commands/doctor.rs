@@ -202,20 +202,8 @@ async fn examine(
             )
         })
     }));
-    // The writes, sampled on a follower while the rest is read, when a
-    // member needs a defrag: they say whether the free space comes back.
     let rule = DefragRule::default();
-    let churn = async {
-        if churn_window.is_zero() || doctor::largest_free(&look, &rule).is_none() {
-            return None;
-        }
-        let source = backup::source(&look, verdict.leader, None).ok()?;
-        let super::ReadSource { source, dial, .. } = super::ReadSource::of(&look, source)?;
-        Some((
-            source.name.clone(),
-            crate::exec::usage::churn(ops, &dial, &source.name, churn_window).await,
-        ))
-    };
+    let churn = churn_sample(ops, &look, verdict.leader, &rule, churn_window);
     let (revisions, answers, churn) = futures::join!(revisions, answers, churn);
     let churn = match churn {
         Some((_, Ok(sample))) => Some(sample),
@@ -233,64 +221,15 @@ async fn examine(
         }
         None => None,
     };
-    let mut metrics: BTreeMap<String, MemberMetrics> = BTreeMap::new();
-    let mut features: BTreeMap<String, BTreeMap<String, bool>> = BTreeMap::new();
-    let mut served: Vec<(Vec<u8>, Vec<String>)> = Vec::new();
-    for (name, answer) in answers {
-        match answer {
-            Ok(a) => {
-                metrics.insert(name.clone(), http::parse_metrics(&a.body, now as f64));
-                let gates = http::parse_feature_gates(&a.body);
-                if !gates.is_empty() {
-                    features.insert(name.clone(), gates);
-                }
-                if let Some(own) = a.peer_certificates.into_iter().next() {
-                    match served.iter_mut().find(|(der, _)| *der == own) {
-                        Some((_, names)) => names.push(name),
-                        None => served.push((own, vec![name])),
-                    }
-                }
-            }
-            Err(e) => unread.push(format!("/metrics of {name} ({e})")),
-        }
-    }
-    let mut certs: Vec<CertFact> = served
-        .iter()
-        .filter_map(|(der, names)| {
-            Some(CertFact {
-                what: format!("server certificate served by {}", names.join(", ")),
-                not_after: tls::not_after(der)?,
-            })
-        })
-        .collect();
-    if let Some(material) = &target.tls {
-        for der in tls::pem_certificates(&material.ca_pem) {
-            if let Some(not_after) = tls::not_after(&der) {
-                certs.push(CertFact {
-                    what: format!("CA certificate from {}", material.ca_origin),
-                    not_after,
-                });
-            }
-        }
-        if let Some(id) = &material.identity {
-            if let Some(not_after) = tls::pem_certificates(&id.cert_pem)
-                .first()
-                .and_then(|d| tls::not_after(d))
-            {
-                certs.push(CertFact {
-                    what: "client certificate the tool presents".into(),
-                    not_after,
-                });
-            }
-        }
-    }
+    let served = Served::of(answers, now, &mut unread);
+    let certs = cert_facts(&served.certificates, target.tls.as_ref());
 
     let mut facts = Facts {
         look: Some(&look),
         verdict: Some(&verdict),
         revisions,
-        metrics,
-        features,
+        metrics: served.metrics,
+        features: served.features,
         certs,
         now,
         cluster_args: cluster
@@ -318,6 +257,117 @@ async fn examine(
         findings,
         unread,
     }
+}
+
+/// The writes, sampled on a follower while the rest is read, when a member
+/// needs a defrag: they say whether the free space comes back. `None` when
+/// no member needs one, the window is zero or no member can be read from;
+/// else the member sampled and what it showed.
+async fn churn_sample(
+    ops: &crate::etcd::EtcdClients,
+    look: &crate::look::ClusterLook,
+    leader: Option<u64>,
+    rule: &DefragRule,
+    window: Duration,
+) -> Option<(String, Result<crate::plan::usage::ChurnSample>)> {
+    if window.is_zero() || doctor::largest_free(look, rule).is_none() {
+        return None;
+    }
+    let source = backup::source(look, leader, None).ok()?;
+    let super::ReadSource { source, dial, .. } = super::ReadSource::of(look, source)?;
+    Some((
+        source.name.clone(),
+        crate::exec::usage::churn(ops, &dial, &source.name, window).await,
+    ))
+}
+
+/// What the members' `/metrics` answers held: each member's metrics and
+/// the maintenance feature gates it publishes, and each server certificate
+/// served with the members that served it.
+struct Served {
+    metrics: BTreeMap<String, MemberMetrics>,
+    features: BTreeMap<String, BTreeMap<String, bool>>,
+    certificates: Vec<(Vec<u8>, Vec<String>)>,
+}
+
+impl Served {
+    /// Sorts the answers (member name, answer) in; a member that did not
+    /// answer is said in `unread`.
+    fn of(
+        answers: Vec<(String, std::result::Result<http::HttpAnswer, String>)>,
+        now: i64,
+        unread: &mut Vec<String>,
+    ) -> Served {
+        let mut served = Served {
+            metrics: BTreeMap::new(),
+            features: BTreeMap::new(),
+            certificates: Vec::new(),
+        };
+        for (name, answer) in answers {
+            let a = match answer {
+                Ok(a) => a,
+                Err(e) => {
+                    unread.push(format!("/metrics of {name} ({e})"));
+                    continue;
+                }
+            };
+            served
+                .metrics
+                .insert(name.clone(), http::parse_metrics(&a.body, now as f64));
+            let gates = http::parse_feature_gates(&a.body);
+            if !gates.is_empty() {
+                served.features.insert(name.clone(), gates);
+            }
+            if let Some(own) = a.peer_certificates.into_iter().next() {
+                match served.certificates.iter_mut().find(|(der, _)| *der == own) {
+                    Some((_, names)) => names.push(name),
+                    None => served.certificates.push((own, vec![name])),
+                }
+            }
+        }
+        served
+    }
+}
+
+/// Every certificate whose expiry doctor checks: those the members served
+/// (DER, with who served each), the CA the tool trusts and the client
+/// certificate it presents.
+fn cert_facts(
+    served: &[(Vec<u8>, Vec<String>)],
+    material: Option<&crate::reach::TlsMaterial>,
+) -> Vec<CertFact> {
+    let mut certs: Vec<CertFact> = served
+        .iter()
+        .filter_map(|(der, names)| {
+            Some(CertFact {
+                what: format!("server certificate served by {}", names.join(", ")),
+                not_after: tls::not_after(der)?,
+            })
+        })
+        .collect();
+    let Some(material) = material else {
+        return certs;
+    };
+    for der in tls::pem_certificates(&material.ca_pem) {
+        if let Some(not_after) = tls::not_after(&der) {
+            certs.push(CertFact {
+                what: format!("CA certificate from {}", material.ca_origin),
+                not_after,
+            });
+        }
+    }
+    let client = material.identity.as_ref().and_then(|id| {
+        tls::pem_certificates(&id.cert_pem)
+            .first()
+            .and_then(|d| tls::not_after(d))
+    });
+    if let Some(not_after) = client {
+        certs.push(CertFact {
+            what: "client certificate the tool presents".into(),
+            not_after,
+        });
+    }
+    certs
 }
 
 /// What doctor reads from Kubernetes about one cluster.

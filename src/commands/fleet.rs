@@ -161,9 +161,10 @@ impl Fleet<'_> {
     }
 
     /// The dry run's view of one cluster: its plan and the gate's verdict
-    /// now, from one snapshot; nothing changes. The EtcdCluster is the one
-    /// listed, and its members and Pods come from the shared LISTs when
-    /// they could be read.
+    /// now, from one look; nothing changes. The cluster is the one listed,
+    /// and what its source shares between clusters (an EtcdCluster's
+    /// members and Pods) comes from the shared reads when they could be
+    /// read.
     async fn look(&self, opened: Opened) -> FleetCluster {
         let cluster = opened.cluster;
         let preview = async {

@@ -119,10 +119,6 @@ impl Change for Which<'_> {
         }
     }
 
-    fn untouched(&self, _step: &Step) -> String {
-        "nothing changed".into()
-    }
-
     async fn act(
         &self,
         step: Step,

@@ -273,10 +273,6 @@ impl Write for Set<'_> {
         writes_notices()
     }
 
-    fn untouched(&self, _plan: &SetPlan) -> String {
-        "nothing changed".into()
-    }
-
     async fn act(
         &self,
         plan: SetPlan,
@@ -577,10 +573,6 @@ impl Write for Clear<'_> {
 
     fn notices(&self) -> Notices {
         writes_notices()
-    }
-
-    fn untouched(&self, _plan: &ClearPlan) -> String {
-        "nothing changed".into()
     }
 
     async fn act(
