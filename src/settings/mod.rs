@@ -270,9 +270,28 @@ pub struct Watch {
     pub gate: GateOptions,
 }
 
+/// The flags only `--watch` reads: clap's id and the flag. clap's
+/// `requires = "watch"` is dropped when a flag that conflicts with
+/// `--watch` is given too (`--dry-run`, `--via-operator`), so the settings
+/// check them again.
+const WATCH_ONLY: &[(&str, &str)] = &[
+    ("force_takeover", "--force-takeover"),
+    ("recheck_processors", "--recheck-processors"),
+    ("lease_duration", "--lease-duration"),
+    ("metrics_address", "--metrics-address"),
+];
+
 /// Settles `defrag`'s flags into one mode, checking what clap cannot:
 /// the order of the checks is the order of the messages a user sees.
 pub fn defrag(args: &DefragArgs) -> Result<Defrag> {
+    let watch_only = WATCH_ONLY
+        .iter()
+        .find(|(id, _)| args.given.iter().any(|g| g == id));
+    if let (false, Some((_, flag))) = (args.watch, watch_only) {
+        return Err(Error::usage(format!(
+            "{flag} is for --watch, which processes EtcdDefrag objects; this command does not: drop {flag}"
+        )));
+    }
     let fleet = !args.watch && (args.all_namespaces || args.selector.is_some());
     if args.max_concurrent.is_some() && !fleet {
         return Err(Error::usage(
@@ -672,5 +691,111 @@ mod tests {
         );
         let err = rule_of(Some(&spec(None, Some("big"), None, None))).unwrap_err();
         assert!(err.starts_with("spec.rule.freeSpaceAbove"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod decided {
+    use super::not_for_operator;
+
+    /// A `defrag` flag added later must be decided for `--via-operator`:
+    /// handed to the operator's EtcdDefrag (this list, read with
+    /// `handover`), or refused by `not_for_operator`. Without the decision
+    /// it would be accepted and silently not passed on.
+    #[test]
+    fn every_defrag_flag_is_handed_over_or_refused_with_via_operator() {
+        use clap::CommandFactory;
+        let cli = crate::cli::Cli::command();
+        let Some(defrag) = cli.find_subcommand("defrag") else {
+            panic!("no defrag subcommand");
+        };
+        // Read by `handover`, or meaning the same to the operator.
+        let handed_over: &[&str] = &[
+            "cluster",
+            "all",
+            "free_space_above",
+            "quota_usage_above",
+            "min_reclaim",
+            "dry_run",
+            "yes",
+            "via_operator",
+            "ttl_after_finished",
+            "claim_timeout",
+        ];
+        // Refused with --via-operator by clap (conflicts) or by the
+        // settings, tested below: the fleet's and the watcher's flags.
+        let other_modes = ["watch", "all_namespaces", "selector", "max_concurrent"];
+        let watch_only = super::WATCH_ONLY.iter().map(|(id, _)| *id);
+        let mut undecided = Vec::new();
+        for arg in defrag.get_arguments() {
+            let id = arg.get_id().as_str();
+            if arg.is_global_set()
+                || handed_over.contains(&id)
+                || other_modes.contains(&id)
+                || watch_only.clone().any(|w| w == id)
+            {
+                continue;
+            }
+            if not_for_operator(id).is_none() {
+                undecided.push(id.to_string());
+            }
+        }
+        assert!(undecided.is_empty(), "{undecided:?}");
+    }
+
+    /// The watcher's flags outside `--watch` are refused by name, also
+    /// beside a flag that drops clap's `requires` (`--dry-run`,
+    /// `--via-operator`); the fleet's flags never reach `--via-operator`.
+    #[test]
+    fn the_watchers_and_the_fleets_flags_are_refused_elsewhere() {
+        for (line, named) in [
+            (
+                "defrag etcd --force-takeover --dry-run",
+                "--force-takeover is for --watch",
+            ),
+            (
+                "defrag etcd --via-operator --lease-duration 30s",
+                "--lease-duration is for --watch",
+            ),
+            (
+                "defrag etcd --via-operator --recheck-processors 1m --yes",
+                "--recheck-processors is for --watch",
+            ),
+            (
+                "defrag --all --dry-run --metrics-address 127.0.0.1:9090 etcd",
+                "--metrics-address is for --watch",
+            ),
+            (
+                "defrag etcd --via-operator --max-concurrent 2",
+                "--max-concurrent",
+            ),
+            ("defrag -A --via-operator", "--via-operator"),
+            ("defrag -l a=b --via-operator", "--via-operator"),
+        ] {
+            let words = std::iter::once("kubectl-etcd").chain(line.split_whitespace());
+            let message = match crate::cli::parse(words) {
+                Err(e) => e.to_string(),
+                Ok(cli) => match &cli.command {
+                    crate::cli::Command::Defrag(args) => match super::defrag(args) {
+                        Err(e) => {
+                            assert_eq!(e.exit_status(), crate::error::ExitStatus::Usage, "{line}");
+                            e.to_string()
+                        }
+                        Ok(_) => panic!("{line}: accepted"),
+                    },
+                    _ => panic!("{line}: not defrag"),
+                },
+            };
+            assert!(message.contains(named), "{line}: {message}");
+        }
+        // With --watch, the same flags are the watcher's.
+        let words = "kubectl-etcd defrag --watch --force-takeover --lease-duration 30s";
+        let Ok(cli) = crate::cli::parse(words.split_whitespace()) else {
+            panic!("{words}: not parsed");
+        };
+        let crate::cli::Command::Defrag(args) = &cli.command else {
+            panic!("not defrag");
+        };
+        assert!(matches!(super::defrag(args), Ok(super::Defrag::Watch(_))));
     }
 }
