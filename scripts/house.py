@@ -70,7 +70,6 @@ LONG_FUNCTIONS = {
     "controller/reconcile.rs::pass": 197,
     "etcd/bolt/mod.rs::walk_db": 153,
     "etcd/take.rs::look_timed": 126,
-    "exec/sweep.rs::run": 118,
 }
 
 # Who may import `cli`: the binary's edge and the settings stage (every
