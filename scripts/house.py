@@ -69,7 +69,6 @@ LONG_FUNCTIONS = {
     "commands/doctor.rs::kubernetes_facts": 111,
     "controller/reconcile.rs::pass": 197,
     "etcd/bolt/mod.rs::walk_db": 153,
-    "etcd/take.rs::look_timed": 126,
 }
 
 # Who may import `cli`: the binary's edge and the settings stage (every
