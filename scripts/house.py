@@ -68,7 +68,6 @@ LONG_FUNCTIONS = {
     "commands/doctor.rs::examine": 156,
     "commands/doctor.rs::kubernetes_facts": 111,
     "controller/reconcile.rs::pass": 197,
-    "etcd/bolt/mod.rs::walk_db": 153,
 }
 
 # Who may import `cli`: the binary's edge and the settings stage (every
