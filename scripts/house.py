@@ -67,7 +67,6 @@ LONG_FUNCTIONS = {
     "commands/defrag.rs::run": 110,
     "commands/doctor.rs::examine": 156,
     "commands/doctor.rs::kubernetes_facts": 111,
-    "controller/reconcile.rs::pass": 197,
 }
 
 # Who may import `cli`: the binary's edge and the settings stage (every
