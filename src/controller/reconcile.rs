@@ -11,17 +11,17 @@
 //! saved stops the run before the next member, so an outcome is never lost
 //! and a member never defragmented twice.
 
+mod drive;
+
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, ListParams};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 use kube::runtime::controller::Action;
 use kube::ResourceExt;
-use tokio::sync::Mutex;
-use tokio_util::sync::CancellationToken;
 
 use super::context::{self, api_error, record_on, Context, Error};
 use super::lease::{self, LeaseSettings};
@@ -30,14 +30,15 @@ use super::phase::{
     self, CheckedReason, EtcdSnapshots, Event, Need, Observation, Reach, RunView, Sibling,
     Transition,
 };
-use crate::exec::{self, after, Fresh, Observer, RunControl, RunEvent, RunInput};
+use crate::exec::{after, Fresh};
 use crate::k8s::crd::{DefragPhase, EtcdCluster, EtcdDefrag, EtcdDefragStatus};
 use crate::k8s::{self};
 use crate::plan::gate;
-use crate::report::{AlarmResult, MemberReason, Outcome};
+use crate::report::AlarmResult;
 use crate::session::{self, Session};
 use crate::settings;
 use crate::source::cozystack;
+use drive::drive;
 
 /// How soon a run whose cluster is busy in this process looks again.
 const BUSY_RETRY: Duration = Duration::from_secs(1);
@@ -110,155 +111,140 @@ async fn pass(run: Arc<EtcdDefrag>, ctx: Arc<Context>, finished: bool) -> Result
     if ctx.fenced().is_err() {
         return Ok(Action::await_change());
     }
+    let Some(run) = current_run(&runs, run, finished).await? else {
+        return Ok(Action::await_change());
+    };
+    let mut view = RunView::of(&run);
+    view.invalid_spec = settings::rule_of(run.spec.rule.as_ref()).err();
+    let mut pass = Pass {
+        ctx: &ctx,
+        obs: Observation::new(view, Timestamp::now()),
+        labels: RunLabels::of(&run),
+        run,
+        runs,
+        namespace,
+        name,
+        probed: None,
+        cluster: None,
+    };
+    loop {
+        let transition = phase::next(&pass.obs);
+        tracing::debug!(run = %pass.name, ?transition, "pass");
+        if let ControlFlow::Break(action) = pass.perform(transition).await? {
+            return Ok(action);
+        }
+    }
+}
+
+/// The run to decide on, or `None` when there is none to act on: it is
+/// gone, or another processor drives it.
+async fn current_run(
+    runs: &Api<EtcdDefrag>,
+    run: Arc<EtcdDefrag>,
+    finished: bool,
+) -> Result<Option<Arc<EtcdDefrag>>, Error> {
     // Decide from the object as the server has it now, not the watch
     // cache's copy: the rows already written are what a resumed run skips.
     // A finished run is the exception: terminal phases are sticky, so the
     // cached copy is as final as the server's (only its TTL is decided),
     // and a watcher starting over hundreds of finished runs reads none.
-    let run = if finished {
-        run
-    } else {
-        match runs.get_opt(&name).await {
-            Ok(Some(fresh)) => Arc::new(fresh),
-            Ok(None) => return Ok(Action::await_change()),
-            Err(e) => return Err(api_error(format!("get EtcdDefrag {namespace}/{name}"))(e)),
+    if finished {
+        return Ok(Some(run));
+    }
+    let name = run.name_any();
+    let run = match runs.get_opt(&name).await {
+        Ok(Some(fresh)) => Arc::new(fresh),
+        Ok(None) => return Ok(None),
+        Err(e) => {
+            let namespace = run.namespace().unwrap_or_default();
+            return Err(api_error(format!("get EtcdDefrag {namespace}/{name}"))(e));
         }
     };
     // Another processor (the operator's own controller) has written this
     // run's phase or conditions: it drives the run, and a second sweep beside its own
     // could defragment two members at once. Left alone, for good.
-    if !finished {
-        if let Err(e) = not_driven_by_another(&run) {
-            tracing::warn!("{e}");
-            return Ok(Action::await_change());
-        }
+    if let Err(e) = not_driven_by_another(&run) {
+        tracing::warn!("{e}");
+        return Ok(None);
     }
-    let mut view = RunView::of(&run);
-    view.invalid_spec = settings::rule_of(run.spec.rule.as_ref()).err();
-    let mut obs = Observation::new(view, Timestamp::now());
-    let labels = RunLabels::of(&run);
-    let mut probed: Option<(Session, Fresh)> = None;
-    // The EtcdCluster as this pass read it (the probe reuses it).
-    let mut cluster: Option<EtcdCluster> = None;
-    loop {
-        let transition = phase::next(&obs);
-        tracing::debug!(run = %name, ?transition, "pass");
+    Ok(Some(run))
+}
+
+/// A pass over a run once it is read: what the pass acts with, the facts
+/// `phase::next` has been given so far, and what gathering them opened
+/// for the transition that acts.
+struct Pass<'a> {
+    ctx: &'a Context,
+    runs: Api<EtcdDefrag>,
+    namespace: String,
+    name: String,
+    run: Arc<EtcdDefrag>,
+    labels: RunLabels,
+    obs: Observation,
+    /// The EtcdCluster as this pass read it (the probe reuses it).
+    cluster: Option<EtcdCluster>,
+    /// The session the probe opened and its look, for the engine and the
+    /// NOSPACE disarm.
+    probed: Option<(Session, Fresh)>,
+}
+
+impl Pass<'_> {
+    /// Performs the one transition `phase::next` named: a fact gathered
+    /// goes on to the next transition (`Continue`); any other transition
+    /// ends the pass with the action to requeue by (`Break`).
+    async fn perform(&mut self, transition: Transition) -> Result<ControlFlow<Action>, Error> {
         // Every way out of the pass but the busy retry is the transition's
         // own requeue.
         let action = context::action(transition.requeue_after());
         match transition {
-            Transition::Gather(Need::Cluster) => {
-                let clusters: Api<EtcdCluster> =
-                    Api::namespaced(ctx.kube.client.clone(), &namespace);
-                let found =
-                    clusters
-                        .get_opt(&obs.run.cluster)
-                        .await
-                        .map_err(api_error(format!(
-                            "get EtcdCluster {namespace}/{}",
-                            obs.run.cluster
-                        )))?;
-                obs.cluster_exists = Some(found.is_some());
-                cluster = found;
-            }
-            Transition::Gather(Need::Siblings) => {
-                let all = runs
-                    .list(&ListParams::default())
-                    .await
-                    .map_err(api_error(format!("list EtcdDefrags in {namespace}")))?;
-                obs.siblings = Some(
-                    all.items
-                        .iter()
-                        .filter(|r| r.spec.cluster_ref.name == obs.run.cluster)
-                        .map(Sibling::of)
-                        .collect(),
-                );
-            }
-            Transition::Gather(Need::Probe)
-                if ctx.busy.holds(&format!("{namespace}/{}", obs.run.cluster)) =>
-            {
+            Transition::Gather(Need::Probe) if self.ctx.busy.holds(&self.cluster_key()) => {
                 // Another run's engine is still at work on this cluster
                 // (e.g. its object was deleted mid-sweep): not even a probe.
-                return Ok(Action::requeue(BUSY_RETRY));
+                return Ok(ControlFlow::Break(Action::requeue(BUSY_RETRY)));
             }
-            Transition::Gather(Need::Probe) => {
-                let (reach, session) = match cluster.take() {
-                    Some(found) => probe(&ctx, &namespace, found).await,
-                    None => (
-                        Reach::DialFailed {
-                            error: format!(
-                                "EtcdCluster {namespace}/{} was not read in this pass",
-                                obs.run.cluster
-                            ),
-                        },
-                        None,
-                    ),
-                };
-                obs.reach = Some(reach);
-                probed = session;
+            Transition::Gather(need) => {
+                self.gather(need).await?;
+                return Ok(ControlFlow::Continue(()));
             }
-            Transition::Gather(Need::EtcdSnapshots) => {
-                obs.etcd_snapshots =
-                    Some(etcd_snapshots(&ctx, &namespace, &obs.run.cluster).await?);
-            }
-            Transition::Ignore => return Ok(action),
-            Transition::RequeueAfter(_) => return Ok(action),
-            Transition::Delete => {
-                match runs.delete(&name, &DeleteParams::default()).await {
-                    Ok(_) => {}
-                    Err(e) if k8s::is_not_found(&e) => {}
-                    Err(e) => {
-                        return Err(api_error(format!("delete EtcdDefrag {namespace}/{name}"))(
-                            e,
-                        ))
-                    }
-                }
-                return Ok(action);
-            }
+            Transition::Ignore | Transition::RequeueAfter(_) => {}
+            Transition::Delete => self.delete().await?,
             Transition::Fail {
                 status,
                 event,
                 disarm,
                 ..
             } => {
-                if disarm {
-                    disarm_nospace(&ctx, &run, probed.as_ref()).await;
-                }
-                let mut current = (*run).clone();
-                write_status(&ctx, &runs, &mut current, &status).await?;
-                clear_note(&ctx, &runs, &current).await;
-                ctx.metrics.entered(&labels, DefragPhase::Failed);
+                let current = self.end(&status, disarm, DefragPhase::Failed).await?;
                 if let Some(event) = event {
-                    record(&ctx, &current, &event).await;
+                    record(self.ctx, &current, &event).await;
                 }
-                return Ok(action);
             }
             Transition::Queue { status, write, .. } => {
                 if write {
-                    write_status(&ctx, &runs, &mut (*run).clone(), &status).await?;
+                    write_status(self.ctx, &self.runs, &mut (*self.run).clone(), &status).await?;
                 }
-                ctx.metrics.deferred(&labels, CheckedReason::Queued);
-                return Ok(action);
+                self.ctx
+                    .metrics
+                    .deferred(&self.labels, CheckedReason::Queued);
             }
             Transition::Defer {
                 status,
                 write,
                 event,
             } => {
-                let mut current = (*run).clone();
+                let mut current = (*self.run).clone();
                 if write {
-                    write_status(&ctx, &runs, &mut current, &status).await?;
+                    write_status(self.ctx, &self.runs, &mut current, &status).await?;
                 }
-                ctx.metrics
-                    .deferred(&labels, CheckedReason::ClusterNotHealthy);
+                self.ctx
+                    .metrics
+                    .deferred(&self.labels, CheckedReason::ClusterNotHealthy);
                 if let Some(event) = event {
-                    record(&ctx, &current, &event).await;
+                    record(self.ctx, &current, &event).await;
                 }
-                return Ok(action);
             }
             Transition::RetryLater { error } => {
-                tracing::warn!(run = %name, "cannot reach the cluster, retrying: {error}");
-                return Ok(action);
+                tracing::warn!(run = %self.name, "cannot reach the cluster, retrying: {error}");
             }
             Transition::Run {
                 status,
@@ -267,24 +253,23 @@ async fn pass(run: Arc<EtcdDefrag>, ctx: Arc<Context>, finished: bool) -> Result
                 deadline_in,
                 start,
             } => {
-                let Some(_claim) = ctx.busy.claim(format!("{namespace}/{}", obs.run.cluster))
-                else {
-                    return Ok(Action::requeue(BUSY_RETRY));
+                let Some(_claim) = self.ctx.busy.claim(self.cluster_key()) else {
+                    return Ok(ControlFlow::Break(Action::requeue(BUSY_RETRY)));
                 };
-                let mut current = (*run).clone();
+                let mut current = (*self.run).clone();
                 if write {
-                    write_status(&ctx, &runs, &mut current, &status).await?;
+                    write_status(self.ctx, &self.runs, &mut current, &status).await?;
                     if start.is_some() {
-                        ctx.metrics.entered(&labels, DefragPhase::Running);
+                        self.ctx.metrics.entered(&self.labels, DefragPhase::Running);
                     }
                 }
-                let Some((session, first)) = probed.take() else {
-                    return Ok(action);
+                let Some((session, first)) = self.probed.take() else {
+                    return Ok(ControlFlow::Break(action));
                 };
-                let _running = ctx.metrics.running(&labels);
+                let _running = self.ctx.metrics.running(&self.labels);
                 drive(
-                    &ctx,
-                    &runs,
+                    self.ctx,
+                    &self.runs,
                     current,
                     status,
                     finished,
@@ -295,7 +280,6 @@ async fn pass(run: Arc<EtcdDefrag>, ctx: Arc<Context>, finished: bool) -> Result
                 .await?;
                 // The writes bring the next pass through the watch; this is
                 // the fallback.
-                return Ok(action);
             }
             Transition::Finalize {
                 phase: ended,
@@ -303,16 +287,100 @@ async fn pass(run: Arc<EtcdDefrag>, ctx: Arc<Context>, finished: bool) -> Result
                 disarm,
                 ..
             } => {
-                if disarm {
-                    disarm_nospace(&ctx, &run, probed.as_ref()).await;
-                }
-                let mut current = (*run).clone();
-                write_status(&ctx, &runs, &mut current, &status).await?;
-                clear_note(&ctx, &runs, &current).await;
-                ctx.metrics.entered(&labels, ended);
-                return Ok(action);
+                self.end(&status, disarm, ended).await?;
             }
         }
+        Ok(ControlFlow::Break(action))
+    }
+
+    /// Gathers the fact `phase::next` needs into the observation.
+    async fn gather(&mut self, need: Need) -> Result<(), Error> {
+        let namespace = &self.namespace;
+        match need {
+            Need::Cluster => {
+                let clusters: Api<EtcdCluster> =
+                    Api::namespaced(self.ctx.kube.client.clone(), namespace);
+                let found = clusters
+                    .get_opt(&self.obs.run.cluster)
+                    .await
+                    .map_err(api_error(format!(
+                        "get EtcdCluster {namespace}/{}",
+                        self.obs.run.cluster
+                    )))?;
+                self.obs.cluster_exists = Some(found.is_some());
+                self.cluster = found;
+            }
+            Need::Siblings => {
+                let all = self
+                    .runs
+                    .list(&ListParams::default())
+                    .await
+                    .map_err(api_error(format!("list EtcdDefrags in {namespace}")))?;
+                self.obs.siblings = Some(
+                    all.items
+                        .iter()
+                        .filter(|r| r.spec.cluster_ref.name == self.obs.run.cluster)
+                        .map(Sibling::of)
+                        .collect(),
+                );
+            }
+            Need::Probe => {
+                let (reach, session) = match self.cluster.take() {
+                    Some(found) => probe(self.ctx, namespace, found).await,
+                    None => (
+                        Reach::DialFailed {
+                            error: format!(
+                                "EtcdCluster {namespace}/{} was not read in this pass",
+                                self.obs.run.cluster
+                            ),
+                        },
+                        None,
+                    ),
+                };
+                self.obs.reach = Some(reach);
+                self.probed = session;
+            }
+            Need::EtcdSnapshots => {
+                self.obs.etcd_snapshots =
+                    Some(etcd_snapshots(self.ctx, namespace, &self.obs.run.cluster).await?);
+            }
+        }
+        Ok(())
+    }
+    /// Deletes the run, its TTL due; a run already gone is as good.
+    async fn delete(&self) -> Result<(), Error> {
+        match self.runs.delete(&self.name, &DeleteParams::default()).await {
+            Ok(_) => Ok(()),
+            Err(e) if k8s::is_not_found(&e) => Ok(()),
+            Err(e) => Err(api_error(format!(
+                "delete EtcdDefrag {}/{}",
+                self.namespace, self.name
+            ))(e)),
+        }
+    }
+
+    /// Ends the run in phase `ended`: disarms NOSPACE first when `disarm`,
+    /// then writes its final `status` and takes the note off. The run as
+    /// the server stored it is returned, for the event that follows.
+    async fn end(
+        &self,
+        status: &EtcdDefragStatus,
+        disarm: bool,
+        ended: DefragPhase,
+    ) -> Result<EtcdDefrag, Error> {
+        if disarm {
+            disarm_nospace(self.ctx, &self.run, self.probed.as_ref()).await;
+        }
+        let mut current = (*self.run).clone();
+        write_status(self.ctx, &self.runs, &mut current, status).await?;
+        clear_note(self.ctx, &self.runs, &current).await;
+        self.ctx.metrics.entered(&self.labels, ended);
+        Ok(current)
+    }
+
+    /// This run's cluster as the engine's busy set names it.
+    fn cluster_key(&self) -> String {
+        format!("{}/{}", self.namespace, self.obs.run.cluster)
     }
 }
 
@@ -390,184 +458,6 @@ async fn etcd_snapshots(
         }
     }
     Ok(EtcdSnapshots::Idle)
-}
-
-/// Runs the engine for this run and persists every member's row as it
-/// finishes; records `DefragFailed` and `AlarmDisarmFailed` events.
-#[allow(clippy::too_many_arguments)]
-async fn drive(
-    ctx: &Context,
-    runs: &Api<EtcdDefrag>,
-    current: EtcdDefrag,
-    status: EtcdDefragStatus,
-    finished: Vec<crate::report::MemberResult>,
-    deadline_in: Duration,
-    session: Session,
-    first: Fresh,
-) -> Result<(), Error> {
-    let options = settings::sweep_of_run(
-        current.spec.rule.as_ref(),
-        ctx.move_leader,
-        ctx.member_timeout,
-        ctx.allow_probe_restart,
-        ctx.gate,
-    )
-    .map_err(crate::Error::Usage)?;
-    let earlier: Vec<String> = finished.iter().map(|m| m.name.clone()).collect();
-    // A holder that died mid-Defragment left the member's name (and its
-    // size then) and no row.
-    let interrupted = current
-        .metadata
-        .annotations
-        .as_ref()
-        .and_then(|a| a.get(crate::contract::DEFRAGMENTING_ANNOTATION))
-        .and_then(|note| crate::plan::defrag::InterruptedDefrag::parse(note))
-        .filter(|noted| !earlier.contains(&noted.member));
-    let input = RunInput {
-        options,
-        finished,
-        cluster: session.target.cluster.clone(),
-        interrupted,
-        // The watcher is the processor that serializes the runs (the
-        // oldest unfinished one acts): the others are queued behind it.
-        others: None,
-    };
-    let control = RunControl {
-        cancel: ctx.shutdown.child_token(),
-        deadline: Some(tokio::time::Instant::now() + deadline_in),
-        ..RunControl::default()
-    };
-    let labels = RunLabels::of(&current);
-    let persist = Persist {
-        ctx,
-        runs,
-        state: Mutex::new((current, status)),
-        failed: Mutex::new(None),
-        stop_run: control.cancel.clone(),
-    };
-    let report = exec::run(
-        &session.clients,
-        &session.target,
-        &input,
-        &persist,
-        &control,
-        Some(first),
-    )
-    .await?;
-    ctx.metrics.sweep_finished(&labels, &report);
-    if let Some(e) = persist.failed.lock().await.take() {
-        return Err(e);
-    }
-    let (mut current, mut status) = persist.state.into_inner();
-    let now = Timestamp::now();
-    phase::record_results(&mut status, &report.members, now);
-    if report.stopped.is_none() {
-        phase::mark_gone(&mut status, now);
-    }
-    write_status(ctx, runs, &mut current, &status).await?;
-    // The row has no room for why a member was held back: the event does.
-    for m in report.held_back().filter(|m| !earlier.contains(&m.name)) {
-        let why = m.detail.clone().unwrap_or_default();
-        record(ctx, &current, &Event::defrag_held_back(&m.name, &why)).await;
-    }
-    let failures: Vec<String> = report
-        .alarms
-        .iter()
-        .filter(|a| a.alarm == "NOSPACE" && a.result == AlarmResult::Failed)
-        .map(|a| format!("member {}: {}", a.member_id, a.why))
-        .collect();
-    if !failures.is_empty() {
-        record(
-            ctx,
-            &current,
-            &Event::alarm_disarm_failed(&failures.join("; ")),
-        )
-        .await;
-    }
-    Ok(())
-}
-
-/// The engine's observer: writes the planned rows, then each finished
-/// member's row, before the engine goes on.
-struct Persist<'a> {
-    ctx: &'a Context,
-    runs: &'a Api<EtcdDefrag>,
-    state: Mutex<(EtcdDefrag, EtcdDefragStatus)>,
-    /// The first write that failed; the run is stopped then.
-    failed: Mutex<Option<Error>>,
-    /// The engine's stop: a row that cannot be saved stops the run before
-    /// the next member is touched (the next pass resumes from what is saved).
-    stop_run: CancellationToken,
-}
-
-impl Observer for Persist<'_> {
-    fn event(&self, event: RunEvent) -> BoxFuture<'_, ()> {
-        Box::pin(async move {
-            // Fencing: a watcher that lost the Lease (or was stopped past
-            // it) writes nothing more and stops the engine, which checks
-            // before its next Defragment.
-            if !self.ctx.fence.is_open() {
-                self.ctx.shutdown.cancel();
-                return;
-            }
-            let results = match &event {
-                RunEvent::Planned { members, .. } => members.clone(),
-                RunEvent::MemberFinished { result } => vec![result.clone()],
-                // Word for the next holder, should this one die before
-                // the row is written: without it, nothing is sent.
-                RunEvent::DefragStarted { member } => {
-                    tracing::info!("{}", event.describe());
-                    let mut guard = self.state.lock().await;
-                    let (current, _) = &mut *guard;
-                    let noted = context::note_defragmenting(
-                        self.ctx,
-                        self.runs,
-                        current,
-                        &member.name,
-                        member.db_size,
-                    )
-                    .await
-                    .and_then(|()| not_driven_by_another(current));
-                    if let Err(e) = noted {
-                        tracing::warn!("{e}; stopping the run before the Defragment");
-                        self.stop_run.cancel();
-                        *self.failed.lock().await = Some(e);
-                    }
-                    return;
-                }
-                other => {
-                    tracing::info!("{}", other.describe());
-                    return;
-                }
-            };
-            tracing::info!("{}", event.describe());
-            let mut guard = self.state.lock().await;
-            let (current, status) = &mut *guard;
-            phase::record_results(status, &results, Timestamp::now());
-            let snapshot = status.clone();
-            if let Err(e) = write_status(self.ctx, self.runs, current, &snapshot).await {
-                tracing::warn!("cannot persist the run's status: {e}; stopping the run");
-                self.stop_run.cancel();
-                *self.failed.lock().await = Some(e);
-            }
-            if let RunEvent::MemberFinished { result } = &event {
-                self.ctx
-                    .metrics
-                    .member_finished(&RunLabels::of(current), result);
-                if result.outcome == Outcome::Failed
-                    && result.reason == Some(MemberReason::RpcError)
-                {
-                    let detail = result.detail.clone().unwrap_or_default();
-                    record(
-                        self.ctx,
-                        current,
-                        &Event::defrag_failed(&result.name, &detail),
-                    )
-                    .await;
-                }
-            }
-        })
-    }
 }
 
 /// Takes the note `kubectl-etcd/defragmenting` off a run that has just

@@ -7,6 +7,7 @@
 //! when no endpoint at all can be used is the look an error (exit 2).
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use futures::future::join_all;
 use futures::stream::{FuturesUnordered, StreamExt};
@@ -14,7 +15,7 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use crate::defects::{self, APPLY_SNAPSHOT_DURING_DEFRAG};
 use crate::error::{Error, Result};
 use crate::etcd::EtcdOps;
-use crate::failure::ConnectFailure;
+use crate::failure::{ConnectFailure, RpcError};
 use crate::look::{
     dial_for_listed, member_row, Alarm, ClusterLook, ListedMember, MemberLook, MemberStatus, Probe,
     SnapshotWatch, StatusError,
@@ -75,29 +76,7 @@ pub async fn look_timed<O: EtcdOps>(
 
     // Decide whom to probe: (MemberList entry, dial, why not dialed,
     // the member known behind the dial before any dial).
-    let mut rows: Vec<Row> = Vec::new();
-    if target.discover {
-        for member in &list {
-            match dial_for_listed(member, &target.dials) {
-                Ok(dial) => rows.push(Row::listed(member, Some(dial), None)),
-                Err(why) => rows.push(Row::listed(member, None, Some(why))),
-            }
-        }
-    } else {
-        for dial in &target.dials {
-            let known = target.known.iter().find(|k| &k.dial == dial);
-            let listed = known
-                .and_then(|k| k.id)
-                .and_then(|id| list.iter().find(|m| m.id == id))
-                .or_else(|| known.and_then(|k| list.iter().find(|m| m.name == k.name)));
-            rows.push(Row {
-                listed: listed.cloned(),
-                dial: Some(dial.clone()),
-                not_probed: None,
-                known: known.cloned(),
-            });
-        }
-    }
+    let rows = whom_to_probe(target, &list);
 
     // Round 2: Status of every member and AlarmList, concurrently.
     let asked = tokio::time::Instant::now();
@@ -127,61 +106,146 @@ pub async fn look_timed<O: EtcdOps>(
     }))
     .await;
 
-    let mut members: Vec<MemberLook> = Vec::new();
-    for ((row, status), metrics_quota) in rows.into_iter().zip(statuses).zip(metrics_quotas) {
-        let answered_in = match &status {
-            Some((Ok(_), took)) => Some(*took),
-            _ => None,
-        };
-        let probe = match (status, row.not_probed) {
-            (Some((Ok(s), _)), _) => Probe::Answered(s),
-            (Some((Err(e), _)), _) => Probe::Failed(e),
-            (None, why) => Probe::NotProbed(why.unwrap_or_else(|| "not dialed".into())),
-        };
-        // Without discovery, match the probed endpoint to MemberList by the
-        // id in the Status header.
-        let listed_member = row.listed.or_else(|| match &probe {
-            Probe::Answered(s) => list.iter().find(|m| m.id == s.member_id).cloned(),
-            _ => None,
-        });
-        let fallback = match metrics_quota {
-            Some(bytes) => QuotaFallback {
-                bytes,
-                source: QuotaSource::Metrics,
-            },
-            None => target.quota,
-        };
-        let mut member = member_row(listed_member, row.dial, probe, fallback);
-        member.answered_in = answered_in;
-        if let Some(known) = row.known {
-            member.probes = known.probes;
-            if member.listed.is_none() {
-                member.name = known.name;
-                member.id = member.id.or(known.id);
-            }
-        }
-        members.push(member);
-    }
+    let mut members: Vec<MemberLook> = rows
+        .into_iter()
+        .zip(statuses)
+        .zip(metrics_quotas)
+        .map(|((row, status), metrics_quota)| {
+            member_look(row, status, metrics_quota, &list, target.quota)
+        })
+        .collect();
     if !target.discover {
         // Voters the user left out still count for the gate.
-        let probed: BTreeSet<u64> = members.iter().filter_map(|m| m.id).collect();
-        let why = if target.known.is_empty() {
-            "not in --endpoints and --no-discover is set"
-        } else {
-            "in the member list, but no running EtcdMember of the cluster stands for it"
-        };
-        for member in list.iter().filter(|m| !probed.contains(&m.id)) {
-            members.push(member_row(
-                Some(member.clone()),
-                None,
-                Probe::NotProbed(why.into()),
-                target.quota,
-            ));
-        }
+        let left_out = left_out_voters(target, &list, &members);
+        members.extend(left_out);
     }
 
     watch_snapshots(ops, &mut members).await;
 
+    let (alarms, alarm_list_error) = alarms_raised(alarm_answer, &members);
+    let look = ClusterLook {
+        members,
+        member_list_known: true,
+        alarms,
+        alarm_list_error,
+    };
+    Ok((look, asked))
+}
+
+/// Whom to probe: a row per MemberList entry, with the dial of its
+/// advertised client URL or why there is none (with discovery); else a row
+/// per seed, with the member known behind it before any dial and its
+/// MemberList entry when that is known by id or name.
+fn whom_to_probe(target: &Target, list: &[ListedMember]) -> Vec<Row> {
+    let mut rows: Vec<Row> = Vec::new();
+    if target.discover {
+        for member in list {
+            match dial_for_listed(member, &target.dials) {
+                Ok(dial) => rows.push(Row::listed(member, Some(dial), None)),
+                Err(why) => rows.push(Row::listed(member, None, Some(why))),
+            }
+        }
+    } else {
+        for dial in &target.dials {
+            let known = target.known.iter().find(|k| &k.dial == dial);
+            let listed = known
+                .and_then(|k| k.id)
+                .and_then(|id| list.iter().find(|m| m.id == id))
+                .or_else(|| known.and_then(|k| list.iter().find(|m| m.name == k.name)));
+            rows.push(Row {
+                listed: listed.cloned(),
+                dial: Some(dial.clone()),
+                not_probed: None,
+                known: known.cloned(),
+            });
+        }
+    }
+    rows
+}
+
+/// One member's Status answer and how long after the asking it came;
+/// `None` for a member that was not dialed.
+type StatusAnswer = Option<(std::result::Result<MemberStatus, RpcError>, Duration)>;
+
+/// The look at the member of `row`, from its Status answer and the quota
+/// its `/metrics` gave (`metrics_quota`, else `quota`, the target's): its
+/// MemberList entry, the answer or why there is none, and what was known
+/// of it before the dial.
+fn member_look(
+    row: Row,
+    status: StatusAnswer,
+    metrics_quota: Option<u64>,
+    list: &[ListedMember],
+    quota: QuotaFallback,
+) -> MemberLook {
+    let answered_in = match &status {
+        Some((Ok(_), took)) => Some(*took),
+        _ => None,
+    };
+    let probe = match (status, row.not_probed) {
+        (Some((Ok(s), _)), _) => Probe::Answered(s),
+        (Some((Err(e), _)), _) => Probe::Failed(e),
+        (None, why) => Probe::NotProbed(why.unwrap_or_else(|| "not dialed".into())),
+    };
+    // Without discovery, match the probed endpoint to MemberList by the
+    // id in the Status header.
+    let listed_member = row.listed.or_else(|| match &probe {
+        Probe::Answered(s) => list.iter().find(|m| m.id == s.member_id).cloned(),
+        _ => None,
+    });
+    let fallback = match metrics_quota {
+        Some(bytes) => QuotaFallback {
+            bytes,
+            source: QuotaSource::Metrics,
+        },
+        None => quota,
+    };
+    let mut member = member_row(listed_member, row.dial, probe, fallback);
+    member.answered_in = answered_in;
+    if let Some(known) = row.known {
+        member.probes = known.probes;
+        if member.listed.is_none() {
+            member.name = known.name;
+            member.id = member.id.or(known.id);
+        }
+    }
+    member
+}
+
+/// Without discovery, a row for each voter of MemberList that no probed
+/// member stands for, saying why it was not probed: the voters the user
+/// left out still count for the gate.
+fn left_out_voters(
+    target: &Target,
+    list: &[ListedMember],
+    members: &[MemberLook],
+) -> Vec<MemberLook> {
+    let probed: BTreeSet<u64> = members.iter().filter_map(|m| m.id).collect();
+    let why = if target.known.is_empty() {
+        "not in --endpoints and --no-discover is set"
+    } else {
+        "in the member list, but no running EtcdMember of the cluster stands for it"
+    };
+    list.iter()
+        .filter(|m| !probed.contains(&m.id))
+        .map(|member| {
+            member_row(
+                Some(member.clone()),
+                None,
+                Probe::NotProbed(why.into()),
+                target.quota,
+            )
+        })
+        .collect()
+}
+
+/// The alarms raised, each once and in order: what AlarmList answered and
+/// what each member's Status reports; and why AlarmList failed, when it did
+/// (the members' Status alarms are then all the look has).
+fn alarms_raised(
+    alarm_answer: std::result::Result<Vec<Alarm>, RpcError>,
+    members: &[MemberLook],
+) -> (Vec<Alarm>, Option<String>) {
     let mut alarms: BTreeSet<Alarm> = BTreeSet::new();
     let alarm_list_error = match alarm_answer {
         Ok(list) => {
@@ -190,7 +254,7 @@ pub async fn look_timed<O: EtcdOps>(
         }
         Err(e) => Some(e.to_string()),
     };
-    for m in &members {
+    for m in members {
         if let Some(s) = m.status() {
             alarms.extend(s.errors.iter().filter_map(|e| match e {
                 StatusError::Alarm(a) => Some(a.clone()),
@@ -198,14 +262,7 @@ pub async fn look_timed<O: EtcdOps>(
             }));
         }
     }
-
-    let look = ClusterLook {
-        members,
-        member_list_known: true,
-        alarms: alarms.into_iter().collect(),
-        alarm_list_error,
-    };
-    Ok((look, asked))
+    (alarms.into_iter().collect(), alarm_list_error)
 }
 
 /// For the members whose release has the applySnapshot/Defragment race

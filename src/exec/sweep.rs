@@ -179,36 +179,10 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 self.interrupted.as_ref(),
             );
             if !self.announced {
-                self.announced = true;
-                self.first_planned = p.to_defrag().cloned().collect();
-                let order = p.to_defrag().map(|m| m.name.clone()).collect();
-                let members = p
-                    .members
-                    .iter()
-                    .map(|m| match m.decision {
-                        MemberDecision::Skip(r) => {
-                            MemberResult::planned(m, Outcome::Skipped, Some(r.into()))
-                        }
-                        MemberDecision::Defrag(_) => {
-                            MemberResult::planned(m, Outcome::Pending, None)
-                        }
-                    })
-                    .collect();
-                self.observer
-                    .event(RunEvent::Planned { order, members })
-                    .await;
+                self.announce(&p).await;
             }
             self.last_plan = p.clone();
-            // A member held back for its probe stays held back for the
-            // run: a faster rate measured on other members' disks does
-            // not free it, while a slower one can still hold back a member
-            // the first plan let through.
-            let held: Vec<PlannedMember> = p.held_back(&self.done).cloned().collect();
-            for m in held {
-                let result =
-                    MemberResult::planned(&m, Outcome::Skipped, Some(MemberReason::ProbeBudget));
-                self.finish_member(result).await;
-            }
+            self.skip_held_back(&p).await;
             if let Some(gone) = self.gone_member(look) {
                 self.finish_member(gone).await;
                 self.carried = Some(fresh);
@@ -223,26 +197,10 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             // and term the plan was made on.
             match self.still_as_looked(look, &verdict, &next).await {
                 Ok(()) => self.changed_in_a_row = 0,
-                Err(reason) => {
-                    self.changed_in_a_row += 1;
-                    if self.changed_in_a_row > MAX_CHANGED_IN_A_ROW {
-                        return self
-                            .stop(StopReason::GateRefused {
-                                reasons: vec![reason],
-                            })
-                            .await;
-                    }
-                    self.observer
-                        .event(RunEvent::GateRefused {
-                            reasons: vec![reason],
-                            retry_in: Some(RELOOK_PAUSE),
-                        })
-                        .await;
-                    if let Err(h) = self.control.sleep(RELOOK_PAUSE).await {
-                        return self.stop(h.reason(None)).await;
-                    }
-                    continue;
-                }
+                Err(reason) => match self.give_up_step(reason).await {
+                    Ok(()) => continue,
+                    Err(stop) => return self.stop(stop).await,
+                },
             }
             if next.role == Role::Leader && self.leader.is_none() {
                 match self.hand_over_leadership(look, &p, &next).await {
@@ -278,6 +236,60 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 return self.stop(reason).await;
             }
         }
+    }
+
+    /// Keeps the first plan's members to defragment as the ones the run
+    /// means to do (`first_planned`), and tells the observer the order and
+    /// every member's line as planned. Only the first plan is announced:
+    /// a later plan is kept as `last_plan`, and its members' lines reach
+    /// the observer as each one finishes.
+    async fn announce(&mut self, p: &Plan) {
+        self.announced = true;
+        self.first_planned = p.to_defrag().cloned().collect();
+        let order = p.to_defrag().map(|m| m.name.clone()).collect();
+        let members = p.members.iter().map(planned_line).collect();
+        self.observer
+            .event(RunEvent::Planned { order, members })
+            .await;
+    }
+
+    /// Finishes, as skipped for their probe (`ProbeBudget`), the members
+    /// the plan holds back that are not done yet. A member held back for
+    /// its probe stays held back for the run: a faster rate measured on
+    /// other members' disks does not free it, while a slower one can still
+    /// hold back a member the first plan let through.
+    async fn skip_held_back(&mut self, p: &Plan) {
+        let held: Vec<PlannedMember> = p.held_back(&self.done).cloned().collect();
+        for m in held {
+            let result =
+                MemberResult::planned(&m, Outcome::Skipped, Some(MemberReason::ProbeBudget));
+            self.finish_member(result).await;
+        }
+    }
+
+    /// Gives up a step whose member no longer saw what the look showed
+    /// (`reason`): `Ok` once the refusal is told and the pause before
+    /// looking again is over, so the step is planned again on a new look;
+    /// the reason to stop instead when that happened more than
+    /// `MAX_CHANGED_IN_A_ROW` steps in a row, or a stop came during the
+    /// pause.
+    async fn give_up_step(&mut self, reason: gate::GateReason) -> Result<(), StopReason> {
+        self.changed_in_a_row += 1;
+        if self.changed_in_a_row > MAX_CHANGED_IN_A_ROW {
+            return Err(StopReason::GateRefused {
+                reasons: vec![reason],
+            });
+        }
+        self.observer
+            .event(RunEvent::GateRefused {
+                reasons: vec![reason],
+                retry_in: Some(RELOOK_PAUSE),
+            })
+            .await;
+        self.control
+            .sleep(RELOOK_PAUSE)
+            .await
+            .map_err(|h| h.reason(None))
     }
 
     /// `--compact`: compact behind a passing gate and let sizes settle.
@@ -629,14 +641,8 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             if self.done.contains(&m.name) {
                 continue;
             }
-            let entry = match m.decision {
-                MemberDecision::Skip(r) => {
-                    MemberResult::planned(m, Outcome::Skipped, Some(r.into()))
-                }
-                MemberDecision::Defrag(_) => MemberResult::planned(m, Outcome::Pending, None),
-            };
             self.done.insert(m.name.clone());
-            self.results.push(entry);
+            self.results.push(planned_line(m));
         }
         // Planned at first, then neither reached nor in the last plan.
         for m in &self.first_planned {
@@ -658,6 +664,15 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             final_view: self.final_view,
             target: self.target,
         }
+    }
+}
+
+/// A member's line as its plan has it, before any step: `Skipped` with
+/// the plan's reason, or `Pending` when it is to be defragmented.
+fn planned_line(m: &PlannedMember) -> MemberResult {
+    match m.decision {
+        MemberDecision::Skip(r) => MemberResult::planned(m, Outcome::Skipped, Some(r.into())),
+        MemberDecision::Defrag(_) => MemberResult::planned(m, Outcome::Pending, None),
     }
 }
 

@@ -21,7 +21,11 @@
 //! - a bucket's value starts with {root pgid u64, sequence u64}; root 0 means
 //!   an inline bucket whose (leaf) page follows that header inside the value.
 
+mod tally;
+
 use std::io;
+
+use tally::Tally;
 
 /// Random-access reads of the file (a positioned read), so an 8 GB snapshot is never loaded whole.
 // why no `is_empty`: the length only bounds reads; an empty file is just
@@ -175,7 +179,28 @@ fn walk_db(
         .map_err(|e| format!("cannot read the file's length: {e}"))?;
     let page_size = detect_page_size(file, file_len)?;
     let meta = current_meta(file, file_len, page_size)?;
+    let total_size = database_size(&meta, page_size, file_len)?;
+    let mut walker = Walker::new(file, page_size, meta.high_water)?;
 
+    // The root bucket's entries are the top-level buckets; there are a dozen
+    // in etcd, so they are collected before each one is walked.
+    let buckets = walker.top_level_buckets(meta.root)?;
+    let mut tally = Tally::new();
+    for (name, header) in &buckets {
+        tally.enter(name);
+        walker.bucket(name, header, &mut |key: &[u8], flags: u32, value: &[u8]| {
+            tally.entry(key, flags, value, on_record)
+        })?;
+    }
+
+    let reached = walker.seen.iter().map(|w| u64::from(w.count_ones())).sum();
+    Ok((tally.status(total_size), (u64::from(page_size), reached)))
+}
+
+/// The database's size, high-water page id × page size, once the meta
+/// page is found to fit the file: no more bytes than the file has, and the
+/// root bucket's page below the high-water mark.
+fn database_size(meta: &Meta, page_size: u32, file_len: u64) -> Result<u64, String> {
     let total_size = meta
         .high_water
         .checked_mul(u64::from(page_size))
@@ -194,148 +219,7 @@ fn walk_db(
             meta.root, meta.high_water
         ));
     }
-
-    let mut walker = Walker {
-        file,
-        page_size: u64::from(page_size),
-        high_water: meta.high_water,
-        seen: vec![
-            0;
-            usize::try_from(meta.high_water.div_ceil(64))
-                .map_err(|_| "the database is too large for this machine".to_string())?
-        ],
-    };
-
-    // The root bucket's entries are the top-level buckets; there are a dozen
-    // in etcd, so they are collected before each one is walked.
-    let root = walker.page(meta.root)?;
-    let mut buckets: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-    walker.walk(
-        &root,
-        PageRef::Stored(meta.root),
-        0,
-        &mut |name, flags, value| {
-            if flags & BUCKET_LEAF == 0 {
-                return Err(format!("the top-level key {} is not a bucket", show(name)));
-            }
-            if let Some((last, _)) = buckets.last() {
-                if name <= last.as_slice() {
-                    return Err(format!(
-                        "the top-level buckets are out of order: {} after {}",
-                        show(name),
-                        show(last)
-                    ));
-                }
-            }
-            buckets.push((name.to_vec(), value.to_vec()));
-            Ok(())
-        },
-    )?;
-
-    let mut crc = Crc32c::new();
-    let mut total_keys: u64 = 0;
-    // Visited in revision order, so the last put or delete of a key wins.
-    // Held as fingerprints: a snapshot holds millions of keys.
-    let mut live = crate::keyprint::PrintSet::default();
-    let mut revision: i64 = 0;
-    let mut storage_version: Option<String> = None;
-    for (name, header) in &buckets {
-        crc.update(name);
-        let is_key = name == b"key";
-        let is_meta = name == b"meta";
-        let mut previous: Option<Vec<u8>> = None;
-        let mut visit = |key: &[u8], flags: u32, value: &[u8]| -> Result<(), String> {
-            if let Some(previous) = &previous {
-                if key <= previous.as_slice() {
-                    return Err(format!(
-                        "bucket {}: keys out of order ({} after {})",
-                        show(name),
-                        show(key),
-                        show(previous)
-                    ));
-                }
-            }
-            previous = Some(key.to_vec());
-            crc.update(key);
-            // why: bolt hands a nested bucket's entry to ForEach with a nil
-            // value, so only plain values reach etcdutl's hash.
-            let nested = flags & BUCKET_LEAF != 0;
-            if !nested {
-                crc.update(value);
-            }
-            total_keys = total_keys
-                .checked_add(1)
-                .ok_or_else(|| "the key count overflows".to_string())?;
-            if is_key {
-                // A key in the `key` bucket is an mvcc revision: main (8 bytes,
-                // big-endian), '_', sub (8 bytes), and 't' for a tombstone.
-                let main = key
-                    .get(..8)
-                    .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                    .ok_or_else(|| {
-                        format!(
-                            "the key bucket holds a key of {} bytes, too short for a revision",
-                            key.len()
-                        )
-                    })?;
-                revision = i64::from_be_bytes(main);
-                let user = user_key(value).ok_or_else(|| {
-                    format!("the key bucket's entry at revision {revision} holds no readable key")
-                })?;
-                // A tombstone's revision key ends in 't' after main_sub.
-                let tombstone = key.len() == 18 && key.get(17) == Some(&b't');
-                let print = crate::keyprint::fingerprint(user);
-                if tombstone {
-                    live.remove(&print);
-                } else {
-                    live.insert(print);
-                }
-                on_record(user, (key.len() + value.len()) as u64, tombstone);
-            }
-            if is_meta && !nested && key == b"storageVersion" {
-                storage_version = std::str::from_utf8(value)
-                    .ok()
-                    .filter(|v| !v.is_empty())
-                    .map(str::to_string);
-            }
-            Ok(())
-        };
-
-        if header.len() < BUCKET_HEADER {
-            return Err(format!(
-                "bucket {}: its header is {} bytes, shorter than {BUCKET_HEADER}",
-                show(name),
-                header.len()
-            ));
-        }
-        let bucket_root = le_u64(header, 0).unwrap_or_default();
-        if bucket_root == 0 {
-            let inline = header.get(BUCKET_HEADER..).unwrap_or_default();
-            walker
-                .walk(inline, PageRef::Inline, 0, &mut visit)
-                .map_err(|e| format!("bucket {}: {e}", show(name)))?;
-        } else {
-            let page = walker
-                .page(bucket_root)
-                .map_err(|e| format!("bucket {}: {e}", show(name)))?;
-            walker
-                .walk(&page, PageRef::Stored(bucket_root), 0, &mut visit)
-                .map_err(|e| format!("bucket {}: {e}", show(name)))?;
-        }
-    }
-
-    let reached = walker.seen.iter().map(|w| u64::from(w.count_ones())).sum();
-    Ok((
-        DbStatus {
-            hash: crc.finish(),
-            revision,
-            total_keys,
-            live_keys: live.len() as u64,
-            total_size,
-            storage_version,
-        },
-        (u64::from(page_size), reached),
-    ))
+    Ok(total_size)
 }
 
 /// The user key inside a stored `mvccpb.KeyValue`: field 1 (length-delimited,
@@ -541,6 +425,10 @@ impl std::fmt::Display for PageRef {
     }
 }
 
+/// A top-level bucket as the root holds it: its name, and its value (the
+/// bucket's header).
+type TopBucket = (Vec<u8>, Vec<u8>);
+
 /// What a leaf entry is handed to: key, element flags, value.
 type Visit<'v> = dyn FnMut(&[u8], u32, &[u8]) -> Result<(), String> + 'v;
 
@@ -554,7 +442,73 @@ struct Walker<'f, F: ReadAt + ?Sized> {
     seen: Vec<u64>,
 }
 
-impl<F: ReadAt + ?Sized> Walker<'_, F> {
+impl<'f, F: ReadAt + ?Sized> Walker<'f, F> {
+    /// A walker of the pages below `high_water`, none of them read yet.
+    fn new(file: &'f F, page_size: u32, high_water: u64) -> Result<Self, String> {
+        Ok(Walker {
+            file,
+            page_size: u64::from(page_size),
+            high_water,
+            seen: vec![
+                0;
+                usize::try_from(high_water.div_ceil(64))
+                    .map_err(|_| "the database is too large for this machine".to_string())?
+            ],
+        })
+    }
+
+    /// The top-level buckets, in order, from the root bucket at page
+    /// `root`: each one's name and its value (the bucket's header). Every
+    /// entry of the root must be a bucket, after the one before it.
+    fn top_level_buckets(&mut self, root: u64) -> Result<Vec<TopBucket>, String> {
+        let page = self.page(root)?;
+        let mut buckets: Vec<TopBucket> = Vec::new();
+        self.walk(
+            &page,
+            PageRef::Stored(root),
+            0,
+            &mut |name, flags, value| {
+                if flags & BUCKET_LEAF == 0 {
+                    return Err(format!("the top-level key {} is not a bucket", show(name)));
+                }
+                if let Some((last, _)) = buckets.last() {
+                    if name <= last.as_slice() {
+                        return Err(format!(
+                            "the top-level buckets are out of order: {} after {}",
+                            show(name),
+                            show(last)
+                        ));
+                    }
+                }
+                buckets.push((name.to_vec(), value.to_vec()));
+                Ok(())
+            },
+        )?;
+        Ok(buckets)
+    }
+
+    /// Hands every entry of the top-level bucket `name` to `visit`, from
+    /// its `header`: under its root page, or in the inline page that
+    /// follows the header when the root is 0. Errors name the bucket.
+    fn bucket(&mut self, name: &[u8], header: &[u8], visit: &mut Visit<'_>) -> Result<(), String> {
+        if header.len() < BUCKET_HEADER {
+            return Err(format!(
+                "bucket {}: its header is {} bytes, shorter than {BUCKET_HEADER}",
+                show(name),
+                header.len()
+            ));
+        }
+        let bucket_root = le_u64(header, 0).unwrap_or_default();
+        let walked = if bucket_root == 0 {
+            let inline = header.get(BUCKET_HEADER..).unwrap_or_default();
+            self.walk(inline, PageRef::Inline, 0, visit)
+        } else {
+            self.page(bucket_root)
+                .and_then(|page| self.walk(&page, PageRef::Stored(bucket_root), 0, visit))
+        };
+        walked.map_err(|e| format!("bucket {}: {e}", show(name)))
+    }
+
     /// Reads page `id` with its overflow pages, after checking it is a page
     /// this walk may visit.
     fn page(&mut self, id: u64) -> Result<Vec<u8>, String> {
