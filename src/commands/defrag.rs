@@ -47,8 +47,7 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     // none to make.
     let wanted = exec::gates_wanted(&first.look, &verdict, &input);
     let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
-    let features =
-        crate::etcd::take::feature_gates(&first.look, target.tls.as_ref(), &wanted).await;
+    let features = crate::etcd::take::feature_gates(ops, &first.look, &wanted).await;
     let notes = exec::plan_notes(&first.look, &verdict, &input, &features);
     for note in &notes {
         crate::logging::message(&format!("note: {note}"));

@@ -122,7 +122,7 @@ async fn read_feature_gates(
     report: &mut StatusReport,
 ) {
     let names: Vec<&str> = look.members.iter().map(|m| m.name.as_str()).collect();
-    let read = crate::etcd::take::feature_gates(look, session.target.tls.as_ref(), &names).await;
+    let read = crate::etcd::take::feature_gates(&session.clients, look, &names).await;
     for row in report.members.iter_mut() {
         row.feature_gates = read.get(&row.name).map(|gates| {
             crate::plan::doctor::MAINTENANCE_GATES

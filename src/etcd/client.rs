@@ -43,9 +43,10 @@ pub struct EtcdClients {
     dial_timeout: Duration,
     command_timeout: Duration,
     connections: Mutex<HashMap<String, Dialing>>,
-    /// Backend quotas read from members' `/metrics`, per endpoint: a
-    /// member's quota changes only with a restart, so it is read once.
-    quotas: Mutex<HashMap<String, u64>>,
+    /// Each member's `/metrics`, read once per command (per
+    /// `EtcdClients`): its quota, its feature gates and a look's
+    /// snapshots in flight all come from the one read.
+    metrics: Mutex<HashMap<String, Reading>>,
     /// What the dials have learned, shared by every one of them.
     learned: Arc<Learned>,
 }
@@ -72,7 +73,21 @@ impl Learned {
 
 /// A connection being made, or made: every caller for the same member
 /// awaits the same one.
-type Dialing = Shared<BoxFuture<'static, Result<Client, RpcError>>>;
+type Dialing = Shared<BoxFuture<'static, Result<Connected, RpcError>>>;
+
+/// A dialed member: the etcd client, and the HTTP/2 channel under it, on
+/// which the member's HTTP endpoints (`/metrics`, `/debug/vars`) answer
+/// too over TLS: etcd serves a request that is not gRPC on the same
+/// connection (`embed/serve.go`, from 3.4 on).
+#[derive(Clone)]
+struct Connected {
+    client: Client,
+    channel: tonic::transport::Channel,
+}
+
+/// A member's `/metrics` being read, or read: every caller awaits the same
+/// read.
+type Reading = Shared<BoxFuture<'static, Result<Arc<str>, String>>>;
 
 impl EtcdClients {
     /// Prepares connections for `target`; nothing is dialed yet.
@@ -88,7 +103,7 @@ impl EtcdClients {
             dial_timeout,
             command_timeout,
             connections: Mutex::new(HashMap::new()),
-            quotas: Mutex::new(HashMap::new()),
+            metrics: Mutex::new(HashMap::new()),
             learned: Arc::default(),
         }
     }
@@ -123,8 +138,8 @@ impl EtcdClients {
         }
     }
 
-    fn quotas(&self) -> std::sync::MutexGuard<'_, HashMap<String, u64>> {
-        match self.quotas.lock() {
+    fn metrics(&self) -> std::sync::MutexGuard<'_, HashMap<String, Reading>> {
+        match self.metrics.lock() {
             Ok(map) => map,
             Err(poisoned) => poisoned.into_inner(),
         }
@@ -143,7 +158,7 @@ impl EtcdClients {
     /// Dials one member: TCP, TLS (verified against the CA, always), then
     /// authentication when credentials are set. Bounded by the dial timeout
     /// (connection) and the command timeout (authentication).
-    async fn connect(&self, dial: &Dial) -> Result<Client, RpcError> {
+    async fn connect(&self, dial: &Dial) -> Result<Connected, RpcError> {
         let ctx = self.context(dial);
         let fail = |cause: FailureCause| RpcError {
             endpoint: dial.endpoint.to_string(),
@@ -206,17 +221,18 @@ impl EtcdClients {
                             dial.endpoint
                         ));
                     }
-                    Client::from_channel(etcd_client::Channel::Tonic(channel), None)
+                    Client::from_channel(etcd_client::Channel::Tonic(channel.clone()), None)
                         .await
+                        .map(|client| Connected { client, channel })
                         .map_err(|e| fail(classify(&chain_text(&e), &ctx)))
                 }
                 cause => Err(fail(cause)),
             },
-            Ok(Ok(client)) => Ok(client),
+            Ok(Ok(client)) => Ok(Connected { client, channel }),
         }
     }
 
-    async fn client(&self, dial: &Dial) -> Result<Client, RpcError> {
+    async fn client(&self, dial: &Dial) -> Result<Connected, RpcError> {
         let attempt = self
             .connections()
             .entry(Self::key(dial))
@@ -230,7 +246,7 @@ impl EtcdClients {
                     dial_timeout: self.dial_timeout,
                     command_timeout: self.command_timeout,
                     connections: Mutex::new(HashMap::new()),
-                    quotas: Mutex::new(HashMap::new()),
+                    metrics: Mutex::new(HashMap::new()),
                     learned: self.learned.clone(),
                 };
                 let dial = dial.clone();
@@ -246,6 +262,55 @@ impl EtcdClients {
         client
     }
 
+    /// GETs `path` from the member behind `dial` within the command
+    /// timeout: over TLS on the member's gRPC connection (dialed now when
+    /// it is not yet, and shared with every RPC), so the read costs no
+    /// handshake and can go out beside the member's first RPCs; over plain
+    /// HTTP, where etcd hands every HTTP/2 connection to gRPC, on a
+    /// connection of its own.
+    async fn http_get(&self, dial: &Dial, path: &str) -> Result<Arc<str>, String> {
+        let channel = self.channel_for_http(dial).await?;
+        http_get(dial, self.tls.clone(), channel, path, self.command_timeout).await
+    }
+
+    /// The channel an HTTP read of `dial` goes on: its gRPC one over TLS,
+    /// none over plain HTTP.
+    async fn channel_for_http(
+        &self,
+        dial: &Dial,
+    ) -> Result<Option<tonic::transport::Channel>, String> {
+        if dial.endpoint.scheme != Scheme::Https {
+            return Ok(None);
+        }
+        match self.client(dial).await {
+            Ok(connected) => Ok(Some(connected.channel)),
+            Err(e) => Err(format!("connect: {}", e.cause)),
+        }
+    }
+
+    /// The member's `/metrics`, read once per `EtcdClients` (a command):
+    /// every caller awaits the same read, and a failed read is not asked
+    /// again.
+    async fn metrics_once(&self, dial: &Dial) -> Result<Arc<str>, String> {
+        let key = Self::key(dial);
+        let known = self.metrics().get(&key).cloned();
+        if let Some(reading) = known {
+            return reading.await;
+        }
+        let channel = self.channel_for_http(dial).await?;
+        let reading = self
+            .metrics()
+            .entry(key)
+            .or_insert_with(|| {
+                let (dial, tls, limit) = (dial.clone(), self.tls.clone(), self.command_timeout);
+                async move { http_get(&dial, tls, channel, "/metrics", limit).await }
+                    .boxed()
+                    .shared()
+            })
+            .clone();
+        reading.await
+    }
+
     /// Runs one RPC on one member within `limit`. A failed or timed-out call
     /// drops the cached connection so the next attempt dials afresh.
     async fn call<T, F, Fut>(
@@ -259,7 +324,7 @@ impl EtcdClients {
         F: FnOnce(Client) -> Fut,
         Fut: Future<Output = Result<T, etcd_client::Error>>,
     {
-        let client = self.client(dial).await?;
+        let client = self.client(dial).await?.client;
         let outcome = tokio::time::timeout(limit, rpc(client)).await;
         let cause = match outcome {
             Ok(Ok(value)) => {
@@ -284,6 +349,32 @@ impl EtcdClients {
             op,
             cause,
         })
+    }
+}
+
+/// GETs `path` within `limit`: on `channel` (a member's gRPC connection,
+/// over TLS) when there is one, else on a connection of its own.
+async fn http_get(
+    dial: &Dial,
+    tls: Option<TlsMaterial>,
+    channel: Option<tonic::transport::Channel>,
+    path: &str,
+    limit: Duration,
+) -> Result<Arc<str>, String> {
+    let read = async {
+        match channel {
+            Some(channel) => super::http::get_on(channel, path).await,
+            None => super::http::get(dial, tls.as_ref(), path, limit)
+                .await
+                .map(|answer| answer.body),
+        }
+    };
+    match tokio::time::timeout(limit, read).await {
+        Ok(body) => body.map(Arc::from),
+        Err(_) => Err(format!(
+            "no answer within {}",
+            crate::quantity::format_duration_parts(limit)
+        )),
     }
 }
 
@@ -617,36 +708,32 @@ impl EtcdOps for EtcdClients {
     }
 
     async fn backend_quota(&self, dial: &Dial) -> Option<u64> {
-        let key = Self::key(dial);
-        if let Some(quota) = self.quotas().get(&key) {
-            return Some(*quota);
-        }
-        let answer = super::http::get(dial, self.tls.as_ref(), "/metrics", self.command_timeout)
+        let body = self
+            .metrics_once(dial)
             .await
             .map_err(|e| tracing::debug!("no /metrics from {}: {e}", dial.endpoint))
             .ok()?;
-        let quota = super::http::parse_metrics(&answer.body, 0.0).quota_bytes?;
-        self.quotas().insert(key, quota);
-        Some(quota)
+        super::http::parse_metrics(&body, 0.0).quota_bytes
+    }
+
+    async fn metrics(&self, dial: &Dial) -> Result<Arc<str>, String> {
+        self.metrics_once(dial).await
     }
 
     async fn raft_progress(&self, leader: &Dial) -> Result<BTreeMap<u64, String>, String> {
-        let answer = super::http::get(
-            leader,
-            self.tls.as_ref(),
-            "/debug/vars",
-            self.command_timeout,
-        )
-        .await
-        .map_err(|e| format!("/debug/vars of the leader: {e}"))?;
-        super::http::parse_raft_progress(&answer.body)
+        let body = self
+            .http_get(leader, "/debug/vars")
+            .await
+            .map_err(|e| format!("/debug/vars of the leader: {e}"))?;
+        super::http::parse_raft_progress(&body)
     }
 
     async fn snapshots_in_flight(&self, dial: &Dial) -> Result<u64, String> {
-        let answer = super::http::get(dial, self.tls.as_ref(), "/metrics", self.command_timeout)
+        let body = self
+            .http_get(dial, "/metrics")
             .await
             .map_err(|e| format!("/metrics: {e}"))?;
-        super::http::parse_snapshots_in_flight(&answer.body)
+        super::http::parse_snapshots_in_flight(&body)
     }
 
     async fn refresh_sizes(&self, dial: &Dial) -> Result<(), RpcError> {

@@ -1,6 +1,7 @@
 //! A member's HTTP side, on its client port: `/metrics` over one plain or
-//! TLS connection, and the certificate chain the member served in that
-//! handshake (so `doctor` sees the certificate actually in use, even where
+//! TLS connection of its own, or on the member's gRPC connection over TLS
+//! (`get_on`), and the certificate chain the member served in a handshake
+//! of its own (so `doctor` sees the certificate actually in use, even where
 //! it came from a Secret that has since been renewed).
 //!
 //! TLS verification is the same as for gRPC: the target's CA, the member's
@@ -41,6 +42,33 @@ pub async fn get(
     tokio::time::timeout(limit, get_inner(dial, tls, path))
         .await
         .map_err(|_| format!("no answer within {}", format_duration_parts(limit)))?
+}
+
+/// GETs `path` on `channel`, a member's gRPC connection over TLS: etcd
+/// answers a request that is not gRPC (no `application/grpc` content type)
+/// with its HTTP handlers on the same HTTP/2 connection, so the read needs
+/// no handshake of its own. The body of a 200, at most `MAX_BODY` bytes.
+pub async fn get_on(channel: tonic::transport::Channel, path: &str) -> Result<String, String> {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let request = http::Request::get(path)
+        .header(http::header::ACCEPT, "text/plain")
+        .body(tonic::body::Body::empty())
+        .map_err(|e| format!("request for {path}: {e}"))?;
+    let response = channel
+        .oneshot(request)
+        .await
+        .map_err(|e| format!("send: {}", crate::error::chain_text(&e)))?;
+    let status = response.status();
+    let body = http_body_util::Limited::new(response.into_body(), MAX_BODY)
+        .collect()
+        .await
+        .map_err(|e| format!("read: {e}"))?
+        .to_bytes();
+    if status != http::StatusCode::OK {
+        return Err(format!("{path} answered {status}"));
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
 async fn get_inner(

@@ -156,6 +156,14 @@ pub trait EtcdOps: Send + Sync {
     /// caller then has no figure of the member's own.
     fn backend_quota(&self, dial: &Dial) -> impl Future<Output = Option<u64>> + Send;
 
+    /// The member's `/metrics` text, read once per command (its quota and
+    /// feature gates come from the one read): over TLS on the member's gRPC
+    /// connection, else on a connection of its own.
+    fn metrics(
+        &self,
+        dial: &Dial,
+    ) -> impl Future<Output = Result<std::sync::Arc<str>, String>> + Send;
+
     /// The leader's raft progress for each member (member id → `StateReplicate`,
     /// `StateProbe` or `StateSnapshot`), from its `/debug/vars`. Only the
     /// leader tracks progress: asked of another member it is an error.

@@ -20,7 +20,7 @@ use crate::look::{
     dial_for_listed, member_row, Alarm, ClusterLook, ListedMember, MemberLook, MemberStatus, Probe,
     SnapshotWatch, StatusError,
 };
-use crate::reach::{Dial, KnownMember, QuotaFallback, QuotaSource, Target};
+use crate::reach::{Dial, KnownMember, QuotaFallback, QuotaSource, Scheme, Target};
 
 /// Asks the seeds for MemberList, concurrently; the first seed to answer
 /// wins (every member returns the same list), so a hung seed costs nothing
@@ -80,30 +80,56 @@ pub async fn look_timed<O: EtcdOps>(
 
     // Round 2: Status of every member and AlarmList, concurrently.
     let asked = tokio::time::Instant::now();
-    let statuses = join_all(rows.iter().map(|row| async move {
-        match &row.dial {
-            Some(d) => Some((ops.status(d).await, asked.elapsed())),
-            None => None,
-        }
+    // Over TLS a member's /metrics rides its gRPC connection: when the
+    // members are said to run a release whose Status carries no quota
+    // (before 3.6), it is asked beside Status, at no round trip of its
+    // own; what else reads /metrics in this command (a plan's feature
+    // gates) gets the same read.
+    let beside = !quota_in_status(target.release_hint.as_deref());
+    let asking = join_all(rows.iter().map(|row| async move {
+        let d = row.dial.as_ref()?;
+        let status = async { (ops.status(d).await, asked.elapsed()) };
+        let early = async {
+            match (d.endpoint.scheme, beside) {
+                (Scheme::Https, true) => ops.backend_quota(d).await,
+                _ => None,
+            }
+        };
+        let (status, early) = futures::join!(status, early);
+        Some((status, early))
     }));
-    let (statuses, alarm_answer) = futures::join!(statuses, ops.alarm_list(&list_dial));
-    // Members whose Status carries no quota (before 3.6): their /metrics
-    // has it, so no quota is assumed where the member can say.
-    let metrics_quotas = join_all(rows.iter().zip(&statuses).map(|(row, status)| async move {
-        match (&row.dial, status) {
-            (
-                Some(d),
+    let (asked_all, alarm_answer) = futures::join!(asking, ops.alarm_list(&list_dial));
+    let (statuses, early): (Vec<StatusAnswer>, Vec<Option<u64>>) = asked_all
+        .into_iter()
+        .map(|answer| match answer {
+            Some((status, early)) => (Some(status), early),
+            None => (None, None),
+        })
+        .unzip();
+    // A member whose Status carried no quota and whose /metrics was not
+    // read beside it: read now (over TLS on its gRPC connection; plain, on
+    // a connection of its own, as etcd serves HTTP/2 there to gRPC only),
+    // so no quota is assumed where the member can say.
+    let metrics_quotas = join_all(rows.iter().zip(&statuses).zip(early).map(
+        |((row, status), early)| async move {
+            let lacks_quota = matches!(
+                status,
                 Some((
                     Ok(MemberStatus {
                         db_size_quota: None,
                         ..
                     }),
-                    _,
-                )),
-            ) => ops.backend_quota(d).await,
-            _ => None,
-        }
-    }))
+                    _
+                ))
+            );
+            match (&row.dial, lacks_quota, early) {
+                (_, false, _) => None,
+                (_, true, Some(quota)) => Some(quota),
+                (Some(d), true, None) => ops.backend_quota(d).await,
+                _ => None,
+            }
+        },
+    ))
     .await;
 
     let mut members: Vec<MemberLook> = rows
@@ -130,6 +156,16 @@ pub async fn look_timed<O: EtcdOps>(
         alarm_list_error,
     };
     Ok((look, asked))
+}
+
+/// Whether members of `release` (as said before any is asked) report
+/// their quota in Status (3.6 on); an unknown release is taken to, so that
+/// nothing is read that may not be needed. Pure.
+fn quota_in_status(release: Option<&str>) -> bool {
+    match release.and_then(defects::Release::parse) {
+        Some(r) => (r.major, r.minor) >= (3, 6),
+        None => true,
+    }
 }
 
 /// Whom to probe: a row per MemberList entry, with the dial of its
@@ -394,9 +430,9 @@ pub const FEATURES_LIMIT: std::time::Duration = std::time::Duration::from_secs(2
 /// publishes none: 3.4, 3.5). A member whose metrics could not be read in
 /// time is absent. Each read is a connection of its own (TCP, TLS, one
 /// GET: three round trips), so callers ask only for the members they need.
-pub async fn feature_gates(
+pub async fn feature_gates<O: EtcdOps>(
+    ops: &O,
     look: &ClusterLook,
-    tls: Option<&crate::reach::TlsMaterial>,
     names: &[&str],
 ) -> std::collections::BTreeMap<String, std::collections::BTreeMap<String, bool>> {
     let wanted = look
@@ -406,15 +442,34 @@ pub async fn feature_gates(
     let answers = join_all(wanted.filter_map(|m| {
         let dial = m.dial.clone()?;
         Some(async move {
-            let answer = super::http::get(&dial, tls, "/metrics", FEATURES_LIMIT)
+            let body = tokio::time::timeout(FEATURES_LIMIT, ops.metrics(&dial))
                 .await
+                .ok()?
                 .ok()?;
-            Some((
-                m.name.clone(),
-                super::http::parse_feature_gates(&answer.body),
-            ))
+            Some((m.name.clone(), super::http::parse_feature_gates(&body)))
         })
     }))
     .await;
     answers.into_iter().flatten().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quota_in_status;
+
+    #[test]
+    fn only_a_release_said_to_be_before_3_6_has_its_metrics_read_beside_status() {
+        for (release, in_status) in [
+            (Some("3.4.23"), false),
+            (Some("3.5.35"), false),
+            (Some("v3.5.9"), false),
+            (Some("3.6.0"), true),
+            (Some("3.7.3"), true),
+            (Some("4.0.0"), true),
+            (Some("not a release"), true),
+            (None, true),
+        ] {
+            assert_eq!(quota_in_status(release), in_status, "{release:?}");
+        }
+    }
 }

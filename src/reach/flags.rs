@@ -351,6 +351,7 @@ pub fn target_from_flags(
         credentials,
         quota,
         cluster: None,
+        release_hint: None,
     })
 }
 

@@ -137,4 +137,9 @@ pub struct Target {
     pub quota: QuotaFallback,
     /// The EtcdCluster this target came from (plugin mode).
     pub cluster: Option<ClusterRef>,
+    /// The release the members are said to run before any is asked (plugin
+    /// mode: the version the operator observed). A look asks a member of a
+    /// release whose Status has no quota (before 3.6) for its `/metrics`
+    /// beside Status instead of after it.
+    pub release_hint: Option<String>,
 }

@@ -460,6 +460,7 @@ pub async fn open_fetched(
         credentials: resolved.credentials.clone(),
         quota: resolved.quota,
         cluster: Some(resolved.cluster.clone()),
+        release_hint: operator.as_ref().and_then(|o| o.version.clone()),
     };
     let clients = EtcdClients::new(&target, connection.dial_timeout, connection.command_timeout);
     Ok(Session {

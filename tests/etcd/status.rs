@@ -453,3 +453,60 @@ async fn closed_stdout_is_not_an_error() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Over TLS a member's `/metrics` rides its gRPC connection (issue 39):
+/// `status` and `status -o wide` open one connection to each member, and
+/// read each member's `/metrics` only when something needs it, once: on
+/// 3.5 for the quota (`-o wide`'s feature gates then come from the same
+/// read); on 3.7, whose Status carries the quota, not at all, and once for
+/// `-o wide`'s feature gates. 3.4.23 has the applySnapshot/Defragment race,
+/// so its look also reads each member's `/metrics` afresh for snapshots in
+/// flight: twice, on the same connection. Counted by the proxy in front of
+/// each member (connections) and by each member itself
+/// (`promhttp_metric_handler_requests_total`).
+#[tokio::test(flavor = "multi_thread")]
+async fn over_tls_each_members_metrics_is_read_on_its_grpc_connection() {
+    use kubectl_etcd_testbed::delay::Delay;
+    for (version, reads, wide_reads) in [
+        (EtcdVersion::V3_7, 0, 1),
+        (EtcdVersion::V3_5, 1, 1),
+        (EtcdVersion::V3_4, 2, 2),
+    ] {
+        let spec = ClusterSpec::new(3, Security::ServerTls)
+            .version(version)
+            .delay(Delay::default());
+        let cluster = start(spec).await;
+        for output in ["json", "wide"] {
+            let connections =
+                |c: &Cluster| -> Vec<u64> { c.traffic().iter().map(|t| t.connections).collect() };
+            let opened = connections(&cluster);
+            let mut served = Vec::new();
+            for i in 0..3 {
+                served.push(metrics_served_tls(&cluster, i).await);
+            }
+            let mut status = one_seed(&cluster);
+            status.extend(args(&["status", "-o", output]));
+            let out = tool(&status, &[]).await;
+            out.expect_code(0);
+            let opened: Vec<u64> = connections(&cluster)
+                .iter()
+                .zip(&opened)
+                .map(|(now, before)| now - before)
+                .collect();
+            assert_eq!(opened, [1, 1, 1], "{version:?} -o {output}: {}", out.stderr);
+            let mut read = Vec::new();
+            for (i, before) in served.iter().enumerate() {
+                // The reading before this one is counted once answered.
+                read.push(metrics_served_tls(&cluster, i).await - before - 1);
+            }
+            let want = if output == "wide" { wide_reads } else { reads };
+            assert_eq!(read, [want; 3], "{version:?} -o {output}: {}", out.stderr);
+            if output == "json" && version != EtcdVersion::V3_7 {
+                let doc = out.json();
+                for row in doc["members"].as_array().unwrap() {
+                    assert_eq!(row["quota"]["source"], "metrics", "{version:?}: {doc}");
+                }
+            }
+        }
+    }
+}

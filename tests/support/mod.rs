@@ -116,6 +116,61 @@ pub async fn metrics_at(addr: &str) -> String {
     text
 }
 
+/// The `/metrics` text member `i` of a server-TLS cluster serves, read
+/// where it listens (past any delay proxy, so the read is not counted as
+/// the tool's traffic), over a TLS connection of the test's own that
+/// trusts the cluster's CA.
+pub async fn metrics_tls(cluster: &Cluster, i: usize) -> String {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, ServerName};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let pki = cluster.pki.as_ref().expect("a TLS cluster");
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(&pki.ca).expect("the CA file") {
+        roots.add(cert.expect("a CA certificate")).expect("the CA");
+    }
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("TLS versions")
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let addr = cluster.members[i]
+        .listen_client_url
+        .trim_start_matches("https://")
+        .to_string();
+    let tcp = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect to the member");
+    let name = ServerName::try_from("127.0.0.1").expect("a server name");
+    let mut stream = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
+        .connect(name, tcp)
+        .await
+        .expect("TLS handshake with the member");
+    stream
+        .write_all(format!("GET /metrics HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes())
+        .await
+        .expect("ask for metrics");
+    let mut text = Vec::new();
+    // etcd may end a TLS connection without close_notify: what was read
+    // before that is the whole answer of an HTTP/1.0 exchange.
+    let _ = stream.read_to_end(&mut text).await;
+    String::from_utf8_lossy(&text).into_owned()
+}
+
+/// How many `/metrics` requests member `i` of a server-TLS cluster has
+/// answered (`promhttp_metric_handler_requests_total`, which counts a
+/// request once it is answered: a reading does not count itself).
+pub async fn metrics_served_tls(cluster: &Cluster, i: usize) -> u64 {
+    metrics_tls(cluster, i)
+        .await
+        .lines()
+        .filter(|l| l.starts_with("promhttp_metric_handler_requests_total"))
+        .filter_map(|l| l.split_whitespace().last()?.parse::<f64>().ok())
+        .sum::<f64>() as u64
+}
+
 /// The `metric` prefix of HashKV calls a member answered.
 pub const HASHKV_OK: &str = "grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"HashKV\"";
 

@@ -284,6 +284,7 @@ impl FakeCluster {
             credentials: None,
             quota: QuotaFallback::default(),
             cluster: None,
+            release_hint: None,
         }
     }
 

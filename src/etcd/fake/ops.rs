@@ -111,6 +111,13 @@ impl EtcdOps for FakeCluster {
         self.lock().metrics_quota
     }
 
+    async fn metrics(&self, dial: &Dial) -> Result<std::sync::Arc<str>, String> {
+        Err(format!(
+            "the scripted fake serves no /metrics ({})",
+            dial.endpoint
+        ))
+    }
+
     async fn raft_progress(&self, leader: &Dial) -> Result<BTreeMap<u64, String>, String> {
         let s = self.lock();
         let asked = s
