@@ -25,6 +25,8 @@ use etcd_client::{
 };
 use tonic::transport::{Certificate, ClientTlsConfig, Identity};
 
+mod reads;
+
 use super::streams;
 use super::{
     ChangeStream, EtcdOps, FailureCause, KvHash, RangePage, RpcError, SettingsFrom, SnapshotStream,
@@ -34,6 +36,7 @@ use crate::error::chain_text;
 use crate::failure::{classify, AttemptContext};
 use crate::look::{Alarm, AlarmKind, ListedMember, MemberStatus, StatusError};
 use crate::reach::{Credentials, Dial, Scheme, Target, TlsMaterial};
+use reads::Reading;
 
 /// Connection settings plus the per-member connection cache.
 pub struct EtcdClients {
@@ -85,10 +88,6 @@ struct Connected {
     channel: tonic::transport::Channel,
 }
 
-/// A member's `/metrics` being read, or read: every caller awaits the same
-/// read.
-type Reading = Shared<BoxFuture<'static, Result<Arc<str>, String>>>;
-
 impl EtcdClients {
     /// Prepares connections for `target`; nothing is dialed yet.
     pub fn new(target: &Target, dial_timeout: Duration, command_timeout: Duration) -> Self {
@@ -133,13 +132,6 @@ impl EtcdClients {
 
     fn connections(&self) -> std::sync::MutexGuard<'_, HashMap<String, Dialing>> {
         match self.connections.lock() {
-            Ok(map) => map,
-            Err(poisoned) => poisoned.into_inner(),
-        }
-    }
-
-    fn metrics(&self) -> std::sync::MutexGuard<'_, HashMap<String, Reading>> {
-        match self.metrics.lock() {
             Ok(map) => map,
             Err(poisoned) => poisoned.into_inner(),
         }
@@ -262,55 +254,6 @@ impl EtcdClients {
         client
     }
 
-    /// GETs `path` from the member behind `dial` within the command
-    /// timeout: over TLS on the member's gRPC connection (dialed now when
-    /// it is not yet, and shared with every RPC), so the read costs no
-    /// handshake and can go out beside the member's first RPCs; over plain
-    /// HTTP, where etcd hands every HTTP/2 connection to gRPC, on a
-    /// connection of its own.
-    async fn http_get(&self, dial: &Dial, path: &str) -> Result<Arc<str>, String> {
-        let channel = self.channel_for_http(dial).await?;
-        http_get(dial, self.tls.clone(), channel, path, self.command_timeout).await
-    }
-
-    /// The channel an HTTP read of `dial` goes on: its gRPC one over TLS,
-    /// none over plain HTTP.
-    async fn channel_for_http(
-        &self,
-        dial: &Dial,
-    ) -> Result<Option<tonic::transport::Channel>, String> {
-        if dial.endpoint.scheme != Scheme::Https {
-            return Ok(None);
-        }
-        match self.client(dial).await {
-            Ok(connected) => Ok(Some(connected.channel)),
-            Err(e) => Err(format!("connect: {}", e.cause)),
-        }
-    }
-
-    /// The member's `/metrics`, read once per `EtcdClients` (a command):
-    /// every caller awaits the same read, and a failed read is not asked
-    /// again.
-    async fn metrics_once(&self, dial: &Dial) -> Result<Arc<str>, String> {
-        let key = Self::key(dial);
-        let known = self.metrics().get(&key).cloned();
-        if let Some(reading) = known {
-            return reading.await;
-        }
-        let channel = self.channel_for_http(dial).await?;
-        let reading = self
-            .metrics()
-            .entry(key)
-            .or_insert_with(|| {
-                let (dial, tls, limit) = (dial.clone(), self.tls.clone(), self.command_timeout);
-                async move { http_get(&dial, tls, channel, "/metrics", limit).await }
-                    .boxed()
-                    .shared()
-            })
-            .clone();
-        reading.await
-    }
-
     /// Runs one RPC on one member within `limit`. A failed or timed-out call
     /// drops the cached connection so the next attempt dials afresh.
     async fn call<T, F, Fut>(
@@ -349,32 +292,6 @@ impl EtcdClients {
             op,
             cause,
         })
-    }
-}
-
-/// GETs `path` within `limit`: on `channel` (a member's gRPC connection,
-/// over TLS) when there is one, else on a connection of its own.
-async fn http_get(
-    dial: &Dial,
-    tls: Option<TlsMaterial>,
-    channel: Option<tonic::transport::Channel>,
-    path: &str,
-    limit: Duration,
-) -> Result<Arc<str>, String> {
-    let read = async {
-        match channel {
-            Some(channel) => super::http::get_on(channel, path).await,
-            None => super::http::get(dial, tls.as_ref(), path, limit)
-                .await
-                .map(|answer| answer.body),
-        }
-    };
-    match tokio::time::timeout(limit, read).await {
-        Ok(body) => body.map(Arc::from),
-        Err(_) => Err(format!(
-            "no answer within {}",
-            crate::quantity::format_duration_parts(limit)
-        )),
     }
 }
 
