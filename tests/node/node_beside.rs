@@ -410,10 +410,26 @@ async fn sweeps_policies_and_a_watcher_beside_the_operators_controller_never_ove
                 interleaved.push(format!("{name} with {others:?}"));
                 continue;
             }
+            // Either side of an overlap excused in 1 (ours, begun in the
+            // moment a run was made by hand, beside the run's first) is
+            // not the run's: the operator defragments one member at a
+            // time, and the exception cannot tell which of the two is ours
+            // (seed 1796483600: ours of two-f2km7 began 26 ms after
+            // by-hand-2 was made, and the run then defragmented two-f2km7
+            // itself).
+            let excused = |d: &LoggedDefrag| {
+                defrags.iter().any(|o| {
+                    !std::ptr::eq(o, d)
+                        && o.start < d.end
+                        && d.start < o.end
+                        && (created_inside(d, o) || created_inside(o, d))
+                })
+            };
             for (i, member) in members.iter().enumerate() {
                 let inside = defrags
                     .iter()
                     .filter(|d| d.member == i && d.start >= *start && d.end <= *end)
+                    .filter(|d| !excused(d))
                     .count();
                 if inside > 1 {
                     let ours: Vec<String> = sweeps
