@@ -84,15 +84,13 @@ async fn http_get(
     path: &str,
     limit: Duration,
 ) -> Result<Arc<str>, String> {
-    let read = async {
-        match channel {
-            Some(channel) => crate::etcd::http::get_on(channel, path).await,
-            None => crate::etcd::http::get(dial, tls.as_ref(), path, limit)
-                .await
-                .map(|answer| answer.body),
-        }
+    let Some(channel) = channel else {
+        // `http::get` holds the read to `limit` itself.
+        return crate::etcd::http::get(dial, tls.as_ref(), path, limit)
+            .await
+            .map(|answer| Arc::from(answer.body));
     };
-    match tokio::time::timeout(limit, read).await {
+    match tokio::time::timeout(limit, crate::etcd::http::get_on(channel, path)).await {
         Ok(body) => body.map(Arc::from),
         Err(_) => Err(format!(
             "no answer within {}",
