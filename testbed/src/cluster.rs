@@ -160,6 +160,8 @@ pub struct Cluster {
     pub password: Option<String>,
     /// The delay proxies in front of the members, in member order.
     proxies: Vec<Proxy>,
+    /// The round trips through them, counted across all of them.
+    rounds: std::sync::Arc<crate::delay::Rounds>,
     etcd: PathBuf,
     dir: PathBuf,
     _temp: Option<tempfile::TempDir>,
@@ -198,6 +200,9 @@ impl Cluster {
         let scheme = if spec.security.tls() { "https" } else { "http" };
         let mut members = Vec::new();
         let mut proxies = Vec::new();
+        let rounds = std::sync::Arc::new(crate::delay::Rounds::new(
+            spec.delay.unwrap_or_default().each_way,
+        ));
         for i in 0..spec.members {
             let name = spec
                 .names
@@ -235,7 +240,7 @@ impl Cluster {
                 let any = "127.0.0.1:0"
                     .parse::<std::net::SocketAddr>()
                     .map_err(|e| e.to_string())?;
-                let proxy = Proxy::start(any, upstream, delay).await?;
+                let proxy = Proxy::start_counting(any, upstream, delay, rounds.clone()).await?;
                 client_url = format!("{scheme}://127.0.0.1:{}", proxy.addr().port());
                 proxies.push(proxy);
             }
@@ -275,8 +280,8 @@ impl Cluster {
                         .parse::<std::net::SocketAddr>()
                         .map_err(|e| format!("{h}:{p}: {e}"))
                 };
-                proxies
-                    .push(Proxy::start(addr(&host, port)?, addr(&up_host, up_port)?, delay).await?);
+                let (listen, upstream) = (addr(&host, port)?, addr(&up_host, up_port)?);
+                proxies.push(Proxy::start_counting(listen, upstream, delay, rounds.clone()).await?);
             }
         }
         let mut cluster = Cluster {
@@ -285,6 +290,7 @@ impl Cluster {
             pki,
             password: None,
             proxies,
+            rounds,
             etcd,
             dir,
             _temp: temp,
@@ -512,6 +518,19 @@ impl Cluster {
     /// What crossed each member's delay proxy so far (empty without one).
     pub fn traffic(&self) -> Vec<Counts> {
         self.proxies.iter().map(Proxy::counts).collect()
+    }
+
+    /// The round trips made through the members' delay proxies since the
+    /// last [`Cluster::reset_round_trips`], counted across members by
+    /// causal depth ([`crate::delay::Rounds`]; meaningful only with a
+    /// delay).
+    pub fn round_trips(&self) -> u64 {
+        self.rounds.deepest()
+    }
+
+    /// Starts counting [`Cluster::round_trips`] afresh.
+    pub fn reset_round_trips(&self) {
+        self.rounds.reset();
     }
 
     /// The loopback address member `i` listens on.

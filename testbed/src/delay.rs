@@ -12,10 +12,16 @@
 //! handshake, and a TLS one on a TLS port) and the client's flights — a
 //! run of bytes from the client after the server spoke, or at the start —
 //! which for one conversation at a time is its number of round trips.
+//! Several conversations at once (a command asking every member) make
+//! flights that say little: a server's unprompted frames (HTTP/2 settings,
+//! TLS tickets) split the client's runs where they happen to land. What
+//! says how far apart a command's exchanges are is their causal depth
+//! ([`Rounds`]), which proxies sharing one tracker count across members.
 
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -116,6 +122,18 @@ impl Proxy {
     /// connection to `upstream` with `delay` each way. Must run inside a
     /// Tokio runtime.
     pub async fn start(listen: SocketAddr, upstream: SocketAddr, delay: Delay) -> Result<Proxy> {
+        let rounds = Arc::new(Rounds::new(delay.each_way));
+        Proxy::start_counting(listen, upstream, delay, rounds).await
+    }
+
+    /// [`Proxy::start`], counting the causal depth of what crosses it in
+    /// `rounds`, which other proxies may share.
+    pub async fn start_counting(
+        listen: SocketAddr,
+        upstream: SocketAddr,
+        delay: Delay,
+        rounds: Arc<Rounds>,
+    ) -> Result<Proxy> {
         let listener = TcpListener::bind(listen)
             .await
             .map_err(|e| format!("delay proxy: bind {listen}: {e}"))?;
@@ -128,7 +146,13 @@ impl Proxy {
             let mut connections = tokio::task::JoinSet::new();
             while let Ok((client, _)) = listener.accept().await {
                 counted.connections.fetch_add(1, Ordering::Relaxed);
-                connections.spawn(relay(client, upstream, delay, counted.clone()));
+                connections.spawn(relay(
+                    client,
+                    upstream,
+                    delay,
+                    counted.clone(),
+                    rounds.clone(),
+                ));
                 // Reap the finished ones as we go.
                 while connections.try_join_next().is_some() {}
             }
@@ -167,7 +191,13 @@ impl Drop for Proxy {
 
 /// One connection: dials `upstream` and relays both ways until either
 /// side closes.
-async fn relay(client: TcpStream, upstream: SocketAddr, delay: Delay, traffic: Arc<Traffic>) {
+async fn relay(
+    client: TcpStream,
+    upstream: SocketAddr,
+    delay: Delay,
+    traffic: Arc<Traffic>,
+    rounds: Arc<Rounds>,
+) {
     let Ok(server) = TcpStream::connect(upstream).await else {
         return; // the client sees its connection closed, as with a dead member
     };
@@ -178,28 +208,35 @@ async fn relay(client: TcpStream, upstream: SocketAddr, delay: Delay, traffic: A
     let (server_read, server_write) = server.into_split();
     // Whether the server spoke last: the client's next bytes start a flight.
     let server_spoke = Arc::new(AtomicBool::new(true));
+    // Whether the client hung up: what the server says after that answers
+    // nothing the client waits for, and is not a round.
+    let client_gone = Arc::new(AtomicBool::new(false));
     let up = one_way(
         client_read,
         server_write,
         delay,
-        Direction::Up(server_spoke.clone()),
+        Direction::Up(server_spoke.clone(), client_gone.clone()),
         traffic.clone(),
+        rounds.clone(),
     );
     let down = one_way(
         server_read,
         client_write,
         delay,
-        Direction::Down(server_spoke),
+        Direction::Down(server_spoke, client_gone),
         traffic,
+        rounds,
     );
     // When one direction ends (EOF delivered, or an error), the other goes
     // on until its own end; an error on either drops both.
     let _ = tokio::try_join!(up, down);
 }
 
+/// Which way a pipe goes, with whether the server spoke last and whether
+/// the client hung up.
 enum Direction {
-    Up(Arc<AtomicBool>),
-    Down(Arc<AtomicBool>),
+    Up(Arc<AtomicBool>, Arc<AtomicBool>),
+    Down(Arc<AtomicBool>, Arc<AtomicBool>),
 }
 
 /// Reads from `from`, and writes each chunk to `to` when it is due; EOF is
@@ -210,6 +247,7 @@ async fn one_way(
     delay: Delay,
     direction: Direction,
     traffic: Arc<Traffic>,
+    rounds: Arc<Rounds>,
 ) -> std::io::Result<()> {
     let (send, mut receive) = mpsc::channel::<(Instant, Vec<u8>)>(256);
     let writer = async move {
@@ -234,14 +272,22 @@ async fn one_way(
             let n = from.read(&mut buf).await?;
             let read = Instant::now();
             match &direction {
-                Direction::Up(server_spoke) => {
+                Direction::Up(server_spoke, client_gone) => {
                     if server_spoke.swap(false, Ordering::Relaxed) && n > 0 {
                         traffic.flights.fetch_add(1, Ordering::Relaxed);
                     }
+                    if n > 0 {
+                        rounds.client_sent(read);
+                    } else {
+                        client_gone.store(true, Ordering::Relaxed);
+                    }
                     traffic.bytes_up.fetch_add(n as u64, Ordering::Relaxed);
                 }
-                Direction::Down(server_spoke) => {
+                Direction::Down(server_spoke, client_gone) => {
                     server_spoke.store(true, Ordering::Relaxed);
+                    if n > 0 && !client_gone.load(Ordering::Relaxed) {
+                        rounds.server_sent(read);
+                    }
                     traffic.bytes_down.fetch_add(n as u64, Ordering::Relaxed);
                 }
             }
@@ -253,6 +299,102 @@ async fn one_way(
         }
     };
     tokio::try_join!(reader, writer).map(|_| ())
+}
+
+/// The causal depth of the exchanges through the proxies that share it:
+/// the round trips a command made, counted from what crossed them rather
+/// than from the clock. Bytes the client sent at `t` can depend on what a
+/// server sent at `s` only if it reached the client first (`s + each_way
+/// <= t`), and a server's bytes only on client bytes that reached it; so a
+/// client chunk is one round deeper than the deepest server chunk it could
+/// have read, and a server chunk as deep as the deepest client chunk it
+/// could have read. A request sent beside another adds no round; a request
+/// sent after an answer, on any connection through the sharing proxies,
+/// adds one. The count is the deepest server chunk: the last answer the
+/// client waited for (what a client sends last, an acknowledgement nobody
+/// answers, is not a round trip; nor is what a server says after the client
+/// hung up, which the proxy does not count). It needs a delay: with none
+/// every chunk could depend on every earlier one, and the depth counts
+/// chunks rather than round trips.
+#[derive(Debug)]
+pub struct Rounds {
+    each_way: Duration,
+    state: Mutex<RoundState>,
+}
+
+#[derive(Debug, Default)]
+struct RoundState {
+    client: Side,
+    server: Side,
+    /// The deepest server chunk.
+    deepest: u64,
+}
+
+/// One side's chunks that the other cannot have read yet, and the deepest
+/// of those it can.
+#[derive(Debug, Default)]
+struct Side {
+    pending: VecDeque<(Instant, u64)>,
+    settled: u64,
+}
+
+impl Side {
+    /// Moves the chunks that reached the other side by `now` into
+    /// `settled`.
+    fn settle(&mut self, now: Instant, each_way: Duration) {
+        while let Some(&(sent, depth)) = self.pending.front() {
+            if sent + each_way > now {
+                break;
+            }
+            self.settled = self.settled.max(depth);
+            self.pending.pop_front();
+        }
+    }
+}
+
+impl Rounds {
+    pub fn new(each_way: Duration) -> Rounds {
+        Rounds {
+            each_way,
+            state: Mutex::new(RoundState::default()),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, RoundState> {
+        match self.state.lock() {
+            Ok(s) => s,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// A client chunk read at `at`.
+    pub fn client_sent(&self, at: Instant) {
+        let mut s = self.state();
+        s.server.settle(at, self.each_way);
+        let depth = s.server.settled + 1;
+        s.client.pending.push_back((at, depth));
+    }
+
+    /// A server chunk read at `at`.
+    pub fn server_sent(&self, at: Instant) {
+        let mut s = self.state();
+        s.client.settle(at, self.each_way);
+        let depth = s.client.settled;
+        s.server.pending.push_back((at, depth));
+        s.deepest = s.deepest.max(depth);
+    }
+
+    /// The deepest server chunk since the last [`Rounds::reset`]: the round
+    /// trips made.
+    pub fn deepest(&self) -> u64 {
+        self.state().deepest
+    }
+
+    /// Forgets everything before now (between two commands, once the first
+    /// has ended).
+    pub fn reset(&self) {
+        *self.state() = RoundState::default();
+    }
 }
 
 /// Draws in [0, 1) for the jitter (xorshift, seeded at random per
@@ -353,5 +495,59 @@ mod tests {
         assert_eq!(counts.flights, 3);
         assert_eq!(counts.bytes_up, 12);
         assert_eq!(counts.bytes_down, 12);
+    }
+
+    /// Two echo servers behind two proxies sharing one [`Rounds`]:
+    /// exchanges sent side by side are one round; one sent after an answer,
+    /// on the other connection, is one more; one sent after that on a new
+    /// connection, one more again.
+    #[tokio::test]
+    async fn rounds_count_exchanges_that_wait_on_an_answer_across_proxies() {
+        async fn echo() -> SocketAddr {
+            let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = l.local_addr().unwrap();
+            tokio::spawn(async move {
+                while let Ok((mut s, _)) = l.accept().await {
+                    tokio::spawn(async move {
+                        let mut buf = [0u8; 16];
+                        while let Ok(n) = s.read(&mut buf).await {
+                            if n == 0 || s.write_all(&buf[..n]).await.is_err() {
+                                break;
+                            }
+                        }
+                    });
+                }
+            });
+            addr
+        }
+        async fn ping(c: &mut TcpStream) {
+            let mut buf = [0u8; 4];
+            c.write_all(b"ping").await.unwrap();
+            c.read_exact(&mut buf).await.unwrap();
+        }
+        let delay = Delay::rtt_ms(40);
+        let rounds = Arc::new(Rounds::new(delay.each_way));
+        let any: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let a = Proxy::start_counting(any, echo().await, delay, rounds.clone())
+            .await
+            .unwrap();
+        let b = Proxy::start_counting(any, echo().await, delay, rounds.clone())
+            .await
+            .unwrap();
+        let mut ca = TcpStream::connect(a.addr()).await.unwrap();
+        let mut cb = TcpStream::connect(b.addr()).await.unwrap();
+        ca.set_nodelay(true).unwrap();
+        cb.set_nodelay(true).unwrap();
+        tokio::join!(ping(&mut ca), ping(&mut cb));
+        assert_eq!(rounds.deepest(), 1);
+        ping(&mut cb).await;
+        assert_eq!(rounds.deepest(), 2);
+        let mut cc = TcpStream::connect(a.addr()).await.unwrap();
+        cc.set_nodelay(true).unwrap();
+        ping(&mut cc).await;
+        assert_eq!(rounds.deepest(), 3);
+        rounds.reset();
+        tokio::join!(ping(&mut ca), ping(&mut cc));
+        assert_eq!(rounds.deepest(), 1);
     }
 }
