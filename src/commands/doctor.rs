@@ -11,7 +11,7 @@ use crate::session::fleet::{Listed, Scope};
 use futures::future::join_all;
 
 use crate::error::{Error, ExitStatus, Result};
-use crate::etcd::http;
+use crate::etcd::{http, EtcdOps};
 use crate::k8s::{self, Kube};
 use crate::look::MemberMetrics;
 use crate::output;
@@ -191,17 +191,7 @@ async fn examine(
             None => None,
         }
     };
-    // Every member's /metrics, and the certificate it served doing it.
-    let answers = join_all(look.members.iter().filter_map(|m| {
-        let dial = m.dial.clone()?;
-        let tls = target.tls.as_ref();
-        Some(async move {
-            (
-                m.name.clone(),
-                http::get(&dial, tls, "/metrics", HTTP_LIMIT).await,
-            )
-        })
-    }));
+    let answers = served_by_members(ops, &look);
     let rule = DefragRule::default();
     let churn = churn_sample(ops, &look, verdict.leader, &rule, churn_window);
     let (revisions, answers, churn) = futures::join!(revisions, answers, churn);
@@ -281,6 +271,46 @@ async fn churn_sample(
     ))
 }
 
+/// A member's answer to one read, or why there is none.
+type Answer<T> = std::result::Result<T, String>;
+
+/// What one member served doctor: its `/metrics` and the certificate chain
+/// of its gRPC connection's handshake.
+struct MemberServed {
+    name: String,
+    metrics: Answer<std::sync::Arc<str>>,
+    certificates: Answer<Vec<Vec<u8>>>,
+}
+
+/// Every dialed member's `/metrics` (the command's one read of them, which
+/// the look may have made already) and the certificate it served its gRPC
+/// connection's handshake, read at once.
+async fn served_by_members(
+    ops: &crate::etcd::EtcdClients,
+    look: &crate::look::ClusterLook,
+) -> Vec<MemberServed> {
+    join_all(look.members.iter().filter_map(|m| {
+        let dial = m.dial.clone()?;
+        Some(async move {
+            let metrics = tokio::time::timeout(HTTP_LIMIT, EtcdOps::metrics(ops, &dial));
+            let certificates = ops.served_certificates(&dial);
+            let (metrics, certificates) = futures::join!(metrics, certificates);
+            let metrics = metrics.unwrap_or_else(|_| {
+                Err(format!(
+                    "no answer within {}",
+                    crate::quantity::format_duration_parts(HTTP_LIMIT)
+                ))
+            });
+            MemberServed {
+                name: m.name.clone(),
+                metrics,
+                certificates,
+            }
+        })
+    }))
+    .await
+}
+
 /// What the members' `/metrics` answers held: each member's metrics and
 /// the maintenance feature gates it publishes, and each server certificate
 /// served with the members that served it.
@@ -293,32 +323,38 @@ struct Served {
 impl Served {
     /// Sorts the answers (member name, answer) in; a member that did not
     /// answer is said in `unread`.
-    fn of(
-        answers: Vec<(String, std::result::Result<http::HttpAnswer, String>)>,
-        now: i64,
-        unread: &mut Vec<String>,
-    ) -> Served {
+    fn of(answers: Vec<MemberServed>, now: i64, unread: &mut Vec<String>) -> Served {
         let mut served = Served {
             metrics: BTreeMap::new(),
             features: BTreeMap::new(),
             certificates: Vec::new(),
         };
-        for (name, answer) in answers {
-            let a = match answer {
-                Ok(a) => a,
+        for MemberServed {
+            name,
+            metrics,
+            certificates,
+        } in answers
+        {
+            match metrics {
+                Ok(body) => {
+                    served
+                        .metrics
+                        .insert(name.clone(), http::parse_metrics(&body, now as f64));
+                    let gates = http::parse_feature_gates(&body);
+                    if !gates.is_empty() {
+                        served.features.insert(name.clone(), gates);
+                    }
+                }
+                Err(e) => unread.push(format!("/metrics of {name} ({e})")),
+            }
+            let chain = match certificates {
+                Ok(chain) => chain,
                 Err(e) => {
-                    unread.push(format!("/metrics of {name} ({e})"));
+                    unread.push(format!("the certificate {name} serves ({e})"));
                     continue;
                 }
             };
-            served
-                .metrics
-                .insert(name.clone(), http::parse_metrics(&a.body, now as f64));
-            let gates = http::parse_feature_gates(&a.body);
-            if !gates.is_empty() {
-                served.features.insert(name.clone(), gates);
-            }
-            if let Some(own) = a.peer_certificates.into_iter().next() {
+            if let Some(own) = chain.into_iter().next() {
                 match served.certificates.iter_mut().find(|(der, _)| *der == own) {
                     Some((_, names)) => names.push(name),
                     None => served.certificates.push((own, vec![name])),

@@ -35,7 +35,14 @@ pub async fn run(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
         Err(e) if super::secret_forbidden(&e) => return kubernetes_view(global, args, &e).await,
         Err(e) => return Err(e),
     };
-    let look = crate::etcd::take::look(&session.clients, &session.target).await?;
+    let look = match global.output {
+        // The feature gates come from each member's /metrics: read beside
+        // its Status, not after it.
+        OutputFormat::Wide => {
+            crate::etcd::take::look_with_metrics(&session.clients, &session.target).await?
+        }
+        _ => crate::etcd::take::look(&session.clients, &session.target).await?,
+    };
     let mut report = report_of(&session, args, &look);
     // Plugin mode: the cluster's runs and policies.
     if let (Some(read), Some(cluster)) = (&session.activity, &session.target.cluster) {

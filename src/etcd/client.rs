@@ -23,9 +23,10 @@ use etcd_client::{
     AlarmAction, AlarmOptions, AlarmType, Client, CompactionOptions, ConnectOptions,
     Member as EtcdMember, MemberAddOptions,
 };
-use tonic::transport::{Certificate, ClientTlsConfig, Identity};
+use tonic::transport::{ClientTlsConfig, Identity};
 
 mod reads;
+mod served;
 
 use super::streams;
 use super::{
@@ -86,6 +87,9 @@ type Dialing = Shared<BoxFuture<'static, Result<Connected, RpcError>>>;
 struct Connected {
     client: Client,
     channel: tonic::transport::Channel,
+    /// The certificate chain the member served in the handshake (empty
+    /// over plain HTTP).
+    served: served::Served,
 }
 
 impl EtcdClients {
@@ -163,20 +167,24 @@ impl EtcdClients {
             .tcp_nodelay(true)
             .http2_keep_alive_interval(Duration::from_secs(10))
             .keep_alive_timeout(Duration::from_secs(5));
+        let mut served = served::Served::default();
         if dial.endpoint.scheme == Scheme::Https {
             let tls = self.tls.as_ref().ok_or_else(|| {
                 fail(FailureCause::Other(
                     "https endpoint without a CA: pass --cacert".into(),
                 ))
             })?;
-            let mut config = ClientTlsConfig::new()
-                .ca_certificate(Certificate::from_pem(&tls.ca_pem))
-                .domain_name(ctx.tls_host.clone());
+            // The CA is the verifier's (`served::Keeping`, the WebPKI
+            // verifier of this CA, keeping the chain it verified).
+            let mut config = ClientTlsConfig::new().domain_name(ctx.tls_host.clone());
             if let Some(id) = &tls.identity {
                 config = config.identity(Identity::from_pem(&id.cert_pem, &id.key_pem));
             }
+            let (verifier, kept) =
+                served::Keeping::new(tls).map_err(|e| fail(FailureCause::Other(e)))?;
+            served = kept;
             endpoint = endpoint
-                .tls_config(config)
+                .tls_config_with_verifier(config, verifier)
                 .map_err(|e| fail(classify(&chain_text(&e), &ctx)))?;
         }
         let channel = match tokio::time::timeout(self.dial_timeout, endpoint.connect()).await {
@@ -215,12 +223,20 @@ impl EtcdClients {
                     }
                     Client::from_channel(etcd_client::Channel::Tonic(channel.clone()), None)
                         .await
-                        .map(|client| Connected { client, channel })
+                        .map(|client| Connected {
+                            client,
+                            channel,
+                            served,
+                        })
                         .map_err(|e| fail(classify(&chain_text(&e), &ctx)))
                 }
                 cause => Err(fail(cause)),
             },
-            Ok(Ok(client)) => Ok(Connected { client, channel }),
+            Ok(Ok(client)) => Ok(Connected {
+                client,
+                channel,
+                served,
+            }),
         }
     }
 
@@ -645,11 +661,12 @@ impl EtcdOps for EtcdClients {
         super::http::parse_raft_progress(&body)
     }
 
-    async fn snapshots_in_flight(&self, dial: &Dial) -> Result<u64, String> {
-        let body = self
-            .http_get(dial, "/metrics")
-            .await
-            .map_err(|e| format!("/metrics: {e}"))?;
+    async fn snapshots_in_flight(&self, dial: &Dial, read: super::Read) -> Result<u64, String> {
+        let body = match read {
+            super::Read::Once => self.metrics_once(dial).await,
+            super::Read::Afresh => self.http_get(dial, "/metrics").await,
+        }
+        .map_err(|e| format!("/metrics: {e}"))?;
         super::http::parse_snapshots_in_flight(&body)
     }
 

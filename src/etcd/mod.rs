@@ -173,8 +173,14 @@ pub trait EtcdOps: Send + Sync {
     ) -> impl Future<Output = Result<BTreeMap<u64, String>, String>> + Send;
 
     /// Snapshots this member is receiving or applying now, from its
-    /// `/metrics`.
-    fn snapshots_in_flight(&self, dial: &Dial) -> impl Future<Output = Result<u64, String>> + Send;
+    /// `/metrics`: the command's one read of them (`Read::Once`, a look),
+    /// or a read of its own (`Read::Afresh`, right before a member is
+    /// touched).
+    fn snapshots_in_flight(
+        &self,
+        dial: &Dial,
+        read: Read,
+    ) -> impl Future<Output = Result<u64, String>> + Send;
 
     /// Makes every member recompute its in-use size without writing a key:
     /// a Lease is granted and revoked through this member. etcd computes
@@ -184,6 +190,16 @@ pub trait EtcdOps: Send + Sync {
     /// revision does not move. Refused while NOSPACE is raised (etcd
     /// refuses new Leases then), which is when the figures stay stale.
     fn refresh_sizes(&self, dial: &Dial) -> impl Future<Output = Result<(), RpcError>> + Send;
+}
+
+/// Whether a read of a member's `/metrics` may be the command's one read
+/// of them, or must be taken now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    /// The read the command made already, or makes now for every caller.
+    Once,
+    /// A read of its own, taken now.
+    Afresh,
 }
 
 /// A key and its value as stored.

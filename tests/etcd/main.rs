@@ -27,6 +27,7 @@ mod member_add;
 mod members;
 mod nospace;
 mod rough_edges;
+mod round_trips;
 mod signals;
 mod snapshot;
 mod soak;

@@ -51,6 +51,21 @@ impl EtcdClients {
         }
     }
 
+    /// The certificate chain the member behind `dial` serves (DER, its own
+    /// first), as its gRPC connection's handshake verified it (dialed now
+    /// when it is not yet): no handshake of its own. Empty over plain HTTP.
+    pub async fn served_certificates(&self, dial: &Dial) -> Result<Vec<Vec<u8>>, String> {
+        let connected = self
+            .client(dial)
+            .await
+            .map_err(|e| format!("connect: {}", e.cause))?;
+        let chain = match connected.served.lock() {
+            Ok(chain) => chain.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        Ok(chain)
+    }
+
     /// The member's `/metrics`, read once per `EtcdClients` (a command):
     /// every caller awaits the same read, and a failed read is not asked
     /// again.

@@ -138,7 +138,11 @@ impl EtcdOps for FakeCluster {
             .collect())
     }
 
-    async fn snapshots_in_flight(&self, dial: &Dial) -> Result<u64, String> {
+    async fn snapshots_in_flight(
+        &self,
+        dial: &Dial,
+        _read: crate::etcd::Read,
+    ) -> Result<u64, String> {
         let s = self.lock();
         let m = s
             .members
