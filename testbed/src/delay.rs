@@ -114,6 +114,7 @@ impl std::ops::Add for Counts {
 pub struct Proxy {
     addr: SocketAddr,
     traffic: Arc<Traffic>,
+    rounds: Arc<Rounds>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -142,6 +143,7 @@ impl Proxy {
             .map_err(|e| format!("delay proxy: {e}"))?;
         let traffic = Arc::new(Traffic::default());
         let counted = traffic.clone();
+        let kept = rounds.clone();
         let task = tokio::spawn(async move {
             let mut connections = tokio::task::JoinSet::new();
             while let Ok((client, _)) = listener.accept().await {
@@ -160,6 +162,7 @@ impl Proxy {
         Ok(Proxy {
             addr,
             traffic,
+            rounds: kept,
             task,
         })
     }
@@ -167,6 +170,17 @@ impl Proxy {
     /// Where clients connect.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The round trips through it (and the proxies sharing its
+    /// [`Rounds`]) since the last reset.
+    pub fn round_trips(&self) -> u64 {
+        self.rounds.deepest()
+    }
+
+    /// Starts counting [`Proxy::round_trips`] afresh.
+    pub fn reset_round_trips(&self) {
+        self.rounds.reset();
     }
 
     /// What crossed it so far.

@@ -589,3 +589,68 @@ async fn issue9_silent_member_is_one_named_row() {
     }
     assert!(run.stderr.contains(name.as_str()), "{}", run.stderr);
 }
+
+/// Issue 39: in plugin mode every member's address is known before any
+/// dial, so MemberList, AlarmList and every member's Status (with its
+/// /metrics beside it on a release that keeps the quota there, as the
+/// EtcdCluster's version says) go out at once: a TLS handshake and one
+/// round trip to etcd, on 3.5 as on 3.7, one connection per member.
+/// `doctor` adds one (the compacted revision, and on 3.7 the /metrics it
+/// reads), `usage` its first page. The API server sits 40 ms away too,
+/// behind a proxy of its own: its round trips are the Kubernetes side's,
+/// counted apart (`bench/distance.sh` reports them).
+#[tokio::test(flavor = "multi_thread")]
+async fn plugin_mode_asks_every_member_at_once() {
+    use kubectl_etcd_testbed::delay::Delay;
+    let client = admin().await;
+    let ns = "round-trips";
+    let api = apiserver_proxy(Delay::rtt_ms(40)).await;
+    let url = format!("https://{}", api.addr());
+    let kc = kubeconfig_via(&url, "round-trips.yaml", &[ns]);
+    for (name, version) in [("v35", EtcdVersion::V3_5), ("v37", EtcdVersion::V3_7)] {
+        let fx = fixture_at(
+            &client,
+            ns,
+            name,
+            Mode::Mtls,
+            version,
+            3,
+            Some(Delay::rtt_ms(40)),
+        )
+        .await;
+        for (command, rounds) in [
+            (&["status", "-o", "json"][..], 2),
+            (&["status", "-o", "wide"], 2),
+            (&["alarm", "list", "-o", "json"], 2),
+            (&["defrag", "--dry-run", "-o", "json"], 2),
+            (&["doctor", "-o", "json", "--fail-on", "never"], 3),
+            (&["usage", "--window", "0", "-o", "json"], 3),
+        ] {
+            let mut words = vec![command[0]];
+            if command[0] == "alarm" {
+                words.push(command[1]);
+                words.extend([name, "-n", ns]);
+                words.extend(&command[2..]);
+            } else {
+                words.extend([name, "-n", ns]);
+                words.extend(&command[1..]);
+            }
+            let before = fx.etcd.traffic();
+            fx.etcd.reset_round_trips();
+            let run = tool(&plugin(&kc, &words), &[]).await;
+            run.expect_code(0);
+            let opened: Vec<u64> = fx
+                .etcd
+                .traffic()
+                .iter()
+                .zip(&before)
+                .map(|(now, before)| now.connections - before.connections)
+                .collect();
+            assert_eq!(
+                (fx.etcd.round_trips(), opened.as_slice()),
+                (rounds, &[1u64, 1, 1][..]),
+                "{version:?} {command:?}: (round trips to etcd, connections per member)"
+            );
+        }
+    }
+}
