@@ -18,6 +18,7 @@ use support::*;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn status_role_is_sufficient_and_every_rule_is_needed() {
+    audited().await;
     let client = admin().await;
     let ns = "rbac";
     let fx = fixture(&client, ns, "etcd", Mode::MtlsAuth).await;
@@ -153,6 +154,7 @@ async fn status_role_is_sufficient_and_every_rule_is_needed() {
 /// defragmented, by etcd's own logs.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_view_role_reads_and_reaches_no_member() {
+    audited().await;
     let client = admin().await;
     let ns = "rbac-view";
     let fx = fixture_logged(&client, ns, "etcd", Mode::Mtls).await;
@@ -227,17 +229,16 @@ async fn the_view_role_reads_and_reaches_no_member() {
 
 /// `status` of one cluster lists its Pods once (issue 26: each request is
 /// a round trip, most of a command's time at a distance), and a role that
-/// may only get Pods still works, reading them one by one. Counted as the
-/// client's flights through a proxy in front of the API server: the
-/// get-only role costs the refused LIST and a GET per member, the LIST's
-/// place.
+/// may only get Pods still works, reading them one by one. Counted by the
+/// API server (its audit log, by the identity each role runs as): the full
+/// role lists the Pods once and gets none; the get-only role is refused the
+/// LIST once and gets each member's Pod once.
 #[tokio::test(flavor = "multi_thread")]
 async fn one_cluster_lists_its_pods_once_and_a_get_only_role_reads_each() {
+    let audit = audited().await;
     let client = admin().await;
     let ns = "rbac-pods";
     let fx = fixture(&client, ns, "etcd", Mode::Mtls).await;
-    let proxy = apiserver_proxy(kubectl_etcd_testbed::delay::Delay::default()).await;
-    let url = format!("https://{}", proxy.addr());
     let role = manifest_role("deploy/rbac-operate.yaml");
     let rules = role.rules.clone().unwrap();
     let get_only: Vec<_> = rules
@@ -250,54 +251,98 @@ async fn one_cluster_lists_its_pods_once_and_a_get_only_role_reads_each() {
             r
         })
         .collect();
-    let mut flights = Vec::new();
-    for (name, rules) in [("full", rules), ("pods-get-only", get_only)] {
+    for (name, rules, want) in [
+        (
+            "full",
+            rules,
+            [("list", 200, 1), ("list", 403, 0), ("get", 200, 0)],
+        ),
+        (
+            "pods-get-only",
+            get_only,
+            [("list", 200, 0), ("list", 403, 1), ("get", 200, 3)],
+        ),
+    ] {
         let kc = grant(&client, ns, &format!("kubectl-etcd-{name}"), rules, name).await;
-        point_at(&kc, &url);
         let argv = args(&["--connect=direct", "status", "etcd", "-o", "json"]);
-        // hyper's pool races a new connection against the return of the
-        // idle one, so under load a request now and then leaves on a
-        // second connection (seen once in CI: 2). What the tool can do is
-        // one connection, so each role gets three tries at it and its
-        // flights are read from the first run that did.
-        let mut seen = Vec::new();
-        let mut one = None;
-        for _ in 0..3 {
-            let before = proxy.counts();
-            let doc = tool(
-                &[vec![format!("--kubeconfig={}", kc.display())], argv.clone()].concat(),
-                &[],
-            )
-            .await
-            .expect_code(0)
-            .json();
-            assert_eq!(rows(&doc).len(), 3, "{name}: {doc}");
-            assert_eq!(doc["gate"]["passed"], true, "{name}: {doc}");
-            let used = proxy.counts() - before;
-            seen.push(used.connections);
-            if used.connections == 1 {
-                one = Some(used.flights);
+        let doc = tool(
+            &[vec![format!("--kubeconfig={}", kc.display())], argv].concat(),
+            &[],
+        )
+        .await
+        .expect_code(0)
+        .json();
+        assert_eq!(rows(&doc).len(), 3, "{name}: {doc}");
+        assert_eq!(doc["gate"]["passed"], true, "{name}: {doc}");
+        let user = format!("system:serviceaccount:{ns}:{name}");
+        // The log is written as requests complete: wait for the last.
+        let mut counted = Vec::new();
+        for _ in 0..50 {
+            counted = want
+                .iter()
+                .map(|&(verb, code, _)| pod_requests(audit, ns, &user, verb, code))
+                .collect();
+            if counted.iter().sum::<usize>() >= want.iter().map(|w| w.2).sum::<usize>() {
                 break;
             }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
-        let Some(used) = one else {
-            panic!("{name}: one connection to the API server in none of three runs: {seen:?}");
-        };
-        flights.push(used);
+        let wanted: Vec<usize> = want.iter().map(|w| w.2).collect();
+        assert_eq!(
+            counted, wanted,
+            "{name}: Pod requests (LIST answered, LIST refused, GET answered)"
+        );
     }
-    // The get-only role costs the refused LIST and three GETs in place of
-    // one LIST: three requests more. The proxy counts flights (runs of
-    // client bytes after the server spoke), not requests, and how many
-    // requests leave in a flight of their own moves with what the
-    // connection carried before: measured, 10 and 13 flights before
-    // `status` read the namespace's EtcdDefrags and policies first, 12 and
-    // 13 after (both LISTs seen in the client's own trace in both runs).
-    // So: more flights for the get-only role, never more than three more.
-    assert!(
-        flights[1] > flights[0] && flights[1] <= flights[0] + 3,
-        "the get-only role's refused LIST and three GETs in place of one LIST: {flights:?}"
-    );
     drop(fx);
+}
+
+/// This binary's API server, with an audit log: the record of who asked
+/// what. Every test here starts with it, so that it is the one the binary
+/// uses.
+static AUDIT: tokio::sync::OnceCell<std::path::PathBuf> = tokio::sync::OnceCell::const_new();
+
+async fn audited() -> &'static std::path::Path {
+    AUDIT
+        .get_or_init(|| async {
+            let audit = std::env::temp_dir().join(format!(
+                "kubectl-etcd-rbac-audit-{}.log",
+                std::process::id()
+            ));
+            // Removed once this test binary is gone, as the server is.
+            kubectl_etcd_testbed::apiserver::watchdog(&[], std::slice::from_ref(&audit))
+                .expect("watchdog for the audit log");
+            let server = kubectl_etcd_testbed::ApiServer::start_with(
+                kubectl_etcd_testbed::KubeRelease::Current,
+                &crd_files(),
+                "",
+                Some(&audit),
+            )
+            .await
+            .expect("test bed API server");
+            install_apiserver(server).await;
+            audit
+        })
+        .await
+}
+
+/// How many `verb` requests for Pods of `ns` made as `user` the API server
+/// answered with `code`, from its audit log.
+fn pod_requests(audit: &std::path::Path, ns: &str, user: &str, verb: &str, code: u64) -> usize {
+    let text = std::fs::read_to_string(audit).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| {
+            let who = e["impersonatedUser"]["username"]
+                .as_str()
+                .or_else(|| e["user"]["username"].as_str());
+            e["stage"] == "ResponseComplete"
+                && who == Some(user)
+                && e["verb"] == verb
+                && e["objectRef"]["resource"] == "pods"
+                && e["objectRef"]["namespace"] == ns
+                && e["responseStatus"]["code"].as_u64() == Some(code)
+        })
+        .count()
 }
 
 /// The Deployment, CronJob and RBAC manifests in `deploy/` are accepted by
@@ -306,6 +351,7 @@ async fn one_cluster_lists_its_pods_once_and_a_get_only_role_reads_each() {
 /// are ones the tool accepts.
 #[tokio::test(flavor = "multi_thread")]
 async fn deploy_manifests_are_valid_objects_and_arguments() {
+    audited().await;
     use k8s_openapi::api::apps::v1::Deployment;
     use k8s_openapi::api::batch::v1::CronJob;
     use k8s_openapi::api::core::v1::ServiceAccount;

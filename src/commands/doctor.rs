@@ -55,7 +55,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                 CLUSTER_CONCURRENCY,
                 CLUSTER_CONCURRENCY,
                 |opened| async move {
-                    let facts = Some((kube, source, processors));
+                    let facts = Some((kube, source, ProcessorsOf::Read(processors)));
                     match opened.session {
                         Ok(s) => examine(&s, facts, &gate, window).await,
                         Err(e) if super::secret_forbidden(&e) => {
@@ -80,16 +80,10 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
             }
             Err(e) => return Err(e),
         };
-        let kube = match &s.target.cluster {
-            Some(c) => {
-                let kube = k8s::connect(&session::kube_settings(&global.reach)).await?;
-                let processors = Processors::read(&kube, Some(&c.namespace)).await;
-                Some((kube, processors))
-            }
-            None => None,
-        };
+        // Plugin mode: the session's API client, on the connections it
+        // has; who processes EtcdDefrag is read beside the rest.
         let source = Source::of(&global.reach);
-        let facts = kube.as_ref().map(|(k, p)| (k, source, p));
+        let facts = s.kube.as_ref().map(|k| (k, source, ProcessorsOf::ReadHere));
         vec![examine(&s, facts, &gate, window).await]
     };
     let reports = if args.all_namespaces {
@@ -158,7 +152,7 @@ fn unreachable_report(cluster: Option<ClusterRef>, why: String) -> DoctorReport 
 /// the members' /metrics are read: at a distance each read is a round trip.
 async fn examine(
     session: &Session,
-    kube: Option<(&Kube, Source, &Processors)>,
+    kube: Option<(&Kube, Source, ProcessorsOf<'_>)>,
     gate: &GateOptions,
     churn_window: Duration,
 ) -> DoctorReport {
@@ -167,7 +161,8 @@ async fn examine(
     let kubernetes = async {
         match (kube, &cluster) {
             (Some((kube, source, processors)), Some(c)) => {
-                Some(kubernetes_facts(kube, source, c, processors).await)
+                let read = session.placement.clone();
+                Some(kubernetes_facts(kube, source, c, read, processors).await)
             }
             _ => None,
         }
@@ -418,9 +413,19 @@ struct KubernetesFacts {
 /// Who may process EtcdDefrag besides this tool: the operator's grants
 /// (RBAC, read as `--watch` reads it) and the `--watch` Deployments; each
 /// `Err` says why it could not be read.
+#[derive(Clone)]
 struct Processors {
     grants: std::result::Result<Vec<String>, String>,
     watchers: std::result::Result<Vec<String>, String>,
+}
+
+/// Who processes EtcdDefrag, as `kubernetes_facts` gets it: read already
+/// (once for every cluster of `-A`), or to be read with the cluster's other
+/// reads.
+#[derive(Clone, Copy)]
+enum ProcessorsOf<'a> {
+    Read(&'a Processors),
+    ReadHere,
 }
 
 impl Processors {
@@ -447,13 +452,31 @@ async fn kubernetes_facts(
     kube: &Kube,
     source: Source,
     c: &ClusterRef,
-    processors: &Processors,
+    read: Option<Vec<crate::source::MemberPod>>,
+    processors: ProcessorsOf<'_>,
 ) -> KubernetesFacts {
     let service_name = crate::contract::client_service_name(&c.name);
-    let (pods, service, runs) = futures::join!(
-        source.placement(kube, &c.namespace, &c.name),
+    let processors = async {
+        match processors {
+            ProcessorsOf::Read(p) => std::borrow::Cow::Borrowed(p),
+            ProcessorsOf::ReadHere => {
+                std::borrow::Cow::Owned(Processors::read(kube, Some(&c.namespace)).await)
+            }
+        }
+    };
+    // The Pods as the session read them, with their nodes' zones; read
+    // afresh only where the session has none.
+    let placement = async {
+        match read {
+            Some(pods) => Ok(source.zones(kube, pods).await),
+            None => source.placement(kube, &c.namespace, &c.name).await,
+        }
+    };
+    let (pods, service, runs, processors) = futures::join!(
+        placement,
         k8s::service::get(kube, &c.namespace, &service_name),
-        k8s::runs::all_of(kube, Some(&c.namespace))
+        k8s::runs::all_of(kube, Some(&c.namespace)),
+        processors
     );
     let mut facts = KubernetesFacts::default();
     let mut defrag = DefragFacts {
@@ -497,41 +520,49 @@ async fn kubernetes_facts(
     match service {
         Ok(Some(svc)) => {
             if let Some(value) = crate::k8s::service::traffic_distribution(&svc) {
-                use crate::plan::doctor::Zone;
-                use crate::source::NodeZone;
-                let mut unread_nodes = std::collections::BTreeMap::new();
-                let placement = pods
-                    .into_iter()
-                    .map(|p| {
-                        let zone = match p.zone {
-                            NodeZone::NoNode => Zone::Unknown,
-                            NodeZone::Labelled(z) => Zone::Labelled(z),
-                            NodeZone::Unlabelled => Zone::Unlabelled,
-                            NodeZone::NodeMissing => Zone::NodeMissing,
-                            NodeZone::Unread(why) => {
-                                if let Some(node) = &p.node {
-                                    unread_nodes.insert(node.clone(), why);
-                                }
-                                Zone::Unread
-                            }
-                        };
-                        (p.member, p.node, zone)
-                    })
-                    .collect();
-                // Said once, with the server's words; the traffic check
-                // then says nothing of those nodes' zones.
-                for (node, why) in unread_nodes {
-                    facts
-                        .unread
-                        .push(format!("the zone of Node {node} ({why})"));
-                }
-                facts.traffic = Some(TrafficFacts { value, placement });
+                facts.traffic = Some(traffic_facts(value, pods, &mut facts.unread));
             }
         }
         Ok(None) => {}
         Err(e) => facts.unread.push(format!("the client Service ({e})")),
     }
     facts
+}
+
+/// The client Service's trafficDistribution `value` and where the members
+/// run (`pods`), for the traffic check; a node whose zone could not be read
+/// is said once in `unread`, with the server's words, and the check then
+/// says nothing of its zone.
+fn traffic_facts(
+    value: String,
+    pods: Vec<crate::source::MemberPod>,
+    unread: &mut Vec<String>,
+) -> TrafficFacts {
+    use crate::plan::doctor::Zone;
+    use crate::source::NodeZone;
+    let mut unread_nodes = std::collections::BTreeMap::new();
+    let placement = pods
+        .into_iter()
+        .map(|p| {
+            let zone = match p.zone {
+                NodeZone::NoNode => Zone::Unknown,
+                NodeZone::Labelled(z) => Zone::Labelled(z),
+                NodeZone::Unlabelled => Zone::Unlabelled,
+                NodeZone::NodeMissing => Zone::NodeMissing,
+                NodeZone::Unread(why) => {
+                    if let Some(node) = &p.node {
+                        unread_nodes.insert(node.clone(), why);
+                    }
+                    Zone::Unread
+                }
+            };
+            (p.member, p.node, zone)
+        })
+        .collect();
+    for (node, why) in unread_nodes {
+        unread.push(format!("the zone of Node {node} ({why})"));
+    }
+    TrafficFacts { value, placement }
 }
 
 /// `doctor -A`: one document for the data formats, each cluster's table in

@@ -57,6 +57,12 @@ pub struct Session {
     /// Plugin mode: the spec facts `doctor` checks, as the cluster's
     /// source read them.
     pub spec: Option<crate::plan::doctor::ClusterSpecFacts>,
+    /// Plugin mode: where the members run, from the Pods the session read
+    /// (zones not read).
+    pub placement: Option<Vec<crate::source::MemberPod>>,
+    /// Plugin mode: the API server client the session was opened with,
+    /// for a command's further reads (on the connections it already has).
+    pub kube: Option<Kube>,
     _forwards: Vec<Forward>,
 }
 
@@ -338,6 +344,8 @@ async fn open_with(global: &Flags, cluster: Option<&str>, beyond: Beyond) -> Res
             activity: None,
             operator: None,
             spec: None,
+            placement: None,
+            kube: None,
             _forwards: Vec::new(),
         });
     }
@@ -351,14 +359,20 @@ async fn open_with(global: &Flags, cluster: Option<&str>, beyond: Beyond) -> Res
     });
     let opened = async {
         let (kube, namespace, name) = connect_cluster(global, cluster).await?;
-        // Read first: the cluster's own reads then go as they always do.
-        let activity = match beyond {
-            Beyond::Activity => Some(k8s::runs::all_of(&kube, Some(&namespace)).await),
-            _ => None,
-        };
         let source = Source::of(global);
         let connection = Connection::from(global);
-        let mut session = open_cluster(source, &kube, &connection, &namespace, &name).await?;
+        // The namespace's runs and policies beside the cluster's own reads.
+        let activity = async {
+            match beyond {
+                Beyond::Activity => Some(k8s::runs::all_of(&kube, Some(&namespace)).await),
+                _ => None,
+            }
+        };
+        let (activity, session) = futures::join!(
+            activity,
+            open_cluster(source, &kube, &connection, &namespace, &name)
+        );
+        let mut session = session?;
         session.activity = activity;
         if beyond == Beyond::Runs {
             session.runs = Some(ClusterRuns::new(&kube, &namespace, &name));
@@ -429,6 +443,7 @@ pub async fn open_fetched(
         resolved,
         operator,
         spec,
+        placement,
     } = fetched;
     for note in &resolved.notes {
         crate::logging::message(&format!("note: {note}"));
@@ -470,6 +485,8 @@ pub async fn open_fetched(
         activity: None,
         operator,
         spec,
+        placement,
+        kube: Some(kube.clone()),
         _forwards: forwards,
     })
 }

@@ -61,6 +61,9 @@ pub struct Fetched {
     pub operator: Option<OperatorSays>,
     /// The spec facts `doctor` checks, for a kind that declares them.
     pub spec: Option<ClusterSpecFacts>,
+    /// Where the members run, from the Pods read (zones not read yet), for
+    /// a kind whose Pods were read.
+    pub placement: Option<Vec<MemberPod>>,
 }
 
 /// A member as the cluster's objects declare it, without dialing it.
@@ -261,6 +264,14 @@ impl Source {
     ) -> Result<(String, String)> {
         match self {
             Source::Cozystack => cozystack::member_of_pod(kube, namespace, pod).await,
+        }
+    }
+
+    /// The zones of the nodes `pods` (as the session read them) run on,
+    /// every node read at once.
+    pub async fn zones(self, kube: &Kube, pods: Vec<MemberPod>) -> Vec<MemberPod> {
+        match self {
+            Source::Cozystack => cozystack::placement::with_zones(kube, pods).await,
         }
     }
 

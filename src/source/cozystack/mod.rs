@@ -76,6 +76,7 @@ pub fn fetched(objects: &ClusterObjects) -> Result<crate::source::Fetched> {
         resolved,
         operator: Some(operator_says(&objects.cluster)),
         spec: Some(spec_facts(&objects.cluster)),
+        placement: Some(objects.placement.clone()),
     })
 }
 
@@ -166,10 +167,20 @@ pub async fn get_cluster(kube: &Kube, namespace: &str, name: &str) -> Result<Etc
     }
 }
 
-/// Reads everything `resolve` needs for one cluster.
+/// Reads everything `resolve` needs for one cluster: the EtcdCluster, its
+/// EtcdMembers and its Pods side by side, then the Secrets it names (side
+/// by side too): two round trips to the API server, however many members.
 pub async fn fetch(kube: &Kube, namespace: &str, name: &str) -> Result<ClusterObjects> {
-    let cluster = get_cluster(kube, namespace, name).await?;
-    fetch_around(kube, namespace, cluster).await
+    let (cluster, members, listed) = futures::join!(
+        get_cluster(kube, namespace, name),
+        list_members(kube, namespace, name),
+        list_cluster_pods(kube, namespace, name)
+    );
+    // A cluster that is not there says so before anything read around it.
+    let cluster = cluster?;
+    let members = members?;
+    let pods = member_pods(kube, namespace, &members, listed.as_ref()).await?;
+    with_secrets(kube, namespace, cluster, members, pods).await
 }
 
 /// The EtcdMembers labelled with cluster `name`, in any order.
@@ -221,8 +232,11 @@ pub async fn fetch_around(
     cluster: EtcdCluster,
 ) -> Result<ClusterObjects> {
     let name = cluster.metadata.name.clone().unwrap_or_default();
-    let members = list_members(kube, namespace, &name).await?;
-    let listed = list_cluster_pods(kube, namespace, &name).await;
+    let (members, listed) = futures::join!(
+        list_members(kube, namespace, &name),
+        list_cluster_pods(kube, namespace, &name)
+    );
+    let members = members?;
     let pods = member_pods(kube, namespace, &members, listed.as_ref()).await?;
     with_secrets(kube, namespace, cluster, members, pods).await
 }
@@ -288,24 +302,51 @@ pub struct Prefetched {
     pods: BTreeMap<(String, String), PodFacts>,
 }
 
-/// What plugin mode takes from a member's Pod.
+/// What plugin mode takes from a member's Pod: where to dial it, its
+/// probes, and where it runs and how etcd was started (`doctor`).
 #[derive(Debug, Clone, Default)]
 struct PodFacts {
     ip: Option<String>,
     probes: Option<PodProbes>,
+    node: Option<String>,
+    args: Vec<String>,
 }
 
 impl PodFacts {
     fn of(pod: &Pod) -> PodFacts {
+        let spec = pod.spec.as_ref();
         PodFacts {
             ip: pod.status.as_ref().and_then(|s| s.pod_ip.clone()),
             probes: objects::pod_probes(pod),
+            node: spec.and_then(|s| s.node_name.clone()),
+            args: spec.map(placement::etcd_args).unwrap_or_default(),
         }
     }
 }
 
-/// Pod name → IP, and Pod name → probes, for the Pods read.
-type MemberPods = (BTreeMap<String, String>, BTreeMap<String, PodProbes>);
+/// What was read of each member's Pod, by Pod name (a Pod that does not
+/// exist is absent).
+type MemberPods = BTreeMap<String, PodFacts>;
+
+/// Each member's Pod as `doctor`'s placement reads it (its node, its
+/// etcd arguments; zones not read yet), from the Pods already read.
+fn placement_of(members: &[EtcdMember], pods: &MemberPods) -> Vec<crate::source::MemberPod> {
+    let mut out: Vec<crate::source::MemberPod> = members
+        .iter()
+        .map(|m| {
+            let member = m.metadata.name.clone().unwrap_or_default();
+            let facts = m.pod_name().and_then(|p| pods.get(&p));
+            crate::source::MemberPod {
+                member,
+                node: facts.and_then(|f| f.node.clone()),
+                zone: crate::source::NodeZone::NoNode,
+                args: facts.map(|f| f.args.clone()).unwrap_or_default(),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.member.cmp(&b.member));
+    out
+}
 
 /// Reads [`Prefetched`] for the EtcdClusters in `namespace` (every
 /// namespace when `None`).
@@ -383,15 +424,9 @@ pub async fn fetch_prefetched(
 
 /// Each member's Pod (`status.podName`, else the member's name): its IP
 /// and its etcd container's probes, from `prefetched` where it has the
-/// Pod, else one GET per Pod.
-///
-/// The GETs go one after the other, as do the Secret reads below: on the
-/// connection already open they take a millisecond or two each, while a
-/// request sent alongside opens another connection, and the first request
-/// on a new connection waited 40 ms for a delayed ACK in every measurement
-/// here (kube's HTTP/1.1 client does not set TCP_NODELAY). `status` of a
-/// 3-member cluster took about 75 ms with concurrent Pod GETs, 33 ms
-/// without (docs/benchmarks.md).
+/// Pod, else read by name, every such Pod at once (the API client sets
+/// TCP_NODELAY, so a request on a connection of its own costs no delayed
+/// ACK: `k8s::client_of`).
 async fn member_pods(
     kube: &Kube,
     namespace: &str,
@@ -402,61 +437,77 @@ async fn member_pods(
     let pod_names: Vec<String> = members.iter().filter_map(EtcdMember::pod_name).collect();
     let known =
         |p: &str| prefetched.and_then(|f| f.pods.get(&(namespace.to_string(), p.to_string())));
-    let (mut ips, mut probes) = (BTreeMap::new(), BTreeMap::new());
-    for p in pod_names {
-        let facts = match known(&p) {
-            Some(facts) => facts.clone(),
-            None => pods
-                .get_opt(&p)
-                .await
-                .map_err(|e| describe(kube, &format!("get Pod {namespace}/{p}"), e))?
-                .map(|pod| PodFacts::of(&pod))
-                .unwrap_or_default(),
-        };
-        if let Some(ip) = facts.ip {
-            ips.insert(p.clone(), ip);
+    // All at once; the first to fail, in order, is the one said.
+    let read = futures::future::join_all(pod_names.into_iter().map(|p| {
+        let pods = pods.clone();
+        let known = known(&p).cloned();
+        async move {
+            let facts = match known {
+                Some(facts) => facts,
+                None => pods
+                    .get_opt(&p)
+                    .await
+                    .map_err(|e| describe(kube, &format!("get Pod {namespace}/{p}"), e))?
+                    .map(|pod| PodFacts::of(&pod))
+                    .unwrap_or_default(),
+            };
+            Ok::<_, Error>((p, facts))
         }
-        if let Some(found) = facts.probes {
-            probes.insert(p, found);
-        }
-    }
-    Ok((ips, probes))
+    }))
+    .await
+    .into_iter()
+    .collect::<Result<Vec<_>>>()?;
+    Ok(read.into_iter().collect())
 }
 
-/// Reads the Secrets `cluster` names (one after the other, see
-/// [`member_pods`]) and assembles what `resolve` needs.
+/// Reads the Secrets `cluster` names, all at once, and assembles what
+/// `resolve` needs.
 async fn with_secrets(
     kube: &Kube,
     namespace: &str,
     cluster: EtcdCluster,
     members: Vec<EtcdMember>,
-    (pod_ips, probes): MemberPods,
+    pods: MemberPods,
 ) -> Result<ClusterObjects> {
     let secrets_api: Api<Secret> = Api::namespaced(kube.client.clone(), namespace);
-    let mut secrets = BTreeMap::new();
-    for (secret, _) in secret_names(&cluster) {
-        if secrets.contains_key(&secret) {
-            continue;
+    let names: std::collections::BTreeSet<String> = secret_names(&cluster)
+        .into_iter()
+        .map(|(secret, _)| secret)
+        .collect();
+    // All at once; the first to fail, in order, is the one said.
+    let read = futures::future::join_all(names.into_iter().map(|secret| {
+        let api = secrets_api.clone();
+        async move {
+            let data = api
+                .get_opt(&secret)
+                .await
+                .map_err(|e| describe(kube, &format!("get Secret {namespace}/{secret}"), e))?
+                .map(|s| {
+                    s.data
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(k, v)| (k, v.0))
+                        .collect::<BTreeMap<_, _>>()
+                });
+            Ok::<_, Error>((secret, data))
         }
-        let data = secrets_api
-            .get_opt(&secret)
-            .await
-            .map_err(|e| describe(kube, &format!("get Secret {namespace}/{secret}"), e))?
-            .map(|s| {
-                s.data
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|(k, v)| (k, v.0))
-                    .collect::<BTreeMap<_, _>>()
-            });
-        secrets.insert(secret, data);
-    }
+    }))
+    .await;
+    let secrets: BTreeMap<_, _> = read.into_iter().collect::<Result<_>>()?;
+    let placement = placement_of(&members, &pods);
     Ok(ClusterObjects {
         namespace: namespace.to_string(),
         cluster,
         members,
-        pod_ips,
-        probes,
+        pod_ips: pods
+            .iter()
+            .filter_map(|(p, f)| Some((p.clone(), f.ip.clone()?)))
+            .collect(),
+        probes: pods
+            .iter()
+            .filter_map(|(p, f)| Some((p.clone(), f.probes.clone()?)))
+            .collect(),
+        placement,
         secrets,
     })
 }

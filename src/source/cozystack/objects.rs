@@ -29,6 +29,8 @@ pub struct ClusterObjects {
     pub probes: BTreeMap<String, PodProbes>,
     /// The Secrets `secret_names` asked for.
     pub secrets: BTreeMap<String, SecretData>,
+    /// Each member's Pod: its node and etcd arguments (zones not read).
+    pub placement: Vec<crate::source::MemberPod>,
 }
 
 /// The container the kubelet runs etcd in: the one named `etcd` (the

@@ -57,7 +57,7 @@ pub async fn member_pods(kube: &Kube, namespace: &str, name: &str) -> Result<Vec
             listed.insert(pod, found);
         }
     }
-    let mut out: Vec<MemberPod> = wanted
+    let out: Vec<MemberPod> = wanted
         .into_iter()
         .map(|(member, pod_name)| {
             let spec = listed.get(&pod_name).and_then(|p| p.spec.as_ref());
@@ -69,6 +69,12 @@ pub async fn member_pods(kube: &Kube, namespace: &str, name: &str) -> Result<Vec
             }
         })
         .collect();
+    Ok(with_zones(kube, out).await)
+}
+
+/// `pods` with each one's node's zone, every node read at once; sorted by
+/// member.
+pub async fn with_zones(kube: &Kube, mut out: Vec<MemberPod>) -> Vec<MemberPod> {
     let nodes: BTreeSet<String> = out.iter().filter_map(|p| p.node.clone()).collect();
     let node_api: Api<Node> = Api::all(kube.client.clone());
     // A node that cannot be read leaves its zone unknown, not the Pods
@@ -99,12 +105,12 @@ pub async fn member_pods(kube: &Kube, namespace: &str, name: &str) -> Result<Vec
             .unwrap_or_default();
     }
     out.sort_by(|a, b| a.member.cmp(&b.member));
-    Ok(out)
+    out
 }
 
 /// The etcd container's command and arguments (every container's when none
 /// is named `etcd`).
-fn etcd_args(spec: &PodSpec) -> Vec<String> {
+pub(super) fn etcd_args(spec: &PodSpec) -> Vec<String> {
     let etcd: Vec<_> = spec
         .containers
         .iter()

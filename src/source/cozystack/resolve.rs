@@ -340,6 +340,7 @@ mod tests {
             ],
             pod_ips: [("etcd-aaaaa".to_string(), "10.1.0.5".to_string())].into(),
             probes: Default::default(),
+            placement: Vec::new(),
             secrets: secrets
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
