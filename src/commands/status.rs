@@ -17,9 +17,10 @@ use crate::source::Source;
 /// How many clusters' Secrets `status -A` reads at once near the API
 /// server (`k8s::concurrency`): as many as the connections the three LISTs
 /// opened. The client speaks HTTP/1.1, so a read beyond them opens another
-/// connection, and the first request on a new one waits 40 ms for a
-/// delayed ACK (see `source::cozystack::member_pods`; with 20 clusters on loopback, 3
-/// measured 104 ms, 2 114 ms, 4 151 ms, 8 135 ms).
+/// connection; measured with 20 clusters on loopback before the client
+/// set TCP_NODELAY (when the first request on a new connection waited 40
+/// ms for a delayed ACK): 3 104 ms, 2 114 ms, 4 151 ms, 8 135 ms. Not
+/// measured again since.
 const READ_CONCURRENCY: usize = 3;
 
 /// How many clusters `status -A` probes at once (each member over its own
