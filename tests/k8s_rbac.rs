@@ -296,33 +296,9 @@ async fn one_cluster_lists_its_pods_once_and_a_get_only_role_reads_each() {
     drop(fx);
 }
 
-/// This binary's API server, with an audit log: the record of who asked
-/// what. Every test here starts with it, so that it is the one the binary
-/// uses.
-static AUDIT: tokio::sync::OnceCell<std::path::PathBuf> = tokio::sync::OnceCell::const_new();
-
+/// This binary's API server, with its audit log.
 async fn audited() -> &'static std::path::Path {
-    AUDIT
-        .get_or_init(|| async {
-            let audit = std::env::temp_dir().join(format!(
-                "kubectl-etcd-rbac-audit-{}.log",
-                std::process::id()
-            ));
-            // Removed once this test binary is gone, as the server is.
-            kubectl_etcd_testbed::apiserver::watchdog(&[], std::slice::from_ref(&audit))
-                .expect("watchdog for the audit log");
-            let server = kubectl_etcd_testbed::ApiServer::start_with(
-                kubectl_etcd_testbed::KubeRelease::Current,
-                &crd_files(),
-                "",
-                Some(&audit),
-            )
-            .await
-            .expect("test bed API server");
-            install_apiserver(server).await;
-            audit
-        })
-        .await
+    support::k8s::audited("rbac").await
 }
 
 /// How many `verb` requests for Pods of `ns` made as `user` the API server

@@ -500,30 +500,8 @@ async fn watch_round(
 
 /// This binary's API server, with an audit log: the record of when each
 /// EtcdDefrag's status was written.
-static AUDIT: tokio::sync::OnceCell<std::path::PathBuf> = tokio::sync::OnceCell::const_new();
-
 async fn audited() -> &'static std::path::Path {
-    AUDIT
-        .get_or_init(|| async {
-            let audit = std::env::temp_dir().join(format!(
-                "kubectl-etcd-soak-audit-{}.log",
-                std::process::id()
-            ));
-            // Removed once this test binary is gone, as the server is.
-            kubectl_etcd_testbed::apiserver::watchdog(&[], std::slice::from_ref(&audit))
-                .expect("watchdog for the audit log");
-            let server = kubectl_etcd_testbed::ApiServer::start_with(
-                kubectl_etcd_testbed::KubeRelease::Current,
-                &crd_files(),
-                "",
-                Some(&audit),
-            )
-            .await
-            .expect("test bed API server");
-            install_apiserver(server).await;
-            audit
-        })
-        .await
+    support::k8s::audited("soak").await
 }
 
 /// When run `name` of `ns` was last written (its status), from the API

@@ -143,13 +143,7 @@ async fn exchange<S: AsyncRead + AsyncWrite + Unpin>(
 }
 
 fn client_config(tls: &TlsMaterial) -> Result<rustls::ClientConfig, String> {
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(&tls.ca_pem) {
-        let cert = cert.map_err(|e| format!("CA from {}: {e}", tls.ca_origin))?;
-        roots
-            .add(cert)
-            .map_err(|e| format!("CA from {}: {e}", tls.ca_origin))?;
-    }
+    let roots = ca_roots(tls)?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -168,6 +162,19 @@ fn client_config(tls: &TlsMaterial) -> Result<rustls::ClientConfig, String> {
                 .map_err(|e| format!("client certificate: {e}"))
         }
     }
+}
+
+/// The certificates of `tls`'s CA, the only roots a member's certificate
+/// is verified against.
+pub(crate) fn ca_roots(tls: &TlsMaterial) -> Result<rustls::RootCertStore, String> {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(&tls.ca_pem) {
+        let cert = cert.map_err(|e| format!("CA from {}: {e}", tls.ca_origin))?;
+        roots
+            .add(cert)
+            .map_err(|e| format!("CA from {}: {e}", tls.ca_origin))?;
+    }
+    Ok(roots)
 }
 
 /// The samples of a Prometheus exposition text: each series (its name

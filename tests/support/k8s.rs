@@ -40,6 +40,30 @@ pub async fn apiserver() -> &'static ApiServer {
         .await
 }
 
+/// This binary's API server, with an audit log (`name` tells the log's
+/// file apart): the record of who asked what, and when. A binary whose
+/// tests count requests in it starts every test with it, so that it is
+/// the binary's API server; the log is removed once the binary is gone.
+pub async fn audited(name: &str) -> &'static std::path::Path {
+    static AUDIT: OnceCell<PathBuf> = OnceCell::const_new();
+    AUDIT
+        .get_or_init(|| async {
+            let audit = std::env::temp_dir().join(format!(
+                "kubectl-etcd-{name}-audit-{}.log",
+                std::process::id()
+            ));
+            kubectl_etcd_testbed::apiserver::watchdog(&[], std::slice::from_ref(&audit))
+                .expect("watchdog for the audit log");
+            let server =
+                ApiServer::start_with(KubeRelease::Current, &crd_files(), "", Some(&audit))
+                    .await
+                    .expect("test bed API server");
+            install_apiserver(server).await;
+            audit
+        })
+        .await
+}
+
 /// Makes `server` the binary's API server (a benchmark's, started with
 /// its own options) instead of starting one on first use.
 pub async fn install_apiserver(server: ApiServer) {

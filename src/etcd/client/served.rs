@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex};
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::WebPkiServerVerifier;
-use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 
@@ -28,13 +27,7 @@ pub(super) struct Keeping {
 impl Keeping {
     /// A verifier for the CA of `tls`, and where it keeps what it verified.
     pub(super) fn new(tls: &TlsMaterial) -> Result<(Arc<Keeping>, Served), String> {
-        let mut roots = rustls::RootCertStore::empty();
-        for cert in CertificateDer::pem_slice_iter(&tls.ca_pem) {
-            let cert = cert.map_err(|e| format!("CA from {}: {e}", tls.ca_origin))?;
-            roots
-                .add(cert)
-                .map_err(|e| format!("CA from {}: {e}", tls.ca_origin))?;
-        }
+        let roots = crate::etcd::http::ca_roots(tls)?;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
             .build()
