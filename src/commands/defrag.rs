@@ -27,9 +27,12 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     // First look: the preview (unknown --member names are a usage error),
     // the dry run's whole answer, and what the prompt shows. Beside it,
     // whether the operator here runs EtcdDefrag itself (said once).
-    let (first, operator) = tokio::join!(
+    // Whether another processor runs the cluster is asked at the same
+    // time too: at a distance each is a round trip of its own.
+    let (first, operator, others) = tokio::join!(
         Fresh::look(ops, target),
-        operator_processes(session.runs.as_ref())
+        operator_processes(session.runs.as_ref()),
+        exec::others_refuse(input.others.as_deref())
     );
     let first = first?;
     if let Some(grant) = operator {
@@ -38,9 +41,7 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
         ));
     }
     let mut verdict = gate::evaluate(&first.look, &input.options.gate);
-    verdict
-        .reasons
-        .extend(exec::others_refuse(input.others.as_deref()).await);
+    verdict.reasons.extend(others);
     let mut preview = exec::preview(&first.look, &verdict, &input)?;
     // Only the members to defragment, on a release that publishes gates:
     // each read is a connection of its own, and with nothing due there is

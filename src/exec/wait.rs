@@ -215,7 +215,8 @@ pub async fn refresh_and_settle<O: EtcdOps>(
     let refused = match ops.refresh_sizes(via).await {
         Ok(()) => {
             // Followers apply the grant and the revoke a moment later, and
-            // commit within etcd's 100 ms batch interval.
+            // commit within etcd's 100 ms batch interval after.
+            applied_everywhere(ops, via, members, control).await?;
             control.sleep(Duration::from_millis(300)).await?;
             None
         }
@@ -223,6 +224,36 @@ pub async fn refresh_and_settle<O: EtcdOps>(
     };
     settle(ops, members, control).await?;
     Ok(refused)
+}
+
+/// Waits (up to ten seconds) until every member of `members` has applied
+/// the raft index `via` had committed when asked: everything `via` had
+/// answered before (the refresh's Lease revoke). On a loaded machine a
+/// member applied it later than a fixed wait allowed, and the figures that
+/// "stopped changing" were still the stale ones; a member that does not
+/// answer is not waited for.
+async fn applied_everywhere<O: EtcdOps>(
+    ops: &O,
+    via: &Dial,
+    members: &[Dial],
+    control: &RunControl,
+) -> Result<(), Halt> {
+    let Ok(committed) = ops.status(via).await.map(|s| s.raft_index) else {
+        return Ok(());
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut behind = false;
+        for dial in members {
+            if let Ok(s) = ops.status(dial).await {
+                behind |= s.raft_applied_index < committed;
+            }
+        }
+        if !behind || Instant::now() > deadline {
+            return Ok(());
+        }
+        control.sleep(Duration::from_millis(100)).await?;
+    }
 }
 
 /// Compacts at the current revision (physically, through the leader) and
