@@ -44,8 +44,8 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     verdict.reasons.extend(others);
     let mut preview = exec::preview(&first.look, &verdict, &input)?;
     // Only the members to defragment, on a release that publishes gates:
-    // each read is a connection of its own, and with nothing due there is
-    // none to make.
+    // each read is a round trip after the look, and with nothing due there
+    // is none to make.
     let wanted = exec::gates_wanted(&first.look, &verdict, &input);
     let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
     let features = crate::etcd::take::feature_gates(ops, &first.look, &wanted).await;

@@ -215,7 +215,7 @@ async fn look_reading<O: EtcdOps>(
                 ..
             })
         );
-        match (&row.dial, lacks_quota, answer.beside.quota) {
+        match (&row.dial, lacks_quota, answer.beside.metrics) {
             (_, false, _) => None,
             (_, true, true) => answer.metrics_quota,
             (Some(d), true, false) => ops.backend_quota(d).await,
@@ -259,7 +259,7 @@ async fn look_reading<O: EtcdOps>(
 struct Beside {
     /// Its `/metrics`, for the quota (not in Status before 3.6) or for
     /// whatever the command reads of them after the look.
-    quota: bool,
+    metrics: bool,
     /// Its snapshots in flight, from the same read of its `/metrics` (on
     /// releases with the applySnapshot race).
     in_flight: bool,
@@ -275,7 +275,7 @@ struct Beside {
 fn reads_beside_status(release: Option<&str>, leader: Option<bool>) -> Beside {
     let racy = release.is_some_and(racy_release);
     Beside {
-        quota: !quota_in_status(release),
+        metrics: !quota_in_status(release),
         in_flight: racy,
         progress: racy && leader != Some(false),
     }
@@ -328,10 +328,10 @@ async fn ask_members<O: EtcdOps>(
         let (d, id) = dial.as_ref()?;
         let leads = leader.and_then(|l| id.map(|id| id == l));
         let mut beside = reads_beside_status(release, leads);
-        beside.quota |= metrics;
+        beside.metrics |= metrics;
         let status = async { (ops.status(d).await, asked.elapsed()) };
         let quota = async {
-            match beside.quota {
+            match beside.metrics {
                 true => ops.backend_quota(d).await,
                 false => None,
             }
@@ -511,10 +511,7 @@ async fn watch_snapshots<O: EtcdOps>(ops: &O, members: &mut [MemberLook], early:
     let affected: Vec<usize> = members
         .iter()
         .enumerate()
-        .filter(|(_, m)| {
-            m.status()
-                .is_some_and(|s| defects::has(&s.version, APPLY_SNAPSHOT_DURING_DEFRAG).is_some())
-        })
+        .filter(|(_, m)| m.status().is_some_and(|s| racy_release(&s.version)))
         .map(|(i, _)| i)
         .collect();
     if affected.is_empty() {
@@ -653,8 +650,9 @@ pub const FEATURES_LIMIT: std::time::Duration = std::time::Duration::from_secs(2
 /// `etcd_server_feature_enabled`), read at once, each within
 /// [`FEATURES_LIMIT`]: member name → gate → on (empty for a release that
 /// publishes none: 3.4, 3.5). A member whose metrics could not be read in
-/// time is absent. Each read is a connection of its own (TCP, TLS, one
-/// GET: three round trips), so callers ask only for the members they need.
+/// time is absent. Each is the command's one read of the member's
+/// `/metrics` (made beside Status when the look foresaw it, else a round
+/// trip now), so callers ask only for the members they need.
 pub async fn feature_gates<O: EtcdOps>(
     ops: &O,
     look: &ClusterLook,
@@ -687,8 +685,8 @@ mod tests {
 
     #[test]
     fn what_goes_out_beside_status_follows_the_release_and_the_leader() {
-        let b = |quota, in_flight, progress| Beside {
-            quota,
+        let b = |metrics, in_flight, progress| Beside {
+            metrics,
             in_flight,
             progress,
         };

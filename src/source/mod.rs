@@ -274,17 +274,4 @@ impl Source {
             Source::Cozystack => cozystack::placement::with_zones(kube, pods).await,
         }
     }
-
-    /// Where cluster `namespace/name`'s members run: each member's Pod,
-    /// its node's zone and the etcd container's arguments.
-    pub async fn placement(
-        self,
-        kube: &Kube,
-        namespace: &str,
-        name: &str,
-    ) -> Result<Vec<MemberPod>> {
-        match self {
-            Source::Cozystack => cozystack::placement::member_pods(kube, namespace, name).await,
-        }
-    }
 }

@@ -1,76 +1,15 @@
 //! Where a cluster's members run and how they were started, for `doctor`:
-//! each member's Pod (its node and the etcd container's arguments) and each
-//! node's zone label. Plain data; the decisions are `plan::doctor`'s.
+//! each member's Pod (its node and the etcd container's arguments, taken
+//! when the session read the Pods) and each node's zone label. Plain data;
+//! the decisions are `plan::doctor`'s.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use futures::future::try_join_all;
-use k8s_openapi::api::core::v1::{Node, Pod, PodSpec};
+use k8s_openapi::api::core::v1::{Node, PodSpec};
 use kube::api::Api;
 
-use super::{list_labelled_pods, list_members};
-use crate::error::Result;
 use crate::k8s::{describe, Kube};
 use crate::source::{MemberPod, NodeZone, ZONE_LABEL};
-
-/// The Pods of cluster `name`'s members, with their nodes' zones. The
-/// EtcdMembers and the cluster's Pods are listed side by side, and every
-/// node is read at once: a handful of round trips, however many members
-/// (a Pod the LIST did not hold, or every Pod when the LIST is refused, is
-/// read by name, all at once too).
-pub async fn member_pods(kube: &Kube, namespace: &str, name: &str) -> Result<Vec<MemberPod>> {
-    let (members, listed) = futures::join!(
-        list_members(kube, namespace, name),
-        list_labelled_pods(kube, namespace, name)
-    );
-    let members = members?;
-    let mut listed: BTreeMap<String, Pod> = listed
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|p| Some((p.metadata.name.clone()?, p)))
-        .collect();
-    let api: Api<Pod> = Api::namespaced(kube.client.clone(), namespace);
-    let wanted: Vec<(String, String)> = members
-        .iter()
-        .map(|m| {
-            let member = m.metadata.name.clone().unwrap_or_default();
-            (member, m.pod_name().unwrap_or_default())
-        })
-        .collect();
-    let read = try_join_all(
-        wanted
-            .iter()
-            .filter(|(_, pod)| !listed.contains_key(pod))
-            .map(|(_, pod)| {
-                let api = api.clone();
-                async move {
-                    api.get_opt(pod)
-                        .await
-                        .map(|p| (pod.clone(), p))
-                        .map_err(|e| describe(kube, &format!("get Pod {namespace}/{pod}"), e))
-                }
-            }),
-    )
-    .await?;
-    for (pod, found) in read {
-        if let Some(found) = found {
-            listed.insert(pod, found);
-        }
-    }
-    let out: Vec<MemberPod> = wanted
-        .into_iter()
-        .map(|(member, pod_name)| {
-            let spec = listed.get(&pod_name).and_then(|p| p.spec.as_ref());
-            MemberPod {
-                member,
-                node: spec.and_then(|s| s.node_name.clone()),
-                zone: NodeZone::NoNode,
-                args: spec.map(etcd_args).unwrap_or_default(),
-            }
-        })
-        .collect();
-    Ok(with_zones(kube, out).await)
-}
 
 /// `pods` with each one's node's zone, every node read at once; sorted by
 /// member.
