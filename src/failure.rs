@@ -326,9 +326,12 @@ pub fn classify(chain: &str, ctx: &AttemptContext) -> FailureCause {
     if has("failed to lookup address") || has("name or service not known") || has("dns error") {
         return FailureCause::UnknownHost;
     }
+    // Two requests on one plaintext connection to a TLS port: the one that
+    // loses the race sees the connection dropped before it was ready.
     if !ctx.tls
         && (has("connection reset")
             || has("broken pipe")
+            || has("connection was not ready")
             || has("frame with invalid size")
             || has("http2 error")
             || has("h2 protocol error")
@@ -413,6 +416,11 @@ mod tests {
                 "grpc request error: code: 'The operation was cancelled', message: \"operation was canceled\", source: tonic::transport::Error(Transport, hyper::Error(Canceled, \"connection was not ready\"))",
                 AttemptContext { client_identity: false, ..tls_ctx() },
                 FailureCause::ClientCertRequired { from: SettingsFrom::Flags },
+            ),
+            (
+                "grpc request error: code: 'The operation was cancelled', message: \"operation was canceled\", source: tonic::transport::Error(Transport, hyper::Error(Canceled, \"connection was not ready\"))",
+                plain.clone(),
+                FailureCause::TlsServer { from: SettingsFrom::Flags },
             ),
             ("something new", plain.clone(), FailureCause::Other("something new".into())),
             (
