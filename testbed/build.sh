@@ -5,6 +5,8 @@
 #
 #   testbed/build.sh            # build what is missing, print the cache dir
 #   testbed/build.sh etcd-v3.6  # only the servers named
+#   testbed/build.sh etcd-v3.6.5 etcd-v3.5.23  # the pinned older releases:
+#                               # built only when named, never by default
 #
 # Cache: $KUBECTL_ETCD_TESTBED_CACHE, default ~/.cache/kubectl-etcd-testbed.
 # Each binary lives in a folder named after the module version and a hash of
@@ -27,13 +29,21 @@ if ! command -v go >/dev/null 2>&1; then
   fi
 fi
 
-# One tools module per etcd minor version. Builds the server (our own tiny
-# main over etcdmain), and etcdctl and etcdutl of the same release (go.mod
-# tools; etcdutl restores the snapshots the tests save).
+# One tools module per etcd minor version (and one per pinned older
+# release). Builds the server (our own tiny main over etcdmain), and etcdctl
+# and etcdutl of the same release (go.mod tools; etcdutl restores the
+# snapshots the tests save).
+#   build_etcd DIR [TOOLS_DIR]   (TOOLS_DIR: the module etcdctl and etcdutl
+#                                 are built from, default DIR)
 build_etcd() {
-  local dir="$1" version key out
+  local dir="$1" tools="${2:-$1}" version key out
   version="$(awk '{ for (i = 1; i < NF; i++) if ($i == "go.etcd.io/etcd/server/v3") print $(i + 1) }' "$here/go/$dir/go.mod")"
-  key="$(sha256sum "$here/go/$dir/go.sum" | cut -c1-12)"
+  if [ "$tools" = "$dir" ]; then
+    key="$(sha256sum "$here/go/$dir/go.sum" | cut -c1-12)"
+  else
+    # Both pins name the folder: changing either rebuilds.
+    key="$(cat "$here/go/$dir/go.sum" "$here/go/$tools/go.sum" | sha256sum | cut -c1-12)"
+  fi
   out="$cache/etcd-$version-$key"
   if [ -x "$out/etcd" ] && [ -x "$out/etcdctl" ] && [ -x "$out/etcdutl" ]; then
     log "etcd $version: cached in $out"
@@ -42,7 +52,8 @@ build_etcd() {
     local tmp="$out.tmp.$$"
     rm -rf "$tmp" && mkdir -p "$tmp"
     (cd "$here/go/$dir" \
-      && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$tmp/etcd" . \
+      && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$tmp/etcd" .)
+    (cd "$here/go/$tools" \
       && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$tmp/etcdctl" go.etcd.io/etcd/etcdctl/v3 \
       && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$tmp/etcdutl" go.etcd.io/etcd/etcdutl/v3)
     rm -rf "$out" && mv "$tmp" "$out"
@@ -227,6 +238,13 @@ build_operator() {
 build_one() {
   case "$1" in
     etcd-v3.7|etcd-v3.6|etcd-v3.5) build_etcd "$1" ;;
+    # Older releases pinned for the defects they carry (below the upgrade
+    # floors, before the auth fixes); not in the default list below. 3.6.5
+    # has etcdctl and etcdutl of its own release; the module proxy serves no
+    # etcdctl or etcdutl v3.5.23 (none between 3.5.11 and 3.5.33), so
+    # 3.5.23's come from etcd-v3.5's module (3.5.35).
+    etcd-v3.6.5) build_etcd "$1" ;;
+    etcd-v3.5.23) build_etcd "$1" etcd-v3.5 ;;
     etcd-v3.4) fetch_etcd_deb "$1" ;;
     kube-apiserver|kube-apiserver-v1.34|kube-apiserver-v1.30) build_k8s "$1" kube-apiserver "$1" ;;
     kubectl) build_k8s kube-apiserver kubectl kubectl ;;
@@ -245,10 +263,12 @@ build_one() {
     coredns) build_tools coredns coredns=. ;;
     operator) build_operator "${KUBECTL_ETCD_OPERATOR_SRC:-$here/../../shared/anchors/etcd-operator}" etcd-operator ;;
     operator-defrag) build_operator "${KUBECTL_ETCD_OPERATOR_DEFRAG_SRC:-$here/../../shared/anchors/etcd-operator-with-defrag}" etcd-operator-defrag ;;
-    *) log "unknown server $1 (etcd-v3.7, etcd-v3.6, etcd-v3.5, etcd-v3.4, kube-apiserver, kube-apiserver-v1.34, kube-apiserver-v1.30, kubectl, kubelet, krew, node, coredns, operator, operator-defrag)"; exit 2 ;;
+    *) log "unknown server $1 (etcd-v3.7, etcd-v3.6, etcd-v3.5, etcd-v3.4, etcd-v3.6.5, etcd-v3.5.23, kube-apiserver, kube-apiserver-v1.34, kube-apiserver-v1.30, kubectl, kubelet, krew, node, coredns, operator, operator-defrag)"; exit 2 ;;
   esac
 }
 
+# The pinned older releases (etcd-v3.6.5, etcd-v3.5.23) are left out: only
+# the suites that need them build them, by name.
 if [ "$#" -eq 0 ]; then
   set -- etcd-v3.7 etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.34 kube-apiserver-v1.30 kubectl kubelet krew node operator operator-defrag
 fi

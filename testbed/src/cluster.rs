@@ -951,7 +951,7 @@ fn member_args(
         format!("--initial-cluster-token={token}"),
         format!("--log-level={}", spec.log_level),
     ];
-    if spec.version == EtcdVersion::V3_4 {
+    if spec.version.line() == EtcdVersion::V3_4 {
         // 3.4 logs plain text through capnslog by default (and warns
         // that it is deprecated); zap gives the JSON lines 3.5 and
         // 3.6 write, which `logged_defrags` reads.

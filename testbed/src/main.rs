@@ -46,7 +46,7 @@ struct SoakArgs {
     /// The first round's number.
     #[arg(long, default_value_t = 0)]
     from_round: u64,
-    /// 3.7, 3.6, 3.5 or 3.4
+    /// 3.7, 3.6, 3.5 or 3.4 (or a pinned release: 3.6.5, 3.5.23)
     #[arg(long, default_value = "3.6")]
     version: String,
     /// The kubectl-etcd binary under test.
@@ -74,7 +74,7 @@ struct UpArgs {
     /// plain, tls, mtls or mtls-auth
     #[arg(long, default_value = "mtls")]
     security: String,
-    /// 3.7, 3.6, 3.5 or 3.4
+    /// 3.7, 3.6, 3.5 or 3.4 (or a pinned release: 3.6.5, 3.5.23)
     #[arg(long, default_value = "3.6")]
     version: String,
     #[arg(long)]
@@ -115,7 +115,8 @@ enum NodeCmd {
         /// node is Ready.
         #[arg(long)]
         env_file: Option<PathBuf>,
-        /// etcd releases to build images for (3.7, 3.6, 3.5, 3.4), comma-separated.
+        /// etcd releases to build images for (3.7, 3.6, 3.5, 3.4, or a
+        /// pinned release: 3.6.5, 3.5.23), comma-separated.
         #[arg(long, default_value = "3.6")]
         etcd: String,
         /// Also run the real etcd-operator in a Pod, with the CRDs of its

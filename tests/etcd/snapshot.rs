@@ -88,7 +88,7 @@ fn sha256sum(file: &Path) -> String {
 /// Which of our counts etcdutl of `version` prints as totalKey: 3.6 counts
 /// the live keys, 3.5 every bucket entry.
 fn keys_as(version: EtcdVersion) -> &'static str {
-    match version {
+    match version.line() {
         EtcdVersion::V3_5 => "entries",
         _ => "keys",
     }

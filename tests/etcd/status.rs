@@ -35,8 +35,8 @@ async fn mtls_cluster_is_discovered_from_one_seed_v3_4() {
 async fn discovered_from_one_seed(version: EtcdVersion) {
     let (prefix, quota_source, quota_column) = match version {
         EtcdVersion::V3_7 => ("3.7.", "member", "(member)"),
-        EtcdVersion::V3_6 => ("3.6.", "member", "(member)"),
-        EtcdVersion::V3_5 => ("3.5.", "metrics", "(metrics)"),
+        EtcdVersion::V3_6 | EtcdVersion::V3_6_5 => ("3.6.", "member", "(member)"),
+        EtcdVersion::V3_5 | EtcdVersion::V3_5_23 => ("3.5.", "metrics", "(metrics)"),
         EtcdVersion::V3_4 => ("3.4.", "metrics", "(metrics)"),
     };
     let cluster = start(ClusterSpec::new(3, Security::MutualTls).version(version)).await;
