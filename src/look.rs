@@ -233,6 +233,32 @@ pub struct MemberLook {
     /// The probes its Pod's etcd container has, read from the API server
     /// when the cluster was resolved (plugin mode). `None`: not known.
     pub probes: Option<PodProbes>,
+    /// The room on its data volume, read beside the look (`exec::RoomReader`).
+    /// `None`: nobody could ask (standalone mode, or the look was taken
+    /// without a reader).
+    pub room: Option<Room>,
+}
+
+/// What is known of the room on a member's data volume.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "known")]
+pub enum Room {
+    /// Read where the tool can really know it.
+    #[serde(rename = "read")]
+    Read(DiskRoom),
+    /// Asked for, and not known: why, and what would make it known.
+    #[serde(rename = "unknown")]
+    Unknown { why: String },
+}
+
+/// The free space on a member's data volume, and where the figure came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiskRoom {
+    pub free_bytes: u64,
+    pub capacity_bytes: Option<u64>,
+    /// E.g. `the kubelet's statistics of volume data on node n1`.
+    pub source: String,
 }
 
 /// What says whether a snapshot from the leader could be on its way to a
@@ -333,6 +359,7 @@ impl MemberLook {
             answered_in: None,
             snapshot_watch: None,
             probes: None,
+            room: None,
         }
     }
 }
@@ -486,6 +513,7 @@ pub(crate) fn member_row(
         answered_in: None,
         snapshot_watch: None,
         probes: None,
+        room: None,
     }
 }
 

@@ -22,6 +22,7 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
         cluster: target.cluster.clone(),
         interrupted: None,
         others: session.runs.as_ref().map(session::ClusterRuns::shared),
+        rooms: session.rooms(),
     };
 
     // First look: the preview (unknown --member names are a usage error),
@@ -30,7 +31,7 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
     // Whether another processor runs the cluster is asked at the same
     // time too: at a distance each is a round trip of its own.
     let (first, operator, others) = tokio::join!(
-        Fresh::look(ops, target),
+        Fresh::look_with_rooms(ops, target, input.rooms.as_deref()),
         operator_processes(session.runs.as_ref()),
         exec::others_refuse(input.others.as_deref())
     );

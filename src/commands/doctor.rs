@@ -167,13 +167,36 @@ async fn examine(
             _ => None,
         }
     };
-    let (look, kubernetes) = futures::join!(crate::etcd::take::look(ops, target), kubernetes);
-    let look = match look {
+    // The room on each member's data volume, as the sweep reads it.
+    let reader = session.rooms();
+    let rooms = async {
+        match &reader {
+            Some(r) => Some(r.read().await),
+            None => None,
+        }
+    };
+    let (look, kubernetes, rooms) =
+        futures::join!(crate::etcd::take::look(ops, target), kubernetes, rooms);
+    let mut look = match look {
         Ok(s) => s,
         Err(e) => return unreachable_report(cluster, e.to_string()),
     };
-    let verdict = gate::evaluate(&look, gate);
     let mut unread = Vec::new();
+    match rooms {
+        Some(rooms) => crate::exec::attach_rooms(&mut look, rooms),
+        None => unread.push(
+            "the free space on the members' data volumes (only plugin mode reads it, from the kubelet's volume statistics)".to_string(),
+        ),
+    }
+    for m in &look.members {
+        if let Some(crate::look::Room::Unknown { why }) = &m.room {
+            unread.push(format!(
+                "the free space on {}'s data volume ({why})",
+                m.name
+            ));
+        }
+    }
+    let verdict = gate::evaluate(&look, gate);
     let now = jiff::Timestamp::now().as_second();
 
     let revisions = async {

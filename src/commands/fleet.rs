@@ -138,6 +138,7 @@ impl Fleet<'_> {
             cluster: Some(cluster.clone()),
             interrupted: None,
             others: session.runs.as_ref().map(session::ClusterRuns::shared),
+            rooms: session.rooms(),
         }
     }
 
@@ -170,8 +171,14 @@ impl Fleet<'_> {
         let preview = async {
             let mut session = opened.session?;
             session.runs = Some(self.runs(&cluster));
-            let first = crate::etcd::take::look(&session.clients, &session.target).await?;
             let input = self.input(&cluster, &session);
+            let first = exec::Fresh::look_with_rooms(
+                &session.clients,
+                &session.target,
+                input.rooms.as_deref(),
+            )
+            .await?
+            .look;
             let mut verdict = gate::evaluate(&first, &self.options.gate);
             verdict
                 .reasons

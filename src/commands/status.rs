@@ -100,6 +100,7 @@ async fn kubernetes_view(
                 answered_in: None,
                 snapshot_watch: None,
                 probes: None,
+                room: None,
             })
             .collect(),
         member_list_known: false,

@@ -28,7 +28,7 @@ mod sweep;
 pub mod usage;
 pub mod wait;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -94,6 +94,25 @@ pub trait Others: Send + Sync + std::fmt::Debug {
     ) -> futures::future::BoxFuture<'_, std::result::Result<crate::look::Outside, String>>;
 }
 
+/// The room on each member's data volume (`look::Room`), read where it can
+/// really be known: plugin mode asks the kubelet's volume statistics
+/// through the API server (`session::MemberRooms`). Asked beside every
+/// look the sweep takes, so the plan's hold-back (`plan::room`) judges the
+/// room as of that step.
+pub trait RoomReader: Send + Sync + std::fmt::Debug {
+    /// Each member's room, by member name (a member left out: not asked).
+    fn read(&self) -> futures::future::BoxFuture<'_, BTreeMap<String, crate::look::Room>>;
+}
+
+/// Puts each member's room into the look.
+pub fn attach_rooms(look: &mut ClusterLook, mut rooms: BTreeMap<String, crate::look::Room>) {
+    for m in &mut look.members {
+        if let Some(room) = rooms.remove(&m.name) {
+            m.room = Some(room);
+        }
+    }
+}
+
 /// Asks `others` (when there is one) and turns the answer into gate
 /// reasons: none when nobody else is defragmenting the cluster.
 pub async fn others_refuse(others: Option<&dyn Others>) -> Vec<crate::plan::gate::GateReason> {
@@ -121,6 +140,9 @@ pub struct RunInput {
     /// where there is no API server to ask (standalone mode) or the
     /// caller is the processor that serializes the runs (`--watch`).
     pub others: Option<std::sync::Arc<dyn Others>>,
+    /// Where each member's free disk space is read ([`RoomReader`]);
+    /// `None` where it cannot be known (standalone mode).
+    pub rooms: Option<std::sync::Arc<dyn RoomReader>>,
 }
 
 /// How a caller stops a run, and when it must stop by itself.
@@ -244,6 +266,22 @@ impl Fresh {
         Ok(Fresh::asked_at(look, asked))
     }
 
+    /// Takes a look with each member's room read beside it (when there is
+    /// a reader).
+    pub async fn look_with_rooms<O: EtcdOps>(
+        ops: &O,
+        target: &Target,
+        rooms: Option<&dyn RoomReader>,
+    ) -> Result<Fresh> {
+        let Some(reader) = rooms else {
+            return Fresh::look(ops, target).await;
+        };
+        let (taken, rooms) = tokio::join!(Fresh::look(ops, target), reader.read());
+        let mut fresh = taken?;
+        attach_rooms(&mut fresh.look, rooms);
+        Ok(fresh)
+    }
+
     /// How old its oldest answer may be.
     pub fn age(&self) -> Duration {
         self.taken.elapsed()
@@ -334,11 +372,10 @@ pub(crate) fn plan_for(
         plan = recover_nospace(plan, look);
     }
     plan = crate::plan::defrag::already_reclaimed(plan, interrupted);
-    if opts.allow_probe_restart {
-        plan
-    } else {
-        crate::plan::probes::hold_back(plan, look, measured)
+    if !opts.allow_probe_restart {
+        plan = crate::plan::probes::hold_back(plan, look, measured);
     }
+    crate::plan::room::hold_back(plan, look)
 }
 
 /// Builds the dry-run view from one snapshot: gate, plan and leader choice;
@@ -435,7 +472,7 @@ pub async fn run<O: EtcdOps>(
     let began = std::time::Instant::now();
     let first = match first {
         Some(f) => f,
-        None => Fresh::look(ops, target).await?,
+        None => Fresh::look_with_rooms(ops, target, input.rooms.as_deref()).await?,
     };
     check_selection(&first.look, &input.options.selection).map_err(Error::Usage)?;
     let target = look::with_members_as_seeds(target, &first.look);

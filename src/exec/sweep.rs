@@ -78,6 +78,8 @@ pub(super) struct Sweep<'a, O> {
     interrupted: Option<crate::plan::defrag::InterruptedDefrag>,
     /// `RunInput::others`.
     others: Option<std::sync::Arc<dyn super::Others>>,
+    /// `RunInput::rooms`.
+    rooms: Option<std::sync::Arc<dyn super::RoomReader>>,
 }
 
 /// Looks taken again at once, within one gate, when the look was not one
@@ -137,6 +139,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             aged_in_a_row: 0,
             interrupted: input.interrupted.clone(),
             others: input.others.clone(),
+            rooms: input.rooms.clone(),
         }
     }
 
@@ -253,16 +256,19 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             .await;
     }
 
-    /// Finishes, as skipped for their probe (`ProbeBudget`), the members
-    /// the plan holds back that are not done yet. A member held back for
-    /// its probe stays held back for the run: a faster rate measured on
-    /// other members' disks does not free it, while a slower one can still
-    /// hold back a member the first plan let through.
+    /// Finishes, as skipped for their probe (`ProbeBudget`) or their disk
+    /// (`NoDiskRoom`), the members the plan holds back that are not done
+    /// yet. A member held back stays held back for the run: a faster rate
+    /// measured on other members' disks does not free it, while a slower
+    /// one can still hold back a member the first plan let through.
     async fn skip_held_back(&mut self, p: &Plan) {
         let held: Vec<PlannedMember> = p.held_back(&self.done).cloned().collect();
         for m in held {
-            let result =
-                MemberResult::planned(&m, Outcome::Skipped, Some(MemberReason::ProbeBudget));
+            let reason = match m.decision {
+                MemberDecision::Skip(r) => MemberReason::from(r),
+                MemberDecision::Defrag(_) => MemberReason::ProbeBudget,
+            };
+            let result = MemberResult::planned(&m, Outcome::Skipped, Some(reason));
             self.finish_member(result).await;
         }
     }
@@ -312,11 +318,12 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 if let Some(why) = not_refreshed {
                     // Which figures did not move: those are not known.
                     // The look is kept for the first step's gate.
-                    let after = Fresh::look(self.ops, &self.target).await.map_err(|e| {
-                        StopReason::CompactionFailed {
-                            detail: format!("no look at the members after the compaction: {e}"),
-                        }
-                    })?;
+                    let after =
+                        Fresh::look_with_rooms(self.ops, &self.target, self.rooms.as_deref())
+                            .await
+                            .map_err(|e| StopReason::CompactionFailed {
+                                detail: format!("no look at the members after the compaction: {e}"),
+                            })?;
                     let members = crate::plan::compact::not_refreshed(&look, &after.look);
                     if !members.is_empty() {
                         self.in_use_not_refreshed = Some(NotRefreshed { members, why });
@@ -342,7 +349,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         loop {
             let taken = match Fresh::take(&mut self.carried) {
                 Some(fresh) => Ok(fresh),
-                None => Fresh::look(self.ops, &self.target).await,
+                None => Fresh::look_with_rooms(self.ops, &self.target, self.rooms.as_deref()).await,
             };
             let refused = match taken {
                 Ok(fresh) => {

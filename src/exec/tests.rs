@@ -54,6 +54,7 @@ fn input(options: SweepOptions) -> RunInput {
         cluster: None,
         interrupted: None,
         others: None,
+        rooms: None,
     }
 }
 
@@ -402,6 +403,7 @@ impl super::Others for ScriptedOthers {
 fn with_others(others: ScriptedOthers) -> RunInput {
     RunInput {
         others: Some(std::sync::Arc::new(others)),
+        rooms: None,
         ..input(options())
     }
 }

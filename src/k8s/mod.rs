@@ -9,6 +9,7 @@ pub mod crd;
 pub mod portforward;
 pub mod runs;
 pub mod service;
+pub mod volumes;
 
 use std::path::Path;
 

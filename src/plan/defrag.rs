@@ -44,6 +44,9 @@ pub enum SkipReason {
     /// kubelet would restart it before the predicted defrag ends
     /// (`plan::probes::hold_back`).
     ProbeBudget,
+    /// Its data volume lacks the free space its Defragment needs
+    /// (`plan::room::hold_back`).
+    NoDiskRoom,
     /// It did not answer Status, so neither its sizes nor the rule's
     /// verdict are known (the gate refuses while a voter is silent).
     Unreachable,
@@ -57,6 +60,7 @@ impl SkipReason {
             SkipReason::NotSelected => "NotSelected",
             SkipReason::AlreadyReclaimed => "AlreadyReclaimed",
             SkipReason::ProbeBudget => "ProbeBudget",
+            SkipReason::NoDiskRoom => "NoDiskRoom",
             SkipReason::Unreachable => "Unreachable",
         }
     }
@@ -87,8 +91,8 @@ pub struct PlannedMember {
     /// Why it did not answer Status (its probe error), when it did not: its
     /// sizes are then 0, not known.
     pub silent: Option<String>,
-    /// Why it is held back (`SkipReason::ProbeBudget`), with the numbers
-    /// and the flag that overrides it.
+    /// Why it is held back (`SkipReason::ProbeBudget`, `NoDiskRoom`), with
+    /// the numbers (and the flag that overrides a probe's).
     pub held_back: Option<String>,
 }
 
@@ -114,14 +118,17 @@ impl Plan {
             .find(|m| matches!(m.decision, MemberDecision::Defrag(_)))
     }
 
-    /// Members held back for their probe (`SkipReason::ProbeBudget`) that
-    /// are not in `done`.
+    /// Members held back (for their probe, `SkipReason::ProbeBudget`, or
+    /// for room on their disk, `NoDiskRoom`) that are not in `done`.
     pub fn held_back<'a>(
         &'a self,
         done: &'a BTreeSet<String>,
     ) -> impl Iterator<Item = &'a PlannedMember> + 'a {
         self.members.iter().filter(move |m| {
-            m.decision == MemberDecision::Skip(SkipReason::ProbeBudget) && !done.contains(&m.name)
+            matches!(
+                m.decision,
+                MemberDecision::Skip(SkipReason::ProbeBudget | SkipReason::NoDiskRoom)
+            ) && !done.contains(&m.name)
         })
     }
 

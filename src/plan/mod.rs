@@ -12,6 +12,7 @@ pub mod membership;
 pub mod notes;
 pub mod operator;
 pub mod probes;
+pub mod room;
 pub mod rule;
 pub mod schedule;
 pub mod traffic;

@@ -30,7 +30,32 @@ pub fn notes(plan: &Plan, look: &ClusterLook, features: &FeatureGates) -> Vec<St
     out.extend(outage_notice(plan, &Measured::default()));
     out.extend(defects(&planned, look));
     out.extend(probes_with_room(plan, look));
+    out.extend(room_unknown(plan, look));
     out
+}
+
+/// The members to defragment whose free disk space was asked for and not
+/// known (`plan::room`): grouped by why, so one refusal of the kubelet's
+/// statistics is one line. Nothing when nobody could ask (standalone
+/// mode: `doctor` says so).
+fn room_unknown(plan: &Plan, look: &ClusterLook) -> Vec<String> {
+    let mut by_why: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (member, why) in crate::plan::room::unknown(plan, look) {
+        let Some(why) = why else { continue };
+        match by_why.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, members)) => members.push(member),
+            None => by_why.push((why, vec![member])),
+        }
+    }
+    by_why
+        .into_iter()
+        .map(|(why, members)| {
+            format!(
+                "the free space on the data volume of {} is not known ({why}): a defrag that runs out of room fails, so it goes ahead unchecked",
+                members.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// Whether a member of this release may publish feature gates in its

@@ -106,12 +106,16 @@ impl DefragReport {
     }
 
     /// Members held back because the kubelet would restart them
-    /// mid-defrag (`MemberReason::ProbeBudget`): the run did not do what
-    /// it was asked for them.
+    /// mid-defrag (`MemberReason::ProbeBudget`) or their data volume lacks
+    /// the room (`NoDiskRoom`): the run did not do what it was asked for
+    /// them.
     pub fn held_back(&self) -> impl Iterator<Item = &MemberResult> {
-        self.members
-            .iter()
-            .filter(|m| m.reason == Some(MemberReason::ProbeBudget))
+        self.members.iter().filter(|m| {
+            matches!(
+                m.reason,
+                Some(MemberReason::ProbeBudget | MemberReason::NoDiskRoom)
+            )
+        })
     }
 
     /// The stop reason, if the run stopped early.
@@ -154,12 +158,16 @@ impl DefragReport {
                 m.name
             )
         }));
-        parts.extend(self.held_back().map(|m| {
-            format!(
+        parts.extend(self.held_back().map(|m| match m.reason {
+            Some(MemberReason::NoDiskRoom) => format!(
+                "{} held back: its data volume lacks the free space a defrag needs (its row has the numbers)",
+                m.name
+            ),
+            _ => format!(
                 "{} held back: the kubelet would restart it mid-defrag ({} to defragment it anyway)",
                 m.name,
                 crate::plan::probes::ALLOW_FLAG
-            )
+            ),
         }));
         parts.extend(
             self.alarms

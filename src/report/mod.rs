@@ -148,6 +148,9 @@ pub enum MemberReason {
     /// Skipped: the kubelet would restart it mid-defrag (the detail has
     /// its probe, the numbers and the flag that overrides it).
     ProbeBudget,
+    /// Skipped: its data volume lacks the free space a defrag needs (the
+    /// detail has the numbers and where they were read).
+    NoDiskRoom,
 }
 
 impl MemberReason {
@@ -164,6 +167,7 @@ impl MemberReason {
             MemberReason::NoEndpoint => "NoEndpoint",
             MemberReason::Unreachable => "Unreachable",
             MemberReason::ProbeBudget => "ProbeBudget",
+            MemberReason::NoDiskRoom => "NoDiskRoom",
         }
     }
 
@@ -183,6 +187,7 @@ impl From<SkipReason> for MemberReason {
             SkipReason::AlreadyReclaimed => MemberReason::AlreadyReclaimed,
             SkipReason::Unreachable => MemberReason::Unreachable,
             SkipReason::ProbeBudget => MemberReason::ProbeBudget,
+            SkipReason::NoDiskRoom => MemberReason::NoDiskRoom,
         }
     }
 }

@@ -11,6 +11,9 @@
 //! in standalone mode (`move-leader ID` is etcdctl's `move-leader --to ID`).
 
 pub mod fleet;
+mod rooms;
+
+pub use rooms::MemberRooms;
 
 use std::time::Duration;
 
@@ -64,6 +67,15 @@ pub struct Session {
     /// for a command's further reads (on the connections it already has).
     pub kube: Option<Kube>,
     _forwards: Vec<Forward>,
+}
+
+impl Session {
+    /// Where the sweep reads each member's room (plugin mode, with the
+    /// member Pods read): the kubelet's volume statistics.
+    pub fn rooms(&self) -> Option<std::sync::Arc<dyn crate::exec::RoomReader>> {
+        let (kube, pods) = (self.kube.as_ref()?, self.placement.as_ref()?);
+        Some(std::sync::Arc::new(MemberRooms::new(kube, pods)))
+    }
 }
 
 /// The non-terminal EtcdDefrags and the policies of one EtcdCluster, read

@@ -133,6 +133,20 @@ pub struct MemberPod {
     /// The etcd container's command and arguments (every container's when
     /// none is named `etcd`).
     pub args: Vec<String>,
+    /// The Pod: its namespace and name (`None` when it is missing).
+    pub pod: Option<(String, String)>,
+    /// The Pod volume holding etcd's `--data-dir` (`None`: not found).
+    pub data_volume: Option<DataVolume>,
+}
+
+/// The Pod volume a member keeps its data on: the one the etcd container
+/// mounts at the longest prefix of its `--data-dir`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DataVolume {
+    /// The volume's name in the Pod spec (the kubelet's statistics name it).
+    pub name: String,
+    /// `hostPath` volumes: the folder on the node.
+    pub host_path: Option<String>,
 }
 
 impl Source {

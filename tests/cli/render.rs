@@ -135,6 +135,7 @@ fn member(n: usize, id: u64, learner: bool, probe: Probe, quota: (u64, QuotaSour
         answered_in: None,
         snapshot_watch: None,
         probes: None,
+        room: None,
     }
 }
 
@@ -665,6 +666,7 @@ fn defrag_dry_run() -> DefragReport {
         cluster: None,
         interrupted: None,
         others: None,
+        rooms: None,
     };
     preview(&snap, &verdict, &input).unwrap()
 }

@@ -140,7 +140,8 @@ async fn what_only_kubernetes_can_tell() {
                "storage": {"size": "256Mi"}}),
     )
     .await;
-    // 150 MB per member, half deleted: file + in-use + WAL > 256 MiB.
+    // 150 MB per member, half deleted: about 72 MiB in use, so a defrag
+    // needs about 136 MiB free.
     fx.etcd.fragment(150 << 20, 0.5).await.unwrap();
 
     // One member's Pod sets the feature gate, the others do not.
@@ -198,22 +199,24 @@ async fn what_only_kubernetes_can_tell() {
         &[],
     )
     .await;
-    run.expect_code(1);
+    run.expect_code(0);
     let doc = run.json();
     assert_eq!(doc["cluster"]["name"], "etcd", "{doc}");
-    assert_eq!(doc["unread"], json!([]), "{doc}");
+    assert_eq!(unread_but_room(&doc), Vec::<String>::new(), "{doc}");
     // Retention of 72h.
     assert!(has(&doc, "warning", "auto-compaction", ""), "{doc}");
     assert!(
         message(&doc, "auto-compaction").contains("keeps 72h (periodic)"),
         "{doc}"
     );
-    // Every member: file + in-use + WAL over its 256 MiB volume.
-    for name in &names {
-        assert!(has(&doc, "critical", "defrag-space", name), "{name}: {doc}");
-    }
+    // spec.storage.size is not the free space: doctor judges a defrag's
+    // room only from what was measured (tests/node/node_room.rs).
     assert!(
-        message(&doc, "defrag-space").contains("on its 256 MiB volume"),
+        !doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["check"] == "defrag-space"),
         "{doc}"
     );
     // The two Pods without the gate are named, and the one with it: each
@@ -268,7 +271,8 @@ async fn what_only_kubernetes_can_tell() {
         .iter()
         .find(|c| c["cluster"]["namespace"] == ns && c["cluster"]["name"] == "etcd")
         .unwrap_or_else(|| panic!("{all}"));
-    assert_eq!(ours["worst"], "critical");
+    assert_eq!(ours["worst"], doc["worst"], "{ours}\n{doc}");
+    assert_eq!(ours["worst"], "warning");
 }
 
 /// `snapshot save` through an EtcdCluster (plugin mode): the same choice of
@@ -392,7 +396,23 @@ async fn doctor_reads_pods_with_one_list_and_a_get_only_role_still_reads_each() 
         run.expect_code(0);
         let doc = run.json();
         assert_eq!(doc["cluster"]["name"], "etcd", "{account}: {doc}");
-        assert_eq!(doc["unread"], json!([]), "{account}: {doc}");
+        // Everything but the room on the members' volumes: the kubelet's
+        // volume statistics need get on nodes/proxy, which neither role
+        // has, and the refusal says so.
+        let unread: Vec<&str> = doc["unread"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|u| u.as_str())
+            .collect();
+        assert_eq!(unread.len(), fx.members.len(), "{account}: {doc}");
+        for (u, member) in unread.iter().zip(&fx.members) {
+            assert!(
+                u.starts_with(&format!("the free space on {member}'s data volume (reading the kubelet's volume statistics needs get on nodes/proxy"))
+                    && u.contains("kubectl auth can-i get nodes --subresource=proxy"),
+                "{account}: {u}"
+            );
+        }
     }
     drop(fx);
 }

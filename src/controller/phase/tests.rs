@@ -1207,6 +1207,7 @@ fn every_outcome_and_reason_round_trips_through_a_status_row() {
             "NoEndpoint",
             "Unreachable",
             "ProbeBudget",
+            "NoDiskRoom",
         ]
     );
     let reasons: Vec<MemberReason> = serde_names::<MemberReason>()

@@ -59,6 +59,7 @@ pub(super) async fn drive(
         // The watcher is the processor that serializes the runs (the
         // oldest unfinished one acts): the others are queued behind it.
         others: None,
+        rooms: session.rooms(),
     };
     let control = RunControl {
         cancel: ctx.shutdown.child_token(),

@@ -381,42 +381,55 @@ pub fn learners(look: &ClusterLook, verdict: &GateVerdict) -> Vec<Finding> {
         .collect()
 }
 
-/// A defrag writes a new file of about the in-use size beside the old one:
-/// the volume must hold both.
-pub fn defrag_space(look: &ClusterLook, spec: &ClusterSpecFacts) -> Vec<Finding> {
-    let Some(volume) = spec.volume_bytes else {
-        return vec![];
-    };
-    // The WAL shares the volume: at least its one preallocated 64 MiB
-    // segment (up to five are kept).
-    const OTHER: u64 = 64 << 20;
-    let mut out = Vec::new();
-    for m in &look.members {
-        let Some(s) = m.status() else { continue };
-        let needed = s.db_size + s.db_size_in_use + OTHER;
-        if needed > volume {
-            let medium = if spec.memory_medium {
-                "memory volume"
-            } else {
-                "volume"
-            };
-            out.push(finding(
-                Severity::Critical,
-                "defrag-space",
-                Some(&m.name),
-                format!(
-                    "{}: a defrag needs about {} on its {} {medium} ({} file, {} in use, plus WAL), so it would fail for lack of space",
+/// Room on each member's data volume for a defrag, by the sweep's own
+/// rule (`plan::room`): a member whose volume lacks it is critical (the
+/// sweep holds it back); members whose room is not known are left out
+/// (the command lists them as not read). Learners are never defragmented.
+pub fn defrag_space(look: &ClusterLook) -> Vec<Finding> {
+    use crate::plan::room::{judge, short, Verdict, REMEDY};
+    look.members
+        .iter()
+        .filter(|m| !m.is_learner())
+        .filter_map(|m| {
+            let s = m.status()?;
+            match judge(s.db_size_in_use, m.room.as_ref()) {
+                Verdict::Short { needed, room } => Some(finding(
+                    Severity::Critical,
+                    "defrag-space",
+                    Some(&m.name),
+                    format!(
+                        "{}, so a defrag would fail for lack of space",
+                        short(&m.name, s.db_size_in_use, needed, room)
+                    ),
+                    REMEDY,
+                )),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// What `defrag-space` says when every member it could judge has room.
+pub fn defrag_space_passed(look: &ClusterLook) -> Option<String> {
+    use crate::plan::room::{judge, Verdict};
+    let fits: Vec<String> = look
+        .members
+        .iter()
+        .filter(|m| !m.is_learner())
+        .filter_map(|m| {
+            let s = m.status()?;
+            match judge(s.db_size_in_use, m.room.as_ref()) {
+                Verdict::Fits { needed, room } => Some(format!(
+                    "{} has {} free for {}",
                     m.name,
-                    format_bytes(needed),
-                    format_bytes(volume),
-                    format_bytes(s.db_size),
-                    format_bytes(s.db_size_in_use)
-                ),
-                "grow spec.storage.size (a bigger volume for new members, then replace members one at a time) or compact first to lower the in-use size",
-            ));
-        }
-    }
-    out
+                    format_bytes(room.free_bytes),
+                    format_bytes(needed)
+                )),
+                _ => None,
+            }
+        })
+        .collect();
+    (!fits.is_empty()).then(|| format!("a defrag fits on the data volume: {}", fits.join("; ")))
 }
 
 /// Known defects of the releases the members run (`plan::defects`): one

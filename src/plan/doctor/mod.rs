@@ -22,7 +22,6 @@ use crate::look::ClusterLook;
 pub use crate::look::MemberMetrics;
 use crate::plan::gate::GateVerdict;
 use crate::plan::rule::DefragRule;
-use crate::quantity::format_bytes;
 
 mod look;
 mod metrics;
@@ -30,8 +29,8 @@ pub mod runs;
 mod setup;
 
 pub use look::{
-    alarms, churn, defrag_space, fragmentation, gate, known_defects, largest_free, learners,
-    probe_budgets, quota, versions,
+    alarms, churn, defrag_space, defrag_space_passed, fragmentation, gate, known_defects,
+    largest_free, learners, probe_budgets, quota, versions,
 };
 use metrics::MIN_FSYNCS;
 pub use metrics::{disk_latency, leader_changes, server_features, MAINTENANCE_GATES};
@@ -101,10 +100,6 @@ pub struct CertFact {
 pub struct ClusterSpecFacts {
     pub auto_compaction_mode: Option<String>,
     pub auto_compaction_retention: Option<String>,
-    /// `spec.storage.size` in bytes: each member's volume.
-    pub volume_bytes: Option<u64>,
-    /// `spec.storage.medium` is `Memory`.
-    pub memory_medium: bool,
 }
 
 /// The client Service's trafficDistribution and the members' placement.
@@ -247,17 +242,12 @@ fn look_checks(facts: &Facts<'_>, look: &ClusterLook, verdict: &GateVerdict) -> 
         "learner",
         "no learner is waiting to be promoted",
     ));
-    if let Some(spec) = &facts.spec {
-        if let Some(volume) = spec.volume_bytes {
-            out.extend(or_passed(
-                defrag_space(look, spec),
-                "defrag-space",
-                format!(
-                    "a defrag fits on every member's {} volume",
-                    format_bytes(volume)
-                ),
-            ));
+    let short = defrag_space(look);
+    match defrag_space_passed(look) {
+        Some(passed) if short.is_empty() => {
+            out.push(finding(Severity::Ok, "defrag-space", None, passed, ""))
         }
+        _ => out.extend(short),
     }
     out
 }

@@ -80,7 +80,12 @@ fn a_healthy_cluster_is_all_ok() {
 
 #[test]
 fn every_check_that_ran_and_passed_is_listed() {
-    let s = healthy();
+    let mut s = healthy();
+    s.members[0].room = Some(crate::look::Room::Read(crate::look::DiskRoom {
+        free_bytes: 8 << 30,
+        capacity_bytes: Some(10 << 30),
+        source: "the kubelet's statistics of volume data on node n1".into(),
+    }));
     let v = evaluate(&s, &GateOptions::default());
     let settled = MemberMetrics {
         leader_changes: 4,
@@ -105,7 +110,6 @@ fn every_check_that_ran_and_passed_is_listed() {
         now: 0,
         spec: Some(ClusterSpecFacts {
             auto_compaction_retention: Some("1h".into()),
-            volume_bytes: Some(8 << 30),
             ..Default::default()
         }),
         pod_args: [(
@@ -406,28 +410,47 @@ fn a_caught_up_learner_should_be_promoted() {
 }
 
 #[test]
-fn a_defrag_must_fit_on_the_volume() {
-    let s = cluster(&[
+fn a_defrag_must_fit_in_the_free_space_the_sweep_reads() {
+    use crate::look::{DiskRoom, Room};
+    let mut s = cluster(&[
         ("a", 1, 700, 300, false, "3.6.16", 1),
         ("b", 2, 600, 300, false, "3.6.16", 1),
+        ("c", 3, 600, 300, false, "3.6.16", 1),
+        ("d", 4, 600, 300, true, "3.6.16", 1),
     ]);
-    let spec = ClusterSpecFacts {
-        volume_bytes: Some(1024 * MI),
-        ..Default::default()
+    let read = |free: u64| {
+        Some(Room::Read(DiskRoom {
+            free_bytes: free * MI,
+            capacity_bytes: Some(1024 * MI),
+            source: "the kubelet's statistics of volume data on node n1".into(),
+        }))
     };
-    let found = defrag_space(&s, &spec);
+    s.members[0].room = read(300);
+    s.members[1].room = read(400);
+    s.members[2].room = Some(Room::Unknown {
+        why: "no nodes/proxy".into(),
+    });
+    s.members[3].room = read(1);
+    let found = defrag_space(&s);
     assert_eq!(
         checks(&found),
         [(Severity::Critical, "defrag-space".into(), Some("a".into()))]
     );
     assert!(
-        found[0]
-            .message
-            .contains("needs about 1.0 GiB on its 1.0 GiB volume (700 MiB file, 300 MiB in use"),
+        found[0].message.contains(
+            "a: a defrag needs about 364 MiB free (300 MiB in use, plus a 64 MiB WAL segment) and its data volume has 300 MiB free of 1.0 GiB"
+        ),
         "{}",
         found[0].message
     );
-    assert!(defrag_space(&s, &ClusterSpecFacts::default()).is_empty());
+    // b fits; c is not known (the command lists it as unread); d is a
+    // learner, never defragmented.
+    s.members[0].room = None;
+    assert!(defrag_space(&s).is_empty());
+    assert_eq!(
+        defrag_space_passed(&s).as_deref(),
+        Some("a defrag fits on the data volume: b has 400 MiB free for 364 MiB")
+    );
 }
 
 #[test]
@@ -538,7 +561,6 @@ fn compaction_off_lax_or_not_happening() {
     let spec = |mode: Option<&str>, retention: Option<&str>| ClusterSpecFacts {
         auto_compaction_mode: mode.map(str::to_string),
         auto_compaction_retention: retention.map(str::to_string),
-        ..Default::default()
     };
     for (mode, retention, want) in [
         (None, None, Some("off")),
@@ -1048,7 +1070,6 @@ fn churn_names_the_busiest_prefix_only_when_its_writes_explain_the_free_space() 
     let spec = |mode: &str, retention: &str| ClusterSpecFacts {
         auto_compaction_mode: Some(mode.into()),
         auto_compaction_retention: Some(retention.into()),
-        ..Default::default()
     };
     // (bytes/s written, the EtcdCluster's auto-compaction, severity, message starts)
     let cases: Vec<(f64, Option<ClusterSpecFacts>, Severity, &str)> = vec![

@@ -43,18 +43,14 @@ pub fn operator_says(cluster: &EtcdCluster) -> crate::look::OperatorSays {
     }
 }
 
-/// What `doctor` checks of the EtcdCluster's spec: its compaction options,
-/// its volume's size and whether the data lives in memory.
+/// What `doctor` checks of the EtcdCluster's spec: its compaction options.
+/// (The room on a member's volume is read where it is measured, not
+/// assumed from `spec.storage.size`: `plan::room`.)
 pub fn spec_facts(cluster: &EtcdCluster) -> ClusterSpecFacts {
     let options = cluster.spec.options.clone().unwrap_or_default();
-    let storage = cluster.spec.storage.clone().unwrap_or_default();
     ClusterSpecFacts {
         auto_compaction_mode: options.auto_compaction_mode,
         auto_compaction_retention: options.auto_compaction_retention,
-        volume_bytes: storage
-            .size
-            .and_then(|q| crate::quantity::parse_bytes(&q.0).ok()),
-        memory_medium: storage.medium.as_deref() == Some("Memory"),
     }
 }
 
@@ -310,6 +306,8 @@ struct PodFacts {
     probes: Option<PodProbes>,
     node: Option<String>,
     args: Vec<String>,
+    namespace: Option<String>,
+    data_volume: Option<crate::source::DataVolume>,
 }
 
 impl PodFacts {
@@ -320,6 +318,8 @@ impl PodFacts {
             probes: objects::pod_probes(pod),
             node: spec.and_then(|s| s.node_name.clone()),
             args: spec.map(placement::etcd_args).unwrap_or_default(),
+            namespace: pod.metadata.namespace.clone(),
+            data_volume: spec.and_then(placement::data_volume),
         }
     }
 }
@@ -335,12 +335,17 @@ fn placement_of(members: &[EtcdMember], pods: &MemberPods) -> Vec<crate::source:
         .iter()
         .map(|m| {
             let member = m.metadata.name.clone().unwrap_or_default();
-            let facts = m.pod_name().and_then(|p| pods.get(&p));
+            let pod = m.pod_name();
+            let facts = pod.as_ref().and_then(|p| pods.get(p));
             crate::source::MemberPod {
                 member,
                 node: facts.and_then(|f| f.node.clone()),
                 zone: crate::source::NodeZone::NoNode,
                 args: facts.map(|f| f.args.clone()).unwrap_or_default(),
+                pod: facts
+                    .zip(pod)
+                    .and_then(|(f, p)| Some((f.namespace.clone()?, p))),
+                data_volume: facts.and_then(|f| f.data_volume.clone()),
             }
         })
         .collect();

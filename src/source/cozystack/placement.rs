@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::{Node, PodSpec};
 use kube::api::Api;
 
 use crate::k8s::{describe, Kube};
-use crate::source::{MemberPod, NodeZone, ZONE_LABEL};
+use crate::source::{DataVolume, MemberPod, NodeZone, ZONE_LABEL};
 
 /// `pods` with each one's node's zone, every node read at once; sorted by
 /// member.
@@ -47,6 +47,43 @@ pub async fn with_zones(kube: &Kube, mut out: Vec<MemberPod>) -> Vec<MemberPod> 
     out
 }
 
+/// The volume the etcd container keeps `--data-dir` on: the mount at the
+/// longest prefix of that folder (etcd-operator mounts `data` at
+/// `/var/lib/etcd`; kubeadm's static Pod a hostPath `etcd-data` there).
+/// `None` without a `--data-dir` or a mount that holds it. Pure.
+pub(crate) fn data_volume(spec: &PodSpec) -> Option<DataVolume> {
+    let args = etcd_args(spec);
+    let dir = args.iter().enumerate().find_map(|(i, a)| {
+        a.strip_prefix("--data-dir=")
+            .map(str::to_string)
+            .or_else(|| {
+                (a == "--data-dir")
+                    .then(|| args.get(i + 1).cloned())
+                    .flatten()
+            })
+    })?;
+    let under = |mount: &str| {
+        let mount = mount.trim_end_matches('/');
+        dir == mount || dir.starts_with(&format!("{mount}/")) || mount.is_empty()
+    };
+    let mount = spec
+        .containers
+        .iter()
+        .filter(|c| c.name == "etcd" || spec.containers.len() == 1)
+        .flat_map(|c| c.volume_mounts.iter().flatten())
+        .filter(|m| under(&m.mount_path))
+        .max_by_key(|m| m.mount_path.len())?;
+    let volume = spec
+        .volumes
+        .iter()
+        .flatten()
+        .find(|v| v.name == mount.name)?;
+    Some(DataVolume {
+        name: volume.name.clone(),
+        host_path: volume.host_path.as_ref().map(|h| h.path.clone()),
+    })
+}
+
 /// The etcd container's command and arguments (every container's when none
 /// is named `etcd`).
 pub(super) fn etcd_args(spec: &PodSpec) -> Vec<String> {
@@ -70,4 +107,68 @@ pub(super) fn etcd_args(spec: &PodSpec) -> Vec<String> {
                 .chain(c.args.clone().unwrap_or_default())
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(args: &[&str], mounts: &[(&str, &str)], volumes: serde_json::Value) -> PodSpec {
+        let mounts: Vec<serde_json::Value> = mounts
+            .iter()
+            .map(|(name, path)| serde_json::json!({"name": name, "mountPath": path}))
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "containers": [
+                {"name": "etcd", "command": ["etcd"], "args": args, "volumeMounts": mounts},
+                {"name": "sidecar", "volumeMounts": [{"name": "other", "mountPath": "/"}]}
+            ],
+            "volumes": volumes,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_data_volume_is_the_mount_holding_the_data_dir() {
+        let operator = spec(
+            &["--data-dir=/var/lib/etcd/default"],
+            &[("data", "/var/lib/etcd"), ("tls", "/etc/etcd/tls")],
+            serde_json::json!([{"name": "data", "persistentVolumeClaim": {"claimName": "data-m0"}},
+                               {"name": "tls", "secret": {"secretName": "s"}}]),
+        );
+        let kubeadm = spec(
+            &["--data-dir", "/var/lib/etcd"],
+            &[
+                ("etcd-certs", "/etc/kubernetes/pki/etcd"),
+                ("etcd-data", "/var/lib/etcd/"),
+            ],
+            serde_json::json!([{"name": "etcd-data", "hostPath": {"path": "/var/lib/etcd", "type": "DirectoryOrCreate"}},
+                               {"name": "etcd-certs", "hostPath": {"path": "/etc/kubernetes/pki/etcd"}}]),
+        );
+        let nested = spec(
+            &["--data-dir=/data/etcd"],
+            &[("root", "/data"), ("inner", "/data/etcd")],
+            serde_json::json!([{"name": "root", "emptyDir": {}}, {"name": "inner", "emptyDir": {}}]),
+        );
+        let no_flag = spec(&[], &[("data", "/var/lib/etcd")], serde_json::json!([]));
+        let prefix_only = spec(
+            &["--data-dir=/var/lib/etcd2"],
+            &[("data", "/var/lib/etcd")],
+            serde_json::json!([{"name": "data", "emptyDir": {}}]),
+        );
+        let cases = [
+            (operator, Some(("data", None))),
+            (kubeadm, Some(("etcd-data", Some("/var/lib/etcd")))),
+            (nested, Some(("inner", None))),
+            (no_flag, None),
+            (prefix_only, None),
+        ];
+        for (spec, want) in cases {
+            let got = data_volume(&spec);
+            let got = got
+                .as_ref()
+                .map(|v| (v.name.as_str(), v.host_path.as_deref()));
+            assert_eq!(got, want, "{:?}", spec.containers[0].args);
+        }
+    }
 }
