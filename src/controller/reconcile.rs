@@ -412,17 +412,19 @@ async fn probe(
             )
         }
     };
-    let first = match Fresh::look(&session.clients, &session.target).await {
-        Ok(f) => f,
-        Err(e) => {
-            return (
-                Reach::DialFailed {
-                    error: e.to_string(),
-                },
-                None,
-            )
-        }
-    };
+    let rooms = session.rooms();
+    let first =
+        match Fresh::look_with_rooms(&session.clients, &session.target, rooms.as_deref()).await {
+            Ok(f) => f,
+            Err(e) => {
+                return (
+                    Reach::DialFailed {
+                        error: e.to_string(),
+                    },
+                    None,
+                )
+            }
+        };
     let verdict = gate::evaluate(&first.look, &ctx.gate);
     let reach = Reach::Probed {
         running: session.target.known.len(),

@@ -470,9 +470,15 @@ pub async fn run<O: EtcdOps>(
     first: Option<Fresh>,
 ) -> Result<DefragReport> {
     let began = std::time::Instant::now();
-    let first = match first {
-        Some(f) => f,
-        None => Fresh::look_with_rooms(ops, target, input.rooms.as_deref()).await?,
+    let first = match (first, input.rooms.as_deref()) {
+        // A look taken without the rooms (nothing says how they were
+        // asked): read them now, so the first step's plan judges them.
+        (Some(mut f), Some(reader)) if f.look.members.iter().all(|m| m.room.is_none()) => {
+            attach_rooms(&mut f.look, reader.read().await);
+            f
+        }
+        (Some(f), _) => f,
+        (None, rooms) => Fresh::look_with_rooms(ops, target, rooms).await?,
     };
     check_selection(&first.look, &input.options.selection).map_err(Error::Usage)?;
     let target = look::with_members_as_seeds(target, &first.look);

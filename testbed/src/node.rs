@@ -762,7 +762,7 @@ evictionHard:
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 serializeImagePulls: false
-localStorageCapacityIsolation: false
+localStorageCapacityIsolation: true
 "#,
                 ca = api_dir.join("ca.crt").display(),
                 cert = cert.display(),

@@ -16,5 +16,6 @@ mod cronjob;
 mod node;
 mod node_beside;
 mod node_probes;
+mod node_room;
 mod operator;
 mod watch_deploy;
