@@ -344,6 +344,7 @@ async fn deploy_manifests_are_valid_objects_and_arguments() {
     for path in [
         "deploy/rbac-operate.yaml",
         "deploy/rbac-view.yaml",
+        "deploy/rbac-volume-stats.yaml",
         "deploy/rbac-traffic.yaml",
         "deploy/watch/rbac.yaml",
         "deploy/watch/deployment.yaml",

@@ -5,9 +5,9 @@
 //!
 //! The API server asks the caller for `get` on `nodes/proxy`; the kubelet
 //! then authorizes the API server's own client. That permission is wide
-//! (it reaches every kubelet endpoint the API server proxies), so the
-//! manifests in `deploy/` do not grant it: without it the room is not
-//! known, and the command says so.
+//! (it reaches every kubelet endpoint the API server proxies), so only the
+//! opt-in `deploy/rbac-volume-stats.yaml` grants it: without it the room
+//! is not known, and the command says so.
 //!
 //! The kubelet refreshes a volume's figures about once a minute (its
 //! `volumeStatsAggPeriod`), and reports nothing for a Pod until it has
@@ -103,7 +103,7 @@ pub async fn of_node(kube: &Kube, node: &str) -> Result<NodeVolumes, String> {
         Ok(text) => parse_summary(text.as_bytes())
             .map_err(|e| format!("node {node}'s kubelet answered a summary this tool cannot read: {e}")),
         Err(kube::Error::Api(s)) if s.code == 403 => Err(format!(
-            "reading the kubelet's volume statistics needs get on nodes/proxy ({}); kubectl auth can-i get nodes --subresource=proxy",
+            "reading the kubelet's volume statistics needs get on nodes/proxy, which deploy/rbac-volume-stats.yaml grants (check: kubectl auth can-i get nodes --subresource=proxy); the API server said: {}",
             s.message
         )),
         Err(e) => Err(format!(
