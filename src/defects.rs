@@ -3,10 +3,17 @@
 //! release that fixed it in each line and the etcd pull requests that did.
 //!
 //! The rows come from etcd's own CHANGELOG files (`CHANGELOG/CHANGELOG-3.x.md`
-//! in etcd-io/etcd), checked against the merged pull requests. `doctor`
-//! reports every row that affects a member, with the release to upgrade to;
-//! the rows that touch defragmentation also change what the sweep does
-//! (`Defect::touches`).
+//! in etcd-io/etcd), checked against the merged pull requests, and for the
+//! security advisories against the advisories themselves (GitHub's
+//! GHSA records and the CVE records; their fixes were merged from private
+//! forks, so they have no public pull request). `doctor` reports every row
+//! that affects a member, with the release to upgrade to; the rows that
+//! touch defragmentation also change what the sweep does
+//! (`Defect::touches`), and an advisory is critical where its condition is
+//! known to hold (`Defect::applies`). Where a line never got a fix it is
+//! listed with none: etcd 3.4 reached its end of life with 3.4.45
+//! ([`END_OF_LIFE`]), and the advisories published after that name 3.5 and
+//! later only, though 3.4.45's code has the same flaw (read in its source).
 
 use serde::Serialize;
 
@@ -43,7 +50,8 @@ impl Release {
         Some(Release::new(major, minor, patch))
     }
 
-    fn line(self) -> (u32, u32) {
+    /// The release line: `(3, 5)`.
+    pub fn line(self) -> (u32, u32) {
         (self.major, self.minor)
     }
 }
@@ -64,6 +72,24 @@ pub enum Touches {
     Promotion,
     /// The data of a member that crashes or restarts: `doctor` reports it.
     Data,
+    /// Who may do what: a security advisory; `doctor` reports it.
+    Security,
+    /// What a member reports about itself: the tool reads around it.
+    Reporting,
+}
+
+/// When a defect can bite: always, or only in a setup the tool can often
+/// tell (`doctor` is critical where it holds, warns where it cannot tell,
+/// and says nothing where it does not hold).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applies {
+    Always,
+    /// Authentication is enabled on the cluster.
+    WithAuth,
+    /// The members serve clients over TLS.
+    WithTls,
+    /// Every one of these flags is set on the member.
+    WithFlags(&'static [&'static str]),
 }
 
 /// The releases of one line (`3.5`) a defect affects: from `first` up to,
@@ -84,6 +110,9 @@ pub struct Defect {
     /// What goes wrong, in a sentence.
     pub summary: &'static str,
     pub touches: Touches,
+    /// The security advisory (`CVE-…`, `GHSA-…`) when it is one, else empty.
+    pub advisory: &'static str,
+    pub applies: Applies,
     pub affected: &'static [Affected],
 }
 
@@ -104,6 +133,8 @@ pub const DEFECTS: &[Defect] = &[
         code: "apply-snapshot-during-defrag",
         summary: "a snapshot from the leader applied while the member defragments can corrupt its data",
         touches: Touches::Defrag,
+        advisory: "",
+        applies: Applies::Always,
         affected: &[
             range((3, 4, 0), Some((3, 4, 38)), 20659),
             range((3, 5, 0), Some((3, 5, 23)), 20653),
@@ -114,6 +145,8 @@ pub const DEFECTS: &[Defect] = &[
         code: "defrag-error-panics",
         summary: "an error inside Defragment (a full disk, say) panics the member instead of failing the call",
         touches: Touches::Defrag,
+        advisory: "",
+        applies: Applies::Always,
         affected: &[
             range((3, 4, 0), Some((3, 4, 35)), 18843),
             range((3, 5, 0), Some((3, 5, 17)), 18842),
@@ -123,12 +156,16 @@ pub const DEFECTS: &[Defect] = &[
         code: "crash-during-defrag-revision",
         summary: "a member that crashes or is killed during Defragment can come back with a revision that differs from the other members'",
         touches: Touches::Defrag,
+        advisory: "",
+        applies: Applies::Always,
         affected: &[range((3, 5, 0), Some((3, 5, 6)), 14733)],
     },
     Defect {
         code: "defrag-unsets-backend-options",
         summary: "Defragment reopens the backend without the options the member was started with",
         touches: Touches::Defrag,
+        advisory: "",
+        applies: Applies::Always,
         affected: &[
             range((3, 4, 0), Some((3, 4, 19)), 13713),
             range((3, 5, 0), Some((3, 5, 3)), 13701),
@@ -138,12 +175,16 @@ pub const DEFECTS: &[Defect] = &[
         code: "inconsistent-revision-after-crash",
         summary: "under load, a member killed at the wrong moment can lose committed transactions that the other members keep (etcd recommends 3.5.4 or later)",
         touches: Touches::Data,
+        advisory: "",
+        applies: Applies::Always,
         affected: &[range((3, 5, 0), Some((3, 5, 3)), 13908)],
     },
     Defect {
         code: "learner-promotion-not-persisted",
         summary: "a learner's promotion is not written to the backend, so after a restart or an upgrade the member can be a learner again",
         touches: Touches::Promotion,
+        advisory: "",
+        applies: Applies::Always,
         affected: &[
             range((3, 5, 0), Some((3, 5, 20)), 19563),
             range((3, 5, 20), Some((3, 5, 24)), 20797),
@@ -153,12 +194,16 @@ pub const DEFECTS: &[Defect] = &[
         code: "promotion-replay-fails-bootstrap",
         summary: "a member replaying a learner promotion the backend does not hold fails to start",
         touches: Touches::Promotion,
+        advisory: "",
+        applies: Applies::Always,
         affected: &[range((3, 6, 0), Some((3, 6, 4)), 20387)],
     },
     Defect {
         code: "member-update-promotes-learner",
         summary: "MemberUpdate of a learner (a peer URL change) silently promotes it to voter",
         touches: Touches::Promotion,
+        advisory: "",
+        applies: Applies::Always,
         affected: &[
             range((3, 4, 0), None, 0),
             range((3, 5, 0), Some((3, 5, 31)), 21737),
@@ -169,6 +214,8 @@ pub const DEFECTS: &[Defect] = &[
         code: "promote-unstarted-learner",
         summary: "a learner that has not started yet can be promoted, which can cost the cluster its quorum",
         touches: Touches::Promotion,
+        advisory: "",
+        applies: Applies::Always,
         affected: &[
             range((3, 4, 0), Some((3, 4, 24)), 15097),
             range((3, 5, 0), Some((3, 5, 7)), 15096),
@@ -178,12 +225,121 @@ pub const DEFECTS: &[Defect] = &[
         code: "promote-fails-with-auth",
         summary: "MemberPromote is refused when authentication is on",
         touches: Touches::Promotion,
+        advisory: "",
+        applies: Applies::Always,
         affected: &[
             range((3, 5, 0), Some((3, 5, 28)), 21494),
             range((3, 6, 0), Some((3, 6, 6)), 20874),
         ],
     },
+    // The security advisories of 2026 (etcd's CHANGELOGs; the advisories).
+    Defect {
+        code: "auth-bypass-unauthenticated-apis",
+        summary: "with authentication on, callers without permission can list the members, raise or clear alarms, use leases and compact",
+        touches: Touches::Security,
+        advisory: "CVE-2026-33413",
+        applies: Applies::WithAuth,
+        affected: &[
+            range((3, 4, 0), Some((3, 4, 42)), 0),
+            range((3, 5, 0), Some((3, 5, 28)), 0),
+            range((3, 6, 0), Some((3, 6, 9)), 0),
+        ],
+    },
+    Defect {
+        code: "auth-bypass-nested-txn",
+        summary: "with authentication on, a user limited to some keys can read and write any key through nested transactions",
+        touches: Touches::Security,
+        advisory: "CVE-2026-33343",
+        applies: Applies::WithAuth,
+        affected: &[
+            range((3, 4, 0), Some((3, 4, 42)), 0),
+            range((3, 5, 0), Some((3, 5, 28)), 0),
+            range((3, 6, 0), Some((3, 6, 9)), 0),
+        ],
+    },
+    Defect {
+        code: "auth-bypass-txn-prevkv-lease",
+        summary: "with authentication on, a Put inside a transaction with PrevKv or a lease skips the read and lease permission checks",
+        touches: Touches::Security,
+        advisory: "CVE-2026-44283",
+        applies: Applies::WithAuth,
+        affected: &[
+            range((3, 4, 0), Some((3, 4, 44)), 21683),
+            range((3, 5, 0), Some((3, 5, 30)), 21682),
+            range((3, 6, 0), Some((3, 6, 11)), 21681),
+        ],
+    },
+    Defect {
+        code: "crl-not-enforced-on-grpc",
+        summary: "with --listen-client-http-urls, --client-crl-file is not checked on the gRPC listener: a client whose certificate was revoked still gets in",
+        touches: Touches::Security,
+        advisory: "GHSA-3wh4-j44w-pg92",
+        applies: Applies::WithFlags(&["--listen-client-http-urls", "--client-crl-file"]),
+        affected: &[
+            range((3, 4, 25), None, 0),
+            range((3, 5, 8), Some((3, 5, 32)), 22021),
+            range((3, 6, 0), Some((3, 6, 13)), 22025),
+        ],
+    },
+    Defect {
+        code: "watch-permission-leak",
+        summary: "with authentication on, a user allowed to read one key can watch every key after it",
+        touches: Touches::Security,
+        advisory: "GHSA-xg4h-6gfc-h4m8",
+        applies: Applies::WithAuth,
+        affected: &[
+            range((3, 4, 0), None, 0),
+            range((3, 5, 0), Some((3, 5, 33)), 0),
+            range((3, 6, 0), Some((3, 6, 14)), 0),
+            range((3, 7, 0), Some((3, 7, 1)), 0),
+        ],
+    },
+    Defect {
+        code: "tls-handshake-no-deadline",
+        summary: "a TLS handshake has no deadline: connections that never send a ClientHello pile up until the member runs out of memory",
+        touches: Touches::Security,
+        advisory: "GHSA-6vch-q96h-7gc3",
+        applies: Applies::WithTls,
+        affected: &[
+            range((3, 4, 0), None, 0),
+            range((3, 5, 0), Some((3, 5, 33)), 22160),
+            range((3, 6, 0), Some((3, 6, 14)), 22142),
+            range((3, 7, 0), Some((3, 7, 1)), 22141),
+        ],
+    },
+    Defect {
+        code: "status-reports-zero-quota",
+        summary: "Status reports a quota (dbSizeQuota) of 0 when the member runs with the default 2 GiB; this tool reads the quota from the member's /metrics instead",
+        touches: Touches::Reporting,
+        advisory: "",
+        applies: Applies::Always,
+        affected: &[range((3, 6, 0), Some((3, 6, 6)), 20790)],
+    },
 ];
+
+/// A release line etcd no longer fixes: its last release, and when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EndOfLife {
+    pub last: Release,
+    /// `YYYY-MM-DD`.
+    pub date: &'static str,
+}
+
+/// The lines that reached their end of life (CHANGELOG-3.4: "this release
+/// marks the end of support (EOL) for v3.4. No further patches will be
+/// issued.").
+pub const END_OF_LIFE: &[EndOfLife] = &[EndOfLife {
+    last: Release::new(3, 4, 45),
+    date: "2026-06-01",
+}];
+
+/// The end of life of `release`'s line, if it reached it.
+pub fn end_of_life(release: Release) -> Option<EndOfLife> {
+    END_OF_LIFE
+        .iter()
+        .copied()
+        .find(|e| e.last.line() == release.line())
+}
 
 /// One defect affecting one release, with what to upgrade to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,13 +355,18 @@ pub struct Hit {
 }
 
 impl Hit {
-    /// What to do: `upgrade to 3.4.38 or later (etcd PR 20659)`.
+    /// What to do: `upgrade to 3.4.38 or later (etcd PR 20659)`, or with
+    /// the advisory for one (`(CVE-2026-33413)`).
     pub fn advice(&self, running: Release) -> String {
+        let why = match (self.defect.advisory, self.pr) {
+            ("", pr) => format!("etcd PR {pr}"),
+            (advisory, _) => advisory.to_string(),
+        };
         match (self.upgrade_to, self.same_line) {
-            (Some(to), true) => format!("upgrade to {to} or later (etcd PR {})", self.pr),
+            (Some(to), true) => format!("upgrade to {to} or later ({why})"),
             (Some(to), false) => format!(
-                "{}.{} has no fix: upgrade (one minor release at a time) to {to} or later (etcd PR {})",
-                running.major, running.minor, self.pr
+                "{}.{} has no fix: upgrade (one minor release at a time) to {to} or later ({why})",
+                running.major, running.minor
             ),
             (None, _) => format!("no etcd release fixes it yet ({running} is affected)"),
         }
@@ -262,6 +423,8 @@ pub struct Affecting {
     pub release: Release,
     /// Every member it affects, as `name (release)`.
     pub members: Vec<String>,
+    /// Their names, in the same order.
+    pub names: Vec<String>,
 }
 
 /// The defects that affect any of `members` (name, the version it reports),
@@ -279,11 +442,15 @@ pub fn among<'a>(members: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<A
                 .iter_mut()
                 .find(|a| a.hit.defect.code == hit.defect.code)
             {
-                Some(a) => a.members.push(who),
+                Some(a) => {
+                    a.members.push(who);
+                    a.names.push(name.to_string());
+                }
                 None => found.push(Affecting {
                     hit,
                     release,
                     members: vec![who],
+                    names: vec![name.to_string()],
                 }),
             }
         }
@@ -365,6 +532,109 @@ mod tests {
     }
 
     #[test]
+    fn the_2026_advisories_bound_where_their_records_put_them() {
+        let cases: &[(&str, &[(&str, bool)])] = &[
+            (
+                "auth-bypass-unauthenticated-apis",
+                &[
+                    ("3.4.41", true),
+                    ("3.4.42", false),
+                    ("3.5.23", true),
+                    ("3.5.27", true),
+                    ("3.5.28", false),
+                    ("3.6.5", true),
+                    ("3.6.8", true),
+                    ("3.6.9", false),
+                    ("3.7.0", false),
+                ],
+            ),
+            (
+                "auth-bypass-txn-prevkv-lease",
+                &[
+                    ("3.4.43", true),
+                    ("3.4.44", false),
+                    ("3.5.29", true),
+                    ("3.5.30", false),
+                    ("3.6.10", true),
+                    ("3.6.11", false),
+                ],
+            ),
+            (
+                "crl-not-enforced-on-grpc",
+                &[
+                    ("3.4.24", false),
+                    ("3.4.25", true),
+                    ("3.4.45", true),
+                    ("3.5.7", false),
+                    ("3.5.8", true),
+                    ("3.5.31", true),
+                    ("3.5.32", false),
+                    ("3.6.12", true),
+                    ("3.6.13", false),
+                    ("3.7.0-rc.0", false),
+                ],
+            ),
+            (
+                "watch-permission-leak",
+                &[
+                    ("3.4.45", true),
+                    ("3.5.32", true),
+                    ("3.5.33", false),
+                    ("3.6.13", true),
+                    ("3.6.14", false),
+                    ("3.7.0", true),
+                    ("3.7.1", false),
+                ],
+            ),
+            (
+                "tls-handshake-no-deadline",
+                &[
+                    ("3.4.23", true),
+                    ("3.5.35", false),
+                    ("3.6.16", false),
+                    ("3.7.0", true),
+                    ("3.7.3", false),
+                ],
+            ),
+            (
+                "status-reports-zero-quota",
+                &[
+                    ("3.5.35", false),
+                    ("3.6.0", true),
+                    ("3.6.5", true),
+                    ("3.6.6", false),
+                    ("3.7.0", false),
+                ],
+            ),
+        ];
+        for (code, versions) in cases {
+            for (version, affected) in *versions {
+                assert_eq!(has(version, code).is_some(), *affected, "{code} {version}");
+            }
+        }
+        // Advice names the advisory, and 3.4 (past its end of life) is
+        // sent to the 3.5 release that has the fix.
+        let hit = has("3.6.5", "auth-bypass-nested-txn").expect("3.6.5");
+        assert_eq!(
+            hit.advice(Release::new(3, 6, 5)),
+            "upgrade to 3.6.9 or later (CVE-2026-33343)"
+        );
+        let hit = has("3.4.45", "watch-permission-leak").expect("3.4.45");
+        assert_eq!(
+            hit.advice(Release::new(3, 4, 45)),
+            "3.4 has no fix: upgrade (one minor release at a time) to 3.5.33 or later (GHSA-xg4h-6gfc-h4m8)"
+        );
+        assert_eq!(
+            end_of_life(Release::new(3, 4, 23)),
+            Some(EndOfLife {
+                last: Release::new(3, 4, 45),
+                date: "2026-06-01"
+            })
+        );
+        assert_eq!(end_of_life(Release::new(3, 5, 0)), None);
+    }
+
+    #[test]
     fn a_line_with_two_fixes_is_sent_to_the_last() {
         // 3.5.20 fixed one path, 3.5.24 the other: both sides of 3.5.20
         // go to 3.5.24.
@@ -401,7 +671,12 @@ mod tests {
                 "apply-snapshot-during-defrag",
                 "defrag-error-panics",
                 "member-update-promotes-learner",
-                "promote-unstarted-learner"
+                "promote-unstarted-learner",
+                "auth-bypass-unauthenticated-apis",
+                "auth-bypass-nested-txn",
+                "auth-bypass-txn-prevkv-lease",
+                "watch-permission-leak",
+                "tls-handshake-no-deadline"
             ]
         );
         assert!(codes("3.5.35").is_empty());
@@ -452,7 +727,11 @@ mod tests {
                 if let Some(fixed) = a.fixed {
                     assert!(fixed > a.first, "{}", d.code);
                     assert_eq!(fixed.line(), a.first.line(), "{}", d.code);
-                    assert!(a.pr > 0, "{}: a fix names its PR", d.code);
+                    assert!(
+                        a.pr > 0 || !d.advisory.is_empty(),
+                        "{}: a fix names its PR or its advisory",
+                        d.code
+                    );
                 }
             }
         }

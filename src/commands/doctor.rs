@@ -246,6 +246,15 @@ async fn examine(
             .unwrap_or_default(),
         rule,
         churn,
+        // The tool authenticated, so etcd has authentication on (it
+        // refuses a user when it is off); in plugin mode the EtcdCluster's
+        // status says whether it is, and credentials follow it.
+        auth: match (&target.credentials, &target.cluster) {
+            (Some(_), _) => Some(true),
+            (None, Some(_)) => Some(false),
+            (None, None) => None,
+        },
+        tls: Some(target.tls.is_some()),
         ..Default::default()
     };
     if let Some(k) = kubernetes {

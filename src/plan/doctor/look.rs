@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::{finding, ClusterSpecFacts, Finding, Severity};
+use crate::defects::{Applies, Touches};
 use crate::look::{AlarmKind, ClusterLook};
 use crate::plan::defrag::{predicted_outage, Measured, ETCD_REQUEST_TIMEOUT_SECONDS};
 use crate::plan::gate::{GateReason, GateVerdict};
@@ -432,32 +433,166 @@ pub fn defrag_space_passed(look: &ClusterLook) -> Option<String> {
     (!fits.is_empty()).then(|| format!("a defrag fits on the data volume: {}", fits.join("; ")))
 }
 
-/// Known defects of the releases the members run (`plan::defects`): one
-/// finding per defect, naming every member it affects and the release to
-/// upgrade to. Defects of defragmentation and data are warnings; the ones
-/// only `member promote` meets are warnings too, as a promotion can be
-/// lost or done by surprise.
-pub fn known_defects(look: &ClusterLook) -> Vec<Finding> {
-    use crate::defects::{among, Touches};
-    among(look.versions())
+/// What doctor knows of how the cluster is set up, for the defects that
+/// bite only in some setups (`defects::Applies`). `None`: not known.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Setup<'a> {
+    /// Authentication is on: the tool authenticated (etcd refuses a user
+    /// when it is off).
+    pub auth: Option<bool>,
+    /// The members serve clients over TLS (the tool dialed them so).
+    pub tls: Option<bool>,
+    /// Member name → its Pod's etcd arguments (plugin mode).
+    pub pod_args: Option<&'a BTreeMap<String, Vec<String>>>,
+}
+
+impl Setup<'_> {
+    /// Whether `applies` holds for `member`.
+    fn holds(&self, applies: Applies, member: &str) -> Option<bool> {
+        match applies {
+            Applies::Always => Some(true),
+            Applies::WithAuth => self.auth,
+            Applies::WithTls => self.tls,
+            Applies::WithFlags(flags) => {
+                let args = self.pod_args?.get(member)?;
+                Some(flags.iter().all(|f| {
+                    args.iter()
+                        .any(|a| a == f || a.starts_with(&format!("{f}=")))
+                }))
+            }
+        }
+    }
+}
+
+/// What a setup condition is, in words.
+fn condition(applies: Applies) -> String {
+    match applies {
+        Applies::Always => String::new(),
+        Applies::WithAuth => "authentication is on".into(),
+        Applies::WithTls => "the members serve clients over TLS".into(),
+        Applies::WithFlags(flags) => format!("the member runs with {}", flags.join(" and ")),
+    }
+}
+
+/// Known defects of the releases the members run (`defects`): one finding
+/// per defect, naming every member it affects and the release to upgrade
+/// to. Defects of defragmentation, data and promotion are warnings; a
+/// security advisory is critical on the members its condition is known to
+/// hold for, a warning where it cannot be told, and left out where it is
+/// known not to hold; a defect in what members report, which the tool
+/// reads around, is ok (said in `-o wide` and JSON).
+pub fn known_defects(look: &ClusterLook, setup: &Setup<'_>) -> Vec<Finding> {
+    use crate::defects::among;
+    let mut out = Vec::new();
+    for a in among(look.versions()) {
+        let defect = a.hit.defect;
+        let holds: Vec<(String, Option<bool>)> = a
+            .names
+            .iter()
+            .zip(&a.members)
+            .map(|(name, who)| (who.clone(), setup.holds(defect.applies, name)))
+            .filter(|(_, h)| *h != Some(false))
+            .collect();
+        if holds.is_empty() {
+            continue;
+        }
+        let members: Vec<String> = holds.iter().map(|(who, _)| who.clone()).collect();
+        let known = holds.iter().any(|(_, h)| *h == Some(true));
+        let runs = format!(
+            "{} run{}",
+            members.join(", "),
+            if members.len() == 1 { "s" } else { "" }
+        );
+        let (severity, message) = match defect.touches {
+            Touches::Security => {
+                let severity = if known {
+                    Severity::Critical
+                } else {
+                    Severity::Warning
+                };
+                let mut message = format!(
+                    "{runs} a release with security advisory {}: {}",
+                    defect.advisory, defect.summary
+                );
+                if !known {
+                    message.push_str(&format!(
+                        "; it applies only where {}, which this tool could not tell",
+                        condition(defect.applies)
+                    ));
+                }
+                (severity, message)
+            }
+            Touches::Reporting => (
+                Severity::Ok,
+                format!("{runs} a release with a known defect: {}", defect.summary),
+            ),
+            touches => {
+                let what = match touches {
+                    Touches::Defrag => "defragmentation",
+                    Touches::Promotion => "learner promotion",
+                    _ => "data",
+                };
+                (
+                    Severity::Warning,
+                    format!(
+                        "{runs} a release with a known {what} defect: {}",
+                        defect.summary
+                    ),
+                )
+            }
+        };
+        let remedy = if severity == Severity::Ok {
+            String::new()
+        } else {
+            a.hit.advice(a.release)
+        };
+        out.push(finding(
+            severity,
+            &format!("known-defect/{}", defect.code),
+            None,
+            message,
+            remedy,
+        ));
+    }
+    out
+}
+
+/// Members on a release line etcd no longer fixes (`defects::END_OF_LIFE`):
+/// one warning per line naming them, with the way up.
+pub fn end_of_life(look: &ClusterLook) -> Vec<Finding> {
+    let mut by_line: Vec<(crate::defects::EndOfLife, Vec<String>)> = Vec::new();
+    for m in &look.members {
+        let Some(release) = m.status().and_then(|s| s.release()) else {
+            continue;
+        };
+        let Some(eol) = crate::defects::end_of_life(release) else {
+            continue;
+        };
+        let who = format!("{} ({release})", m.name);
+        match by_line.iter_mut().find(|(e, _)| *e == eol) {
+            Some((_, members)) => members.push(who),
+            None => by_line.push((eol, vec![who])),
+        }
+    }
+    by_line
         .into_iter()
-        .map(|a| {
-            let what = match a.hit.defect.touches {
-                Touches::Defrag => "defragmentation",
-                Touches::Promotion => "learner promotion",
-                Touches::Data => "data",
-            };
+        .map(|(eol, members)| {
+            let (major, minor) = eol.last.line();
             finding(
                 Severity::Warning,
-                &format!("known-defect/{}", a.hit.defect.code),
+                "end-of-life",
                 None,
                 format!(
-                    "{} run{} a release with a known {what} defect: {}",
-                    a.members.join(", "),
-                    if a.members.len() == 1 { "s" } else { "" },
-                    a.hit.defect.summary
+                    "{} run{} etcd {major}.{minor}, which reached its end of life with {} ({}): no fixes come after it, security fixes included",
+                    members.join(", "),
+                    if members.len() == 1 { "s" } else { "" },
+                    eol.last,
+                    eol.date
                 ),
-                a.hit.advice(a.release),
+                format!(
+                    "upgrade to {major}.{next}, one minor release at a time (kubectl etcd doctor --upgrade-to {major}.{next} lists what stands in the way)",
+                    next = minor + 1
+                ),
             )
         })
         .collect()

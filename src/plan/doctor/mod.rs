@@ -29,8 +29,8 @@ pub mod runs;
 mod setup;
 
 pub use look::{
-    alarms, churn, defrag_space, defrag_space_passed, fragmentation, gate, known_defects,
-    largest_free, learners, probe_budgets, quota, versions,
+    alarms, churn, defrag_space, defrag_space_passed, end_of_life, fragmentation, gate,
+    known_defects, largest_free, learners, probe_budgets, quota, versions, Setup,
 };
 use metrics::MIN_FSYNCS;
 pub use metrics::{disk_latency, leader_changes, server_features, MAINTENANCE_GATES};
@@ -157,6 +157,10 @@ pub struct Facts<'a> {
     /// Who else processes the cluster's EtcdDefrags and what their runs
     /// did (plugin mode).
     pub defrag: Option<runs::DefragFacts>,
+    /// Authentication is on (`None`: not known).
+    pub auth: Option<bool>,
+    /// The members serve clients over TLS (`None`: not known).
+    pub tls: Option<bool>,
 }
 
 /// Every check, in the order the report lists them. A check that ran and
@@ -230,8 +234,14 @@ fn look_checks(facts: &Facts<'_>, look: &ClusterLook, verdict: &GateVerdict) -> 
         ));
     }
     if look.members.iter().any(|m| m.status().is_some()) {
+        let setup = Setup {
+            auth: facts.auth,
+            tls: facts.tls,
+            pod_args: (!facts.pod_args.is_empty()).then_some(&facts.pod_args),
+        };
+        out.extend(end_of_life(look));
         out.extend(or_passed(
-            known_defects(look),
+            known_defects(look, &setup),
             "known-defect",
             "no member runs a release with a known defect this tool checks for",
         ));

@@ -354,7 +354,7 @@ fn known_defects_name_each_affected_member_and_the_upgrade() {
         ("b", 2, 1, 1, false, "3.4.23", 1),
         ("c", 3, 1, 1, false, "3.4.38", 1),
     ]);
-    let found = known_defects(&mixed);
+    let found = known_defects(&mixed, &Setup::default());
     let race = found
         .iter()
         .find(|f| f.check == "known-defect/apply-snapshot-during-defrag")
@@ -385,7 +385,105 @@ fn known_defects_name_each_affected_member_and_the_upgrade() {
         ("a", 1, 1, 1, false, "3.6.16", 1),
         ("b", 2, 1, 1, false, "3.7.3", 1),
     ]);
-    assert!(known_defects(&fixed).is_empty());
+    assert!(known_defects(&fixed, &Setup::default()).is_empty());
+}
+
+/// A security advisory is critical where its condition is known to hold,
+/// a warning where it cannot be told, and absent where it does not hold.
+#[test]
+fn advisories_weigh_by_what_is_known_of_the_setup() {
+    let s = cluster(&[
+        ("a", 1, 1, 1, false, "3.6.5", 1),
+        ("b", 2, 1, 1, false, "3.6.5", 1),
+    ]);
+    let severity = |setup: &Setup<'_>, code: &str| {
+        known_defects(&s, setup)
+            .iter()
+            .find(|f| f.check == format!("known-defect/{code}"))
+            .map(|f| (f.severity, f.message.clone(), f.remedy.clone()))
+    };
+    let auth_on = Setup {
+        auth: Some(true),
+        tls: Some(false),
+        ..Setup::default()
+    };
+    let (sev, message, remedy) = severity(&auth_on, "auth-bypass-nested-txn").unwrap();
+    assert_eq!(sev, Severity::Critical);
+    assert!(
+        message.starts_with("a (3.6.5), b (3.6.5) run a release with security advisory CVE-2026-33343: with authentication on, a user limited to some keys"),
+        "{message}"
+    );
+    assert_eq!(remedy, "upgrade to 3.6.9 or later (CVE-2026-33343)");
+    assert_eq!(severity(&auth_on, "tls-handshake-no-deadline"), None);
+    let (sev, message, _) = severity(&Setup::default(), "auth-bypass-nested-txn").unwrap();
+    assert_eq!(sev, Severity::Warning);
+    assert!(
+        message.ends_with(
+            "; it applies only where authentication is on, which this tool could not tell"
+        ),
+        "{message}"
+    );
+    assert_eq!(
+        severity(
+            &Setup {
+                auth: Some(false),
+                ..Setup::default()
+            },
+            "auth-bypass-nested-txn"
+        ),
+        None
+    );
+    // The CRL bypass needs both flags on the member: b has them.
+    let args: BTreeMap<String, Vec<String>> = [
+        (
+            "a".to_string(),
+            vec!["--client-crl-file=/crl.pem".to_string()],
+        ),
+        (
+            "b".to_string(),
+            vec![
+                "--listen-client-http-urls=https://0.0.0.0:2382".to_string(),
+                "--client-crl-file=/crl.pem".to_string(),
+            ],
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let with_args = Setup {
+        pod_args: Some(&args),
+        ..Setup::default()
+    };
+    let (sev, message, _) = severity(&with_args, "crl-not-enforced-on-grpc").unwrap();
+    assert_eq!(sev, Severity::Critical);
+    assert!(
+        message.starts_with("b (3.6.5) runs a release with security advisory GHSA-3wh4-j44w-pg92"),
+        "{message}"
+    );
+    // The quota that 3.6.5 reports as 0: the tool reads around it.
+    let (sev, _, remedy) = severity(&Setup::default(), "status-reports-zero-quota").unwrap();
+    assert_eq!((sev, remedy.as_str()), (Severity::Ok, ""));
+}
+
+#[test]
+fn a_line_past_its_end_of_life_is_named_with_the_way_up() {
+    let s = cluster(&[
+        ("a", 1, 1, 1, false, "3.4.23", 1),
+        ("b", 2, 1, 1, false, "3.4.45", 1),
+        ("c", 3, 1, 1, false, "3.5.35", 1),
+    ]);
+    let found = end_of_life(&s);
+    assert_eq!(
+        checks(&found),
+        [(Severity::Warning, "end-of-life".into(), None)]
+    );
+    assert_eq!(
+        found[0].message,
+        "a (3.4.23), b (3.4.45) run etcd 3.4, which reached its end of life with 3.4.45 (2026-06-01): no fixes come after it, security fixes included"
+    );
+    assert_eq!(
+        found[0].remedy,
+        "upgrade to 3.5, one minor release at a time (kubectl etcd doctor --upgrade-to 3.5 lists what stands in the way)"
+    );
 }
 
 #[test]
