@@ -693,7 +693,12 @@ mod tests {
                 "learner-promotion-not-persisted",
                 "member-update-promotes-learner",
                 "promote-unstarted-learner",
-                "promote-fails-with-auth"
+                "promote-fails-with-auth",
+                "auth-bypass-unauthenticated-apis",
+                "auth-bypass-nested-txn",
+                "auth-bypass-txn-prevkv-lease",
+                "watch-permission-leak",
+                "tls-handshake-no-deadline"
             ]
         );
     }
