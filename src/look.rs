@@ -38,6 +38,12 @@ pub struct MemberStatus {
     pub is_learner: bool,
     /// `header.revision`: the store revision this member has applied.
     pub revision: i64,
+    /// `storageVersion` (etcd 3.6+): the schema of its backend; `None`
+    /// when it does not report one.
+    pub storage_version: Option<String>,
+    /// `downgradeInfo` (etcd 3.6+): the version a downgrade in progress
+    /// goes to.
+    pub downgrading_to: Option<String>,
     /// `errors`, parsed where they arrive: alarms
     /// (`memberID:<decimal> alarm:<TYPE> `), `etcdserver: no leader`, and
     /// anything else kept as text.
@@ -90,6 +96,10 @@ pub struct MemberMetrics {
     /// Compactions the member finished since its process started
     /// (`etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count`).
     pub compactions: Option<u64>,
+    /// The cluster version the member works at (`etcd_cluster_version`,
+    /// `3.6`): the lowest minor every member runs, once decided; as
+    /// (major, minor).
+    pub cluster_version: Option<(u32, u32)>,
 }
 
 /// One entry of `Cluster.MemberList`.

@@ -203,6 +203,16 @@ pub fn parse_metrics(text: &str, now: f64) -> MemberMetrics {
             m.compactions = Some(value.max(0.0) as u64);
         } else if name == "etcd_server_quota_backend_bytes" {
             m.quota_bytes = (value >= 1.0).then_some(value as u64);
+        } else if let Some(labels) = name.strip_prefix("etcd_cluster_version{") {
+            // One series per version the member has seen; the current one
+            // is set to 1.
+            if value >= 1.0 {
+                m.cluster_version = labels
+                    .split(',')
+                    .find_map(|l| l.trim_end_matches('}').strip_prefix("cluster_version=\""))
+                    .and_then(|v| crate::defects::Release::parse(v.trim_end_matches('"')))
+                    .map(|r| (r.major, r.minor));
+            }
         } else if let Some(labels) = name.strip_prefix("grpc_server_handled_total{") {
             if labels.contains("grpc_method=\"MoveLeader\"") && labels.contains("grpc_code=\"OK\"")
             {
@@ -398,6 +408,9 @@ grpc_server_handled_total{grpc_code=\"FailedPrecondition\",grpc_method=\"MoveLea
 grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"Status\",grpc_service=\"etcdserverpb.Maintenance\",grpc_type=\"unary\"} 40
 # TYPE etcd_server_quota_backend_bytes gauge
 etcd_server_quota_backend_bytes 9.5e+07
+# TYPE etcd_cluster_version gauge
+etcd_cluster_version{cluster_version=\"3.5\"} 0
+etcd_cluster_version{cluster_version=\"3.6\"} 1
 ";
 
     #[test]
@@ -455,6 +468,8 @@ etcd_server_feature_enabled{name=\"TxnModeWriteWithSharedBuffer\",stage=\"BETA\"
         assert_eq!(m.move_leader_requests, 3);
         // etcd 3.4 prints the gauge in exponent form.
         assert_eq!(m.quota_bytes, Some(95_000_000));
+        // The series set to 1 is the version now.
+        assert_eq!(m.cluster_version, Some((3, 6)));
         // Rank 99 of 100 is the last of the (0.004, 0.008] bucket's one.
         assert_eq!(m.wal_fsync_p99_seconds, Some(0.008));
         let p50 = {

@@ -111,6 +111,8 @@ impl Answer {
             is_learner: self.learner,
             revision: 98_311,
             errors: self.errors,
+            storage_version: None,
+            downgrading_to: None,
         })
     }
 }

@@ -703,6 +703,8 @@ impl State {
             raft_applied_index: self.raft_index.saturating_sub(m.apply_lag),
             is_learner: m.learner,
             revision: m.revision,
+            storage_version: None,
+            downgrading_to: None,
             errors: self
                 .alarms
                 .iter()

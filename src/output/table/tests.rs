@@ -26,6 +26,7 @@ fn answered(id: u64, learner: bool) -> Probe {
         is_learner: learner,
         revision: 9,
         errors: vec![],
+        ..MemberStatus::default()
     })
 }
 
