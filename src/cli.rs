@@ -1056,6 +1056,13 @@ pub struct DoctorArgs {
     #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "5s")]
     pub churn_window: Duration,
 
+    /// Also check what stands in the way of upgrading to this etcd release
+    /// (a minor line such as 3.6, or an exact release such as 3.6.16):
+    /// patch floors, skipped minors, an unfinished upgrade or downgrade,
+    /// flags the release no longer accepts, health. Blockers are critical.
+    #[arg(long, value_name = "VERSION")]
+    pub upgrade_to: Option<String>,
+
     #[command(flatten)]
     pub gate: GateArgs,
 }

@@ -57,7 +57,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                 |opened| async move {
                     let facts = Some((kube, source, ProcessorsOf::Read(processors)));
                     match opened.session {
-                        Ok(s) => examine(&s, facts, &gate, window).await,
+                        Ok(s) => examine(&s, facts, &gate, window, args.upgrade_to).await,
                         Err(e) if super::secret_forbidden(&e) => {
                             not_dialed_report(Some(opened.cluster), &e)
                         }
@@ -84,7 +84,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
         // has; who processes EtcdDefrag is read beside the rest.
         let source = Source::of(&global.reach);
         let facts = s.kube.as_ref().map(|k| (k, source, ProcessorsOf::ReadHere));
-        vec![examine(&s, facts, &gate, window).await]
+        vec![examine(&s, facts, &gate, window, args.upgrade_to).await]
     };
     let reports = if args.all_namespaces {
         fleet_doctor(reports, global)?
@@ -155,6 +155,7 @@ async fn examine(
     kube: Option<(&Kube, Source, ProcessorsOf<'_>)>,
     gate: &GateOptions,
     churn_window: Duration,
+    upgrade_to: Option<crate::plan::doctor::upgrade::UpgradeTarget>,
 ) -> DoctorReport {
     let (ops, target) = (&session.clients, &session.target);
     let cluster = target.cluster.clone();
@@ -168,34 +169,14 @@ async fn examine(
         }
     };
     // The room on each member's data volume, as the sweep reads it.
-    let reader = session.rooms();
-    let rooms = async {
-        match &reader {
-            Some(r) => Some(r.read().await),
-            None => None,
-        }
-    };
+    let rooms = read_rooms(session);
     let (look, kubernetes, rooms) =
         futures::join!(crate::etcd::take::look(ops, target), kubernetes, rooms);
     let mut look = match look {
         Ok(s) => s,
         Err(e) => return unreachable_report(cluster, e.to_string()),
     };
-    let mut unread = Vec::new();
-    match rooms {
-        Some(rooms) => crate::exec::attach_rooms(&mut look, rooms),
-        None => unread.push(
-            "the free space on the members' data volumes (only plugin mode reads it, from the kubelet's volume statistics)".to_string(),
-        ),
-    }
-    for m in &look.members {
-        if let Some(crate::look::Room::Unknown { why }) = &m.room {
-            unread.push(format!(
-                "the free space on {}'s data volume ({why})",
-                m.name
-            ));
-        }
-    }
+    let mut unread = with_rooms(&mut look, rooms);
     let verdict = gate::evaluate(&look, gate);
     let now = jiff::Timestamp::now().as_second();
 
@@ -246,15 +227,9 @@ async fn examine(
             .unwrap_or_default(),
         rule,
         churn,
-        // The tool authenticated, so etcd has authentication on (it
-        // refuses a user when it is off); in plugin mode the EtcdCluster's
-        // status says whether it is, and credentials follow it.
-        auth: match (&target.credentials, &target.cluster) {
-            (Some(_), _) => Some(true),
-            (None, Some(_)) => Some(false),
-            (None, None) => None,
-        },
+        auth: auth_on(target),
         tls: Some(target.tls.is_some()),
+        upgrade_to,
         ..Default::default()
     };
     if let Some(k) = kubernetes {
@@ -431,6 +406,46 @@ fn cert_facts(
         });
     }
     certs
+}
+
+/// Each member's room, read as the sweep reads it (`None`: no reader).
+async fn read_rooms(session: &Session) -> Option<BTreeMap<String, crate::look::Room>> {
+    Some(session.rooms()?.read().await)
+}
+
+/// Whether authentication is on: the tool authenticated, so it is (etcd
+/// refuses a user when it is off); in plugin mode the EtcdCluster's status
+/// says whether it is, and credentials follow it.
+fn auth_on(target: &crate::reach::Target) -> Option<bool> {
+    match (&target.credentials, &target.cluster) {
+        (Some(_), _) => Some(true),
+        (None, Some(_)) => Some(false),
+        (None, None) => None,
+    }
+}
+
+/// Puts the rooms read (`None`: no reader, standalone mode) into the look,
+/// and says what is not known of them.
+fn with_rooms(
+    look: &mut crate::look::ClusterLook,
+    rooms: Option<BTreeMap<String, crate::look::Room>>,
+) -> Vec<String> {
+    let mut unread = Vec::new();
+    match rooms {
+        Some(rooms) => crate::exec::attach_rooms(look, rooms),
+        None => unread.push(
+            "the free space on the members' data volumes (only plugin mode reads it, from the kubelet's volume statistics)".to_string(),
+        ),
+    }
+    for m in &look.members {
+        if let Some(crate::look::Room::Unknown { why }) = &m.room {
+            unread.push(format!(
+                "the free space on {}'s data volume ({why})",
+                m.name
+            ));
+        }
+    }
+    unread
 }
 
 /// What doctor reads from Kubernetes about one cluster.

@@ -365,8 +365,7 @@ impl EtcdOps for EtcdClients {
             raft_applied_index: response.raft_applied_index(),
             is_learner: response.is_learner(),
             revision: response.header().map(|h| h.revision()).unwrap_or(0),
-            storage_version: Some(response.storage_version().to_string())
-                .filter(|v| !v.is_empty()),
+            storage_version: Some(response.storage_version().to_string()).filter(|v| !v.is_empty()),
             downgrading_to: response
                 .downgrade_info()
                 .filter(|d| d.enabled())

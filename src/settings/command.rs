@@ -134,6 +134,8 @@ pub struct Doctor {
     /// How long writes are counted to name the churning prefix (zero: not).
     pub churn_window: Duration,
     pub gate: GateOptions,
+    /// `--upgrade-to`: the release whose upgrade is checked too.
+    pub upgrade_to: Option<crate::plan::doctor::upgrade::UpgradeTarget>,
 }
 
 /// How a membership change is consented to.
@@ -375,6 +377,16 @@ fn command(parsed: &cli::Command) -> Result<Command> {
             },
             churn_window: a.churn_window,
             gate: gate(&a.gate),
+            upgrade_to: match &a.upgrade_to {
+                None => None,
+                Some(text) => Some(crate::plan::doctor::upgrade::UpgradeTarget::parse(text).ok_or_else(
+                    || {
+                        Error::usage(format!(
+                            "--upgrade-to {text:?}: not an etcd 3 release; give a minor release (3.6) or an exact one (3.6.16)"
+                        ))
+                    },
+                )?),
+            },
         }),
         C::Member(MemberCommand::Add(a)) => member_add(a)?,
         C::Member(MemberCommand::Promote(a)) => Command::MemberPromote(member_change(a)),

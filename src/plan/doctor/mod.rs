@@ -27,6 +27,7 @@ mod look;
 mod metrics;
 pub mod runs;
 mod setup;
+pub mod upgrade;
 
 pub use look::{
     alarms, churn, defrag_space, defrag_space_passed, end_of_life, fragmentation, gate,
@@ -161,6 +162,9 @@ pub struct Facts<'a> {
     pub auth: Option<bool>,
     /// The members serve clients over TLS (`None`: not known).
     pub tls: Option<bool>,
+    /// `--upgrade-to`: what stands in the way of this release is checked
+    /// too (`plan::upgrade`).
+    pub upgrade_to: Option<upgrade::UpgradeTarget>,
 }
 
 /// Every check, in the order the report lists them. A check that ran and
@@ -179,6 +183,20 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
     out.extend(server_features(&facts.features));
     out.extend(compaction_checks(facts));
     out.extend(setup_checks(facts));
+    if let (Some(to), Some(look), Some(verdict)) = (facts.upgrade_to, facts.look, facts.verdict) {
+        out.extend(upgrade::check(
+            to,
+            &upgrade::UpgradeFacts {
+                look,
+                verdict,
+                metrics: &facts.metrics,
+                pod_args: (!facts.pod_args.is_empty()).then_some(&facts.pod_args),
+                auth: facts.auth,
+                operator: facts.operator.as_ref(),
+                cluster_args: &facts.cluster_args,
+            },
+        ));
+    }
     // While NOSPACE is raised its remedy is the one to run: the others
     // that would defragment defer to it, so that one command is offered.
     if out.iter().any(|f| f.check == "alarm/NOSPACE") {
