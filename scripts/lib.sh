@@ -65,4 +65,7 @@ ensure_testbed() {
   ensure_node_packages
   say "building the test bed servers (cached after the first run)"
   testbed/build.sh >/dev/null
+  # The pinned older releases the upgrade and advisory tests run
+  # (tests/etcd/doctor.rs): built only when named.
+  testbed/build.sh etcd-v3.6.5 etcd-v3.5.23 >/dev/null
 }

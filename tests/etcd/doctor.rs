@@ -651,3 +651,156 @@ async fn small_quota_history_and_free_space_are_judged_against_the_quota() {
         assert!(pair[0].end <= pair[1].start, "{pair:?}");
     }
 }
+
+/// Issue 40 on real releases below the upgrade floors and before the 2026
+/// fixes (the test bed's pinned 3.5.23 and 3.6.5). With authentication on
+/// (the tool authenticates) the auth advisories are critical, and over TLS
+/// the handshake one; `--upgrade-to` names each member below the floor,
+/// refuses a skipped minor, and a member of a later patch joined as in a
+/// rolling upgrade shows as mixed releases. 3.6.5 reports a zero quota in
+/// Status for the default: the tool reads 2 GiB from its /metrics.
+#[tokio::test(flavor = "multi_thread")]
+async fn upgrade_blockers_and_advisories_on_older_releases() {
+    let json = |cluster: &Cluster, extra: &[&str]| {
+        let mut a = vec!["-o", "json", "--fail-on", "never"];
+        a.extend_from_slice(extra);
+        let argv = doctor(cluster, &a);
+        async move {
+            let run = tool(&argv, &[]).await;
+            run.expect_code(0);
+            run.json()
+        }
+    };
+    let message = |doc: &serde_json::Value, check: &str| -> String {
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["check"] == check)
+            .map(|f| f["message"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("no {check}: {doc}"))
+    };
+
+    let old =
+        start(ClusterSpec::new(3, Security::MutualTlsAuth).version(EtcdVersion::V3_5_23)).await;
+    let doc = json(&old, &["--upgrade-to", "3.6"]).await;
+    let floor = message(&doc, "upgrade/patch-floor");
+    assert!(
+        floor.contains("(3.5.23)")
+            && floor.contains("run below 3.5.32, the least etcd supports upgrading to 3.6 from"),
+        "{floor}"
+    );
+    assert!(has(&doc, "critical", "upgrade/patch-floor", ""), "{doc}");
+    // Standalone: the flags are not known, and that is said.
+    assert!(has(&doc, "warning", "upgrade/flags", ""), "{doc}");
+    for code in [
+        "auth-bypass-unauthenticated-apis",
+        "auth-bypass-nested-txn",
+        "auth-bypass-txn-prevkv-lease",
+        "watch-permission-leak",
+        "tls-handshake-no-deadline",
+    ] {
+        assert!(
+            has(&doc, "critical", &format!("known-defect/{code}"), ""),
+            "{code}: {doc}"
+        );
+    }
+    // The CRL bypass needs flags standalone mode cannot see: a warning.
+    assert!(
+        has(&doc, "warning", "known-defect/crl-not-enforced-on-grpc", ""),
+        "{doc}"
+    );
+    let doc = json(&old, &["--upgrade-to", "3.7"]).await;
+    assert!(has(&doc, "critical", "upgrade/skips-a-minor", ""), "{doc}");
+    let bad = tool(&doctor(&old, &["--upgrade-to", "3.x"]), &[]).await;
+    assert_eq!(bad.code, 2, "{bad:?}");
+    assert!(
+        bad.stderr
+            .contains("--upgrade-to \"3.x\": not an etcd 3 release"),
+        "{}",
+        bad.stderr
+    );
+    drop(old);
+
+    let mut cluster =
+        start(ClusterSpec::new(3, Security::MutualTls).version(EtcdVersion::V3_6_5)).await;
+    // Status says 0 for the default quota; the figure comes from /metrics.
+    let mut a = one_seed(&cluster);
+    a.extend(args(&["status", "-o", "json"]));
+    let status = tool(&a, &[]).await.json();
+    for m in rows(&status) {
+        assert_eq!(m["quota"]["bytes"], 2u64 << 30, "{status}");
+        assert_eq!(m["quota"]["source"], "metrics", "{status}");
+    }
+    let doc = json(&cluster, &["--upgrade-to", "3.7"]).await;
+    assert!(
+        has(&doc, "ok", "known-defect/status-reports-zero-quota", ""),
+        "{doc}"
+    );
+    assert!(
+        message(&doc, "upgrade/patch-floor").contains("run below 3.6.11"),
+        "{doc}"
+    );
+    // No authentication here: the auth advisories are not listed.
+    assert!(
+        !has(&doc, "critical", "known-defect/auth-bypass-nested-txn", ""),
+        "{doc}"
+    );
+
+    // A 3.6.16 member joins, as in a rolling upgrade.
+    tokio::time::sleep(Duration::from_secs(6)).await; // etcd's 5 s reconfiguration guard
+    let new = cluster.plan_member("m3").unwrap();
+    let peer = cluster.members[new].peer_url.clone();
+    let mut a = one_seed(&cluster);
+    a.extend(args(&[
+        "member",
+        "add",
+        "m3",
+        "--peer-urls",
+        &peer,
+        "--yes",
+        "-o",
+        "json",
+    ]));
+    let run = tool(&a, &[]).await;
+    run.expect_code(0);
+    let settings: Vec<(String, String)> =
+        serde_json::from_value(run.json()["startWith"].clone()).unwrap();
+    let initial = settings
+        .iter()
+        .find(|(k, _)| k == "ETCD_INITIAL_CLUSTER")
+        .unwrap()
+        .1
+        .clone();
+    cluster
+        .join_version(new, &initial, EtcdVersion::V3_6)
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let doc = loop {
+        let doc = json(&cluster, &["--upgrade-to", "3.7"]).await;
+        if has(&doc, "warning", "upgrade/mixed-versions", "") {
+            break doc;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never joined: {doc}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let mixed = message(&doc, "upgrade/mixed-versions");
+    assert!(
+        mixed.contains("m3 3.6.16") && mixed.contains("m0 3.6.5"),
+        "{mixed}"
+    );
+    let floor = message(&doc, "upgrade/patch-floor");
+    assert!(
+        floor.contains("m0 (3.6.5)") && !floor.contains("m3"),
+        "{floor}"
+    );
+    // The cluster version is 3.6 on every member: no blocker of its own.
+    assert!(
+        !has(&doc, "critical", "upgrade/cluster-version", ""),
+        "{doc}"
+    );
+    cluster.kill(new).unwrap();
+}

@@ -416,3 +416,87 @@ async fn doctor_reads_pods_with_one_list_and_a_get_only_role_still_reads_each() 
     }
     drop(fx);
 }
+
+/// `doctor --upgrade-to 3.7` in plugin mode reads each member Pod's etcd
+/// arguments: a 3.6 member started with flags 3.7 removed is a blocker
+/// naming them and their new names; the others are not.
+#[tokio::test(flavor = "multi_thread")]
+async fn upgrade_to_names_the_flags_a_member_would_not_start_with() {
+    let client = admin().await;
+    kubelet().await;
+    let ns = "doctor-upgrade";
+    let fx = fixture_with(&client, ns, "up", Mode::Plain, EtcdVersion::V3_6, 3).await;
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let m = &fx.members;
+    with_args(
+        &pods,
+        "up",
+        &m[0],
+        &fx.etcd.host(0),
+        &[
+            &format!("--name={}", m[0]),
+            "--experimental-compact-hash-check-enabled=true",
+            "--experimental-initial-corrupt-check",
+        ],
+    )
+    .await;
+    for (i, member) in m.iter().enumerate().skip(1) {
+        with_args(
+            &pods,
+            "up",
+            member,
+            &fx.etcd.host(i),
+            &[&format!("--name={member}"), "--compact-hash-check-time=1m"],
+        )
+        .await;
+    }
+    let kc = kubeconfig("doctor-upgrade.yaml", &[ns]);
+    let run = tool(
+        &args(&[
+            &format!("--kubeconfig={}", kc.display()),
+            "--connect=direct",
+            "doctor",
+            "up",
+            "--upgrade-to",
+            "3.7",
+            "-o",
+            "json",
+        ]),
+        &[],
+    )
+    .await;
+    run.expect_code(1);
+    let doc = run.json();
+    let flags: Vec<&serde_json::Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "upgrade/flags")
+        .collect();
+    assert_eq!(flags.len(), 1, "{doc}");
+    assert_eq!(flags[0]["severity"], "critical");
+    assert_eq!(flags[0]["member"], m[0].as_str());
+    assert_eq!(
+        flags[0]["message"],
+        format!("{} is started with --experimental-compact-hash-check-enabled (now --feature-gates=CompactHashCheck=true), --experimental-initial-corrupt-check (now --feature-gates=InitialCorruptCheck=true), which etcd 3.7 no longer accepts: it would not start", m[0])
+    );
+    // The bed's 3.6.16 is past the 3.7 floor: nothing else blocks.
+    assert!(!has(&doc, "critical", "upgrade/patch-floor", ""), "{doc}");
+    // To 3.6.16 (where these flags still work): nothing to block.
+    let run = tool(
+        &args(&[
+            &format!("--kubeconfig={}", kc.display()),
+            "--connect=direct",
+            "doctor",
+            "up",
+            "--upgrade-to",
+            "3.6.16",
+            "-o",
+            "json",
+        ]),
+        &[],
+    )
+    .await;
+    let doc = run.json();
+    assert!(has(&doc, "ok", "upgrade/ready", ""), "{doc}");
+}
