@@ -106,6 +106,10 @@ pub async fn of_node(kube: &Kube, node: &str) -> Result<NodeVolumes, String> {
             "reading the kubelet's volume statistics needs get on nodes/proxy, which deploy/rbac-volume-stats.yaml grants (check: kubectl auth can-i get nodes --subresource=proxy); the API server said: {}",
             s.message
         )),
+        Err(kube::Error::Api(s)) => Err(format!(
+            "the API server answered {} to node {node}'s kubelet volume statistics: {}",
+            s.code, s.message
+        )),
         Err(e) => Err(format!(
             "node {node}'s kubelet volume statistics: {}",
             super::error_chain(&e)
