@@ -135,6 +135,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l fai
 critical\t''
 never\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l churn-window -d 'When a member needs a defrag: how long to count the writes, to name the prefix whose churn makes the free space (0: do not sample)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l upgrade-to -d 'Also check what stands in the way of upgrading to this etcd release (a minor line such as 3.6, or an exact release such as 3.6.16): patch floors, skipped minors, an unfinished upgrade or downgrade, flags the release no longer accepts, health. Blockers are critical' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l max-raft-lag -d 'Largest tolerated raft lag, in entries: a member\'s committed index minus its applied index, and its distance behind the leader\'s index' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r

@@ -144,6 +144,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-etcd' -ScriptBlock {
         'kubectl-etcd;doctor' {
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when any finding is at least this severe')
             [CompletionResult]::new('--churn-window', '--churn-window', [CompletionResultType]::ParameterName, 'When a member needs a defrag: how long to count the writes, to name the prefix whose churn makes the free space (0: do not sample)')
+            [CompletionResult]::new('--upgrade-to', '--upgrade-to', [CompletionResultType]::ParameterName, 'Also check what stands in the way of upgrading to this etcd release (a minor line such as 3.6, or an exact release such as 3.6.16): patch floors, skipped minors, an unfinished upgrade or downgrade, flags the release no longer accepts, health. Blockers are critical')
             [CompletionResult]::new('--max-raft-lag', '--max-raft-lag', [CompletionResultType]::ParameterName, 'Largest tolerated raft lag, in entries: a member''s committed index minus its applied index, and its distance behind the leader''s index')
             [CompletionResult]::new('--endpoints', '--endpoints', [CompletionResultType]::ParameterName, 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http')
             [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'CA bundle (PEM) that signed the members'' server certificates')

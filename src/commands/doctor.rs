@@ -238,6 +238,7 @@ async fn examine(
         facts.spec = session.spec.clone();
         facts.operator = session.operator.clone();
         facts.pod_args = k.pod_args;
+        facts.pod_images = k.pod_images;
         facts.traffic = k.traffic;
         facts.defrag = k.defrag;
         unread.extend(k.unread);
@@ -452,6 +453,7 @@ fn with_rooms(
 #[derive(Default)]
 struct KubernetesFacts {
     pod_args: BTreeMap<String, Vec<String>>,
+    pod_images: BTreeMap<String, String>,
     traffic: Option<TrafficFacts>,
     defrag: Option<DefragFacts>,
     unread: Vec<String>,
@@ -562,6 +564,10 @@ async fn kubernetes_facts(
         .iter()
         .filter(|p| !p.args.is_empty())
         .map(|p| (p.member.clone(), p.args.clone()))
+        .collect();
+    facts.pod_images = pods
+        .iter()
+        .filter_map(|p| Some((p.member.clone(), p.image.clone()?)))
         .collect();
     match service {
         Ok(Some(svc)) => {

@@ -137,6 +137,8 @@ pub struct MemberPod {
     pub pod: Option<(String, String)>,
     /// The Pod volume holding etcd's `--data-dir` (`None`: not found).
     pub data_volume: Option<DataVolume>,
+    /// The etcd container's image (`localhost/etcd:v3.6.16`).
+    pub image: Option<String>,
 }
 
 /// The Pod volume a member keeps its data on: the one the etcd container

@@ -804,3 +804,55 @@ async fn upgrade_blockers_and_advisories_on_older_releases() {
     );
     cluster.kill(new).unwrap();
 }
+
+/// `doctor --upgrade-to`'s table of removed flags against the binaries
+/// themselves: the release that dropped a flag exits 2 on it ("flag
+/// provided but not defined"), and the line before lists it in its
+/// `--help`. A name mistyped in the table, or a flag etcd still knows,
+/// fails here.
+#[test]
+fn the_removed_flags_are_the_ones_the_binaries_refuse() {
+    use kubectl_etcd::plan::doctor::upgrade::REMOVED_FLAGS;
+    use kubectl_etcd_testbed::bins;
+    let help = |version: EtcdVersion| {
+        let out = std::process::Command::new(bins::etcd(version).unwrap())
+            .arg("--help")
+            .output()
+            .unwrap();
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let (help_35, help_36) = (help(EtcdVersion::V3_5), help(EtcdVersion::V3_6));
+    for f in REMOVED_FLAGS {
+        let (refuses, before, listed) = match f.gone_in {
+            (3, 7) => (EtcdVersion::V3_7, "3.6", &help_36),
+            (3, 6) => (EtcdVersion::V3_6, "3.5", &help_35),
+            other => panic!("{}: no binary for {other:?}", f.flag),
+        };
+        let out = std::process::Command::new(bins::etcd(refuses).unwrap())
+            .arg(format!("{}=1", f.flag))
+            .arg("--version")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{} on {refuses:?}: {stderr}",
+            f.flag
+        );
+        assert!(
+            stderr.contains(&format!("flag provided but not defined: {}", &f.flag[1..])),
+            "{}: {stderr}",
+            f.flag
+        );
+        assert!(
+            listed.contains(&format!("{} ", f.flag)) || listed.contains(&format!("{}\n", f.flag)),
+            "{} is not in etcd {before}'s --help",
+            f.flag
+        );
+    }
+}

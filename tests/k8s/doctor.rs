@@ -418,35 +418,48 @@ async fn doctor_reads_pods_with_one_list_and_a_get_only_role_still_reads_each() 
 }
 
 /// `doctor --upgrade-to 3.7` in plugin mode reads each member Pod's etcd
-/// arguments: a 3.6 member started with flags 3.7 removed is a blocker
-/// naming them and their new names; the others are not.
+/// arguments: members of a real 3.6 cluster started with flags 3.7
+/// removed (its Pods say so) are each a blocker naming them and their new
+/// names (that etcd 3.7.3 exits 2 on each is
+/// `tests/etcd/doctor.rs::the_removed_flags_are_the_ones_the_binaries_refuse`).
 #[tokio::test(flavor = "multi_thread")]
 async fn upgrade_to_names_the_flags_a_member_would_not_start_with() {
     let client = admin().await;
     kubelet().await;
     let ns = "doctor-upgrade";
-    let fx = fixture_with(&client, ns, "up", Mode::Plain, EtcdVersion::V3_6, 3).await;
-    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
-    let m = &fx.members;
-    with_args(
-        &pods,
+    let names = member_names("up", 3);
+    let flags = [
+        "--experimental-compact-hash-check-enabled=true",
+        "--experimental-initial-corrupt-check=true",
+    ];
+    let etcd = Cluster::start(
+        ClusterSpec::new(3, Security::Plain)
+            .version(EtcdVersion::V3_6)
+            .arg(flags[0])
+            .arg(flags[1])
+            .operator_style("up", ns, &names),
+    )
+    .await
+    .unwrap();
+    let fx = publish_with_spec(
+        &client,
+        ns,
         "up",
-        &m[0],
-        &fx.etcd.host(0),
-        &[
-            &format!("--name={}", m[0]),
-            "--experimental-compact-hash-check-enabled=true",
-            "--experimental-initial-corrupt-check",
-        ],
+        Mode::Plain,
+        etcd,
+        names.clone(),
+        json!({}),
     )
     .await;
-    for (i, member) in m.iter().enumerate().skip(1) {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let m = &fx.members;
+    for (i, member) in m.iter().enumerate() {
         with_args(
             &pods,
             "up",
             member,
             &fx.etcd.host(i),
-            &[&format!("--name={member}"), "--compact-hash-check-time=1m"],
+            &[&format!("--name={member}"), flags[0], flags[1]],
         )
         .await;
     }
@@ -467,19 +480,21 @@ async fn upgrade_to_names_the_flags_a_member_would_not_start_with() {
     .await;
     run.expect_code(1);
     let doc = run.json();
-    let flags: Vec<&serde_json::Value> = doc["findings"]
+    let found: Vec<&serde_json::Value> = doc["findings"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|f| f["check"] == "upgrade/flags")
         .collect();
-    assert_eq!(flags.len(), 1, "{doc}");
-    assert_eq!(flags[0]["severity"], "critical");
-    assert_eq!(flags[0]["member"], m[0].as_str());
-    assert_eq!(
-        flags[0]["message"],
-        format!("{} is started with --experimental-compact-hash-check-enabled (now --feature-gates=CompactHashCheck=true), --experimental-initial-corrupt-check (now --feature-gates=InitialCorruptCheck=true), which etcd 3.7 no longer accepts: it would not start", m[0])
-    );
+    assert_eq!(found.len(), 3, "{doc}");
+    for (f, member) in found.iter().zip(m) {
+        assert_eq!(f["severity"], "critical");
+        assert_eq!(f["member"], member.as_str());
+        assert_eq!(
+            f["message"],
+            format!("{member} is started with --experimental-compact-hash-check-enabled (now --feature-gates=CompactHashCheck=true), --experimental-initial-corrupt-check (now --feature-gates=InitialCorruptCheck=true), which etcd 3.7 no longer accepts: it would not start")
+        );
+    }
     // The bed's 3.6.16 is past the 3.7 floor: nothing else blocks.
     assert!(!has(&doc, "critical", "upgrade/patch-floor", ""), "{doc}");
     // To 3.6.16 (where these flags still work): nothing to block.

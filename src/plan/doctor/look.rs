@@ -590,7 +590,7 @@ pub fn end_of_life(look: &ClusterLook) -> Vec<Finding> {
                     eol.date
                 ),
                 format!(
-                    "upgrade to {major}.{next}, one minor release at a time (kubectl etcd doctor --upgrade-to {major}.{next} lists what stands in the way)",
+                    "upgrade to {major}.{next}, one minor release at a time (doctor's --upgrade-to {major}.{next} lists what stands in the way)",
                     next = minor + 1
                 ),
             )

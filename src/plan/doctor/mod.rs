@@ -145,6 +145,8 @@ pub struct Facts<'a> {
     pub operator: Option<crate::look::OperatorSays>,
     /// Member name → its Pod's etcd arguments (plugin mode).
     pub pod_args: BTreeMap<String, Vec<String>>,
+    /// Member name → its Pod's etcd image (plugin mode).
+    pub pod_images: BTreeMap<String, String>,
     /// The trafficDistribution in effect and where the members run (plugin
     /// mode, when a value is set).
     pub traffic: Option<TrafficFacts>,
@@ -193,6 +195,7 @@ pub fn examine(facts: &Facts<'_>) -> Vec<Finding> {
                 pod_args: (!facts.pod_args.is_empty()).then_some(&facts.pod_args),
                 auth: facts.auth,
                 operator: facts.operator.as_ref(),
+                pod_images: &facts.pod_images,
                 cluster_args: &facts.cluster_args,
             },
         ));

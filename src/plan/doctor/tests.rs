@@ -482,7 +482,7 @@ fn a_line_past_its_end_of_life_is_named_with_the_way_up() {
     );
     assert_eq!(
         found[0].remedy,
-        "upgrade to 3.5, one minor release at a time (kubectl etcd doctor --upgrade-to 3.5 lists what stands in the way)"
+        "upgrade to 3.5, one minor release at a time (doctor's --upgrade-to 3.5 lists what stands in the way)"
     );
 }
 

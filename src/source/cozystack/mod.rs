@@ -308,6 +308,7 @@ struct PodFacts {
     args: Vec<String>,
     namespace: Option<String>,
     data_volume: Option<crate::source::DataVolume>,
+    image: Option<String>,
 }
 
 impl PodFacts {
@@ -320,6 +321,7 @@ impl PodFacts {
             args: spec.map(placement::etcd_args).unwrap_or_default(),
             namespace: pod.metadata.namespace.clone(),
             data_volume: spec.and_then(placement::data_volume),
+            image: spec.and_then(placement::etcd_image),
         }
     }
 }
@@ -346,6 +348,7 @@ fn placement_of(members: &[EtcdMember], pods: &MemberPods) -> Vec<crate::source:
                     .zip(pod)
                     .and_then(|(f, p)| Some((f.namespace.clone()?, p))),
                 data_volume: facts.and_then(|f| f.data_volume.clone()),
+                image: facts.and_then(|f| f.image.clone()),
             }
         })
         .collect();

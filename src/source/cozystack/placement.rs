@@ -84,6 +84,16 @@ pub(crate) fn data_volume(spec: &PodSpec) -> Option<DataVolume> {
     })
 }
 
+/// The etcd container's image (the only container's when none is named
+/// `etcd`).
+pub(crate) fn etcd_image(spec: &PodSpec) -> Option<String> {
+    spec.containers
+        .iter()
+        .find(|c| c.name == "etcd")
+        .or_else(|| (spec.containers.len() == 1).then(|| &spec.containers[0]))
+        .and_then(|c| c.image.clone())
+}
+
 /// The etcd container's command and arguments (every container's when none
 /// is named `etcd`).
 pub(super) fn etcd_args(spec: &PodSpec) -> Vec<String> {

@@ -42,6 +42,7 @@ struct Case {
     metrics: BTreeMap<String, MemberMetrics>,
     args: Option<BTreeMap<String, Vec<String>>>,
     auth: Option<bool>,
+    images: BTreeMap<String, String>,
 }
 
 impl Case {
@@ -51,6 +52,7 @@ impl Case {
             metrics: BTreeMap::new(),
             args: None,
             auth: None,
+            images: BTreeMap::new(),
         }
     }
 
@@ -69,6 +71,7 @@ impl Case {
             pod_args: self.args.as_ref(),
             auth: self.auth,
             operator: None,
+            pod_images: &self.images,
             cluster_args: "db -n prod",
         };
         check(to(target), &facts)
@@ -246,8 +249,8 @@ fn an_unfinished_upgrade_or_downgrade_blocks_the_next() {
         [
             (Severity::Critical, "upgrade/downgrade-in-progress"),
             (Severity::Critical, "upgrade/downgrade-in-progress"),
-            (Severity::Warning, "upgrade/storage-version"),
-            (Severity::Warning, "upgrade/storage-version"),
+            (Severity::Ok, "upgrade/storage-version"),
+            (Severity::Ok, "upgrade/storage-version"),
         ]
     );
 }
@@ -298,4 +301,34 @@ fn auth_health_alarms_and_learners() {
     c.args = Some(BTreeMap::new());
     c.look.members[2].probe = Probe::refused_for_test();
     assert!(checks(&c.run("3.7")).contains(&(Severity::Critical, "upgrade/health")));
+}
+
+#[test]
+fn a_pod_whose_image_names_another_release_is_a_change_halfway() {
+    let mut c = Case::new(&[("a", "3.6.16", false), ("b", "3.6.16", false)]);
+    c.args = Some(BTreeMap::new());
+    c.images = [
+        ("a", "localhost/etcd:v3.7.3"),
+        ("b", "registry.k8s.io/etcd:3.6.16-0"),
+    ]
+    .iter()
+    .map(|(m, i)| (m.to_string(), i.to_string()))
+    .collect();
+    let found = c.run("3.7");
+    assert_eq!(checks(&found), [(Severity::Warning, "upgrade/pod-image")]);
+    assert!(
+        found[0].2.starts_with(
+            "a's Pod has image localhost/etcd:v3.7.3 (3.7.3) while the member runs 3.6.16"
+        ),
+        "{}",
+        found[0].2
+    );
+    for (image, want) in [
+        ("quay.io/coreos/etcd:v3.5.35", Some(Release::new(3, 5, 35))),
+        ("localhost:5000/etcd", None),
+        ("etcd:latest", None),
+        ("etcd@sha256:abc", None),
+    ] {
+        assert_eq!(image_release(image), want, "{image}");
+    }
 }
