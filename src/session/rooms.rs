@@ -1,8 +1,12 @@
-//! The room on each member's data volume, in plugin mode: the kubelet's
-//! volume statistics of the volume holding the member's `--data-dir`
-//! (`source::DataVolume`), read through the API server, one request per
-//! node (`k8s::volumes`). The engine asks it beside every look
-//! (`exec::RoomReader`); `doctor` reads it once.
+//! The room on each member's data volume, in plugin mode, from where it
+//! can really be known: the filesystem itself when the tool runs on the
+//! member's node and its data volume is a hostPath folder this process
+//! sees (kubeadm's and rke2's static Pods; a CronJob or an agent on the
+//! control-plane node with that folder mounted, `NODE_NAME` set from the
+//! downward API), else the kubelet's volume statistics of the volume
+//! holding the member's `--data-dir` (`source::DataVolume`), read through
+//! the API server, one request per node (`k8s::volumes`). The engine asks
+//! it beside every look (`exec::RoomReader`); `doctor` reads it once.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,11 +16,14 @@ use crate::k8s::{volumes, Kube};
 use crate::look::{DiskRoom, Room};
 use crate::source::MemberPod;
 
-/// Reads the members' room from their nodes' kubelets.
+/// Reads the members' room from the filesystem here or their nodes'
+/// kubelets.
 #[derive(Clone)]
 pub struct MemberRooms {
     kube: Kube,
     pods: Vec<MemberPod>,
+    /// The node this tool runs on (`NODE_NAME`, else the host name).
+    here: Option<String>,
 }
 
 impl std::fmt::Debug for MemberRooms {
@@ -27,18 +34,37 @@ impl std::fmt::Debug for MemberRooms {
 
 impl MemberRooms {
     pub fn new(kube: &Kube, pods: &[MemberPod]) -> MemberRooms {
+        let here = std::env::var("NODE_NAME")
+            .ok()
+            .filter(|n| !n.is_empty())
+            .or_else(|| {
+                std::fs::read_to_string("/proc/sys/kernel/hostname")
+                    .ok()
+                    .map(|h| h.trim().to_string())
+            });
         MemberRooms {
             kube: kube.clone(),
             pods: pods.to_vec(),
+            here,
         }
     }
 
-    /// Each member's room now, every node asked at once.
+    /// Each member's room now: its folder's filesystem where this tool
+    /// sees it, else its node's kubelet, every node asked at once.
     pub async fn read_now(&self) -> BTreeMap<String, Room> {
+        let local: BTreeMap<&str, Room> = self
+            .pods
+            .iter()
+            .filter_map(|p| {
+                let path = local_folder(p, self.here.as_deref())?;
+                Some((p.member.as_str(), statfs(path, p.node.as_deref()?)?))
+            })
+            .collect();
         let nodes: BTreeSet<&str> = self
             .pods
             .iter()
             .filter(|p| p.data_volume.is_some() && p.pod.is_some())
+            .filter(|p| !local.contains_key(p.member.as_str()))
             .filter_map(|p| p.node.as_deref())
             .collect();
         let stats: BTreeMap<&str, Result<volumes::NodeVolumes, String>> =
@@ -52,9 +78,34 @@ impl MemberRooms {
             .collect();
         self.pods
             .iter()
-            .map(|p| (p.member.clone(), room_of(p, &stats)))
+            .map(|p| {
+                let room = match local.get(p.member.as_str()) {
+                    Some(room) => room.clone(),
+                    None => room_of(p, &stats),
+                };
+                (p.member.clone(), room)
+            })
             .collect()
     }
+}
+
+/// The member's hostPath data folder, when this tool runs on its node.
+/// Pure.
+fn local_folder<'a>(p: &'a MemberPod, here: Option<&str>) -> Option<&'a str> {
+    let path = p.data_volume.as_ref()?.host_path.as_deref()?;
+    (p.node.is_some() && p.node.as_deref() == here).then_some(path)
+}
+
+/// The free space of the filesystem holding `path` (statvfs), or `None`
+/// when this process does not see that folder (a Pod without it mounted).
+fn statfs(path: &str, node: &str) -> Option<Room> {
+    let st = nix::sys::statvfs::statvfs(path).ok()?;
+    let unit = st.fragment_size();
+    Some(Room::Read(DiskRoom {
+        free_bytes: (st.blocks_available() as u64).saturating_mul(unit),
+        capacity_bytes: Some((st.blocks() as u64).saturating_mul(unit)),
+        source: format!("the filesystem of {path}, read on node {node} where this tool runs"),
+    }))
 }
 
 /// One member's room from its node's statistics. Pure.
@@ -116,6 +167,26 @@ mod tests {
             }),
             ..MemberPod::default()
         }
+    }
+
+    #[test]
+    fn the_folder_is_read_here_only_on_the_members_node() {
+        let mut p = pod("m0", Some("cp-1"), Some("etcd-data"));
+        assert_eq!(local_folder(&p, Some("cp-1")), None, "not a hostPath");
+        if let Some(v) = p.data_volume.as_mut() {
+            v.host_path = Some("/var/lib/etcd".into());
+        }
+        assert_eq!(local_folder(&p, Some("cp-1")), Some("/var/lib/etcd"));
+        assert_eq!(local_folder(&p, Some("cp-2")), None);
+        assert_eq!(local_folder(&p, None), None);
+        p.node = None;
+        assert_eq!(local_folder(&p, None), None);
+        // A folder this process does not see is not read here.
+        assert!(statfs("/nonexistent/etcd", "cp-1").is_none());
+        let Some(Room::Read(room)) = statfs("/", "cp-1") else {
+            panic!("/ is readable")
+        };
+        assert!(room.capacity_bytes.is_some_and(|c| c >= room.free_bytes));
     }
 
     #[test]

@@ -342,27 +342,24 @@ async fn leader_changes(version: EtcdVersion) {
     assert!(became >= 7, "etcd logged {became} new leaders: 1 + 3 + 3");
 }
 
-/// A 3.6 learner joining a 3.5 cluster, as in a rolling upgrade: the
-/// minor releases differ, and once caught up the learner should be
-/// promoted.
-#[tokio::test(flavor = "multi_thread")]
-async fn version_skew_and_a_learner_to_promote() {
-    let mut cluster = start(ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_5)).await;
-    tokio::time::sleep(Duration::from_secs(6)).await; // etcd's 5 s reconfiguration guard
+/// Adds member `m3` with `member add` (and `extra`, such as `--learner`)
+/// and starts it on `version`'s binary with the settings the command
+/// printed, as in a rolling upgrade; its index in the cluster.
+async fn join_m3(cluster: &mut Cluster, extra: &[&str], version: EtcdVersion) -> usize {
     let new = cluster.plan_member("m3").unwrap();
     let peer = cluster.members[new].peer_url.clone();
-    let mut a = one_seed(&cluster);
+    let mut a = one_seed(cluster);
     a.extend(args(&[
         "member",
         "add",
         "m3",
         "--peer-urls",
         &peer,
-        "--learner",
         "--yes",
         "-o",
         "json",
     ]));
+    a.extend(args(extra));
     let run = tool(&a, &[]).await;
     run.expect_code(0);
     let settings: Vec<(String, String)> =
@@ -373,9 +370,18 @@ async fn version_skew_and_a_learner_to_promote() {
         .unwrap()
         .1
         .clone();
-    cluster
-        .join_version(new, &initial, EtcdVersion::V3_6)
-        .unwrap();
+    cluster.join_version(new, &initial, version).unwrap();
+    new
+}
+
+/// A 3.6 learner joining a 3.5 cluster, as in a rolling upgrade: the
+/// minor releases differ, and once caught up the learner should be
+/// promoted.
+#[tokio::test(flavor = "multi_thread")]
+async fn version_skew_and_a_learner_to_promote() {
+    let mut cluster = start(ClusterSpec::new(3, Security::Plain).version(EtcdVersion::V3_5)).await;
+    tokio::time::sleep(Duration::from_secs(6)).await; // etcd's 5 s reconfiguration guard
+    let new = join_m3(&mut cluster, &["--learner"], EtcdVersion::V3_6).await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     let doc = loop {
         let doc = tool(&doctor(&cluster, &["-o", "json"]), &[]).await.json();
@@ -749,32 +755,7 @@ async fn upgrade_blockers_and_advisories_on_older_releases() {
 
     // A 3.6.16 member joins, as in a rolling upgrade.
     tokio::time::sleep(Duration::from_secs(6)).await; // etcd's 5 s reconfiguration guard
-    let new = cluster.plan_member("m3").unwrap();
-    let peer = cluster.members[new].peer_url.clone();
-    let mut a = one_seed(&cluster);
-    a.extend(args(&[
-        "member",
-        "add",
-        "m3",
-        "--peer-urls",
-        &peer,
-        "--yes",
-        "-o",
-        "json",
-    ]));
-    let run = tool(&a, &[]).await;
-    run.expect_code(0);
-    let settings: Vec<(String, String)> =
-        serde_json::from_value(run.json()["startWith"].clone()).unwrap();
-    let initial = settings
-        .iter()
-        .find(|(k, _)| k == "ETCD_INITIAL_CLUSTER")
-        .unwrap()
-        .1
-        .clone();
-    cluster
-        .join_version(new, &initial, EtcdVersion::V3_6)
-        .unwrap();
+    let new = join_m3(&mut cluster, &[], EtcdVersion::V3_6).await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     let doc = loop {
         let doc = json(&cluster, &["--upgrade-to", "3.7"]).await;

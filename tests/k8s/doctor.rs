@@ -464,20 +464,19 @@ async fn upgrade_to_names_the_flags_a_member_would_not_start_with() {
         .await;
     }
     let kc = kubeconfig("doctor-upgrade.yaml", &[ns]);
-    let run = tool(
-        &args(&[
+    let doctor_up = |to: &str| {
+        args(&[
             &format!("--kubeconfig={}", kc.display()),
             "--connect=direct",
             "doctor",
             "up",
             "--upgrade-to",
-            "3.7",
+            to,
             "-o",
             "json",
-        ]),
-        &[],
-    )
-    .await;
+        ])
+    };
+    let run = tool(&doctor_up("3.7"), &[]).await;
     run.expect_code(1);
     let doc = run.json();
     let found: Vec<&serde_json::Value> = doc["findings"]
@@ -498,20 +497,7 @@ async fn upgrade_to_names_the_flags_a_member_would_not_start_with() {
     // The bed's 3.6.16 is past the 3.7 floor: nothing else blocks.
     assert!(!has(&doc, "critical", "upgrade/patch-floor", ""), "{doc}");
     // To 3.6.16 (where these flags still work): nothing to block.
-    let run = tool(
-        &args(&[
-            &format!("--kubeconfig={}", kc.display()),
-            "--connect=direct",
-            "doctor",
-            "up",
-            "--upgrade-to",
-            "3.6.16",
-            "-o",
-            "json",
-        ]),
-        &[],
-    )
-    .await;
+    let run = tool(&doctor_up("3.6.16"), &[]).await;
     let doc = run.json();
     assert!(has(&doc, "ok", "upgrade/ready", ""), "{doc}");
 }

@@ -20,6 +20,7 @@ mod incluster;
 mod kubectl_plugin;
 mod portforward;
 mod probes;
+mod room;
 mod status;
 mod traffic;
 mod watch;

@@ -562,6 +562,42 @@ pub async fn replace_pod_on(
     node: &str,
     container: serde_json::Value,
 ) {
+    replace_pod_with(
+        pods,
+        cluster,
+        member,
+        ip,
+        node,
+        container,
+        data_volume(member),
+    )
+    .await
+}
+
+/// [`replace_pod`] whose data volume is the folder `path` of its node (a
+/// hostPath volume, as kubeadm's static Pods have).
+pub async fn replace_pod_with_host_data(
+    pods: &Api<Pod>,
+    cluster: &str,
+    member: &str,
+    ip: &str,
+    path: &str,
+) {
+    let container = json!({"name": "etcd", "image": "quay.io/coreos/etcd:v3.7.3",
+                           "command": ["etcd", format!("--name={member}")]});
+    let volume = json!({"name": "data", "hostPath": {"path": path, "type": "Directory"}});
+    replace_pod_with(pods, cluster, member, ip, NODE, container, volume).await
+}
+
+async fn replace_pod_with(
+    pods: &Api<Pod>,
+    cluster: &str,
+    member: &str,
+    ip: &str,
+    node: &str,
+    container: serde_json::Value,
+    volume: serde_json::Value,
+) {
     pods.delete(
         member,
         &kube::api::DeleteParams {
@@ -583,7 +619,7 @@ pub async fn replace_pod_on(
     let pod: Pod = serde_json::from_value(json!({
         "metadata": {"name": member, "labels": labels},
         "spec": {"hostname": member, "subdomain": cluster, "nodeName": node,
-                 "containers": [container], "volumes": [data_volume(member)]},
+                 "containers": [container], "volumes": [volume]},
     }))
     .unwrap();
     pods.create(&PostParams::default(), &pod).await.unwrap();
