@@ -71,7 +71,7 @@ impl MemberRooms {
             futures::future::join_all(
                 nodes
                     .into_iter()
-                    .map(|n| async move { (n, volumes::of_node(&self.kube, n).await) }),
+                    .map(|n| async move { (n, node_volumes(&self.kube, n).await) }),
             )
             .await
             .into_iter()
@@ -87,6 +87,24 @@ impl MemberRooms {
             })
             .collect()
     }
+}
+
+/// How long a node's volume statistics may take: they are read beside
+/// every look of the sweep, which acts only on a look younger than
+/// `exec::ACT_WITHIN`.
+const KUBELET_LIMIT: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// Node `node`'s volume statistics, or why not (a kubelet slower than
+/// [`KUBELET_LIMIT`] leaves the room not known).
+async fn node_volumes(kube: &Kube, node: &str) -> Result<volumes::NodeVolumes, String> {
+    tokio::time::timeout(KUBELET_LIMIT, volumes::of_node(kube, node))
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "node {node}'s kubelet did not give its volume statistics within {} ms",
+                KUBELET_LIMIT.as_millis()
+            ))
+        })
 }
 
 /// The member's hostPath data folder, when this tool runs on its node.
