@@ -32,14 +32,6 @@ async fn with_liveness(pods: &Api<Pod>, cluster: &str, member: &str, ip: &str, l
     .await;
 }
 
-fn row<'a>(doc: &'a Value, member: &str) -> &'a Value {
-    rows(doc)
-        .iter()
-        .position(|r| r["name"] == member)
-        .map(|i| &doc["members"][i])
-        .unwrap_or_else(|| panic!("no row for {member}: {doc}"))
-}
-
 async fn counts(fx: &Fixture) -> Vec<u64> {
     let mut out = Vec::new();
     for i in 0..fx.members.len() {

@@ -57,14 +57,6 @@ impl Drop for SmallFs {
     }
 }
 
-fn row<'a>(doc: &'a Value, member: &str) -> &'a Value {
-    rows(doc)
-        .iter()
-        .position(|r| r["name"] == member)
-        .map(|i| &doc["members"][i])
-        .unwrap_or_else(|| panic!("no row for {member}: {doc}"))
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn on_the_members_node_the_room_is_read_from_the_filesystem_itself() {
     let client = admin().await;

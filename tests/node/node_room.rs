@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 
 use support::k8s::create;
 use support::operator::{fragment, Bed, Operator};
+use support::row;
 use support::watch::{create_run, events, spawn_watcher, wait_phase};
 
 const NS: &str = "room";
@@ -195,15 +196,6 @@ async fn a_member_whose_volume_lacks_room_is_held_back_by_the_sweep_and_the_watc
         .await;
     run.expect_code(1);
     let report = run.json();
-    let row = |doc: &Value, m: &str| -> Value {
-        doc["members"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["name"] == m)
-            .cloned()
-            .unwrap_or_else(|| panic!("no row for {m}: {doc}"))
-    };
     let held = row(&report, short);
     assert_eq!(
         (held["outcome"].as_str(), held["reason"].as_str()),
