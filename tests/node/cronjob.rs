@@ -56,22 +56,63 @@ fn outcomes(report: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Waits until Job `name` exists and has succeeded or failed.
-async fn finished_job(jobs: &Api<Job>, name: &str, limit: Duration) -> Job {
-    let deadline = tokio::time::Instant::now() + limit;
+/// Waits until Job `name` exists and has succeeded or failed. Past
+/// `limit` it fails with what the API server holds of the Job and its
+/// Pods (their phase, container state and log), so a CI run that ends
+/// here says where the time went.
+async fn finished_job(jobs: &Api<Job>, pods: &Api<Pod>, name: &str, limit: Duration) -> Job {
+    let started = tokio::time::Instant::now();
+    let deadline = started + limit;
     loop {
         if let Ok(Some(job)) = jobs.get_opt(name).await {
             let status = job.status.clone().unwrap_or_default();
             if status.succeeded.unwrap_or(0) > 0 || status.failed.unwrap_or(0) > 0 {
+                eprintln!(
+                    "Job {name} finished after {:.1}s",
+                    started.elapsed().as_secs_f64()
+                );
                 return job;
             }
         }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "Job {name} did not finish"
-        );
+        if tokio::time::Instant::now() >= deadline {
+            panic!(
+                "Job {name} did not finish in {}s\n{}",
+                limit.as_secs(),
+                job_story(jobs, pods, name).await
+            );
+        }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+}
+
+/// What the API server holds of Job `name` and its Pods, for a failure.
+async fn job_story(jobs: &Api<Job>, pods: &Api<Pod>, name: &str) -> String {
+    let mut story = match jobs.get_opt(name).await {
+        Ok(Some(job)) => format!(
+            "Job status: {}\n",
+            serde_json::to_string(&job.status).unwrap_or_default()
+        ),
+        other => format!("Job: {other:?}\n"),
+    };
+    let listed = pods
+        .list(&ListParams::default().labels(&format!("batch.kubernetes.io/job-name={name}")))
+        .await;
+    for pod in listed.map(|l| l.items).unwrap_or_default() {
+        let pod_name = pod.metadata.name.clone().unwrap_or_default();
+        let status = pod.status.as_ref();
+        story.push_str(&format!(
+            "Pod {pod_name}: phase {:?}, started {:?}, containers {}\n",
+            status.and_then(|s| s.phase.clone()),
+            status.and_then(|s| s.start_time.clone()),
+            serde_json::to_string(&status.and_then(|s| s.container_statuses.clone()))
+                .unwrap_or_default()
+        ));
+        match pods.logs(&pod_name, &LogParams::default()).await {
+            Ok(log) => story.push_str(&format!("log of {pod_name}:\n{log}\n")),
+            Err(e) => story.push_str(&format!("no log of {pod_name}: {e}\n")),
+        }
+    }
+    story
 }
 
 /// The one Pod of Job `job`.
@@ -228,7 +269,13 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
     let pid = bed.node.container_pid(&container).unwrap();
     kill(Pid::from_raw(pid as i32), Signal::SIGSTOP).unwrap();
     start_job(&bed, "with-a-member-stopped").await;
-    let job = finished_job(&jobs, "with-a-member-stopped", Duration::from_secs(180)).await;
+    let job = finished_job(
+        &jobs,
+        &pods,
+        "with-a-member-stopped",
+        Duration::from_secs(180),
+    )
+    .await;
     let pod = pod_of(&pods, "with-a-member-stopped").await;
     let pod_name = pod.metadata.name.clone().unwrap();
     let log = pods.logs(&pod_name, &LogParams::default()).await.unwrap();
@@ -375,7 +422,7 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
     let done: Vec<String> = after.iter().map(|d| members[d.member].clone()).collect();
     // The replacement: created after the first Pod ended, it defragments
     // the members the first did not reach and skips the others.
-    let job = finished_job(&jobs, "deleted-mid-sweep", Duration::from_secs(180)).await;
+    let job = finished_job(&jobs, &pods, "deleted-mid-sweep", Duration::from_secs(180)).await;
     let replacement = pods
         .list(&ListParams::default().labels("batch.kubernetes.io/job-name=deleted-mid-sweep"))
         .await
@@ -458,7 +505,7 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
         )
         .await
         .unwrap();
-    let job = finished_job(&jobs, &scheduled, Duration::from_secs(180)).await;
+    let job = finished_job(&jobs, &pods, &scheduled, Duration::from_secs(180)).await;
     let pod = pod_of(&pods, &scheduled).await;
     let pod_name = pod.metadata.name.clone().unwrap();
     let log = pods.logs(&pod_name, &LogParams::default()).await.unwrap();
