@@ -56,10 +56,12 @@ fn outcomes(report: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Waits until Job `name` exists and has succeeded or failed. Past
-/// `limit` it fails with what the API server holds of the Job and its
+/// Waits until Job `name` exists and has succeeded or failed (here in
+/// 9-18 s; the limits below are far above that, a safety net for a
+/// loaded CI machine, never a timing assertion). Past `limit` it fails with what the API server holds of the Job and its
 /// Pods (their phase, container state and log), so a CI run that ends
 /// here says where the time went.
+#[allow(clippy::disallowed_macros)] // the test's own record, on its output
 async fn finished_job(jobs: &Api<Job>, pods: &Api<Pod>, name: &str, limit: Duration) -> Job {
     let started = tokio::time::Instant::now();
     let deadline = started + limit;
@@ -67,7 +69,7 @@ async fn finished_job(jobs: &Api<Job>, pods: &Api<Pod>, name: &str, limit: Durat
         if let Ok(Some(job)) = jobs.get_opt(name).await {
             let status = job.status.clone().unwrap_or_default();
             if status.succeeded.unwrap_or(0) > 0 || status.failed.unwrap_or(0) > 0 {
-                eprintln!(
+                println!(
                     "Job {name} finished after {:.1}s",
                     started.elapsed().as_secs_f64()
                 );
@@ -273,7 +275,7 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
         &jobs,
         &pods,
         "with-a-member-stopped",
-        Duration::from_secs(180),
+        Duration::from_secs(600),
     )
     .await;
     let pod = pod_of(&pods, "with-a-member-stopped").await;
@@ -422,7 +424,7 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
     let done: Vec<String> = after.iter().map(|d| members[d.member].clone()).collect();
     // The replacement: created after the first Pod ended, it defragments
     // the members the first did not reach and skips the others.
-    let job = finished_job(&jobs, &pods, "deleted-mid-sweep", Duration::from_secs(180)).await;
+    let job = finished_job(&jobs, &pods, "deleted-mid-sweep", Duration::from_secs(600)).await;
     let replacement = pods
         .list(&ListParams::default().labels("batch.kubernetes.io/job-name=deleted-mid-sweep"))
         .await
@@ -505,7 +507,7 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
         )
         .await
         .unwrap();
-    let job = finished_job(&jobs, &pods, &scheduled, Duration::from_secs(180)).await;
+    let job = finished_job(&jobs, &pods, &scheduled, Duration::from_secs(600)).await;
     let pod = pod_of(&pods, &scheduled).await;
     let pod_name = pod.metadata.name.clone().unwrap();
     let log = pods.logs(&pod_name, &LogParams::default()).await.unwrap();
