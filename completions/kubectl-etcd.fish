@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_etcd_global_optspecs
-    string join \n endpoints= cacert= cert= key= user= password= no-discover dial-timeout= command-timeout= quota-backend-bytes= k/kubeconfig= context= n/namespace= p/pod= s/credentials-secret= as= as-group= connect= o/output= v/verbose log-format= h/help V/version
+    string join \n endpoints= cacert= cert= key= user= password= no-discover dial-timeout= command-timeout= quota-backend-bytes= k/kubeconfig= context= n/namespace= p/pod= s/credentials-secret= as= as-group= connect= kind= o/output= v/verbose log-format= h/help V/version
 end
 
 function __fish_kubectl_etcd_needs_command
@@ -43,6 +43,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l as-group -d '
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -91,6 +93,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l as-
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -102,7 +106,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l che
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l allow-quorum-loss -d 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
@@ -122,6 +126,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l as
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -130,7 +136,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l lo
 json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l fail-on -d 'Exit 1 when any finding is at least this severe' -r -f -a "warning\t''
 critical\t''
 never\t''"
@@ -156,6 +162,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l as-
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -186,6 +194,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and no
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -219,6 +229,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -227,7 +239,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l peer-urls -d 'The new member\'s peer URLs, comma-separated' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l confirm -d 'The typed confirmation for --force without a terminal: the member\'s name or id, as given' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
@@ -249,6 +261,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -261,7 +275,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l confirm -d 'The typed confirmation for --force without a terminal: the member\'s name or id, as given' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
@@ -282,6 +296,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -293,7 +309,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l confirm -d 'The typed confirmation for --force without a terminal: the member\'s name or id, as given' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
@@ -314,6 +330,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -325,7 +343,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from help" -f -a "list" -d 'The member list (the same as `members`)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from help" -f -a "add" -d 'Add a member (a voter, or a learner with --learner) and print the settings to start it with'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from help" -f -a "promote" -d 'Make a learner a voter, once it has caught up with the leader'
@@ -351,6 +369,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l as-g
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -362,7 +382,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l dry-
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l confirm -d 'The typed confirmation for --force without a terminal: the member\'s name or id, as given' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
@@ -383,6 +403,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -394,7 +416,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
@@ -414,6 +436,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -422,7 +446,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l
 json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l free-space-above -d 'Defragment a member whose reclaimable space (size − in use) is more than this. Default: 10% of the member\'s quota, at most 200Mi (the operator\'s fixed default, which a small quota never reaches)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l quota-usage-above -d 'Also defragment a member whose size is more than this share of its quota, when at least --min-reclaim would come back. E.g. 80%' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l min-reclaim -d 'With --quota-usage-above: the least reclaimable space worth a defragmentation. Default: 5% of the member\'s quota, at most 32Mi' -r
@@ -460,6 +484,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l as-
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -498,6 +524,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -506,7 +534,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not
 json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -f -a "list" -d 'Every raised alarm, with the member\'s name and id'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -f -a "disarm" -d 'Disarm NOSPACE on members back under their quota. CORRUPT and members still over quota need --force (CORRUPT also a typed confirmation)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -529,6 +557,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -537,7 +567,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l member -d 'Only alarms of this member (repeatable)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l confirm-corrupt -d 'The typed confirmation for clearing CORRUPT without a terminal: the name of the member whose CORRUPT alarm is cleared' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
@@ -559,6 +589,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -570,7 +602,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every raised alarm, with the member\'s name and id'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from help" -f -a "disarm" -d 'Disarm NOSPACE on members back under their quota. CORRUPT and members still over quota need --force (CORRUPT also a typed confirmation)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -595,6 +627,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -606,7 +640,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l allow-quorum-loss -d 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l to -d 'The member to hand leadership to (a voter, never a learner): its name, its hex id as `status` shows it, or its decimal id' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l max-raft-lag -d 'Largest tolerated raft lag, in entries: a member\'s committed index minus its applied index, and its distance behind the leader\'s index' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
@@ -628,6 +662,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leader
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -639,7 +675,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leader
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l allow-quorum-loss -d 'Accept a cluster with fewer than three voting members, where taking one member out for maintenance loses quorum'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l revision -d 'Keep revision N and later: compact every revision before it' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l keep -d 'Keep the N revisions before the current one: compact at the current revision minus N (0 keeps only the current revision: each key\'s latest value, no history)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l keep-duration -d 'Keep what was written in the last DURATION (e.g. 6h): compact at the newest revision written before then. etcd records no time per revision; the Lease objects a Kubernetes API server keeps renewing date them (found by a binary search over revisions), so this works for an etcd that backs Kubernetes' -r
@@ -664,6 +700,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l as
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -701,6 +739,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l as-g
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -730,6 +770,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -738,7 +780,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -f -a "save" -d 'Stream one member\'s backend into FILE, check it and print its SHA-256'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -f -a "status" -d 'The hash, revision, key count and size of a saved snapshot (the figures `etcdutl snapshot status` prints), read here without etcdutl, and whether the checksum etcd appended still matches'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -f -a "usage" -d 'Which key prefixes hold a saved snapshot\'s space: live keys and bytes per prefix, and the history each still keeps (older revisions and deletions: what a compaction at the snapshot\'s revision would drop), with the free pages a defrag would return. Read offline, so the heavy analysis never touches a running member'
@@ -763,6 +805,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -792,6 +836,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -800,7 +846,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l prefix -d 'Only keys starting with PREFIX, grouped one segment below it' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l depth -d 'Group by the first N `/`-separated segments below --prefix (default: the Kubernetes layout for the whole keyspace, 1 below a --prefix)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l top -d 'How many prefixes each ranking shows (-o json|yaml lists them all)' -r
@@ -823,6 +869,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -831,7 +879,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from help" -f -a "save" -d 'Stream one member\'s backend into FILE, check it and print its SHA-256'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from help" -f -a "status" -d 'The hash, revision, key count and size of a saved snapshot (the figures `etcdutl snapshot status` prints), read here without etcdutl, and whether the checksum etcd appended still matches'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from help" -f -a "usage" -d 'Which key prefixes hold a saved snapshot\'s space: live keys and bytes per prefix, and the history each still keeps (older revisions and deletions: what a compaction at the snapshot\'s revision would drop), with the free pages a defrag would return. Read offline, so the heavy analysis never touches a running member'
@@ -855,6 +903,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and n
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -887,6 +937,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -895,7 +947,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l take-from -d 'Take spec.trafficDistribution from this server-side-apply field manager (repeat for several). Without it, a value another manager applied (Argo CD, Flux, a Helm apply) is left alone and nothing changes: taking it makes that manager\'s next apply fail with a conflict. Hand edits (kubectl edit, replace) are taken back without it' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
@@ -916,6 +968,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -947,6 +1001,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -957,7 +1013,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from help" -f -a "show" -d 'The Service\'s value, the managers that own it, the EtcdCluster annotation, and which values this API server release keeps'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from help" -f -a "set" -d 'Annotate the EtcdCluster and apply VALUE to the client Service, then read it back. The server is asked first with a dry run: a value it rejects (422) or accepts and drops (servers before 1.31) is an error (exit 1) that writes nothing. If the real apply fails, the annotation is put back and nothing is left owned by the field manager'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from help" -f -a "clear" -d 'Remove the annotation and release the field manager\'s ownership. The value stays if another manager also owns it; a value set by hand is left alone'
@@ -981,6 +1037,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -989,7 +1047,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l
 json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l endpoints -d 'etcd client URLs to start from (comma-separated or repeated). A URL without a scheme uses https when --cacert is set, else http' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l cacert -d 'CA bundle (PEM) that signed the members\' server certificates' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l cert -d 'Client certificate (PEM) for mutual TLS; needs --key' -r
@@ -1009,6 +1067,8 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l as
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -1017,7 +1077,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l lo
 json\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l no-discover -d 'Use only the given endpoints; do not add members found in MemberList'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s v -l verbose -d 'More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins'
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s h -l help -d 'Print help'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members doctor member leave remove-member add-member defrag alarm move-leader compact usage snapshot traffic completion version help" -f -a "status" -d 'One row per member: size, in use, quota use, leader, raft progress, alarms and a health verdict'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members doctor member leave remove-member add-member defrag alarm move-leader compact usage snapshot traffic completion version help" -f -a "members" -d 'The member list: ids, names, peer and client URLs, learner flag'
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand help; and not __fish_seen_subcommand_from status members doctor member leave remove-member add-member defrag alarm move-leader compact usage snapshot traffic completion version help" -f -a "doctor" -d 'One report of what needs attention and what to do about it'

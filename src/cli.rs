@@ -163,6 +163,11 @@ pub struct GlobalArgs {
     #[arg(long, global = true, help_heading = K8S, value_enum, default_value_t = ConnectMode::Auto)]
     pub connect: ConnectMode,
 
+    /// The kind of EtcdCluster a name means (plugin mode). Default: every
+    /// kind served; a name two kinds hold is refused until one is picked.
+    #[arg(long, global = true, help_heading = K8S, value_enum, value_name = "KIND")]
+    pub kind: Option<crate::reach::Kind>,
+
     /// Output format.
     #[arg(short = 'o', long, global = true, help_heading = OUT, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,

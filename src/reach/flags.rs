@@ -41,6 +41,8 @@ pub struct Flags {
     pub as_user: Option<String>,
     pub as_group: Vec<String>,
     pub connect: ConnectMode,
+    /// The kind of cluster `--kind` names (`None`: every kind).
+    pub kind: Option<super::Kind>,
     /// Which of them came from their variable, so an error names it.
     pub from_env: FromEnv,
 }

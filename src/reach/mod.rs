@@ -23,6 +23,17 @@ pub enum ConnectMode {
     PortForward,
 }
 
+/// A kind of cluster plugin mode finds on Kubernetes (`--kind`; the
+/// reads of each are `source`'s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// The cozystack etcd-operator's EtcdCluster (etcd-operator.cozystack.io).
+    Cozystack,
+    /// The etcd project's operator's EtcdCluster (operator.etcd.io).
+    EtcdIo,
+}
+
 /// Which EtcdCluster a report is about (plugin mode only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ClusterRef {

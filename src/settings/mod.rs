@@ -63,6 +63,7 @@ impl From<&GlobalArgs> for Global {
                 as_user: args.as_user.clone(),
                 as_group: args.as_group.clone(),
                 connect: args.connect,
+                kind: args.kind,
                 from_env: args.from_env.clone(),
             },
             output: args.output,

@@ -6,14 +6,19 @@
 //! the members run). `session` and the commands about etcd see only a
 //! [`ClusterRef`], a [`Found`] cluster and a [`Fetched`] one.
 //!
-//! The kinds today: [`Source::Cozystack`], the etcd-operator's EtcdCluster
-//! (`cozystack`). Adding one is a variant here, a module beside
-//! `cozystack` with its reads and its pure resolve, its tests, and a line
-//! in docs/house.md; nothing above `source` changes.
+//! The kinds today ([`Kind`]): the cozystack etcd-operator's EtcdCluster
+//! (`cozystack`) and the etcd project's own operator's (`etcdio`). A
+//! command looks in every kind the API server serves unless `--kind` names
+//! one ([`Source`]); a name held by two kinds is refused, naming both.
+//! Adding a kind is a variant of [`Kind`], a module beside the others with
+//! its reads and its pure resolve, its tests, and a line in docs/house.md;
+//! nothing above `source` changes.
 
 pub mod cozystack;
+pub mod etcdio;
+pub mod pods;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::k8s::crd::EtcdCluster;
 use crate::k8s::Kube;
 use crate::kubelet::PodProbes;
@@ -21,13 +26,19 @@ use crate::look::OperatorSays;
 use crate::plan::doctor::ClusterSpecFacts;
 use crate::reach::flags::Flags;
 use crate::reach::{ClusterRef, Credentials, QuotaFallback, Scheme, TlsMaterial};
+use kube::api::Api;
 
-/// A kind of cluster on Kubernetes.
+/// A kind of cluster on Kubernetes: the cozystack operator's EtcdCluster,
+/// its EtcdMembers, their Pods and Secrets (docs/contract.md); the etcd
+/// project's operator's EtcdCluster, its StatefulSet's Pods and TLS
+/// Secrets.
+pub use crate::reach::Kind;
+
+/// Where a command looks for clusters: the kind `--kind` names, else every
+/// kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// etcd-operator's `EtcdCluster`, its `EtcdMember`s, their Pods and
-    /// Secrets (docs/contract.md).
-    Cozystack,
+pub struct Source {
+    only: Option<Kind>,
 }
 
 /// One listed cluster: its reference, and what was read of it so that
@@ -41,15 +52,25 @@ pub struct Found {
 #[derive(Debug, Clone)]
 enum Object {
     Cozystack(Box<EtcdCluster>),
+    EtcdIo(Box<etcdio::objects::EtcdCluster>),
+}
+
+impl Found {
+    /// The kind this cluster is of.
+    pub fn kind(&self) -> Kind {
+        match self.object {
+            Object::Cozystack(_) => Kind::Cozystack,
+            Object::EtcdIo(_) => Kind::EtcdIo,
+        }
+    }
 }
 
 /// What a fan-out reads once for every cluster it lists (every cluster's
 /// members and their Pods, when those may be listed), so that each
 /// cluster's own reads are few.
-pub struct Shared(SharedObjects);
-
-enum SharedObjects {
-    Cozystack(cozystack::Prefetched),
+pub struct Shared {
+    cozystack: Option<cozystack::Prefetched>,
+    etcdio: Option<etcdio::Prefetched>,
 }
 
 /// One cluster read and resolved: the members to dial, and what the
@@ -151,76 +172,231 @@ pub struct DataVolume {
     pub host_path: Option<String>,
 }
 
-impl Source {
-    /// The kind the flags reach. Today there is one.
-    pub fn of(_reach: &Flags) -> Source {
-        Source::Cozystack
-    }
+impl Kind {
+    /// Every kind, in the order a name is looked up and clusters listed.
+    pub const ALL: [Kind; 2] = [Kind::Cozystack, Kind::EtcdIo];
 
     /// The name of a cluster object of this kind, for messages.
     pub fn noun(self) -> &'static str {
         match self {
-            Source::Cozystack => "EtcdCluster",
+            Kind::Cozystack => "EtcdCluster",
+            Kind::EtcdIo => etcdio::NOUN,
         }
     }
 
-    /// The clusters in `namespace` (every namespace when `None`), sorted by
-    /// namespace and name; only those matching the label `selector` when
-    /// one is given (the API server parses it: a malformed one is its 400).
-    pub async fn list(
+    /// The kind's name on the command line (`--kind`) and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Cozystack => "cozystack",
+            Kind::EtcdIo => "etcd-io",
+        }
+    }
+
+    /// The kind's API group.
+    pub fn group(self) -> &'static str {
+        match self {
+            Kind::Cozystack => crate::contract::GROUP,
+            Kind::EtcdIo => etcdio::objects::GROUP,
+        }
+    }
+
+    /// The clusters of this kind in `namespace` (every namespace when
+    /// `None`), sorted by namespace and name.
+    async fn list(
         self,
         kube: &Kube,
         namespace: Option<&str>,
         selector: Option<&str>,
     ) -> Result<Vec<Found>> {
-        match self {
-            Source::Cozystack => Ok(cozystack::list_clusters(kube, namespace, selector)
+        Ok(match self {
+            Kind::Cozystack => cozystack::list_clusters(kube, namespace, selector)
                 .await?
                 .into_iter()
                 .map(|c| Found {
                     cluster: ClusterRef::from(&c),
                     object: Object::Cozystack(Box::new(c)),
                 })
-                .collect()),
+                .collect(),
+            Kind::EtcdIo => etcdio::list_clusters(kube, namespace, selector)
+                .await?
+                .into_iter()
+                .map(|c| Found {
+                    cluster: ClusterRef::from(&c),
+                    object: Object::EtcdIo(Box::new(c)),
+                })
+                .collect(),
+        })
+    }
+
+    async fn fetch(self, kube: &Kube, namespace: &str, name: &str) -> Result<Fetched> {
+        match self {
+            Kind::Cozystack => cozystack::fetched(&cozystack::fetch(kube, namespace, name).await?),
+            Kind::EtcdIo => etcdio::fetched(&etcdio::fetch(kube, namespace, name).await?),
         }
+    }
+}
+
+/// Whether an error reading `kind`, looking in every kind, means only
+/// that this API server does not serve the kind, or (for a kind other than
+/// the first) that this identity may not read it: the kind is then passed
+/// over. The first kind's refusals are said, as before there were others.
+fn passed_over(kind: Kind, e: &crate::error::Error) -> bool {
+    let text = e.to_string();
+    text.contains("could not find the requested resource")
+        || (kind != Kind::Cozystack && text.contains("forbidden"))
+}
+
+impl Source {
+    /// Where the flags say to look: the kind `--kind` names, else every
+    /// kind.
+    pub fn of(reach: &Flags) -> Source {
+        Source { only: reach.kind }
+    }
+
+    /// Every kind.
+    pub fn every() -> Source {
+        Source { only: None }
+    }
+
+    fn kinds(self) -> Vec<Kind> {
+        match self.only {
+            Some(k) => vec![k],
+            None => Kind::ALL.to_vec(),
+        }
+    }
+
+    /// The name of a cluster object, for messages: its kind's when one is
+    /// chosen (every kind's object is called EtcdCluster).
+    pub fn noun(self) -> &'static str {
+        self.only.map_or("EtcdCluster", Kind::noun)
+    }
+
+    /// The clusters in `namespace` (every namespace when `None`), sorted by
+    /// namespace, name and kind; only those matching the label `selector`
+    /// when one is given (the API server parses it: a malformed one is its
+    /// 400). Looking in every kind, a kind the server does not serve, or
+    /// this identity may not list, is passed over; the first kind's error
+    /// is said when no kind could be listed.
+    pub async fn list(
+        self,
+        kube: &Kube,
+        namespace: Option<&str>,
+        selector: Option<&str>,
+    ) -> Result<Vec<Found>> {
+        let kinds = self.kinds();
+        let listed =
+            futures::future::join_all(kinds.iter().map(|k| k.list(kube, namespace, selector)))
+                .await;
+        let mut found = Vec::new();
+        let mut first_error = None;
+        for (kind, result) in kinds.iter().zip(listed) {
+            match result {
+                Ok(mut clusters) => found.append(&mut clusters),
+                Err(e) if self.only.is_none() && passed_over(*kind, &e) => {
+                    tracing::debug!("{} passed over: {e}", kind.noun());
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+        found.sort_by(|a, b| {
+            (&a.cluster.namespace, &a.cluster.name, a.kind()).cmp(&(
+                &b.cluster.namespace,
+                &b.cluster.name,
+                b.kind(),
+            ))
+        });
+        Ok(found)
     }
 
     /// The reads a fan-out over `namespace` (every namespace when `None`)
-    /// shares between its clusters.
+    /// shares between its clusters, for each kind that has clusters there.
     pub async fn shared(self, kube: &Kube, namespace: Option<&str>) -> Result<Shared> {
-        match self {
-            Source::Cozystack => Ok(Shared(SharedObjects::Cozystack(
-                cozystack::prefetch(kube, namespace).await?,
-            ))),
-        }
+        let cozystack = match self.kinds().contains(&Kind::Cozystack) {
+            true => Some(cozystack::prefetch(kube, namespace).await?),
+            false => None,
+        };
+        let etcdio = match self.only == Some(Kind::EtcdIo) {
+            true => Some(etcdio::prefetch(kube, namespace).await?),
+            false => None,
+        };
+        Ok(Shared { cozystack, etcdio })
     }
 
-    /// The cluster a command means in `namespace`: the one `named`, or the
-    /// namespace's only one (an error naming them when there are several,
-    /// or saying where to look when there is none).
+    /// The cluster a command means in `namespace`: the one `named` (its
+    /// kind is found when it is read), or the namespace's only one (an
+    /// error naming them when there are several, or saying where to look
+    /// when there is none).
     pub async fn choose(self, kube: &Kube, namespace: &str, named: Option<&str>) -> Result<String> {
-        match self {
-            Source::Cozystack => cozystack::choose_cluster(kube, namespace, named).await,
+        if let Some(n) = named {
+            return Ok(n.to_string());
+        }
+        if self.only == Some(Kind::Cozystack) {
+            return cozystack::choose_cluster(kube, namespace, None).await;
+        }
+        let found = self.list(kube, Some(namespace), None).await?;
+        // Each with its kind when the namespace holds more than one kind.
+        let mixed = found.iter().any(|f| f.kind() != found[0].kind());
+        let names: Vec<String> = found
+            .iter()
+            .map(|f| match mixed {
+                false => f.cluster.name.clone(),
+                true => format!("{} ({})", f.cluster.name, f.kind().as_str()),
+            })
+            .collect();
+        let noun = self.noun();
+        match found.as_slice() {
+            [one] => Ok(one.cluster.name.clone()),
+            [] => Err(Error::Resolve(format!(
+                "no {noun} in namespace {namespace}: name one, pick a namespace with -n, or use -A"
+            ))),
+            many => Err(Error::Resolve(format!(
+                "namespace {namespace} has {} {noun}s ({}): name one",
+                many.len(),
+                names.join(", ")
+            ))),
         }
     }
 
     /// The names of the clusters in `namespace`, for completion.
     pub async fn names(self, kube: &Kube, namespace: &str) -> Result<Vec<String>> {
-        Ok(self
+        let mut names: Vec<String> = self
             .list(kube, Some(namespace), None)
             .await?
             .into_iter()
             .map(|f| f.cluster.name)
-            .collect())
+            .collect();
+        names.dedup();
+        Ok(names)
     }
 
     /// Reads cluster `namespace/name` and resolves it; "not found" names
-    /// the clusters that do exist.
+    /// the clusters that do exist. Looking in every kind, the kinds are
+    /// read at once; a name two kinds hold is refused, naming both and the
+    /// flag that picks one.
     pub async fn fetch(self, kube: &Kube, namespace: &str, name: &str) -> Result<Fetched> {
-        match self {
-            Source::Cozystack => {
-                cozystack::fetched(&cozystack::fetch(kube, namespace, name).await?)
+        if let Some(kind) = self.only {
+            return kind.fetch(kube, namespace, name).await;
+        }
+        let other: Api<etcdio::objects::EtcdCluster> =
+            Api::namespaced(kube.client.clone(), namespace);
+        let (cozystack, etcdio) =
+            futures::join!(cozystack::fetch(kube, namespace, name), other.get_opt(name));
+        let etcdio = etcdio
+            .inspect_err(|e| tracing::debug!("{} passed over: {e}", Kind::EtcdIo.noun()))
+            .ok()
+            .flatten();
+        match (cozystack, etcdio) {
+            (Ok(_), Some(_)) => Err(Error::usage(two_kinds(namespace, name))),
+            (Err(_), Some(cluster)) => {
+                let pods = etcdio::fetch_listed(kube, cluster, None).await?;
+                etcdio::fetched(&pods)
             }
+            (objects, None) => cozystack::fetched(&objects?),
         }
     }
 
@@ -232,12 +408,18 @@ impl Source {
         found: &Found,
         shared: Option<&Shared>,
     ) -> Result<Fetched> {
-        match (&found.object, shared.map(|s| &s.0)) {
-            (Object::Cozystack(cluster), shared) => {
-                let prefetched = shared.map(|SharedObjects::Cozystack(p)| p);
+        match &found.object {
+            Object::Cozystack(cluster) => {
+                let prefetched = shared.and_then(|s| s.cozystack.as_ref());
                 let objects =
                     cozystack::fetch_listed(kube, cluster.as_ref().clone(), prefetched).await?;
                 cozystack::fetched(&objects)
+            }
+            Object::EtcdIo(cluster) => {
+                let prefetched = shared.and_then(|s| s.etcdio.as_ref());
+                let objects =
+                    etcdio::fetch_listed(kube, cluster.as_ref().clone(), prefetched).await?;
+                etcdio::fetched(&objects)
             }
         }
     }
@@ -250,24 +432,42 @@ impl Source {
         namespace: &str,
         name: &str,
     ) -> Result<Vec<Declared>> {
-        match self {
-            Source::Cozystack => {
-                let mut members: Vec<Declared> = cozystack::list_members(kube, namespace, name)
-                    .await?
-                    .iter()
+        let cozystack = match self.only {
+            Some(Kind::EtcdIo) => None,
+            _ => Some(cozystack::list_members(kube, namespace, name).await),
+        };
+        let mut members: Vec<Declared> = match cozystack {
+            Some(Ok(listed)) if !listed.is_empty() || self.only.is_some() => listed
+                .iter()
+                .map(|m| Declared {
+                    name: m.metadata.name.clone().unwrap_or_default(),
+                    id: m
+                        .status
+                        .as_ref()
+                        .and_then(|s| s.member_id.as_deref())
+                        .and_then(|id| u64::from_str_radix(id, 16).ok()),
+                })
+                .collect(),
+            // No EtcdMember (or none readable): the etcd project's kind,
+            // else what the first kind said.
+            cozystack => match (etcdio::get_cluster(kube, namespace, name).await, cozystack) {
+                (Ok(cluster), _) => cluster
+                    .status
+                    .map(|s| s.members)
+                    .unwrap_or_default()
+                    .into_iter()
                     .map(|m| Declared {
-                        name: m.metadata.name.clone().unwrap_or_default(),
-                        id: m
-                            .status
-                            .as_ref()
-                            .and_then(|s| s.member_id.as_deref())
-                            .and_then(|id| u64::from_str_radix(id, 16).ok()),
+                        id: u64::from_str_radix(&m.id, 16).ok(),
+                        name: m.name,
                     })
-                    .collect();
-                members.sort_by(|a, b| a.name.cmp(&b.name));
-                Ok(members)
-            }
-        }
+                    .collect(),
+                (Err(_), Some(Err(e))) => return Err(e),
+                (Err(_), Some(Ok(_))) => Vec::new(),
+                (Err(e), None) => return Err(e),
+            },
+        };
+        members.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(members)
     }
 
     /// The cluster and member of member Pod `pod` in `namespace`, as
@@ -278,16 +478,65 @@ impl Source {
         namespace: &str,
         pod: &str,
     ) -> Result<(String, String)> {
-        match self {
-            Source::Cozystack => cozystack::member_of_pod(kube, namespace, pod).await,
+        match self.only {
+            Some(Kind::Cozystack) => cozystack::member_of_pod(kube, namespace, pod).await,
+            Some(Kind::EtcdIo) => etcdio::member_of_pod(kube, namespace, pod).await,
+            None => match cozystack::member_of_pod(kube, namespace, pod).await {
+                Ok(found) => Ok(found),
+                Err(e) => etcdio::member_of_pod(kube, namespace, pod)
+                    .await
+                    .map_err(|_| e),
+            },
         }
     }
 
     /// The zones of the nodes `pods` (as the session read them) run on,
     /// every node read at once.
     pub async fn zones(self, kube: &Kube, pods: Vec<MemberPod>) -> Vec<MemberPod> {
-        match self {
-            Source::Cozystack => cozystack::placement::with_zones(kube, pods).await,
-        }
+        pods::with_zones(kube, pods).await
     }
+}
+
+/// The refusal for a name two kinds hold.
+fn two_kinds(namespace: &str, name: &str) -> String {
+    let both: Vec<String> = Kind::ALL
+        .iter()
+        .map(|k| format!("{} ({})", k.group(), k.as_str()))
+        .collect();
+    format!(
+        "{namespace}/{name} is an EtcdCluster of two kinds, {}: pick one with --kind {} or --kind {}",
+        both.join(" and "),
+        Kind::Cozystack.as_str(),
+        Kind::EtcdIo.as_str()
+    )
+}
+
+/// For a command only the cozystack kind serves (its operator's own
+/// objects: the client Service's traffic annotation): the refusal for
+/// cluster `namespace/name` when it is of another kind (`--kind` names
+/// another, or the name is found there), saying why (`lacks`) and what
+/// to do; `None` when it is not.
+pub async fn other_kind_refusal(
+    kube: &Kube,
+    reach: &Flags,
+    namespace: &str,
+    name: &str,
+    command: &str,
+    lacks: &str,
+) -> Option<Error> {
+    let etcdio = match reach.kind {
+        Some(Kind::EtcdIo) => true,
+        Some(Kind::Cozystack) => false,
+        None => {
+            let api: Api<etcdio::objects::EtcdCluster> =
+                Api::namespaced(kube.client.clone(), namespace);
+            matches!(api.get_opt(name).await, Ok(Some(_)))
+        }
+    };
+    etcdio.then(|| {
+        Error::Resolve(format!(
+            "{} {namespace}/{name}: `{command}` works on the etcd-operator's (cozystack) clusters only: {lacks}",
+            Kind::EtcdIo.noun()
+        ))
+    })
 }

@@ -16,6 +16,7 @@
 mod support;
 
 mod doctor;
+mod etcdio;
 mod incluster;
 mod kubectl_plugin;
 mod portforward;

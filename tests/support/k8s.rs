@@ -16,7 +16,8 @@ use kubectl_etcd_testbed::{
 use serde_json::json;
 use tokio::sync::OnceCell;
 
-/// The CRDs `shared/crds/README.md` says to install.
+/// The CRDs `shared/crds/README.md` says to install, and the etcd
+/// project's operator's EtcdCluster (`operator.etcd.io`) from its source.
 pub fn crd_files() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/crds");
     [
@@ -28,6 +29,8 @@ pub fn crd_files() -> Vec<PathBuf> {
     ]
     .iter()
     .map(|f| dir.join(f))
+    .chain([PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/anchors/etcd-io-etcd-operator/config/crd/bases/operator.etcd.io_etcdclusters.yaml")])
     .collect()
 }
 
@@ -969,4 +972,138 @@ pub fn unread_but_room(doc: &serde_json::Value) -> Vec<String> {
         })
         .map(str::to_string)
         .collect()
+}
+
+/// The etcd project's operator's kind (`operator.etcd.io/v1alpha1`).
+pub fn etcdio_clusters(client: &Client, ns: &str) -> Api<kube::api::DynamicObject> {
+    let resource = kube::api::ApiResource {
+        group: "operator.etcd.io".into(),
+        version: "v1alpha1".into(),
+        api_version: "operator.etcd.io/v1alpha1".into(),
+        kind: "EtcdCluster".into(),
+        plural: "etcdclusters".into(),
+    };
+    Api::namespaced_with(client.clone(), ns, &resource)
+}
+
+/// The member names the etcd project's operator gives: its StatefulSet's
+/// Pods, `<cluster>-<i>`.
+pub fn etcdio_names(cluster: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{cluster}-{i}")).collect()
+}
+
+/// A real plain-HTTP etcd cluster (members `<name>-<i>`, logging at
+/// `info`) published as the etcd project's operator publishes one
+/// (`internal/controller/utils.go` at 77c7f10): EtcdCluster `name` with
+/// `spec` merged into `{size, version}` and its status (members with hex
+/// IDs, the leader, ready replicas, the `Available` condition), and a Pod
+/// per member labelled `app=<name>,controller=<name>` with the operator's
+/// arguments (`spec.etcdOptions` appended) and its data volume. No
+/// EtcdMember, no client Service.
+pub async fn etcdio_fixture(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    members: usize,
+    spec: serde_json::Value,
+) -> Fixture {
+    namespace(client, ns).await;
+    let names = etcdio_names(name, members);
+    let mut cluster_spec =
+        ClusterSpec::new(members, Security::Plain).operator_style(name, ns, &names);
+    cluster_spec.log_level = "info";
+    let etcd = Cluster::start(cluster_spec)
+        .await
+        .unwrap_or_else(|e| panic!("test bed: {e}"));
+    let running = etcd
+        .client(0)
+        .await
+        .expect("a client of member 0")
+        .status()
+        .await
+        .expect("member 0's Status")
+        .version()
+        .to_string();
+    let mut full = json!({"size": members, "version": format!("v{running}")});
+    if let (Some(full), Some(extra)) = (full.as_object_mut(), spec.as_object()) {
+        for (k, v) in extra {
+            full.insert(k.clone(), v.clone());
+        }
+    }
+    let api = etcdio_clusters(client, ns);
+    create(
+        &api,
+        json!({
+            "apiVersion": "operator.etcd.io/v1alpha1",
+            "kind": "EtcdCluster",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": full,
+        }),
+    )
+    .await;
+    let ids = etcd.member_ids().await.unwrap();
+    let leader = etcd.leader().await.unwrap();
+    let statuses: Vec<serde_json::Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            json!({"name": m, "id": format!("{:x}", ids[i]), "version": running,
+                   "isHealthy": true, "isLeader": i == leader})
+        })
+        .collect();
+    api.patch_status(
+        name,
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": {
+            "readyReplicas": members, "currentReplicas": members, "memberCount": members,
+            "currentVersion": running, "leaderID": format!("{:x}", ids[leader]),
+            "members": statuses,
+            "conditions": [{"type": "Available", "status": "True", "reason": "ClusterAvailable",
+                            "message": "Cluster is available", "lastTransitionTime": "2026-12-01T00:00:00Z"}],
+        }})),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("patch status of {name}: {e}"));
+    let options: Vec<serde_json::Value> =
+        full["etcdOptions"].as_array().cloned().unwrap_or_default();
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    for (i, member) in names.iter().enumerate() {
+        let mut args = vec![
+            json!("--name=$(POD_NAME)"),
+            json!("--listen-peer-urls=http://0.0.0.0:2380"),
+            json!("--listen-client-urls=http://0.0.0.0:2379"),
+            json!(format!("--initial-advertise-peer-urls=http://$(POD_NAME).{name}.$(POD_NAMESPACE).svc.cluster.local:2380")),
+            json!(format!("--advertise-client-urls=http://$(POD_NAME).{name}.$(POD_NAMESPACE).svc.cluster.local:2379")),
+        ];
+        args.extend(options.iter().cloned());
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": {"name": member, "labels": {"app": name, "controller": name}},
+            "spec": {"hostname": member, "subdomain": name, "nodeName": NODE,
+                     "containers": [{
+                         "name": "etcd", "image": format!("gcr.io/etcd-development/etcd:v{running}"),
+                         "command": ["/usr/local/bin/etcd"], "args": args,
+                         "envFrom": [{"configMapRef": {"name": format!("{name}-state")}}],
+                         "volumeMounts": [{"name": "etcd-data", "mountPath": "/var/lib/etcd", "subPathExpr": "$(POD_NAME)"}],
+                     }],
+                     "volumes": [{"name": "etcd-data", "persistentVolumeClaim": {"claimName": format!("etcd-data-{member}")}}]},
+        }))
+        .unwrap();
+        pods.create(&PostParams::default(), &pod).await.unwrap();
+        let ip = etcd.host(i);
+        pods.patch_status(
+            member,
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"status": {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}]}}),
+            ),
+        )
+        .await
+        .unwrap();
+    }
+    Fixture {
+        namespace: ns.to_string(),
+        name: name.to_string(),
+        members: names,
+        etcd,
+    }
 }

@@ -101,6 +101,9 @@ pub struct CertFact {
 pub struct ClusterSpecFacts {
     pub auto_compaction_mode: Option<String>,
     pub auto_compaction_retention: Option<String>,
+    /// The spec asks for TLS and the operator made its Secret (named
+    /// here), yet the members serve plain HTTP to clients.
+    pub plaintext_beside_tls: Option<String>,
 }
 
 /// The client Service's trafficDistribution and the members' placement.
@@ -401,6 +404,21 @@ fn setup_checks(facts: &Facts<'_>) -> Vec<Finding> {
         ));
     }
     out.extend(stop_grpc_on_defrag(&facts.pod_args, facts.look));
+    if let Some(secret) = facts
+        .spec
+        .as_ref()
+        .and_then(|s| s.plaintext_beside_tls.as_ref())
+    {
+        out.push(finding(
+            Severity::Critical,
+            "plaintext-client",
+            None,
+            format!(
+                "the cluster asks for TLS (its operator made Secret {secret}) but its members serve plain HTTP to clients: anyone on the cluster network can read and write the keyspace"
+            ),
+            "serve TLS: add https client URLs and the server certificate's flags to the EtcdCluster's spec.etcdOptions (the operator does not yet: etcd-io/etcd-operator issues 372, 373), and keep the members' client port off the cluster network until then".to_string(),
+        ));
+    }
     if let Some(d) = &facts.defrag {
         let quota = facts
             .look

@@ -659,6 +659,7 @@ fn compaction_off_lax_or_not_happening() {
     let spec = |mode: Option<&str>, retention: Option<&str>| ClusterSpecFacts {
         auto_compaction_mode: mode.map(str::to_string),
         auto_compaction_retention: retention.map(str::to_string),
+        ..Default::default()
     };
     for (mode, retention, want) in [
         (None, None, Some("off")),
@@ -1168,6 +1169,7 @@ fn churn_names_the_busiest_prefix_only_when_its_writes_explain_the_free_space() 
     let spec = |mode: &str, retention: &str| ClusterSpecFacts {
         auto_compaction_mode: Some(mode.into()),
         auto_compaction_retention: Some(retention.into()),
+        ..Default::default()
     };
     // (bytes/s written, the EtcdCluster's auto-compaction, severity, message starts)
     let cases: Vec<(f64, Option<ClusterSpecFacts>, Severity, &str)> = vec![
@@ -1248,4 +1250,34 @@ fn churn_names_the_busiest_prefix_only_when_its_writes_explain_the_free_space() 
         found[0].message,
         "no write in 5s: the free space is not being re-created"
     );
+}
+
+#[test]
+fn plain_http_beside_the_tls_secrets_is_critical() {
+    let with = |secret: Option<&str>| {
+        let facts = Facts {
+            spec: Some(ClusterSpecFacts {
+                plaintext_beside_tls: secret.map(str::to_string),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        examine(&facts)
+            .into_iter()
+            .filter(|f| f.check == "plaintext-client")
+            .collect::<Vec<_>>()
+    };
+    let found = with(Some("ns/db-client-tls"));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].severity, Severity::Critical);
+    assert!(
+        found[0].message.contains("Secret ns/db-client-tls"),
+        "{found:?}"
+    );
+    assert!(
+        found[0].message.contains("anyone on the cluster network"),
+        "{found:?}"
+    );
+    assert!(found[0].remedy.contains("spec.etcdOptions"), "{found:?}");
+    assert!(with(None).is_empty());
 }

@@ -9,7 +9,6 @@
 //! objects (`traffic`, `defrag --via-operator`, `--watch`) name it.
 
 pub mod objects;
-pub mod placement;
 pub mod resolve;
 pub mod traffic;
 
@@ -21,8 +20,8 @@ use kube::api::{Api, ListParams};
 use crate::error::{Error, Result};
 use crate::k8s::crd::{EtcdCluster, EtcdMember, CLUSTER_LABEL};
 use crate::k8s::{describe, is_not_found, Kube};
-use crate::kubelet::PodProbes;
 use crate::plan::doctor::ClusterSpecFacts;
+use crate::source::pods::PodFacts;
 use objects::{secret_names, ClusterObjects};
 
 /// What the EtcdCluster's status says of the cluster, as plain data.
@@ -51,6 +50,7 @@ pub fn spec_facts(cluster: &EtcdCluster) -> ClusterSpecFacts {
     ClusterSpecFacts {
         auto_compaction_mode: options.auto_compaction_mode,
         auto_compaction_retention: options.auto_compaction_retention,
+        plaintext_beside_tls: None,
     }
 }
 
@@ -249,7 +249,7 @@ async fn list_cluster_pods(kube: &Kube, namespace: &str, name: &str) -> Option<P
         .filter_map(|p| {
             Some((
                 (namespace.to_string(), p.metadata.name.clone()?),
-                PodFacts::of(p),
+                PodFacts::of(p, None),
             ))
         })
         .collect();
@@ -298,34 +298,6 @@ pub struct Prefetched {
     pods: BTreeMap<(String, String), PodFacts>,
 }
 
-/// What plugin mode takes from a member's Pod: where to dial it, its
-/// probes, and where it runs and how etcd was started (`doctor`).
-#[derive(Debug, Clone, Default)]
-struct PodFacts {
-    ip: Option<String>,
-    probes: Option<PodProbes>,
-    node: Option<String>,
-    args: Vec<String>,
-    namespace: Option<String>,
-    data_volume: Option<crate::source::DataVolume>,
-    image: Option<String>,
-}
-
-impl PodFacts {
-    fn of(pod: &Pod) -> PodFacts {
-        let spec = pod.spec.as_ref();
-        PodFacts {
-            ip: pod.status.as_ref().and_then(|s| s.pod_ip.clone()),
-            probes: objects::pod_probes(pod),
-            node: spec.and_then(|s| s.node_name.clone()),
-            args: spec.map(placement::etcd_args).unwrap_or_default(),
-            namespace: pod.metadata.namespace.clone(),
-            data_volume: spec.and_then(placement::data_volume),
-            image: spec.and_then(placement::etcd_image),
-        }
-    }
-}
-
 /// What was read of each member's Pod, by Pod name (a Pod that does not
 /// exist is absent).
 type MemberPods = BTreeMap<String, PodFacts>;
@@ -336,20 +308,9 @@ fn placement_of(members: &[EtcdMember], pods: &MemberPods) -> Vec<crate::source:
     let mut out: Vec<crate::source::MemberPod> = members
         .iter()
         .map(|m| {
-            let member = m.metadata.name.clone().unwrap_or_default();
             let pod = m.pod_name();
             let facts = pod.as_ref().and_then(|p| pods.get(p));
-            crate::source::MemberPod {
-                member,
-                node: facts.and_then(|f| f.node.clone()),
-                zone: crate::source::NodeZone::NoNode,
-                args: facts.map(|f| f.args.clone()).unwrap_or_default(),
-                pod: facts
-                    .zip(pod)
-                    .and_then(|(f, p)| Some((f.namespace.clone()?, p))),
-                data_volume: facts.and_then(|f| f.data_volume.clone()),
-                image: facts.and_then(|f| f.image.clone()),
-            }
+            PodFacts::member_pod(m.metadata.name.clone().unwrap_or_default(), pod, facts)
         })
         .collect();
     out.sort_by(|a, b| a.member.cmp(&b.member));
@@ -387,7 +348,7 @@ pub async fn prefetch(kube: &Kube, namespace: Option<&str>) -> Result<Prefetched
         .iter()
         .filter_map(|p| {
             let key = (p.metadata.namespace.clone()?, p.metadata.name.clone()?);
-            Some((key, PodFacts::of(p)))
+            Some((key, PodFacts::of(p, None)))
         })
         .collect();
     Ok(Prefetched {
@@ -456,7 +417,7 @@ async fn member_pods(
                     .get_opt(&p)
                     .await
                     .map_err(|e| describe(kube, &format!("get Pod {namespace}/{p}"), e))?
-                    .map(|pod| PodFacts::of(&pod))
+                    .map(|pod| PodFacts::of(&pod, None))
                     .unwrap_or_default(),
             };
             Ok::<_, Error>((p, facts))

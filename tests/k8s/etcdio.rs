@@ -1,0 +1,223 @@
+//! Plugin mode on the etcd project's own operator's clusters
+//! (`operator.etcd.io`, issue 41): real etcd members published as that
+//! operator publishes them (`support::k8s::etcdio_fixture`), read through
+//! the real kube-apiserver. What each member's own log and state record
+//! decides: status and members read what etcd says, `defrag` defragments
+//! every member one at a time, `snapshot save` writes a snapshot etcd
+//! wrote. A name both kinds hold is refused until `--kind` picks one.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support;
+
+use serde_json::json;
+use support::k8s::*;
+use support::*;
+
+fn with(kc: &std::path::Path, rest: &[&str]) -> Vec<String> {
+    let mut argv = vec![
+        format!("--kubeconfig={}", kc.display()),
+        "--connect=direct".into(),
+    ];
+    argv.extend(rest.iter().map(|s| s.to_string()));
+    argv
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_etcd_projects_operator_clusters_work_like_cozystacks() {
+    let client = admin().await;
+    let ns = "etcdio";
+    let fx = etcdio_fixture(
+        &client,
+        ns,
+        "db",
+        3,
+        json!({"etcdOptions": ["--quota-backend-bytes=104857600", "--auto-compaction-mode=revision"]}),
+    )
+    .await;
+    let kc = kubeconfig("etcdio.yaml", &[ns]);
+
+    // status: every member, reachable at its Pod's address, the leader and
+    // the IDs etcd itself gives.
+    let doc = tool(&with(&kc, &["status", "db", "-o", "json"]), &[])
+        .await
+        .expect_code(0)
+        .json();
+    let ids = fx.etcd.member_ids().await.unwrap();
+    let leader = fx.etcd.leader().await.unwrap();
+    assert_eq!(doc["leader"], format!("{:016x}", ids[leader]), "{doc}");
+    for (i, name) in fx.members.iter().enumerate() {
+        let m = row(&doc, name);
+        assert_eq!(m["reachable"], true, "{m}");
+        assert_eq!(
+            m["endpoint"],
+            format!("http://{}:2379", fx.etcd.host(i)),
+            "{m}"
+        );
+    }
+    assert_eq!(doc["cluster"]["name"], "db", "{doc}");
+    assert_eq!(doc["gate"]["passed"], true, "{doc}");
+
+    // The namespace's only cluster is chosen without a name; members lists
+    // what etcd's MemberList says.
+    let doc = tool(&with(&kc, &["members", "-o", "json"]), &[])
+        .await
+        .expect_code(0)
+        .json();
+    let mut listed: Vec<String> = rows(&doc)
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_string())
+        .collect();
+    listed.sort();
+    assert_eq!(listed, fx.members, "{doc}");
+
+    // doctor: nothing failing; the compaction flag of spec.etcdOptions is
+    // read (no "auto-compaction off" finding).
+    let run = tool(&with(&kc, &["doctor", "db", "-o", "json"]), &[]).await;
+    let report = run.json();
+    assert!(
+        !report.to_string().contains("\"critical\""),
+        "doctor:\n{report}\n{}",
+        run.stderr
+    );
+
+    // defrag: every member once, one at a time, per etcd's own logs.
+    let before = fx.etcd.logged_defrags().len();
+    tool(
+        &with(&kc, &["defrag", "db", "--yes", "--all", "-o", "json"]),
+        &[],
+    )
+    .await
+    .expect_code(0);
+    let defrags = fx.etcd.logged_defrags();
+    let ours = &defrags[before..];
+    assert_eq!(ours.len(), 3, "{defrags:?}");
+    for pair in ours.windows(2) {
+        assert!(pair[0].end <= pair[1].start, "two at once: {ours:?}");
+    }
+
+    // snapshot save: a snapshot etcd wrote, whose revision is the
+    // cluster's.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("db.snap");
+    tool(
+        &with(&kc, &["snapshot", "save", file.to_str().unwrap(), "db"]),
+        &[],
+    )
+    .await
+    .expect_code(0);
+    let size = std::fs::metadata(&file).unwrap().len();
+    assert!(size > 0, "an empty snapshot");
+
+    // alarm list reaches the same members.
+    tool(&with(&kc, &["alarm", "list", "db"]), &[])
+        .await
+        .expect_code(0);
+
+    // traffic: refused, saying why (no client Service), and nothing made.
+    for argv in [
+        vec!["traffic", "show", "db"],
+        vec!["traffic", "set", "PreferSameZone", "db", "--yes"],
+        vec!["traffic", "show", "db", "--kind", "etcd-io"],
+    ] {
+        let run = tool(&with(&kc, &argv), &[]).await;
+        assert_eq!(run.code, 2, "{argv:?}: {run:?}");
+        assert!(
+            run.stderr.contains("makes no client Service"),
+            "{argv:?}: {}",
+            run.stderr
+        );
+    }
+    let services: kube::Api<k8s_openapi::api::core::v1::Service> =
+        kube::Api::namespaced(client.clone(), ns);
+    let listed = services.list(&Default::default()).await.unwrap();
+    assert!(listed.items.is_empty(), "{:?}", listed.items);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_name_both_kinds_hold_is_refused_until_kind_picks_one() {
+    let client = admin().await;
+    let ns = "two-kinds";
+    let fx = etcdio_fixture(&client, ns, "etcd", 1, json!({})).await;
+    // A cozystack EtcdCluster of the same name, nothing behind it.
+    create_cluster_object(
+        &dynamic(&client, ns, "EtcdCluster", "etcdclusters"),
+        ns,
+        "etcd",
+    )
+    .await;
+    let kc = kubeconfig("two-kinds.yaml", &[ns]);
+
+    let run = tool(&with(&kc, &["status", "etcd"]), &[]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    for want in [
+        "etcd-operator.cozystack.io",
+        "operator.etcd.io",
+        "--kind cozystack",
+        "--kind etcd-io",
+    ] {
+        assert!(run.stderr.contains(want), "{want}: {}", run.stderr);
+    }
+    // Without a name, the namespace's two clusters are named with their
+    // kinds.
+    let run = tool(&with(&kc, &["status"]), &[]).await;
+    assert_ne!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains("etcd (cozystack), etcd (etcd-io)"),
+        "{}",
+        run.stderr
+    );
+
+    // The advice, run as printed: --kind etcd-io reads the etcd project's
+    // cluster.
+    let doc = tool(
+        &with(&kc, &["status", "etcd", "--kind", "etcd-io", "-o", "json"]),
+        &[],
+    )
+    .await
+    .expect_code(0)
+    .json();
+    assert_eq!(rows(&doc).len(), 1, "{doc}");
+    assert_eq!(row(&doc, &fx.members[0])["reachable"], true, "{doc}");
+    // --kind cozystack reads the other, which has no members.
+    let run = tool(&with(&kc, &["status", "etcd", "--kind", "cozystack"]), &[]).await;
+    assert_ne!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("no running members"), "{}", run.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plain_http_beside_its_tls_secrets_is_said() {
+    let client = admin().await;
+    let ns = "etcdio-tls";
+    let fx = etcdio_fixture(&client, ns, "db", 1, json!({"tls": {"provider": "auto"}})).await;
+    let kc = kubeconfig("etcdio-tls.yaml", &[ns]);
+    let run = tool(&with(&kc, &["status", "db", "-o", "json"]), &[]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("anyone on the cluster network can read and write the keyspace"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(row(&run.json(), &fx.members[0])["reachable"], true);
+    // doctor: critical, naming the Secret, with the remedy.
+    let run = tool(&with(&kc, &["doctor", "db", "-o", "json"]), &[]).await;
+    let report = run.json();
+    let found: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "plaintext-client")
+        .collect();
+    assert_eq!(found.len(), 1, "{report}");
+    assert_eq!(found[0]["severity"], "critical", "{report}");
+    assert!(
+        found[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("etcdio-tls/db-client-tls"),
+        "{report}"
+    );
+    assert_ne!(run.code, 0, "a critical finding fails doctor: {run:?}");
+}
