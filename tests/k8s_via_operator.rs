@@ -151,7 +151,7 @@ async fn a_run_nobody_takes_up_is_withdrawn_and_a_stopped_follow_says_what_happe
         .lines()
         .find(|l| l.starts_with("handover "))
         .unwrap_or_else(|| panic!("{}", all.stdout));
-    assert!(row.split_whitespace().nth(2) == Some("Pending"), "{row}");
+    assert!(row.split_whitespace().nth(3) == Some("Pending"), "{row}");
 
     // The advice, run as printed.
     let kubectl = kubectl_etcd_testbed::bins::kubectl().unwrap();

@@ -200,18 +200,20 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
                 Ok(session) => probe(&session, args).await,
                 Err(e) => Err(e),
             };
-            let cluster = opened.cluster;
+            let (cluster, kind) = (opened.cluster, Some(opened.kind));
             match outcome {
                 Ok(mut status) => {
                     status.defrag = Some(activity_of(read_runs, &cluster));
                     ClusterStatus {
                         cluster,
+                        kind,
                         error: None,
                         status: Some(status),
                     }
                 }
                 Err(e) => ClusterStatus {
                     cluster,
+                    kind,
                     error: Some(e.to_string()),
                     status: None,
                 },

@@ -34,6 +34,16 @@ pub enum Kind {
     EtcdIo,
 }
 
+impl Kind {
+    /// The kind's name on the command line (`--kind`) and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Cozystack => "cozystack",
+            Kind::EtcdIo => "etcd-io",
+        }
+    }
+}
+
 /// Which EtcdCluster a report is about (plugin mode only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ClusterRef {

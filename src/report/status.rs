@@ -252,6 +252,9 @@ pub struct MultiStatusReport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClusterStatus {
     pub cluster: ClusterRef,
+    /// The kind of EtcdCluster (`cozystack`, `etcd-io`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<crate::reach::Kind>,
     pub error: Option<String>,
     pub status: Option<StatusReport>,
 }

@@ -39,6 +39,8 @@ pub struct Scope<'a> {
 /// could not be opened.
 pub struct Opened {
     pub cluster: ClusterRef,
+    /// The kind of cluster it is.
+    pub kind: crate::reach::Kind,
     pub session: Result<Session>,
 }
 
@@ -114,15 +116,20 @@ impl Listed {
         stream::iter(self.clusters.iter())
             .map(|found| async move {
                 let fetched = source.fetch_found(kube, found, shared).await;
-                (found.cluster.clone(), fetched)
+                (found.cluster.clone(), found.kind(), fetched)
             })
             .buffered(reads)
-            .map(|(cluster, fetched)| async move {
+            .map(|(cluster, kind, fetched)| async move {
                 let session = match fetched {
                     Ok(fetched) => open_fetched(kube, connection, fetched).await,
                     Err(e) => Err(e),
                 };
-                work(Opened { cluster, session }).await
+                work(Opened {
+                    cluster,
+                    kind,
+                    session,
+                })
+                .await
             })
             .buffered(at_most.max(reads))
             .collect()

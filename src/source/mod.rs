@@ -184,14 +184,6 @@ impl Kind {
         }
     }
 
-    /// The kind's name on the command line (`--kind`) and in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Cozystack => "cozystack",
-            Kind::EtcdIo => "etcd-io",
-        }
-    }
-
     /// The kind's API group.
     pub fn group(self) -> &'static str {
         match self {

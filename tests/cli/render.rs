@@ -252,6 +252,7 @@ fn multi_status_report() -> MultiStatusReport {
     MultiStatusReport {
         clusters: vec![
             ClusterStatus {
+                kind: None,
                 cluster: cluster("dev", "broken"),
                 error: Some(
                     "EtcdCluster dev/broken has no running members (no EtcdMember carries its label); nothing to connect to"
@@ -260,6 +261,7 @@ fn multi_status_report() -> MultiStatusReport {
                 status: None,
             },
             ClusterStatus {
+                kind: Some(kubectl_etcd::reach::Kind::EtcdIo),
                 cluster: cluster("prod", "etcd"),
                 error: None,
                 status: Some(with_activity(status_report(
@@ -268,6 +270,7 @@ fn multi_status_report() -> MultiStatusReport {
                 ))),
             },
             ClusterStatus {
+                kind: Some(kubectl_etcd::reach::Kind::Cozystack),
                 cluster: cluster("staging", "etcd"),
                 error: None,
                 status: Some(status_report(

@@ -169,6 +169,41 @@ async fn a_name_both_kinds_hold_is_refused_until_kind_picks_one() {
         run.stderr
     );
 
+    // -A lists both, each with its kind: in JSON, and a KIND column.
+    let doc = tool(&with(&kc, &["status", "-A", "-o", "json"]), &[])
+        .await
+        .json();
+    let mut here: Vec<(String, String)> = doc["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["cluster"]["namespace"] == ns)
+        .map(|c| {
+            (
+                c["cluster"]["name"].as_str().unwrap().to_string(),
+                c["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    here.sort();
+    assert_eq!(
+        here,
+        [
+            ("etcd".into(), "cozystack".into()),
+            ("etcd".into(), "etcd-io".into())
+        ],
+        "{doc}"
+    );
+    let table = tool(&with(&kc, &["status", "-A"]), &[]).await.stdout;
+    let header = table.lines().next().unwrap_or_default();
+    assert!(header.contains("KIND"), "{table}");
+    assert!(
+        table
+            .lines()
+            .any(|l| l.contains(ns) && l.contains("etcd-io") && l.contains(&fx.members[0])),
+        "{table}"
+    );
+
     // The advice, run as printed: --kind etcd-io reads the etcd project's
     // cluster.
     let doc = tool(

@@ -297,11 +297,11 @@ async fn namespaces_contexts_and_all_namespaces() {
         .next()
         .unwrap()
         .split_whitespace()
-        .take(4)
+        .take(5)
         .collect();
     assert_eq!(
         header,
-        ["NAMESPACE", "CLUSTER", "RUN", "NAME"],
+        ["NAMESPACE", "CLUSTER", "KIND", "RUN", "NAME"],
         "{}",
         table.stdout
     );

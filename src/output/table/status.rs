@@ -10,20 +10,29 @@ use crate::quantity::format_bytes;
 use crate::report::{DefragActivity, MemberRow, MultiStatusReport, StatusReport};
 
 /// Renders `status -A`: the member table with NAMESPACE and CLUSTER in
-/// front, an error row for a cluster that could not be probed, and each
-/// refusing cluster's gate reasons after the table.
+/// front (and KIND when the clusters are of more than one kind), an error
+/// row for a cluster that could not be probed, and each refusing cluster's
+/// gate reasons after the table.
 pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
     let columns = status_columns(wide);
-    let header: Vec<&str> = ["NAMESPACE", "CLUSTER", "RUN"]
+    let kinds = report
+        .clusters
+        .iter()
+        .any(|c| c.kind != report.clusters[0].kind);
+    let header: Vec<&str> = ["NAMESPACE", "CLUSTER"]
         .into_iter()
+        .chain(kinds.then_some("KIND"))
+        .chain(["RUN"])
         .chain(columns.iter().map(|c| c.header))
         .collect();
     let mut table = new_table(&header);
     let mut footer = String::new();
     for entry in &report.clusters {
+        let kind = entry.kind.map_or("-", |k| k.as_str());
         let lead = [
             Cell::new(&entry.cluster.namespace),
             Cell::new(&entry.cluster.name),
+            Cell::new(kind),
         ];
         match (&entry.status, &entry.error) {
             (Some(status), _) => {
