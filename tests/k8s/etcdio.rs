@@ -114,6 +114,35 @@ async fn the_etcd_projects_operator_clusters_work_like_cozystacks() {
         .await
         .expect_code(0);
 
+    // Over port-forward (through the API server to each Pod): every
+    // member answers, and a member's defragmentation goes through too.
+    forward_members(&fx).await;
+    let forwarded = |rest: &[&str]| {
+        let mut argv = vec![
+            format!("--kubeconfig={}", kc.display()),
+            "--connect=port-forward".to_string(),
+        ];
+        argv.extend(rest.iter().map(|s| s.to_string()));
+        argv
+    };
+    let doc = tool(&forwarded(&["status", "db", "-o", "json"]), &[])
+        .await
+        .expect_code(0)
+        .json();
+    for name in &fx.members {
+        assert_eq!(row(&doc, name)["reachable"], true, "{doc}");
+    }
+    let before = fx.etcd.logged_defrags().len();
+    tool(
+        &forwarded(&["defrag", "db", "--yes", "--all", "--member", &fx.members[1]]),
+        &[],
+    )
+    .await
+    .expect_code(0);
+    let defrags = fx.etcd.logged_defrags();
+    let members: Vec<usize> = defrags[before..].iter().map(|d| d.member).collect();
+    assert_eq!(members, [1], "{defrags:?}");
+
     // traffic: refused, saying why (no client Service), and nothing made.
     for argv in [
         vec!["traffic", "show", "db"],
