@@ -233,6 +233,39 @@ build_operator() {
   ln -sfn "$out" "$cache/current/$link"
 }
 
+# The etcd project's own operator (`operator.etcd.io`, `testbed node up
+# --etcd-io-operator`), from ../shared/anchors/etcd-io-etcd-operator (or
+# $KUBECTL_ETCD_ETCDIO_OPERATOR_SRC). Its module path is not served by the
+# module proxy and its go.sum is not complete for its build, so it is built
+# from a copy with -mod=mod (the source stays untouched); keyed by a hash
+# of its go.mod, go.sum and Go files. Its CRD and the ClusterRole its
+# kubebuilder markers generate are copied from the same source.
+build_etcdio_operator() {
+  local src="${KUBECTL_ETCD_ETCDIO_OPERATOR_SRC:-$here/../../shared/anchors/etcd-io-etcd-operator}" key out
+  if [ ! -f "$src/go.mod" ]; then
+    log "the etcd project's operator's source is not at $src: set KUBECTL_ETCD_ETCDIO_OPERATOR_SRC to its folder"
+    exit 2
+  fi
+  src="$(cd "$src" && pwd)"
+  key="$( (cd "$src" && cat go.mod go.sum && find . -name '*.go' ! -name '*_test.go' | LC_ALL=C sort | xargs cat && cat config/crd/bases/*.yaml config/rbac/role.yaml) | sha256sum | cut -c1-12)"
+  out="$cache/etcd-io-operator-$key"
+  if [ -x "$out/manager" ] && [ -f "$out/role.yaml" ]; then
+    log "etcd-io-operator: cached in $out"
+  else
+    log "etcd-io-operator: building from a copy of $src (two or three minutes cold)"
+    local tmp="$out.tmp.$$"
+    rm -rf "$tmp" && mkdir -p "$tmp/src" "$tmp/crds"
+    cp -r "$src"/. "$tmp/src/"
+    (cd "$tmp/src" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$tmp/manager" ./cmd/)
+    cp "$src"/config/crd/bases/*.yaml "$tmp/crds/"
+    cp "$src/config/rbac/role.yaml" "$tmp/role.yaml"
+    rm -rf "$tmp/src"
+    rm -rf "$out" && mv "$tmp" "$out"
+  fi
+  mkdir -p "$cache/current"
+  ln -sfn "$out" "$cache/current/etcd-io-operator"
+}
+
 # Everything by default; or only the servers named (the first look needs
 # only etcd-v3.6).
 build_one() {
@@ -263,14 +296,15 @@ build_one() {
     coredns) build_tools coredns coredns=. ;;
     operator) build_operator "${KUBECTL_ETCD_OPERATOR_SRC:-$here/../../shared/anchors/etcd-operator}" etcd-operator ;;
     operator-defrag) build_operator "${KUBECTL_ETCD_OPERATOR_DEFRAG_SRC:-$here/../../shared/anchors/etcd-operator-with-defrag}" etcd-operator-defrag ;;
-    *) log "unknown server $1 (etcd-v3.7, etcd-v3.6, etcd-v3.5, etcd-v3.4, etcd-v3.6.5, etcd-v3.5.23, kube-apiserver, kube-apiserver-v1.34, kube-apiserver-v1.30, kubectl, kubelet, krew, node, coredns, operator, operator-defrag)"; exit 2 ;;
+    etcd-io-operator) build_etcdio_operator ;;
+    *) log "unknown server $1 (etcd-v3.7, etcd-v3.6, etcd-v3.5, etcd-v3.4, etcd-v3.6.5, etcd-v3.5.23, kube-apiserver, kube-apiserver-v1.34, kube-apiserver-v1.30, kubectl, kubelet, krew, node, coredns, operator, operator-defrag, etcd-io-operator)"; exit 2 ;;
   esac
 }
 
 # The pinned older releases (etcd-v3.6.5, etcd-v3.5.23) are left out: only
 # the suites that need them build them, by name.
 if [ "$#" -eq 0 ]; then
-  set -- etcd-v3.7 etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.34 kube-apiserver-v1.30 kubectl kubelet krew node operator operator-defrag
+  set -- etcd-v3.7 etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.34 kube-apiserver-v1.30 kubectl kubelet krew node operator operator-defrag etcd-io-operator
 fi
 for server in "$@"; do
   build_one "$server"

@@ -114,6 +114,12 @@ pub fn cache_dir() -> PathBuf {
 
 /// `name` in the cache folder `dir`, or how to get it. `source` names what
 /// `testbed/build.sh` makes it from.
+/// `name` in the cache folder `dir`, or an error saying to build
+/// `source`.
+pub fn cached_file(dir: &str, name: &str, source: &str) -> Result<PathBuf> {
+    cached(dir, name, source)
+}
+
 fn cached(dir: &str, name: &str, source: &str) -> Result<PathBuf> {
     cached_or(
         dir,

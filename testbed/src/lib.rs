@@ -10,6 +10,7 @@ pub mod bins;
 pub mod certs;
 pub mod cluster;
 pub mod delay;
+pub mod etcdio_operator;
 pub mod image;
 pub mod kubelet;
 pub mod node;

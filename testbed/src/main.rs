@@ -176,6 +176,7 @@ async fn node_up(
         etcd_versions: versions,
         crds: Vec::new(),
         operator,
+        etcd_io_operator: false,
     })
     .await?;
     let releases: Vec<String> = node

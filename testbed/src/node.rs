@@ -86,6 +86,9 @@ pub struct NodeSpec {
     /// Run this build of the real etcd-operator ([`crate::operator`]),
     /// with the CRDs of its own chart.
     pub operator: Option<operator::Operator>,
+    /// Run the etcd project's own operator too ([`crate::etcdio_operator`]),
+    /// with its CRD.
+    pub etcd_io_operator: bool,
 }
 
 impl Default for NodeSpec {
@@ -94,6 +97,7 @@ impl Default for NodeSpec {
             etcd_versions: vec![EtcdVersion::V3_6],
             crds: Vec::new(),
             operator: None,
+            etcd_io_operator: false,
         }
     }
 }
@@ -348,6 +352,9 @@ impl Node {
             Some(which) => operator::crds(which)?,
             None => Vec::new(),
         };
+        if spec.etcd_io_operator {
+            crds.extend(crate::etcdio_operator::crds()?);
+        }
         crds.extend(spec.crds.iter().cloned());
         let api = ApiServer::start_for(KubeRelease::Current, &crds, "", None, &options).await?;
         let mut node = Node {
@@ -375,6 +382,11 @@ impl Node {
             let client = node.api.admin_client(None).await?;
             operator::deploy(client.clone(), which, ETCD_REPOSITORY).await?;
             operator::wait_available(client, Duration::from_secs(90)).await?;
+        }
+        if spec.etcd_io_operator {
+            let client = node.api.admin_client(None).await?;
+            crate::etcdio_operator::deploy(client.clone(), ETCD_REPOSITORY).await?;
+            crate::etcdio_operator::wait_available(client, Duration::from_secs(90)).await?;
         }
         Ok(node)
     }
@@ -699,6 +711,9 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
         }
         if let Some(which) = spec.operator {
             self.import(&operator::image(which)?)?;
+        }
+        if spec.etcd_io_operator {
+            self.import(&crate::etcdio_operator::image()?)?;
         }
         Ok(())
     }

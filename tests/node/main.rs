@@ -13,6 +13,7 @@
 mod support;
 
 mod cronjob;
+mod etcdio_operator;
 mod node;
 mod node_beside;
 mod node_probes;

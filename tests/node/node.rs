@@ -72,6 +72,7 @@ async fn a_real_node_runs_etcd_from_a_local_image_and_leaves_nothing_behind() {
         etcd_versions: vec![EtcdVersion::V3_6],
         crds: Vec::new(),
         operator: None,
+        etcd_io_operator: false,
     })
     .await
     .unwrap_or_else(|e| panic!("node: {e}"));

@@ -63,6 +63,7 @@ async fn the_kubelet_kills_a_member_mid_defrag_exactly_when_the_tool_holds_it_ba
         etcd_versions: vec![EtcdVersion::V3_7],
         crds: crd_files(),
         operator: None,
+        etcd_io_operator: false,
     })
     .await
     .unwrap_or_else(|e| panic!("node: {e}"));

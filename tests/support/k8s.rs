@@ -1068,26 +1068,9 @@ pub async fn etcdio_fixture(
         full["etcdOptions"].as_array().cloned().unwrap_or_default();
     let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
     for (i, member) in names.iter().enumerate() {
-        let mut args = vec![
-            json!("--name=$(POD_NAME)"),
-            json!("--listen-peer-urls=http://0.0.0.0:2380"),
-            json!("--listen-client-urls=http://0.0.0.0:2379"),
-            json!(format!("--initial-advertise-peer-urls=http://$(POD_NAME).{name}.$(POD_NAMESPACE).svc.cluster.local:2380")),
-            json!(format!("--advertise-client-urls=http://$(POD_NAME).{name}.$(POD_NAMESPACE).svc.cluster.local:2379")),
-        ];
-        args.extend(options.iter().cloned());
-        let pod: Pod = serde_json::from_value(json!({
-            "metadata": {"name": member, "labels": {"app": name, "controller": name}},
-            "spec": {"hostname": member, "subdomain": name, "nodeName": NODE,
-                     "containers": [{
-                         "name": "etcd", "image": format!("gcr.io/etcd-development/etcd:v{running}"),
-                         "command": ["/usr/local/bin/etcd"], "args": args,
-                         "envFrom": [{"configMapRef": {"name": format!("{name}-state")}}],
-                         "volumeMounts": [{"name": "etcd-data", "mountPath": "/var/lib/etcd", "subPathExpr": "$(POD_NAME)"}],
-                     }],
-                     "volumes": [{"name": "etcd-data", "persistentVolumeClaim": {"claimName": format!("etcd-data-{member}")}}]},
-        }))
-        .unwrap();
+        let mut pod = etcdio_pod(name, member, &format!("v{running}"), &options);
+        pod["spec"]["nodeName"] = json!(NODE);
+        let pod: Pod = serde_json::from_value(pod).unwrap();
         pods.create(&PostParams::default(), &pod).await.unwrap();
         let ip = etcd.host(i);
         pods.patch_status(
@@ -1106,4 +1089,35 @@ pub async fn etcdio_fixture(
         members: names,
         etcd,
     }
+}
+
+/// A member Pod as the etcd project's operator makes it (its StatefulSet's
+/// template, `createOrPatchStatefulSet` at 77c7f10, with
+/// `spec.storageSpec` set): what the fast suite's fixture publishes, and
+/// what the real-node test holds the operator's own Pods to.
+pub fn etcdio_pod(
+    name: &str,
+    member: &str,
+    version: &str,
+    options: &[serde_json::Value],
+) -> serde_json::Value {
+    let mut args = vec![
+        json!("--name=$(POD_NAME)"),
+        json!("--listen-peer-urls=http://0.0.0.0:2380"),
+        json!("--listen-client-urls=http://0.0.0.0:2379"),
+        json!(format!("--initial-advertise-peer-urls=http://$(POD_NAME).{name}.$(POD_NAMESPACE).svc.cluster.local:2380")),
+        json!(format!("--advertise-client-urls=http://$(POD_NAME).{name}.$(POD_NAMESPACE).svc.cluster.local:2379")),
+    ];
+    args.extend(options.iter().cloned());
+    json!({
+        "metadata": {"name": member, "labels": {"app": name, "controller": name}},
+        "spec": {"hostname": member, "subdomain": name,
+                 "containers": [{
+                     "name": "etcd", "image": format!("localhost/etcd:{version}"),
+                     "command": ["/usr/local/bin/etcd"], "args": args,
+                     "envFrom": [{"configMapRef": {"name": format!("{name}-state")}}],
+                     "volumeMounts": [{"name": "etcd-data", "mountPath": "/var/lib/etcd", "subPathExpr": "$(POD_NAME)"}],
+                 }],
+                 "volumes": [{"name": "etcd-data", "persistentVolumeClaim": {"claimName": format!("etcd-data-{member}")}}]},
+    })
 }

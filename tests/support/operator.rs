@@ -46,6 +46,16 @@ impl Bed {
     /// CRDs are those of its own chart; the one without the controller
     /// ships no EtcdDefragPolicy, so the published one is added for it.
     pub async fn start_with(ns: &str, which: Operator) -> Bed {
+        Bed::start_node(ns, which, false).await
+    }
+
+    /// [`Bed::start_with`] the cozystack operator `which` and, beside it,
+    /// the etcd project's own operator (`operator.etcd.io`).
+    pub async fn start_beside_etcd_io(ns: &str, which: Operator) -> Bed {
+        Bed::start_node(ns, which, true).await
+    }
+
+    async fn start_node(ns: &str, which: Operator, etcd_io_operator: bool) -> Bed {
         let crds = match which {
             Operator::WithDefrag => Vec::new(),
             Operator::Inert => crd_files(),
@@ -54,6 +64,7 @@ impl Bed {
             etcd_versions: vec![kubectl_etcd_testbed::EtcdVersion::V3_6],
             crds,
             operator: Some(which),
+            etcd_io_operator,
         })
         .await
         .unwrap_or_else(|e| panic!("node: {e}"));
@@ -234,18 +245,23 @@ impl Bed {
         }
     }
 
-    /// A plaintext client of `cluster`'s members at their Pod addresses
-    /// (the node routes them to this machine), as a client in the cluster
-    /// would reach them.
-    pub async fn plain_client(&self, cluster: &str) -> etcd_client::Client {
-        let members = self.members(cluster).await;
+    /// A plaintext client of the member Pods `members` at their addresses.
+    pub async fn plain_client_at(&self, members: &[String]) -> etcd_client::Client {
         let endpoints: Vec<String> = self
-            .pod_ips(&members)
+            .pod_ips(members)
             .await
             .iter()
             .map(|ip| format!("http://{ip}:2379"))
             .collect();
         etcd_client::Client::connect(endpoints, None).await.unwrap()
+    }
+
+    /// A plaintext client of `cluster`'s members at their Pod addresses
+    /// (the node routes them to this machine), as a client in the cluster
+    /// would reach them.
+    pub async fn plain_client(&self, cluster: &str) -> etcd_client::Client {
+        let members = self.members(cluster).await;
+        self.plain_client_at(&members).await
     }
 }
 
