@@ -71,6 +71,16 @@ async fn the_etcd_projects_operator_clusters_work_like_cozystacks() {
     listed.sort();
     assert_eq!(listed, fx.members, "{doc}");
 
+    // -p POD, as the operator plugins take it: the Pod's cluster (from its
+    // app/controller labels) and, for snapshot save, its member.
+    let doc = tool(&with(&kc, &["status", "-p", "db-1", "-o", "json"]), &[])
+        .await
+        .expect_code(0)
+        .json();
+    assert_eq!(doc["cluster"]["name"], "db", "{doc}");
+    let run = tool(&with(&kc, &["status", "-p", "not-a-member"]), &[]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+
     // doctor: nothing failing; the compaction flag of spec.etcdOptions is
     // read (no "auto-compaction off" finding).
     let run = tool(&with(&kc, &["doctor", "db", "-o", "json"]), &[]).await;
