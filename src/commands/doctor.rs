@@ -56,12 +56,16 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                 CLUSTER_CONCURRENCY,
                 |opened| async move {
                     let facts = Some((kube, source, ProcessorsOf::Read(processors)));
-                    match opened.session {
+                    let report = match opened.session {
                         Ok(s) => examine(&s, facts, &gate, window, args.upgrade_to).await,
                         Err(e) if super::secret_forbidden(&e) => {
                             not_dialed_report(Some(opened.cluster), &e)
                         }
                         Err(e) => unreachable_report(Some(opened.cluster), e.to_string()),
+                    };
+                    DoctorReport {
+                        kind: Some(opened.kind),
+                        ..report
                     }
                 },
             )
@@ -118,6 +122,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
 fn not_dialed_report(cluster: Option<ClusterRef>, refused: &crate::error::Error) -> DoctorReport {
     DoctorReport {
         cluster,
+        kind: None,
         worst: Severity::Warning,
         findings: vec![doctor::Finding {
             severity: Severity::Warning,
@@ -134,6 +139,7 @@ fn not_dialed_report(cluster: Option<ClusterRef>, refused: &crate::error::Error)
 fn unreachable_report(cluster: Option<ClusterRef>, why: String) -> DoctorReport {
     DoctorReport {
         cluster,
+        kind: None,
         worst: Severity::Critical,
         findings: vec![doctor::Finding {
             severity: Severity::Critical,
@@ -246,6 +252,7 @@ async fn examine(
     let findings = doctor::examine(&facts);
     DoctorReport {
         cluster,
+        kind: None,
         worst: doctor::worst(&findings),
         findings,
         unread,

@@ -24,7 +24,7 @@ use crate::report::{ClusterRef, FleetCluster, FleetOutcome, FleetReport, Outcome
 use crate::session::fleet::{Listed, Opened, Scope};
 use crate::session::{self, Connection};
 use crate::settings::{Fleet as FleetSettings, Global};
-use crate::source::Source;
+use crate::source::{Kind, Source};
 
 /// How many clusters the first look (dry run, prompt) reads at once: it
 /// only reads, as `status -A` does.
@@ -71,7 +71,6 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
     }
     let fleet = Fleet {
         kube: &listed.kube,
-        source: listed.source,
         connection: Connection::from(&global.reach),
         options: &options,
     };
@@ -125,7 +124,6 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
 /// What every cluster's look and run share.
 struct Fleet<'a> {
     kube: &'a Kube,
-    source: Source,
     connection: Connection,
     options: &'a SweepOptions,
 }
@@ -142,10 +140,10 @@ impl Fleet<'_> {
         }
     }
 
-    /// Connects to one cluster's members as its source says.
-    async fn open(&self, cluster: &ClusterRef) -> Result<session::Session> {
+    /// Connects to one cluster's members as its kind's source says.
+    async fn open(&self, cluster: &ClusterRef, kind: Kind) -> Result<session::Session> {
         let mut session = session::open_cluster(
-            self.source,
+            Source::only(kind),
             self.kube,
             &self.connection,
             &cluster.namespace,
@@ -167,6 +165,11 @@ impl Fleet<'_> {
     /// members and Pods) comes from the shared reads when they could be
     /// read.
     async fn look(&self, opened: Opened) -> FleetCluster {
+        let kind = opened.kind;
+        self.look_at(opened).await.of_kind(kind)
+    }
+
+    async fn look_at(&self, opened: Opened) -> FleetCluster {
         let cluster = opened.cluster;
         let preview = async {
             let mut session = opened.session?;
@@ -195,16 +198,16 @@ impl Fleet<'_> {
     /// One cluster's run, start to finish; never an error, always a row.
     async fn sweep(
         &self,
-        cluster: ClusterRef,
+        (cluster, kind): (ClusterRef, Kind),
         view: &FleetView,
         control: &RunControl,
     ) -> FleetCluster {
         if control.halted().is_some() {
-            return FleetCluster::not_started(cluster);
+            return FleetCluster::not_started(cluster).of_kind(kind);
         }
         let progress = view.cluster(format!("{}/{}", cluster.namespace, cluster.name));
         let run = async {
-            let session = self.open(&cluster).await?;
+            let session = self.open(&cluster, kind).await?;
             exec::run(
                 &session.clients,
                 &session.target,
@@ -219,7 +222,8 @@ impl Fleet<'_> {
         let entry = match run {
             Ok(report) => FleetCluster::from_report(cluster, report),
             Err(e) => FleetCluster::failed(cluster, e.to_string()),
-        };
+        }
+        .of_kind(kind);
         progress.finish(&outcome_line(&entry));
         entry
     }

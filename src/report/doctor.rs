@@ -11,6 +11,9 @@ use super::ClusterRef;
 pub struct DoctorReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster: Option<ClusterRef>,
+    /// The kind of EtcdCluster (`doctor -A`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<crate::reach::Kind>,
     /// The worst severity among the findings.
     pub worst: crate::plan::doctor::Severity,
     /// Worst first; `ok` ones included (tables show them with `-o wide`).

@@ -95,6 +95,9 @@ impl FleetOutcome {
 #[serde(rename_all = "camelCase")]
 pub struct FleetCluster {
     pub cluster: ClusterRef,
+    /// The kind of EtcdCluster (`cozystack`, `etcd-io`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<crate::reach::Kind>,
     pub outcome: FleetOutcome,
     /// One sentence on why it is not `Completed`/`Planned` (`null` then).
     pub why: Option<String>,
@@ -112,6 +115,7 @@ impl FleetCluster {
         let outcome = FleetOutcome::of(&report);
         FleetCluster {
             cluster,
+            kind: None,
             outcome,
             why: why(outcome, &report),
             report: Some(report),
@@ -123,6 +127,7 @@ impl FleetCluster {
     pub fn failed(cluster: ClusterRef, error: String) -> FleetCluster {
         FleetCluster {
             cluster,
+            kind: None,
             outcome: FleetOutcome::Failed,
             why: Some(error.clone()),
             report: None,
@@ -134,10 +139,19 @@ impl FleetCluster {
     pub fn not_started(cluster: ClusterRef) -> FleetCluster {
         FleetCluster {
             cluster,
+            kind: None,
             outcome: FleetOutcome::NotStarted,
             why: Some("interrupted before its turn; not contacted".into()),
             report: None,
             error: None,
+        }
+    }
+
+    /// This entry, saying which kind its cluster is.
+    pub fn of_kind(self, kind: crate::reach::Kind) -> FleetCluster {
+        FleetCluster {
+            kind: Some(kind),
+            ..self
         }
     }
 

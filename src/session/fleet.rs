@@ -90,9 +90,12 @@ impl Listed {
         })
     }
 
-    /// The clusters listed, in order.
-    pub fn clusters(&self) -> Vec<ClusterRef> {
-        self.clusters.iter().map(|f| f.cluster.clone()).collect()
+    /// The clusters listed, in order, each with its kind.
+    pub fn clusters(&self) -> Vec<(ClusterRef, crate::reach::Kind)> {
+        self.clusters
+            .iter()
+            .map(|f| (f.cluster.clone(), f.kind()))
+            .collect()
     }
 
     /// Opens every listed cluster and hands it to `work`; the results come

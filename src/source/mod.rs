@@ -250,6 +250,11 @@ impl Source {
         Source { only: None }
     }
 
+    /// Only `kind`: a listed cluster opened again in its own kind.
+    pub fn only(kind: Kind) -> Source {
+        Source { only: Some(kind) }
+    }
+
     fn kinds(self) -> Vec<Kind> {
         match self.only {
             Some(k) => vec![k],

@@ -243,6 +243,59 @@ async fn a_name_both_kinds_hold_is_refused_until_kind_picks_one() {
         "{table}"
     );
 
+    // doctor -A and defrag -A --dry-run say each cluster's kind.
+    let doc = tool(&with(&kc, &["doctor", "-A", "-o", "json"]), &[])
+        .await
+        .json();
+    let kinds: Vec<&str> = doc["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["cluster"]["namespace"] == ns)
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["cozystack", "etcd-io"], "{doc}");
+    // A sweep selected by label opens each cluster in its own kind: the
+    // shared name is no obstacle, and the etcd project's member is
+    // defragmented (its own log says so).
+    etcdio_clusters(&client, ns)
+        .patch(
+            "etcd",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"metadata": {"labels": {"tier": "test"}}})),
+        )
+        .await
+        .unwrap();
+    let before = fx.etcd.logged_defrags().len();
+    let doc = tool(
+        &with(
+            &kc,
+            &[
+                "defrag",
+                "-l",
+                "tier=test",
+                "--all",
+                "--yes",
+                // One member: the gate's own advice, taken.
+                "--allow-quorum-loss",
+                "-o",
+                "json",
+            ],
+        ),
+        &[],
+    )
+    .await
+    .expect_code(0)
+    .json();
+    let swept: Vec<(&str, &str)> = doc["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["kind"].as_str().unwrap(), c["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(swept, [("etcd-io", "Completed")], "{doc}");
+    assert_eq!(fx.etcd.logged_defrags().len(), before + 1);
+
     // The advice, run as printed: --kind etcd-io reads the etcd project's
     // cluster.
     let doc = tool(

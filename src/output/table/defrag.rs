@@ -245,6 +245,7 @@ pub fn fleet(report: &crate::report::FleetReport, plans: bool) -> String {
     let mut table = new_table(&[
         "NAMESPACE",
         "NAME",
+        "KIND",
         "OUTCOME",
         "DEFRAGMENTED",
         "RECLAIMED",
@@ -265,6 +266,7 @@ pub fn fleet(report: &crate::report::FleetReport, plans: bool) -> String {
         table.add_row(vec![
             Cell::new(&c.cluster.namespace),
             Cell::new(&c.cluster.name),
+            Cell::new(c.kind.map_or("-", |k| k.as_str())),
             Cell::new(c.outcome.as_str()),
             right(done),
             right(reclaimed),

@@ -10,7 +10,14 @@ pub fn doctor(report: &DoctorReport, wide: bool) -> String {
     use crate::plan::doctor::Severity;
     let mut text = String::new();
     if let Some(c) = &report.cluster {
-        text.push_str(&format!("{}/{}: {}\n", c.namespace, c.name, report.worst));
+        let kind = report
+            .kind
+            .map(|k| format!(" ({})", k.as_str()))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "{}/{}{kind}: {}\n",
+            c.namespace, c.name, report.worst
+        ));
     }
     let (passed, problems): (Vec<_>, Vec<_>) = report
         .findings

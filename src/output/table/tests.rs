@@ -122,6 +122,7 @@ fn doctor_wide_lists_the_checks_that_passed_under_a_header() {
         remedy: remedy.into(),
     };
     let report = DoctorReport {
+        kind: None,
         cluster: None,
         worst: Severity::Warning,
         findings: vec![
@@ -162,6 +163,7 @@ fn doctor_wide_lists_the_checks_that_passed_under_a_header() {
         ])
     );
     let healthy = DoctorReport {
+        kind: None,
         worst: Severity::Ok,
         findings: report.findings[1..].to_vec(),
         ..report
