@@ -12,14 +12,10 @@
 //! CRD and its rules are read from the build's output.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Namespace, Pod, ServiceAccount};
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
-use kube::api::{Api, ListParams, PostParams};
+use k8s_openapi::api::rbac::v1::ClusterRole;
 use kube::Client;
-use serde::de::DeserializeOwned;
 
 use crate::image::{ImageFile, ImageSpec};
 use crate::{bins, Result};
@@ -68,154 +64,44 @@ pub fn image() -> Result<ImageSpec> {
     })
 }
 
-fn object<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
-    serde_json::from_value(value).map_err(|e| e.to_string())
-}
-
-/// Creates its namespace, identity, permissions (its generated ClusterRole,
-/// renamed) and Deployment; member Pods will use `etcd_repository:<version>`.
+/// Creates its namespace, identity, permissions (its generated
+/// ClusterRole's rules) and Deployment; member Pods will use
+/// `etcd_repository:<version>`.
 pub async fn deploy(client: Client, etcd_repository: &str) -> Result<()> {
-    let pp = PostParams::default();
-    let ns = NAMESPACE;
     let role_file = dir()?.join("role.yaml");
-    let mut role: ClusterRole = serde_yaml::from_str(
+    let role: ClusterRole = serde_yaml::from_str(
         &std::fs::read_to_string(&role_file)
             .map_err(|e| format!("{}: {e}", role_file.display()))?,
     )
     .map_err(|e| format!("{}: {e}", role_file.display()))?;
-    let role_name = format!("{NAME}-manager-role");
-    role.metadata = object(serde_json::json!({"name": role_name}))?;
-
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    namespaces
-        .create(&pp, &object(serde_json::json!({"metadata": {"name": ns}}))?)
-        .await
-        .map_err(|e| format!("create namespace {ns}: {e}"))?;
-    let accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), ns);
-    accounts
-        .create(
-            &pp,
-            &object(serde_json::json!({"metadata": {"name": NAME}}))?,
-        )
-        .await
-        .map_err(|e| format!("create ServiceAccount {NAME}: {e}"))?;
-    let subject = serde_json::json!([{"kind": "ServiceAccount", "name": NAME, "namespace": ns}]);
-    Api::<ClusterRole>::all(client.clone())
-        .create(&pp, &role)
-        .await
-        .map_err(|e| format!("create ClusterRole {role_name}: {e}"))?;
-    Api::<ClusterRoleBinding>::all(client.clone())
-        .create(
-            &pp,
-            &object(serde_json::json!({
-                "metadata": {"name": role_name},
-                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
-                "subjects": subject,
-            }))?,
-        )
-        .await
-        .map_err(|e| format!("create ClusterRoleBinding {role_name}: {e}"))?;
-    let election = format!("{NAME}-leader-election");
-    Api::<Role>::namespaced(client.clone(), ns)
-        .create(
-            &pp,
-            &object(serde_json::json!({
-                "metadata": {"name": election},
-                "rules": [
-                    {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
-                     "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
-                    {"apiGroups": [""], "resources": ["configmaps"],
-                     "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
-                    {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
-                ],
-            }))?,
-        )
-        .await
-        .map_err(|e| format!("create Role {election}: {e}"))?;
-    Api::<RoleBinding>::namespaced(client.clone(), ns)
-        .create(
-            &pp,
-            &object(serde_json::json!({
-                "metadata": {"name": election},
-                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": election},
-                "subjects": subject,
-            }))?,
-        )
-        .await
-        .map_err(|e| format!("create RoleBinding {election}: {e}"))?;
-
-    let labels =
-        serde_json::json!({"app.kubernetes.io/name": NAME, "control-plane": "controller-manager"});
-    Api::<Deployment>::namespaced(client, ns)
-        .create(
-            &pp,
-            &object(serde_json::json!({
-                "metadata": {"name": NAME, "labels": labels},
-                "spec": {
-                    "replicas": 1,
-                    "selector": {"matchLabels": labels},
-                    "template": {
-                        "metadata": {"labels": labels},
-                        "spec": {
-                            "serviceAccountName": NAME,
-                            "terminationGracePeriodSeconds": 10,
-                            "securityContext": {"runAsNonRoot": true},
-                            "containers": [{
-                                "name": "manager",
-                                "image": IMAGE,
-                                "imagePullPolicy": "Never",
-                                "command": ["/manager"],
-                                "args": [
-                                    "--leader-elect",
-                                    "--health-probe-bind-address=:8081",
-                                    format!("--image-registry={etcd_repository}"),
-                                ],
-                                "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8081},
-                                                  "initialDelaySeconds": 15, "periodSeconds": 20},
-                                "readinessProbe": {"httpGet": {"path": "/readyz", "port": 8081},
-                                                   "initialDelaySeconds": 1, "periodSeconds": 2},
-                                "securityContext": {"allowPrivilegeEscalation": false,
-                                                    "capabilities": {"drop": ["ALL"]}},
-                            }],
-                        },
-                    },
-                },
-            }))?,
-        )
-        .await
-        .map_err(|e| format!("create Deployment {NAME}: {e}"))?;
-    Ok(())
+    crate::operator::install(
+        client,
+        &crate::operator::Manager {
+            namespace: NAMESPACE,
+            name: NAME,
+            image: IMAGE,
+            rules: role.rules.unwrap_or_default(),
+            more_rules: Vec::new(),
+            args: vec![
+                "--leader-elect".into(),
+                "--health-probe-bind-address=:8081".into(),
+                format!("--image-registry={etcd_repository}"),
+            ],
+            env: serde_json::json!([]),
+        },
+    )
+    .await
 }
 
 /// Waits until its Deployment has an available replica; the error carries
 /// its Pods' states.
 pub async fn wait_available(client: Client, limit: Duration) -> Result<()> {
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
-    let pods: Api<Pod> = Api::namespaced(client, NAMESPACE);
-    let deadline = Instant::now() + limit;
-    loop {
-        let available = deployments
-            .get(NAME)
-            .await
-            .ok()
-            .and_then(|d| d.status)
-            .and_then(|s| s.available_replicas)
-            .unwrap_or(0);
-        if available >= 1 {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            let states: Vec<String> = pods
-                .list(&ListParams::default())
-                .await
-                .map(|l| l.items.iter().map(|p| format!("{:?}", p.status)).collect())
-                .unwrap_or_default();
-            return Err(format!(
-                "the etcd project's operator is not available after {}s: {}",
-                limit.as_secs(),
-                states.join("; ")
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    crate::operator::wait_for(
+        client,
+        NAMESPACE,
+        NAME,
+        "the etcd project's operator",
+        limit,
+    )
+    .await
 }

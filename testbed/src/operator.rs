@@ -122,15 +122,73 @@ fn object<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
 /// rules its chart generates from its code) and Deployment; member Pods
 /// will use `etcd_repository:v<version>`.
 pub async fn deploy(client: Client, which: Operator, etcd_repository: &str) -> Result<()> {
-    let pp = PostParams::default();
-    let ns = OPERATOR_NAMESPACE;
     let rules_file = bins::operator_dir(which)?.join("manager-role-rules.yaml");
     let rules: Vec<PolicyRule> = serde_yaml::from_str(
         &std::fs::read_to_string(&rules_file)
             .map_err(|e| format!("{}: {e}", rules_file.display()))?,
     )
     .map_err(|e| format!("{}: {e}", rules_file.display()))?;
+    // The operator's defect, found here: its policy stamps each run with a
+    // blockOwnerDeletion owner reference to the policy, and its chart
+    // grants no `update` on `etcddefragpolicies/finalizers`, so where
+    // OwnerReferencesPermissionEnforcement is on (as on this API server,
+    // and OpenShift) every stamp is refused and no policy ever fires.
+    // Granted apart, so its own rules stay as shipped.
+    let workaround = match which.defrags() {
+        true => vec![(
+            format!("{OPERATOR_NAME}-testbed-policy-finalizers"),
+            vec![object(serde_json::json!({
+                "apiGroups": ["etcd-operator.cozystack.io"],
+                "resources": ["etcddefragpolicies/finalizers"],
+                "verbs": ["update"],
+            }))?],
+        )],
+        false => Vec::new(),
+    };
+    install(
+        client,
+        &Manager {
+            namespace: OPERATOR_NAMESPACE,
+            name: OPERATOR_NAME,
+            image: OPERATOR_IMAGE,
+            rules,
+            more_rules: workaround,
+            args: vec![
+                "--health-probe-bind-address=:8081".into(),
+                "--metrics-bind-address=:8080".into(),
+                "--leader-elect".into(),
+            ],
+            env: serde_json::json!([
+                {"name": "OPERATOR_IMAGE", "value": OPERATOR_IMAGE},
+                {"name": "ETCD_IMAGE_REPOSITORY", "value": etcd_repository},
+            ]),
+        },
+    )
+    .await
+}
 
+/// An operator's manager as a chart lays it out: what differs between the
+/// operators the test bed runs.
+pub(crate) struct Manager<'a> {
+    pub namespace: &'a str,
+    /// Its Deployment and ServiceAccount.
+    pub name: &'a str,
+    pub image: &'a str,
+    /// Its ClusterRole's rules, as its build generated them.
+    pub rules: Vec<PolicyRule>,
+    /// Further ClusterRoles (name, rules) the test bed grants it.
+    pub more_rules: Vec<(String, Vec<PolicyRule>)>,
+    pub args: Vec<String>,
+    /// The container's `env`.
+    pub env: serde_json::Value,
+}
+
+/// Creates `m`'s namespace, ServiceAccount, ClusterRoles and their
+/// bindings, its leader election Role (a Lease, events) and its
+/// Deployment (one replica, probes on `/healthz` and `/readyz` at 8081).
+pub(crate) async fn install(client: Client, m: &Manager<'_>) -> Result<()> {
+    let pp = PostParams::default();
+    let ns = m.namespace;
     let namespaces: Api<Namespace> = Api::all(client.clone());
     namespaces
         .create(&pp, &object(serde_json::json!({"metadata": {"name": ns}}))?)
@@ -140,64 +198,36 @@ pub async fn deploy(client: Client, which: Operator, etcd_repository: &str) -> R
     accounts
         .create(
             &pp,
-            &object(serde_json::json!({"metadata": {"name": OPERATOR_NAME}}))?,
+            &object(serde_json::json!({"metadata": {"name": m.name}}))?,
         )
         .await
-        .map_err(|e| format!("create ServiceAccount {OPERATOR_NAME}: {e}"))?;
-    let subject =
-        serde_json::json!([{"kind": "ServiceAccount", "name": OPERATOR_NAME, "namespace": ns}]);
+        .map_err(|e| format!("create ServiceAccount {}: {e}", m.name))?;
+    let subject = serde_json::json!([{"kind": "ServiceAccount", "name": m.name, "namespace": ns}]);
     let cluster_roles: Api<ClusterRole> = Api::all(client.clone());
-    let role_name = format!("{OPERATOR_NAME}-manager-role");
-    let mut role: ClusterRole = object(serde_json::json!({"metadata": {"name": role_name}}))?;
-    role.rules = Some(rules);
-    cluster_roles
-        .create(&pp, &role)
-        .await
-        .map_err(|e| format!("create ClusterRole {role_name}: {e}"))?;
     let bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
-    bindings
-        .create(
-            &pp,
-            &object(serde_json::json!({
-                "metadata": {"name": role_name},
-                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
-                "subjects": subject,
-            }))?,
-        )
-        .await
-        .map_err(|e| format!("create ClusterRoleBinding {role_name}: {e}"))?;
-    if which.defrags() {
-        // The operator's defect, found here: its policy stamps each run
-        // with a blockOwnerDeletion owner reference to the policy, and its
-        // chart grants no `update` on `etcddefragpolicies/finalizers`, so
-        // where OwnerReferencesPermissionEnforcement is on (as on this
-        // API server, and OpenShift) every stamp is refused and no policy
-        // ever fires. Granted apart, so its own rules stay as shipped.
-        let workaround = format!("{OPERATOR_NAME}-testbed-policy-finalizers");
-        let mut role: ClusterRole = object(serde_json::json!({"metadata": {"name": workaround}}))?;
-        role.rules = Some(vec![object(serde_json::json!({
-            "apiGroups": ["etcd-operator.cozystack.io"],
-            "resources": ["etcddefragpolicies/finalizers"],
-            "verbs": ["update"],
-        }))?]);
+    let roles = std::iter::once((format!("{}-manager-role", m.name), m.rules.clone()))
+        .chain(m.more_rules.iter().cloned());
+    for (role_name, rules) in roles {
+        let mut role: ClusterRole = object(serde_json::json!({"metadata": {"name": role_name}}))?;
+        role.rules = Some(rules);
         cluster_roles
             .create(&pp, &role)
             .await
-            .map_err(|e| format!("create ClusterRole {workaround}: {e}"))?;
+            .map_err(|e| format!("create ClusterRole {role_name}: {e}"))?;
         bindings
             .create(
                 &pp,
                 &object(serde_json::json!({
-                    "metadata": {"name": workaround},
-                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": workaround},
+                    "metadata": {"name": role_name},
+                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
                     "subjects": subject,
                 }))?,
             )
             .await
-            .map_err(|e| format!("create ClusterRoleBinding {workaround}: {e}"))?;
+            .map_err(|e| format!("create ClusterRoleBinding {role_name}: {e}"))?;
     }
     // Leader election, as controller-runtime does it: a Lease (and events).
-    let election = format!("{OPERATOR_NAME}-leader-election");
+    let election = format!("{}-leader-election", m.name);
     let roles: Api<Role> = Api::namespaced(client.clone(), ns);
     roles
         .create(
@@ -228,36 +258,29 @@ pub async fn deploy(client: Client, which: Operator, etcd_repository: &str) -> R
         .await
         .map_err(|e| format!("create RoleBinding {election}: {e}"))?;
 
-    let labels = serde_json::json!({"app.kubernetes.io/name": OPERATOR_NAME, "control-plane": "controller-manager"});
+    let labels = serde_json::json!({"app.kubernetes.io/name": m.name, "control-plane": "controller-manager"});
     let deployments: Api<Deployment> = Api::namespaced(client, ns);
     deployments
         .create(
             &pp,
             &object(serde_json::json!({
-                "metadata": {"name": OPERATOR_NAME, "labels": labels},
+                "metadata": {"name": m.name, "labels": labels},
                 "spec": {
                     "replicas": 1,
                     "selector": {"matchLabels": labels},
                     "template": {
                         "metadata": {"labels": labels},
                         "spec": {
-                            "serviceAccountName": OPERATOR_NAME,
+                            "serviceAccountName": m.name,
                             "terminationGracePeriodSeconds": 10,
                             "securityContext": {"runAsNonRoot": true},
                             "containers": [{
                                 "name": "manager",
-                                "image": OPERATOR_IMAGE,
+                                "image": m.image,
                                 "imagePullPolicy": "Never",
                                 "command": ["/manager"],
-                                "args": [
-                                    "--health-probe-bind-address=:8081",
-                                    "--metrics-bind-address=:8080",
-                                    "--leader-elect",
-                                ],
-                                "env": [
-                                    {"name": "OPERATOR_IMAGE", "value": OPERATOR_IMAGE},
-                                    {"name": "ETCD_IMAGE_REPOSITORY", "value": etcd_repository},
-                                ],
+                                "args": m.args,
+                                "env": m.env,
                                 "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8081},
                                                   "initialDelaySeconds": 15, "periodSeconds": 20},
                                 "readinessProbe": {"httpGet": {"path": "/readyz", "port": 8081},
@@ -271,19 +294,38 @@ pub async fn deploy(client: Client, which: Operator, etcd_repository: &str) -> R
             }))?,
         )
         .await
-        .map_err(|e| format!("create Deployment {OPERATOR_NAME}: {e}"))?;
+        .map_err(|e| format!("create Deployment {}: {e}", m.name))?;
     Ok(())
 }
 
-/// Waits until the operator's Deployment has an available replica; the
-/// error carries its Pods' states.
+/// Waits until the cozystack operator's Deployment has an available
+/// replica; the error carries its Pods' states.
 pub async fn wait_available(client: Client, limit: Duration) -> Result<()> {
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), OPERATOR_NAMESPACE);
-    let pods: Api<Pod> = Api::namespaced(client, OPERATOR_NAMESPACE);
+    wait_for(
+        client,
+        OPERATOR_NAMESPACE,
+        OPERATOR_NAME,
+        "the etcd-operator",
+        limit,
+    )
+    .await
+}
+
+/// Waits until Deployment `namespace/name` (`what`) has an available
+/// replica; the error carries its Pods' states.
+pub(crate) async fn wait_for(
+    client: Client,
+    namespace: &str,
+    name: &str,
+    what: &str,
+    limit: Duration,
+) -> Result<()> {
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), namespace);
+    let pods: Api<Pod> = Api::namespaced(client, namespace);
     let deadline = Instant::now() + limit;
     loop {
         let available = deployments
-            .get(OPERATOR_NAME)
+            .get(name)
             .await
             .ok()
             .and_then(|d| d.status)
@@ -299,7 +341,7 @@ pub async fn wait_available(client: Client, limit: Duration) -> Result<()> {
                 .map(|l| l.items.iter().map(|p| format!("{:?}", p.status)).collect())
                 .unwrap_or_default();
             return Err(format!(
-                "the etcd-operator is not available after {}s: {}",
+                "{what} is not available after {}s: {}",
                 limit.as_secs(),
                 states.join("; ")
             ));
