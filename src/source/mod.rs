@@ -233,9 +233,25 @@ impl Kind {
 /// the first) that this identity may not read it: the kind is then passed
 /// over. The first kind's refusals are said, as before there were others.
 fn passed_over(kind: Kind, e: &crate::error::Error) -> bool {
-    let text = e.to_string();
-    text.contains("could not find the requested resource")
-        || (kind != Kind::Cozystack && text.contains("forbidden"))
+    is_unserved(e) || (kind != Kind::Cozystack && api_code(e) == Some(403))
+}
+
+/// A LIST of a kind the API server does not serve: its 404 ("404 page not
+/// found" when the group is unknown, "the server could not find the
+/// requested resource" when only the kind is).
+fn is_unserved(e: &crate::error::Error) -> bool {
+    api_code(e) == Some(404)
+}
+
+/// The API server's status code of a refused request.
+fn api_code(e: &crate::error::Error) -> Option<u16> {
+    match e {
+        Error::Kube { source, .. } => match source.as_ref() {
+            kube::Error::Api(status) => Some(status.code),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 impl Source {
@@ -291,6 +307,13 @@ impl Source {
                 Ok(mut clusters) => found.append(&mut clusters),
                 Err(e) if self.only.is_none() && passed_over(*kind, &e) => {
                     tracing::debug!("{} passed over: {e}", kind.noun());
+                }
+                Err(e) if is_unserved(&e) => {
+                    first_error.get_or_insert(Error::Resolve(format!(
+                        "this API server serves no EtcdCluster of {} (--kind {}): is its operator installed? ({e})",
+                        kind.group(),
+                        kind.as_str()
+                    )));
                 }
                 Err(e) => {
                     first_error.get_or_insert(e);

@@ -348,3 +348,125 @@ async fn plain_http_beside_its_tls_secrets_is_said() {
     );
     assert_ne!(run.code, 0, "a critical finding fails doctor: {run:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn once_its_members_serve_tls_the_same_code_reaches_them_over_tls() {
+    let client = admin().await;
+    let ns = "etcdio-mtls";
+    let fx = etcdio_tls_fixture(&client, ns, "db", 3).await;
+    let kc = kubeconfig("etcdio-mtls.yaml", &[ns]);
+    let run = tool(&with(&kc, &["status", "db", "-o", "json"]), &[]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    // Nothing said of plain HTTP: it is not.
+    assert!(!run.stderr.contains("plain HTTP"), "{}", run.stderr);
+    let doc = run.json();
+    for (i, name) in fx.members.iter().enumerate() {
+        let m = row(&doc, name);
+        assert_eq!(m["reachable"], true, "{m}");
+        assert_eq!(
+            m["endpoint"],
+            format!("https://{}:2379", fx.etcd.host(i)),
+            "{m}"
+        );
+    }
+    // doctor: no plaintext finding; defrag over mutual TLS, per etcd's logs.
+    let report = tool(&with(&kc, &["doctor", "db", "-o", "json"]), &[])
+        .await
+        .json();
+    assert!(!report.to_string().contains("plaintext-client"), "{report}");
+    let before = fx.etcd.logged_defrags().len();
+    tool(&with(&kc, &["defrag", "db", "--yes", "--all"]), &[])
+        .await
+        .expect_code(0);
+    assert_eq!(fx.etcd.logged_defrags().len(), before + 3);
+    // Without its client Secret the cluster is not reached with less: the
+    // error names the Secret.
+    let secrets: kube::Api<k8s_openapi::api::core::v1::Secret> =
+        kube::Api::namespaced(client.clone(), ns);
+    secrets
+        .delete("db-client-tls", &Default::default())
+        .await
+        .unwrap();
+    let run = tool(&with(&kc, &["status", "db"]), &[]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("client TLS Secret etcdio-mtls/db-client-tls not found"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// An API server of its own serving only `crds` (most serve one kind of
+/// EtcdCluster, or none).
+async fn server_with(crds: Vec<std::path::PathBuf>) -> kubectl_etcd_testbed::ApiServer {
+    let server = kubectl_etcd_testbed::ApiServer::start_release(
+        kubectl_etcd_testbed::KubeRelease::Current,
+        &crds,
+        "",
+    )
+    .await
+    .unwrap_or_else(|e| panic!("test bed API server: {e}"));
+    kubectl_etcd_testbed::apiserver::watchdog(&server.pids(), &server.dirs()).expect("watchdog");
+    server
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_kind_the_api_server_does_not_serve_is_passed_over() {
+    let (cozystack_only, etcdio_only): (Vec<_>, Vec<_>) = crd_files()
+        .into_iter()
+        .partition(|f| !f.to_string_lossy().contains("operator.etcd.io"));
+    assert_eq!(etcdio_only.len(), 1, "{etcdio_only:?}");
+    for (label, crds) in [("cozystack", cozystack_only), ("etcd-io", etcdio_only)] {
+        let server = server_with(crds).await;
+        let client = server.admin_client(None).await.unwrap();
+        let ns = "one-kind";
+        let fx = match label {
+            "cozystack" => fixture(&client, ns, "db", Mode::Plain).await,
+            _ => etcdio_fixture(&client, ns, "db", 1, json!({})).await,
+        };
+        let kc = kubeconfig_on(&server, &format!("one-kind-{label}.yaml"), &[ns]);
+        // By name, as the namespace's only cluster, and in a listing of all.
+        for argv in [
+            vec!["status", "db", "-o", "json"],
+            vec!["status", "-o", "json"],
+        ] {
+            let doc = tool(&with(&kc, &argv), &[]).await.expect_code(0).json();
+            assert_eq!(
+                rows(&doc).len(),
+                fx.members.len(),
+                "{label} {argv:?}: {doc}"
+            );
+        }
+        let doc = tool(&with(&kc, &["status", "-A", "-o", "json"]), &[])
+            .await
+            .expect_code(0)
+            .json();
+        let kinds: Vec<&str> = doc["clusters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, [label], "{doc}");
+        // --kind naming the kind it does not serve: said so, with the
+        // server's own word.
+        let other = if label == "cozystack" {
+            "etcd-io"
+        } else {
+            "cozystack"
+        };
+        let run = tool(&with(&kc, &["status", "-A", "--kind", other]), &[]).await;
+        assert_eq!(run.code, 2, "{label}: {run:?}");
+        assert!(
+            run.stderr
+                .contains("this API server serves no EtcdCluster of")
+                && run
+                    .stderr
+                    .contains(&format!("(--kind {other}): is its operator installed?"))
+                && run.stderr.contains("404"),
+            "{label}: {}",
+            run.stderr
+        );
+    }
+}

@@ -1007,10 +1007,56 @@ pub async fn etcdio_fixture(
     members: usize,
     spec: serde_json::Value,
 ) -> Fixture {
+    etcdio_fixture_as(client, ns, name, members, spec, Security::Plain).await
+}
+
+/// [`etcdio_fixture`] whose members serve mutual TLS on their client port,
+/// as that operator's clusters will once its TLS lands (its issues 372 and
+/// 373): `spec.tls` set, `https://` client URLs and the server
+/// certificate's flags in `spec.etcdOptions`, and the Secret
+/// `<name>-client-tls` (`ca.crt`, `tls.crt`, `tls.key`) it makes. The
+/// members' certificates name `*.<name>.<ns>.svc.cluster.local`.
+pub async fn etcdio_tls_fixture(client: &Client, ns: &str, name: &str, members: usize) -> Fixture {
+    let options = json!([
+        "--listen-client-urls=https://0.0.0.0:2379",
+        format!("--advertise-client-urls=https://$(POD_NAME).{name}.$(POD_NAMESPACE).svc.cluster.local:2379"),
+        "--cert-file=/etc/etcd/server/tls.crt",
+        "--key-file=/etc/etcd/server/tls.key",
+        "--client-cert-auth",
+        "--trusted-ca-file=/etc/etcd/server/ca.crt",
+    ]);
+    let spec = json!({"tls": {"provider": "auto"}, "etcdOptions": options});
+    let fx = etcdio_fixture_as(client, ns, name, members, spec, Security::MutualTls).await;
+    let pki = fx.etcd.pki.as_ref().expect("a TLS cluster's certificates");
+    let read = |p: &PathBuf| std::fs::read_to_string(p).unwrap();
+    create_secret(
+        &Api::namespaced(client.clone(), ns),
+        &format!("{name}-client-tls"),
+        "kubernetes.io/tls",
+        &[
+            ("ca.crt", read(&pki.ca)),
+            ("tls.crt", read(&pki.client_cert)),
+            ("tls.key", read(&pki.client_key)),
+        ],
+    )
+    .await;
+    fx
+}
+
+async fn etcdio_fixture_as(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    members: usize,
+    spec: serde_json::Value,
+    security: Security,
+) -> Fixture {
     namespace(client, ns).await;
     let names = etcdio_names(name, members);
-    let mut cluster_spec =
-        ClusterSpec::new(members, Security::Plain).operator_style(name, ns, &names);
+    let mut cluster_spec = ClusterSpec::new(members, security).operator_style(name, ns, &names);
+    cluster_spec
+        .extra_sans
+        .push(format!("*.{name}.{ns}.svc.cluster.local"));
     cluster_spec.log_level = "info";
     let etcd = Cluster::start(cluster_spec)
         .await

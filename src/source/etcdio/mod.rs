@@ -18,8 +18,9 @@ use crate::source::pods::PodFacts;
 use crate::source::Fetched;
 use objects::{client_tls_secret, pod_selector, ClusterObjects, EtcdCluster, DATA_DIR};
 
-/// The noun messages use for this kind.
+/// The noun messages use for this kind, and its plural.
 pub const NOUN: &str = "EtcdCluster (operator.etcd.io)";
+const NOUNS: &str = "EtcdClusters (operator.etcd.io)";
 
 /// The objects read for one cluster, resolved.
 pub fn fetched(objects: &ClusterObjects) -> Result<Fetched> {
@@ -62,7 +63,7 @@ pub async fn list_clusters(
     let mut list = api
         .list(&params)
         .await
-        .map_err(|e| describe(kube, &format!("list {NOUN}s {where_}"), e))?
+        .map_err(|e| describe(kube, &format!("list {NOUNS} {where_}"), e))?
         .items;
     list.sort_by(|a, b| {
         (a.metadata.namespace.as_deref(), a.metadata.name.as_deref())
@@ -85,7 +86,7 @@ pub async fn get_cluster(kube: &Kube, namespace: &str, name: &str) -> Result<Etc
             let hint = if others.is_empty() {
                 format!("there is no {NOUN} in namespace {namespace}")
             } else {
-                format!("{NOUN}s there: {}", others.join(", "))
+                format!("{NOUNS} there: {}", others.join(", "))
             };
             Err(Error::Resolve(format!(
                 "{NOUN} {namespace}/{name} not found ({hint})"
