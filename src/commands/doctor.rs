@@ -25,7 +25,6 @@ use crate::report::{ClusterRef, DoctorReport, FleetDoctorReport};
 use crate::session::{self, Session};
 use crate::settings::command::Doctor as DoctorArgs;
 use crate::settings::Global;
-use crate::source::Source;
 
 /// How long one member's `/metrics` may take.
 const HTTP_LIMIT: Duration = Duration::from_secs(5);
@@ -49,13 +48,13 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
         let listed = Listed::read(&global.reach, scope).await?;
         // Who processes EtcdDefrag, read once for every cluster.
         let processors = Processors::read(&listed.kube, None).await;
-        let (kube, source, processors) = (&listed.kube, listed.source, &processors);
+        let (kube, processors) = (&listed.kube, &processors);
         listed
             .each(
                 CLUSTER_CONCURRENCY,
                 CLUSTER_CONCURRENCY,
                 |opened| async move {
-                    let facts = Some((kube, source, ProcessorsOf::Read(processors)));
+                    let facts = Some((kube, ProcessorsOf::Read(processors)));
                     let report = match opened.session {
                         Ok(s) => examine(&s, facts, &gate, window, args.upgrade_to).await,
                         Err(e) if super::secret_forbidden(&e) => {
@@ -86,8 +85,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
         };
         // Plugin mode: the session's API client, on the connections it
         // has; who processes EtcdDefrag is read beside the rest.
-        let source = Source::of(&global.reach);
-        let facts = s.kube.as_ref().map(|k| (k, source, ProcessorsOf::ReadHere));
+        let facts = s.kube.as_ref().map(|k| (k, ProcessorsOf::ReadHere));
         vec![examine(&s, facts, &gate, window, args.upgrade_to).await]
     };
     let reports = if args.all_namespaces {
@@ -153,12 +151,12 @@ fn unreachable_report(cluster: Option<ClusterRef>, why: String) -> DoctorReport 
 }
 
 /// Reads everything for one cluster and runs the checks. With a Kubernetes
-/// client and the cluster's source, the cluster's objects are read while
+/// client, the cluster's objects are read while
 /// etcd answers, and the compacted revision while
 /// the members' /metrics are read: at a distance each read is a round trip.
 async fn examine(
     session: &Session,
-    kube: Option<(&Kube, Source, ProcessorsOf<'_>)>,
+    kube: Option<(&Kube, ProcessorsOf<'_>)>,
     gate: &GateOptions,
     churn_window: Duration,
     upgrade_to: Option<crate::plan::doctor::upgrade::UpgradeTarget>,
@@ -167,9 +165,9 @@ async fn examine(
     let cluster = target.cluster.clone();
     let kubernetes = async {
         match (kube, &cluster) {
-            (Some((kube, source, processors)), Some(c)) => {
+            (Some((kube, processors)), Some(c)) => {
                 let read = session.placement.clone();
-                Some(kubernetes_facts(kube, source, c, read, processors).await)
+                Some(kubernetes_facts(kube, c, read, processors).await)
             }
             _ => None,
         }
@@ -506,7 +504,6 @@ impl Processors {
 /// once.
 async fn kubernetes_facts(
     kube: &Kube,
-    source: Source,
     c: &ClusterRef,
     read: Option<Vec<crate::source::MemberPod>>,
     processors: ProcessorsOf<'_>,
@@ -523,7 +520,7 @@ async fn kubernetes_facts(
     // The Pods as the session read them, with their nodes' zones.
     let placement = async {
         match read {
-            Some(pods) => Ok(source.zones(kube, pods).await),
+            Some(pods) => Ok(crate::source::zones(kube, pods).await),
             None => Err("its source read none"),
         }
     };

@@ -61,17 +61,20 @@ async fn load(global: &Global, cluster: Option<&str>) -> Result<Loaded> {
     let (kube, namespace, cluster_name) =
         crate::session::connect_cluster(&global.reach, cluster).await?;
     let lacks = format!("its operator makes no client Service (only the headless Service {cluster_name}), so there is no trafficDistribution to set; clients that should stay in their zone need a Service of their own");
-    let (reach, ns, name) = (&global.reach, &namespace, &cluster_name);
-    let refusal = |e| async {
-        let other = crate::source::other_kind_refusal(&kube, reach, ns, name, "traffic", &lacks);
-        other.await.unwrap_or(e)
-    };
+    let refused =
+        || crate::source::other_kind_refusal(&namespace, &cluster_name, "traffic", &lacks);
     if global.reach.kind == Some(crate::source::Kind::EtcdIo) {
-        return Err(refusal(Error::usage("")).await);
+        return Err(refused());
     }
     let cluster = match cozystack::get_cluster(&kube, &namespace, &cluster_name).await {
         Ok(c) => c,
-        Err(e) => return Err(refusal(e).await),
+        Err(_)
+            if global.reach.kind.is_none()
+                && crate::source::is_etcdio(&kube, &namespace, &cluster_name).await =>
+        {
+            return Err(refused())
+        }
+        Err(e) => return Err(e),
     };
     let service_name = client_service_name(&cluster_name);
     let service = service::get(&kube, &namespace, &service_name)

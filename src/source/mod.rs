@@ -17,6 +17,7 @@
 pub mod cozystack;
 pub mod etcdio;
 pub mod pods;
+pub(crate) mod read;
 
 use crate::error::{Error, Result};
 use crate::k8s::crd::EtcdCluster;
@@ -261,11 +262,6 @@ impl Source {
         Source { only: reach.kind }
     }
 
-    /// Every kind.
-    pub fn every() -> Source {
-        Source { only: None }
-    }
-
     /// Only `kind`: a listed cluster opened again in its own kind.
     pub fn only(kind: Kind) -> Source {
         Source { only: Some(kind) }
@@ -355,9 +351,6 @@ impl Source {
         if let Some(n) = named {
             return Ok(n.to_string());
         }
-        if self.only == Some(Kind::Cozystack) {
-            return cozystack::choose_cluster(kube, namespace, None).await;
-        }
         let found = self.list(kube, Some(namespace), None).await?;
         // Each with its kind when the namespace holds more than one kind.
         let mixed = found.iter().any(|f| f.kind() != found[0].kind());
@@ -413,8 +406,8 @@ impl Source {
         match (cozystack, etcdio) {
             (Ok(_), Some(_)) => Err(Error::usage(two_kinds(namespace, name))),
             (Err(_), Some(cluster)) => {
-                let pods = etcdio::fetch_listed(kube, cluster, None).await?;
-                etcdio::fetched(&pods)
+                let objects = etcdio::fetch_listed(kube, cluster, None).await?;
+                etcdio::fetched(&objects)
             }
             (objects, None) => cozystack::fetched(&objects?),
         }
@@ -509,12 +502,12 @@ impl Source {
             },
         }
     }
+}
 
-    /// The zones of the nodes `pods` (as the session read them) run on,
-    /// every node read at once.
-    pub async fn zones(self, kube: &Kube, pods: Vec<MemberPod>) -> Vec<MemberPod> {
-        pods::with_zones(kube, pods).await
-    }
+/// The zones of the nodes `pods` (as the session read them) run on, every
+/// node read at once: the same for every kind.
+pub async fn zones(kube: &Kube, pods: Vec<MemberPod>) -> Vec<MemberPod> {
+    pods::with_zones(kube, pods).await
 }
 
 /// The refusal for a name two kinds hold.
@@ -533,30 +526,18 @@ fn two_kinds(namespace: &str, name: &str) -> String {
 
 /// For a command only the cozystack kind serves (its operator's own
 /// objects: the client Service's traffic annotation): the refusal for
-/// cluster `namespace/name` when it is of another kind (`--kind` names
-/// another, or the name is found there), saying why (`lacks`) and what
-/// to do; `None` when it is not.
-pub async fn other_kind_refusal(
-    kube: &Kube,
-    reach: &Flags,
-    namespace: &str,
-    name: &str,
-    command: &str,
-    lacks: &str,
-) -> Option<Error> {
-    let etcdio = match reach.kind {
-        Some(Kind::EtcdIo) => true,
-        Some(Kind::Cozystack) => false,
-        None => {
-            let api: Api<etcdio::objects::EtcdCluster> =
-                Api::namespaced(kube.client.clone(), namespace);
-            matches!(api.get_opt(name).await, Ok(Some(_)))
-        }
-    };
-    etcdio.then(|| {
-        Error::Resolve(format!(
-            "{} {namespace}/{name}: `{command}` works on the etcd-operator's (cozystack) clusters only: {lacks}",
-            Kind::EtcdIo.noun()
-        ))
-    })
+/// cluster `namespace/name` of the etcd project's kind, saying why
+/// (`lacks`).
+pub fn other_kind_refusal(namespace: &str, name: &str, command: &str, lacks: &str) -> Error {
+    Error::Resolve(format!(
+        "{} {namespace}/{name}: `{command}` works on the etcd-operator's (cozystack) clusters only: {lacks}",
+        Kind::EtcdIo.noun()
+    ))
+}
+
+/// Whether `namespace/name` is a cluster of the etcd project's kind (a
+/// failed read says no).
+pub async fn is_etcdio(kube: &Kube, namespace: &str, name: &str) -> bool {
+    let api: Api<etcdio::objects::EtcdCluster> = Api::namespaced(kube.client.clone(), namespace);
+    matches!(api.get_opt(name).await, Ok(Some(_)))
 }

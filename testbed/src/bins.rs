@@ -114,12 +114,6 @@ pub fn cache_dir() -> PathBuf {
 
 /// `name` in the cache folder `dir`, or how to get it. `source` names what
 /// `testbed/build.sh` makes it from.
-/// `name` in the cache folder `dir`, or an error saying to build
-/// `source`.
-pub fn cached_file(dir: &str, name: &str, source: &str) -> Result<PathBuf> {
-    cached(dir, name, source)
-}
-
 fn cached(dir: &str, name: &str, source: &str) -> Result<PathBuf> {
     cached_or(
         dir,
@@ -250,11 +244,17 @@ pub fn coredns() -> Result<PathBuf> {
 /// its ClusterRole's rules (`manager-role-rules.yaml`), from its source in
 /// `../shared/anchors`.
 pub fn operator_dir(which: crate::operator::Operator) -> Result<PathBuf> {
-    let manager = cached(which.dir(), "manager", which.source())?;
+    manager_dir(which.dir(), which.source())
+}
+
+/// The cache folder `dir` of an operator's build (its `manager` beside its
+/// CRDs and rules), or an error saying to build `source`.
+pub fn manager_dir(dir: &str, source: &str) -> Result<PathBuf> {
+    let manager = cached(dir, "manager", source)?;
     Ok(manager
         .parent()
         .map(PathBuf::from)
-        .unwrap_or_else(|| cache_dir().join(which.dir())))
+        .unwrap_or_else(|| cache_dir().join(dir)))
 }
 
 #[cfg(test)]

@@ -32,24 +32,12 @@ const SOURCE: &str =
     "the etcd project's operator from ../shared/anchors/etcd-io-etcd-operator (testbed/build.sh etcd-io-operator)";
 
 fn dir() -> Result<PathBuf> {
-    let manager = bins::cached_file(DIR, "manager", SOURCE)?;
-    Ok(manager
-        .parent()
-        .map(PathBuf::from)
-        .unwrap_or_else(|| bins::cache_dir().join(DIR)))
+    bins::manager_dir(DIR, SOURCE)
 }
 
 /// Its CRD files, as its build copied them from its source.
 pub fn crds() -> Result<Vec<PathBuf>> {
-    let dir = dir()?.join("crds");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    files.sort();
-    Ok(files)
+    crate::operator::yaml_files(&dir()?.join("crds"))
 }
 
 /// Its image: the static `manager` alone, run as a non-root user.

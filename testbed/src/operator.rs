@@ -87,8 +87,12 @@ impl Operator {
 /// EtcdDefrag, and EtcdDefragPolicy where it ships one), as its build
 /// copied them from its own chart.
 pub fn crds(which: Operator) -> Result<Vec<PathBuf>> {
-    let dir = bins::operator_dir(which)?.join("crds");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+    yaml_files(&bins::operator_dir(which)?.join("crds"))
+}
+
+/// The `.yaml` files in `dir`, sorted: an operator build's CRDs.
+pub(crate) fn yaml_files(dir: &std::path::Path) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .flatten()
         .map(|e| e.path())

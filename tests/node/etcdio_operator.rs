@@ -86,15 +86,9 @@ async fn the_etcd_projects_operator_runs_a_cluster_the_tool_maintains() {
     .await;
     let cluster = wait_ready(&api, 3).await;
     let pods: Api<Pod> = Api::namespaced(bed.client.clone(), NS);
-    let mut members: Vec<String> = pods
-        .list(&ListParams::default().labels(&format!("app={NAME},controller={NAME}")))
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .filter_map(|p| p.metadata.name)
-        .collect();
-    members.sort();
+    let members = bed
+        .pods_labelled(&format!("app={NAME},controller={NAME}"))
+        .await;
     assert_eq!(members, ["sample-0", "sample-1", "sample-2"]);
 
     // What it published is what the fast suite's fixture publishes.

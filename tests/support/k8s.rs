@@ -374,21 +374,11 @@ pub async fn publish_with_spec(
     };
     // The version the members run, as the operator would have it: status
     // and doctor hold the EtcdCluster's version against the members'.
-    let running = etcd
-        .client(0)
-        .await
-        .expect("a client of member 0")
-        .status()
-        .await
-        .expect("member 0's Status")
-        .version()
-        .to_string();
-    let mut spec = json!({"replicas": members, "version": running, "storage": {"size": "1Gi"}});
-    if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
-        for (k, v) in extra {
-            spec.insert(k.clone(), v.clone());
-        }
-    }
+    let running = running_version(&etcd).await;
+    let mut spec = merged(
+        json!({"replicas": members, "version": running, "storage": {"size": "1Gi"}}),
+        &extra,
+    );
     if !tls.is_null() {
         spec["tls"] = tls;
     }
@@ -1061,21 +1051,11 @@ async fn etcdio_fixture_as(
     let etcd = Cluster::start(cluster_spec)
         .await
         .unwrap_or_else(|e| panic!("test bed: {e}"));
-    let running = etcd
-        .client(0)
-        .await
-        .expect("a client of member 0")
-        .status()
-        .await
-        .expect("member 0's Status")
-        .version()
-        .to_string();
-    let mut full = json!({"size": members, "version": format!("v{running}")});
-    if let (Some(full), Some(extra)) = (full.as_object_mut(), spec.as_object()) {
-        for (k, v) in extra {
-            full.insert(k.clone(), v.clone());
-        }
-    }
+    let running = running_version(&etcd).await;
+    let full = merged(
+        json!({"size": members, "version": format!("v{running}")}),
+        &spec,
+    );
     let api = etcdio_clusters(client, ns);
     create(
         &api,
@@ -1166,4 +1146,28 @@ pub fn etcdio_pod(
                  }],
                  "volumes": [{"name": "etcd-data", "persistentVolumeClaim": {"claimName": format!("etcd-data-{member}")}}]},
     })
+}
+
+/// The release member 0 of `etcd` runs, as its Status says (`3.7.3`): what
+/// an operator records as the cluster's version.
+async fn running_version(etcd: &Cluster) -> String {
+    etcd.client(0)
+        .await
+        .expect("a client of member 0")
+        .status()
+        .await
+        .expect("member 0's Status")
+        .version()
+        .to_string()
+}
+
+/// `base` with `extra`'s top-level fields set over it (a spec's defaults
+/// and a test's own fields).
+fn merged(mut base: serde_json::Value, extra: &serde_json::Value) -> serde_json::Value {
+    if let (Some(base), Some(extra)) = (base.as_object_mut(), extra.as_object()) {
+        for (k, v) in extra {
+            base.insert(k.clone(), v.clone());
+        }
+    }
+    base
 }

@@ -107,12 +107,15 @@ impl Bed {
 
     /// The member Pods of `cluster`, by name.
     pub async fn members(&self, cluster: &str) -> Vec<String> {
+        self.pods_labelled(&format!("etcd-operator.cozystack.io/cluster={cluster}"))
+            .await
+    }
+
+    /// The Pods labelled `selector`, by name.
+    pub async fn pods_labelled(&self, selector: &str) -> Vec<String> {
         let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.ns);
         let mut names: Vec<String> = pods
-            .list(
-                &ListParams::default()
-                    .labels(&format!("etcd-operator.cozystack.io/cluster={cluster}")),
-            )
+            .list(&ListParams::default().labels(selector))
             .await
             .unwrap()
             .items

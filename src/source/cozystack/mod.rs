@@ -19,7 +19,7 @@ use kube::api::{Api, ListParams};
 
 use crate::error::{Error, Result};
 use crate::k8s::crd::{EtcdCluster, EtcdMember, CLUSTER_LABEL};
-use crate::k8s::{describe, is_not_found, Kube};
+use crate::k8s::{describe, Kube};
 use crate::plan::doctor::ClusterSpecFacts;
 use crate::source::pods::PodFacts;
 use objects::{secret_names, ClusterObjects};
@@ -76,6 +76,11 @@ pub fn fetched(objects: &ClusterObjects) -> Result<crate::source::Fetched> {
     })
 }
 
+impl crate::source::read::ClusterObject for EtcdCluster {
+    const NOUN: &'static str = "EtcdCluster";
+    const NOUNS: &'static str = "EtcdClusters";
+}
+
 /// The EtcdClusters in `namespace`, or in every namespace when `None`,
 /// sorted by namespace and name; only those matching the label `selector`
 /// when one is given (the API server parses it: a malformed one is its 400).
@@ -84,83 +89,12 @@ pub async fn list_clusters(
     namespace: Option<&str>,
     selector: Option<&str>,
 ) -> Result<Vec<EtcdCluster>> {
-    let api: Api<EtcdCluster> = match namespace {
-        Some(ns) => Api::namespaced(kube.client.clone(), ns),
-        None => Api::all(kube.client.clone()),
-    };
-    let mut where_ = match namespace {
-        Some(ns) => format!("in namespace {ns}"),
-        None => "in all namespaces".to_string(),
-    };
-    let mut params = ListParams::default();
-    if let Some(selector) = selector {
-        params = params.labels(selector);
-        where_.push_str(&format!(" with labels {selector}"));
-    }
-    let mut list = api
-        .list(&params)
-        .await
-        .map_err(|e| describe(kube, &format!("list EtcdClusters {where_}"), e))?
-        .items;
-    list.sort_by(|a, b| {
-        (a.metadata.namespace.as_deref(), a.metadata.name.as_deref())
-            .cmp(&(b.metadata.namespace.as_deref(), b.metadata.name.as_deref()))
-    });
-    Ok(list)
-}
-
-/// Picks the cluster: the one named, or the only one in the namespace.
-pub async fn choose_cluster(kube: &Kube, namespace: &str, name: Option<&str>) -> Result<String> {
-    if let Some(n) = name {
-        return Ok(n.to_string());
-    }
-    let clusters = list_clusters(kube, Some(namespace), None).await?;
-    let names: Vec<String> = clusters
-        .iter()
-        .filter_map(|c| c.metadata.name.clone())
-        .collect();
-    match names.as_slice() {
-        [one] => Ok(one.clone()),
-        [] => Err(Error::Resolve(format!(
-            "no EtcdCluster in namespace {namespace}: name one, pick a namespace with -n, or use -A"
-        ))),
-        many => Err(Error::Resolve(format!(
-            "namespace {namespace} has {} EtcdClusters ({}): name one",
-            many.len(),
-            many.join(", ")
-        ))),
-    }
+    crate::source::read::list(kube, namespace, selector).await
 }
 
 /// Gets one EtcdCluster; "not found" names the clusters that do exist.
 pub async fn get_cluster(kube: &Kube, namespace: &str, name: &str) -> Result<EtcdCluster> {
-    let clusters: Api<EtcdCluster> = Api::namespaced(kube.client.clone(), namespace);
-    match clusters.get(name).await {
-        Ok(c) => Ok(c),
-        Err(e) if is_not_found(&e) => {
-            let others = list_clusters(kube, Some(namespace), None)
-                .await
-                .map(|l| {
-                    l.into_iter()
-                        .filter_map(|c| c.metadata.name)
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default();
-            let hint = if others.is_empty() {
-                format!("there is no EtcdCluster in namespace {namespace}")
-            } else {
-                format!("EtcdClusters there: {}", others.join(", "))
-            };
-            Err(Error::Resolve(format!(
-                "EtcdCluster {namespace}/{name} not found ({hint})"
-            )))
-        }
-        Err(e) => Err(describe(
-            kube,
-            &format!("get EtcdCluster {namespace}/{name}"),
-            e,
-        )),
-    }
+    crate::source::read::get(kube, namespace, name).await
 }
 
 /// Reads everything `resolve` needs for one cluster: the EtcdCluster, its

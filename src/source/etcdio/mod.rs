@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::api::{Api, ListParams};
 
 use crate::error::{Error, Result};
-use crate::k8s::{describe, is_not_found, Kube};
+use crate::k8s::{describe, Kube};
 use crate::source::pods::PodFacts;
 use crate::source::Fetched;
 use objects::{client_tls_secret, pod_selector, ClusterObjects, EtcdCluster, DATA_DIR};
@@ -42,6 +42,11 @@ pub fn fetched(objects: &ClusterObjects) -> Result<Fetched> {
     })
 }
 
+impl crate::source::read::ClusterObject for EtcdCluster {
+    const NOUN: &'static str = NOUN;
+    const NOUNS: &'static str = NOUNS;
+}
+
 /// The clusters in `namespace` (every namespace when `None`), sorted by
 /// namespace and name; only those matching `selector` when one is given.
 pub async fn list_clusters(
@@ -49,51 +54,13 @@ pub async fn list_clusters(
     namespace: Option<&str>,
     selector: Option<&str>,
 ) -> Result<Vec<EtcdCluster>> {
-    let api: Api<EtcdCluster> = match namespace {
-        Some(ns) => Api::namespaced(kube.client.clone(), ns),
-        None => Api::all(kube.client.clone()),
-    };
-    let mut params = ListParams::default();
-    if let Some(selector) = selector {
-        params = params.labels(selector);
-    }
-    let where_ = namespace.map_or("in all namespaces".to_string(), |ns| {
-        format!("in namespace {ns}")
-    });
-    let mut list = api
-        .list(&params)
-        .await
-        .map_err(|e| describe(kube, &format!("list {NOUNS} {where_}"), e))?
-        .items;
-    list.sort_by(|a, b| {
-        (a.metadata.namespace.as_deref(), a.metadata.name.as_deref())
-            .cmp(&(b.metadata.namespace.as_deref(), b.metadata.name.as_deref()))
-    });
-    Ok(list)
+    crate::source::read::list(kube, namespace, selector).await
 }
 
 /// Gets one cluster; "not found" names the clusters of this kind that do
 /// exist there.
 pub async fn get_cluster(kube: &Kube, namespace: &str, name: &str) -> Result<EtcdCluster> {
-    let api: Api<EtcdCluster> = Api::namespaced(kube.client.clone(), namespace);
-    match api.get(name).await {
-        Ok(c) => Ok(c),
-        Err(e) if is_not_found(&e) => {
-            let others: Vec<String> = list_clusters(kube, Some(namespace), None)
-                .await
-                .map(|l| l.into_iter().filter_map(|c| c.metadata.name).collect())
-                .unwrap_or_default();
-            let hint = if others.is_empty() {
-                format!("there is no {NOUN} in namespace {namespace}")
-            } else {
-                format!("{NOUNS} there: {}", others.join(", "))
-            };
-            Err(Error::Resolve(format!(
-                "{NOUN} {namespace}/{name} not found ({hint})"
-            )))
-        }
-        Err(e) => Err(describe(kube, &format!("get {NOUN} {namespace}/{name}"), e)),
-    }
+    crate::source::read::get(kube, namespace, name).await
 }
 
 /// Reads cluster `namespace/name`: the EtcdCluster beside its Pods, then
