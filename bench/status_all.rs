@@ -20,6 +20,12 @@
 //! CronJob in another cluster, and adds `doctor` and `defrag --dry-run`,
 //! one cluster against `-A`, to the comparison.
 //!
+//! `--contexts 2` publishes the same clusters on two more API servers
+//! (1.37 and 1.34), half on each, and compares `status -A` over the one
+//! context holding all 20 with `status -A --all-contexts` over the two
+//! holding 10 each (the same etcd clusters behind both), with `doctor` and
+//! `defrag --dry-run` alike at a distance.
+//!
 //! `--binary PATH` times another build of the tool (an older one, to
 //! compare) instead of this one. `--keep` only sets the clusters up and
 //! keeps them until Ctrl-C, printing the kubeconfig, for a closer look by
@@ -114,6 +120,11 @@ async fn bench(clusters: usize, members: usize, runs: usize, binary: &str, rtt: 
         a.extend(rest.iter().map(|s| s.to_string()));
         a
     };
+    if let Some(n) = flag::<usize>(&args_list(), "--contexts") {
+        contexts(n, &fixtures, delay, runs, binary, &kc, clusters, rtt).await;
+        drop(fixtures);
+        return;
+    }
     if args_has("--keep") {
         // For looking closer by hand: the clusters stay up until Ctrl-C
         // (SIGINT), then are stopped as the fixtures drop.
@@ -192,6 +203,130 @@ async fn bench(clusters: usize, members: usize, runs: usize, binary: &str, rtt: 
         "{runs} interleaved runs each after 2 warm-ups; {clusters} clusters × {members} member(s), mutual TLS, etcd 3.6; {build}"
     );
     drop(fixtures);
+}
+
+fn args_list() -> Vec<String> {
+    std::env::args().collect()
+}
+
+/// `--contexts N`: the clusters published again over `n` more API servers
+/// (a share each, alternately 1.37 and 1.34), each behind its own delay
+/// proxy at a distance; `-A` over the one context holding them all against
+/// `-A --all-contexts` over the `n`.
+#[allow(clippy::too_many_arguments)]
+async fn contexts(
+    n: usize,
+    fixtures: &[Fixture],
+    delay: Option<kubectl_etcd_testbed::delay::Delay>,
+    runs: usize,
+    binary: &str,
+    one: &std::path::Path,
+    clusters: usize,
+    rtt: Option<u64>,
+) {
+    use kubectl_etcd_testbed::{kubeconfig_across, ContextOn, KubeRelease};
+    let releases = [KubeRelease::Current, KubeRelease::V1_34];
+    let servers: Vec<_> = futures::future::join_all(
+        (0..n).map(|i| start_apiserver(releases[i % releases.len()], "")),
+    )
+    .await;
+    for (i, server) in servers.iter().enumerate() {
+        let client = server.admin_client(None).await.unwrap();
+        for fx in fixtures.iter().skip(i).step_by(n) {
+            fx.publish_on(&client, &fx.namespace, &fx.name, Mode::Mtls)
+                .await;
+        }
+    }
+    // At a distance each API server is as far away as the members.
+    let (mut proxies, mut urls) = (Vec::new(), Vec::new());
+    for server in &servers {
+        match delay {
+            Some(delay) => {
+                let upstream = server.url.trim_start_matches("https://").parse().unwrap();
+                let proxy = kubectl_etcd_testbed::delay::Proxy::start(
+                    "127.0.0.1:0".parse().unwrap(),
+                    upstream,
+                    delay,
+                )
+                .await
+                .unwrap();
+                urls.push(Some(format!("https://{}", proxy.addr())));
+                proxies.push(proxy);
+            }
+            None => urls.push(None),
+        }
+    }
+    let names: Vec<String> = (0..n).map(|i| format!("part-{i}")).collect();
+    let entries: Vec<ContextOn> = servers
+        .iter()
+        .zip(&names)
+        .zip(&urls)
+        .map(|((server, name), url)| ContextOn {
+            name,
+            server,
+            url: url.clone(),
+            namespace: Some("bench-0"),
+        })
+        .collect();
+    let across = servers[0].dir().join("contexts-bench.yaml");
+    std::fs::write(&across, kubeconfig_across(&entries)).unwrap();
+    let with = |kc: &std::path::Path, rest: &[&str]| {
+        let mut a = vec![
+            format!("--kubeconfig={}", kc.display()),
+            "--connect=direct".to_string(),
+        ];
+        a.extend(rest.iter().map(|s| s.to_string()));
+        a
+    };
+    let mut commands: Vec<(&str, Vec<&str>)> = vec![("status", vec!["status", "-A"])];
+    if rtt.is_some() {
+        commands.push(("doctor", vec!["doctor", "-A"]));
+        commands.push(("defrag --dry-run", vec!["defrag", "-A", "--dry-run"]));
+    }
+    let pairs: Vec<(&str, Vec<String>, Vec<String>)> = commands
+        .iter()
+        .map(|(label, words)| {
+            let mut one_args = words.clone();
+            one_args.extend(["-o", "json"]);
+            let mut all_args = words.clone();
+            all_args.extend(["--all-contexts", "-o", "json"]);
+            (*label, with(one, &one_args), with(&across, &all_args))
+        })
+        .collect();
+    for _ in 0..2 {
+        for (_, single, every) in &pairs {
+            measure(binary, single, Some(clusters)).await;
+            measure(binary, every, Some(clusters)).await;
+        }
+    }
+    let mut times: Vec<(Vec<Duration>, Vec<Duration>)> =
+        pairs.iter().map(|_| (Vec::new(), Vec::new())).collect();
+    for _ in 0..runs {
+        for ((_, single, every), (a, b)) in pairs.iter().zip(times.iter_mut()) {
+            a.push(measure(binary, single, Some(clusters)).await);
+            b.push(measure(binary, every, Some(clusters)).await);
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let distance = rtt.map_or("none".to_string(), |ms| format!("{ms} ms"));
+    println!(
+        "| round trip | command | one context, {clusters} clusters, median (p90) | {n} contexts, {clusters} clusters, median (p90) | ratio |"
+    );
+    println!("|---|---|---|---|---|");
+    for ((label, _, _), (single, every)) in pairs.iter().zip(&times) {
+        let (a, b) = (quantile(single, 50), quantile(every, 50));
+        println!(
+            "| {distance} | `{label} -A` | {:.0} ms ({:.0} ms) | {:.0} ms ({:.0} ms) | **{:.2}** |",
+            ms(a),
+            ms(quantile(single, 90)),
+            ms(b),
+            ms(quantile(every, 90)),
+            ms(b) / ms(a)
+        );
+    }
+    println!("{runs} interleaved runs each after 2 warm-ups; the same {clusters} etcd clusters behind both");
+    drop(proxies);
+    drop(servers);
 }
 
 /// One run's wall time; it must succeed, and with `-A` report every one of

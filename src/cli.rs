@@ -120,9 +120,14 @@ pub struct GlobalArgs {
     #[arg(short = 'k', long, global = true, help_heading = K8S, value_name = "FILE")]
     pub kubeconfig: Option<String>,
 
-    /// The kubeconfig context to use (plugin mode).
+    /// The kubeconfig context to use (plugin mode); more than once, for
+    /// `status -A`, `doctor -A`, `defrag -A`/`-l` over each.
     #[arg(long, global = true, help_heading = K8S, value_name = "NAME")]
-    pub context: Option<String>,
+    pub context: Vec<String>,
+
+    /// Every kubeconfig context, for `status -A`, `doctor -A`, `defrag -A`/`-l`.
+    #[arg(long, global = true, help_heading = K8S, conflicts_with = "context")]
+    pub all_contexts: bool,
 
     /// Namespace of the EtcdCluster. Default: the context's namespace, else
     /// `default`.
@@ -358,6 +363,7 @@ const STATUS_EXAMPLES: &str = "Examples:
   kubectl etcd status                    # the only EtcdCluster in the current namespace
   kubectl etcd status my-etcd -n prod    # a named one
   kubectl etcd status -A                 # every EtcdCluster, probed concurrently
+  kubectl etcd status -A --all-contexts  # and in every kubeconfig context, a CONTEXT column
   kubectl etcd status --check            # exit 1 when maintenance would be refused
   kubectl-etcd status --endpoints https://10.0.0.1:2379 --cacert ca.pem   # standalone, like etcdctl";
 const MEMBERS_EXAMPLES: &str = "Examples:
@@ -456,7 +462,7 @@ pub struct DefragArgs {
 
     /// Also defragment a member whose size is more than this share of its
     /// quota, when at least --min-reclaim would come back. E.g. 80%.
-    #[arg(long, value_parser = parse_percent, allow_hyphen_values = true, value_name = "PERCENT", help_heading = RULE)]
+    #[arg(long, value_parser = crate::plan::rule::parse_percent, allow_hyphen_values = true, value_name = "PERCENT", help_heading = RULE)]
     pub quota_usage_above: Option<u8>,
 
     /// With --quota-usage-above: the least reclaimable space worth a
@@ -1123,10 +1129,6 @@ fn parse_metrics_address(text: &str) -> Result<std::net::SocketAddr, String> {
     text.parse().map_err(|_| {
         "expected IP:PORT, e.g. 127.0.0.1:9090 (0.0.0.0:9090 for every interface)".to_string()
     })
-}
-
-fn parse_percent(text: &str) -> Result<u8, String> {
-    crate::plan::rule::parse_percent(text)
 }
 
 fn parse_quantity(text: &str) -> Result<u64, String> {

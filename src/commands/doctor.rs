@@ -21,7 +21,7 @@ use crate::plan::doctor::{self, CertFact, Facts, Severity, TrafficFacts};
 use crate::plan::gate::{self, GateOptions};
 use crate::plan::rule::DefragRule;
 use crate::reach::tls;
-use crate::report::{ClusterRef, DoctorReport, FleetDoctorReport};
+use crate::report::{ClusterRef, ContextRow, DoctorReport, FleetDoctorReport};
 use crate::session::{self, Session};
 use crate::settings::command::Doctor as DoctorArgs;
 use crate::settings::Global;
@@ -35,7 +35,7 @@ const CLUSTER_CONCURRENCY: usize = 8;
 pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
     let gate = args.gate;
     let window = args.churn_window;
-    let reports = if args.all_namespaces {
+    if args.all_namespaces {
         // As `status -A`: the clusters, and what their source shares
         // between them, side by side; each cluster's own reads are its
         // Secrets and what doctor adds (the Pods' nodes, the client
@@ -46,15 +46,23 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
             shared: true,
         };
         let listed = Listed::read(&global.reach, scope).await?;
-        // Who processes EtcdDefrag, read once for every cluster.
-        let processors = Processors::read(&listed.kube, None).await;
-        let (kube, processors) = (&listed.kube, &processors);
-        listed
+        // Who processes EtcdDefrag, read once for every cluster of a
+        // context, every context's at once.
+        let processors: Vec<Processors> = futures::future::join_all(
+            listed
+                .places
+                .iter()
+                .map(|place| Processors::read(&place.kube, None)),
+        )
+        .await;
+        let (places, processors) = (&listed.places, &processors);
+        let reports = listed
             .each(
                 CLUSTER_CONCURRENCY,
                 CLUSTER_CONCURRENCY,
                 |opened| async move {
-                    let facts = Some((kube, ProcessorsOf::Read(processors)));
+                    let at = opened.place;
+                    let facts = Some((&places[at].kube, ProcessorsOf::Read(&processors[at])));
                     let report = match opened.session {
                         Ok(s) => examine(&s, facts, &gate, window, args.upgrade_to).await,
                         Err(e) if super::secret_forbidden(&e) => {
@@ -68,43 +76,58 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                     }
                 },
             )
-            .await
-    } else {
-        let s = match session::open(&global.reach, args.cluster.as_deref()).await {
-            Ok(s) => s,
-            Err(e) if super::secret_forbidden(&e) => {
-                let (_, namespace, name) =
-                    session::connect_cluster(&global.reach, args.cluster.as_deref()).await?;
-                let report = not_dialed_report(Some(ClusterRef { namespace, name }), &e);
-                output::print(&report, global.output)?;
-                return Err(Error::refused(
-                    "doctor: no member was examined (the cluster's Secrets may not be read)",
-                ));
-            }
-            Err(e) => return Err(e),
+            .await;
+        let fleet = FleetDoctorReport {
+            clusters: reports,
+            contexts: listed.contexts,
         };
-        // Plugin mode: the session's API client, on the connections it
-        // has; who processes EtcdDefrag is read beside the rest.
-        let facts = s.kube.as_ref().map(|k| (k, ProcessorsOf::ReadHere));
-        vec![examine(&s, facts, &gate, window, args.upgrade_to).await]
-    };
-    let reports = if args.all_namespaces {
-        fleet_doctor(reports, global)?
-    } else {
-        // One cluster: one report.
-        for report in &reports {
-            output::print(report, global.output)?;
+        output::print(&fleet, global.output)?;
+        return fail_on(args.fail_on, &fleet.clusters, &fleet.contexts);
+    }
+    let s = match session::open(&global.reach, args.cluster.as_deref()).await {
+        Ok(s) => s,
+        Err(e) if super::secret_forbidden(&e) => {
+            let (_, namespace, name) =
+                session::connect_cluster(&global.reach, args.cluster.as_deref()).await?;
+            let report = not_dialed_report(Some(ClusterRef::new(namespace, name)), &e);
+            output::print(&report, global.output)?;
+            return Err(Error::refused(
+                "doctor: no member was examined (the cluster's Secrets may not be read)",
+            ));
         }
-        reports
+        Err(e) => return Err(e),
     };
-    let threshold = args.fail_on;
+    // Plugin mode: the session's API client, on the connections it
+    // has; who processes EtcdDefrag is read beside the rest.
+    let facts = s.kube.as_ref().map(|k| (k, ProcessorsOf::ReadHere));
+    let report = examine(&s, facts, &gate, window, args.upgrade_to).await;
+    output::print(&report, global.output)?;
+    fail_on(args.fail_on, &[report], &[])
+}
+
+/// Exit 1 naming every cluster whose worst finding is at least
+/// `--fail-on`, and every context that could not be reached (critical:
+/// nothing in it was examined).
+fn fail_on(
+    threshold: Option<Severity>,
+    reports: &[DoctorReport],
+    contexts: &[ContextRow],
+) -> Result<ExitStatus> {
+    let Some(threshold) = threshold else {
+        return Ok(ExitStatus::Success);
+    };
     let failing: Vec<String> = reports
         .iter()
-        .filter(|r| threshold.is_some_and(|t| r.worst >= t))
+        .filter(|r| r.worst >= threshold)
         .map(|r| match &r.cluster {
-            Some(c) => format!("{}/{} ({})", c.namespace, c.name, r.worst),
+            Some(c) => format!("{} ({})", c.label(), r.worst),
             None => r.worst.to_string(),
         })
+        .chain(
+            ContextRow::unreached(contexts)
+                .filter(|_| Severity::Critical >= threshold)
+                .map(|c| format!("context {} not reached ({})", c.name, Severity::Critical)),
+        )
         .collect();
     if !failing.is_empty() {
         return Err(Error::refused(format!(
@@ -225,10 +248,9 @@ async fn examine(
         features: served.features,
         certs,
         now,
-        cluster_args: cluster
-            .as_ref()
-            .map(|c| format!("{} -n {}", c.name, c.namespace))
-            .unwrap_or_default(),
+        cluster_args: ClusterRef::command_args(cluster.as_ref())
+            .trim_start()
+            .to_string(),
         rule,
         churn,
         auth: auth_on(target),
@@ -619,12 +641,4 @@ fn traffic_facts(
         unread.push(format!("the zone of Node {node} ({why})"));
     }
     TrafficFacts { value, placement }
-}
-
-/// `doctor -A`: one document for the data formats, each cluster's table in
-/// turn for the tables.
-fn fleet_doctor(clusters: Vec<DoctorReport>, global: &Global) -> Result<Vec<DoctorReport>> {
-    let fleet = FleetDoctorReport { clusters };
-    output::print(&fleet, global.output)?;
-    Ok(fleet.clusters)
 }

@@ -16,15 +16,14 @@ use futures::stream::{self, StreamExt};
 use crate::error::{Error, ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{self, RunControl, RunInput, SweepOptions};
-use crate::k8s::Kube;
 use crate::output::{self, progress::FleetView, OutputFormat};
 use crate::plan::gate;
 use crate::quantity::format_bytes;
-use crate::report::{ClusterRef, FleetCluster, FleetOutcome, FleetReport, Outcome};
-use crate::session::fleet::{Listed, Opened, Scope};
+use crate::report::{ClusterRef, ContextRow, FleetCluster, FleetOutcome, FleetReport, Outcome};
+use crate::session::fleet::{Entry, Listed, Opened, Place, Scope};
 use crate::session::{self, Connection};
 use crate::settings::{Fleet as FleetSettings, Global};
-use crate::source::{Kind, Source};
+use crate::source::Source;
 
 /// How many clusters the first look (dry run, prompt) reads at once: it
 /// only reads, as `status -A` does.
@@ -49,28 +48,39 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
         shared: looking,
     };
     let listed = Listed::read(&global.reach, scope).await?;
-    let namespace = listed.namespace.clone();
     let clusters = listed.clusters();
-    if clusters.is_empty() {
-        let scope = match &namespace {
-            Some(ns) => format!("in namespace {ns}"),
-            None => "in any namespace".to_string(),
+    let contexts = listed.contexts.clone();
+    let unreached = ContextRow::unreached(&contexts).count();
+    if clusters.is_empty() && unreached == 0 {
+        let scope = match listed.places.as_slice() {
+            [one] => match &one.namespace {
+                Some(ns) => format!("in namespace {ns}"),
+                None => "in any namespace".to_string(),
+            },
+            _ if args.all_namespaces => "in any namespace of any context".to_string(),
+            _ => "in any context's namespace".to_string(),
         };
         let labels = selector
             .map(|s| format!(" with labels {s}"))
             .unwrap_or_default();
-        crate::logging::message(&format!(
-            "no {} {scope}{labels}: nothing to defragment",
-            listed.source.noun()
-        ));
-        let report = FleetReport::build(args.consent.dry_run, max, Vec::new(), Duration::ZERO);
+        let noun = listed.source().map_or("EtcdCluster", |s| s.noun());
+        crate::logging::message(&format!("no {noun} {scope}{labels}: nothing to defragment"));
+        let report = FleetReport::build(args.consent.dry_run, max, Vec::new(), Duration::ZERO)
+            .with_contexts(contexts);
         if !matches!(global.output, OutputFormat::Table | OutputFormat::Wide) {
             render(global, &report)?;
         }
         return Ok(ExitStatus::Success);
     }
+    if clusters.is_empty() {
+        // Every cluster listed lives in a context not reached.
+        let report = FleetReport::build(args.consent.dry_run, max, Vec::new(), Duration::ZERO)
+            .with_contexts(contexts);
+        render(global, &report)?;
+        return Ok(exit_status(&report));
+    }
     let fleet = Fleet {
-        kube: &listed.kube,
+        places: &listed.places,
         connection: Connection::from(&global.reach),
         options: &options,
     };
@@ -83,11 +93,12 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
             })
             .await;
         if args.consent.dry_run {
-            let report = FleetReport::build(true, max, looks, Duration::ZERO);
+            let report =
+                FleetReport::build(true, max, looks, Duration::ZERO).with_contexts(contexts);
             render(global, &report)?;
             return Ok(exit_status(&report));
         }
-        if !confirm(&looks, max).await? {
+        if !confirm(&looks, &contexts, max).await? {
             return Err(Error::refused("not confirmed; nothing changed"));
         }
     }
@@ -115,7 +126,7 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
         .await;
     let signal = watch.finish();
     view.finish();
-    let report = FleetReport::build(false, max, entries, started.elapsed());
+    let report = FleetReport::build(false, max, entries, started.elapsed()).with_contexts(contexts);
     render(global, &report)?;
     let status = exit_status(&report);
     Ok(signals::exit_status(signal, status, status))
@@ -123,7 +134,8 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
 
 /// What every cluster's look and run share.
 struct Fleet<'a> {
-    kube: &'a Kube,
+    /// Each context's API server and clusters.
+    places: &'a [Place],
     connection: Connection,
     options: &'a SweepOptions,
 }
@@ -140,23 +152,26 @@ impl Fleet<'_> {
         }
     }
 
-    /// Connects to one cluster's members as its kind's source says.
-    async fn open(&self, cluster: &ClusterRef, kind: Kind) -> Result<session::Session> {
+    /// Connects to one cluster's members as its kind's source says, in
+    /// its context.
+    async fn open(&self, entry: &Entry) -> Result<session::Session> {
+        let cluster = &entry.cluster;
         let mut session = session::open_cluster(
-            Source::only(kind),
-            self.kube,
+            Source::only(entry.kind),
+            &self.places[entry.place].kube,
             &self.connection,
             &cluster.namespace,
             &cluster.name,
         )
         .await?;
-        session.runs = Some(self.runs(cluster));
+        session.runs = Some(self.runs(entry.place, cluster));
         Ok(session)
     }
 
-    /// The other processors' runs of `cluster`, asked by its sweep.
-    fn runs(&self, cluster: &ClusterRef) -> session::ClusterRuns {
-        session::ClusterRuns::new(self.kube, &cluster.namespace, &cluster.name)
+    /// The other processors' runs of `cluster` (in the context `place`),
+    /// asked by its sweep.
+    fn runs(&self, place: usize, cluster: &ClusterRef) -> session::ClusterRuns {
+        session::ClusterRuns::new(&self.places[place].kube, &cluster.namespace, &cluster.name)
     }
 
     /// The dry run's view of one cluster: its plan and the gate's verdict
@@ -173,7 +188,7 @@ impl Fleet<'_> {
         let cluster = opened.cluster;
         let preview = async {
             let mut session = opened.session?;
-            session.runs = Some(self.runs(&cluster));
+            session.runs = Some(self.runs(opened.place, &cluster));
             let input = self.input(&cluster, &session);
             let first = exec::Fresh::look_with_rooms(
                 &session.clients,
@@ -196,18 +211,15 @@ impl Fleet<'_> {
     }
 
     /// One cluster's run, start to finish; never an error, always a row.
-    async fn sweep(
-        &self,
-        (cluster, kind): (ClusterRef, Kind),
-        view: &FleetView,
-        control: &RunControl,
-    ) -> FleetCluster {
+    async fn sweep(&self, entry: Entry, view: &FleetView, control: &RunControl) -> FleetCluster {
+        let kind = entry.kind;
         if control.halted().is_some() {
-            return FleetCluster::not_started(cluster).of_kind(kind);
+            return FleetCluster::not_started(entry.cluster).of_kind(kind);
         }
-        let progress = view.cluster(format!("{}/{}", cluster.namespace, cluster.name));
+        let progress = view.cluster(entry.cluster.label());
+        let cluster = entry.cluster.clone();
         let run = async {
-            let session = self.open(&cluster, kind).await?;
+            let session = self.open(&entry).await?;
             exec::run(
                 &session.clients,
                 &session.target,
@@ -247,10 +259,17 @@ fn outcome_line(entry: &FleetCluster) -> String {
 /// Shows what each cluster would get and asks once. A cluster the gate
 /// refuses now, or that could not be looked at, is tried again at its turn,
 /// so it is counted (as "up to") and named.
-async fn confirm(looks: &[FleetCluster], max: usize) -> Result<bool> {
+async fn confirm(looks: &[FleetCluster], contexts: &[ContextRow], max: usize) -> Result<bool> {
     let (mut members, mut clusters, mut unsure) = (0, 0, false);
+    for c in ContextRow::unreached(contexts) {
+        crate::logging::message(&format!(
+            "context {}: not reached, left alone ({})",
+            c.name,
+            c.error.as_deref().unwrap_or("unknown")
+        ));
+    }
     for c in looks {
-        let label = format!("{}/{}", c.cluster.namespace, c.cluster.name);
+        let label = c.cluster.label();
         let order: Vec<&str> = c
             .report
             .iter()
@@ -304,24 +323,31 @@ async fn confirm(looks: &[FleetCluster], max: usize) -> Result<bool> {
 fn exit_status(report: &FleetReport) -> ExitStatus {
     let named: Vec<String> = report
         .problems()
-        .map(|c| {
-            format!(
-                "{}/{} {}",
-                c.cluster.namespace,
-                c.cluster.name,
-                c.outcome.as_str()
-            )
-        })
+        .map(|c| format!("{} {}", c.cluster.label(), c.outcome.as_str()))
         .collect();
-    if named.is_empty() {
+    let contexts: Vec<String> = report
+        .unreached()
+        .map(|c| format!("context {}", c.name))
+        .collect();
+    if named.is_empty() && contexts.is_empty() {
         return ExitStatus::Success;
     }
-    let status = super::unfinished(format!(
-        "{} of {} cluster(s) not done: {}",
-        named.len(),
-        report.clusters.len(),
-        named.join(", ")
-    ));
+    let mut what = Vec::new();
+    if !named.is_empty() {
+        what.push(format!(
+            "{} of {} cluster(s) not done: {}",
+            named.len(),
+            report.clusters.len(),
+            named.join(", ")
+        ));
+    }
+    if !contexts.is_empty() {
+        what.push(format!(
+            "not reached, so not looked at: {}",
+            contexts.join(", ")
+        ));
+    }
+    let status = super::unfinished(what.join("; "));
     if report.abandoned() {
         ExitStatus::Interrupted
     } else {

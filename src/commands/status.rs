@@ -7,7 +7,7 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::k8s;
 use crate::output::{self, OutputFormat};
 use crate::plan::gate::{self};
-use crate::report::{ClusterRef, ClusterStatus, MultiStatusReport, StatusReport};
+use crate::report::{ClusterRef, ClusterStatus, ContextRow, MultiStatusReport, StatusReport};
 use crate::session;
 use crate::session::fleet::{Listed, Scope};
 use crate::settings::command::Status as StatusArgs;
@@ -108,7 +108,7 @@ async fn kubernetes_view(
         alarm_list_error: None,
     };
     let verdict = gate::evaluate(&look, &args.gate);
-    let cluster = ClusterRef { namespace, name };
+    let cluster = ClusterRef::new(namespace, name);
     let report = StatusReport::build(Some(cluster), &look, &verdict);
     crate::logging::message(&format!(
         "note: this identity may not read the cluster's Secrets, which hold its CA and client key ({refused}); the rows are the EtcdMember objects' word and no member was dialed. A read-only role stops here by design (deploy/rbac-view.yaml): the key that dials etcd can also change it. deploy/rbac-operate.yaml grants it"
@@ -191,8 +191,15 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
         shared: true,
     };
     let listed = Listed::read(&global.reach, scope).await?;
-    // Every namespace's runs and policies, in one LIST each.
-    let read_runs = k8s::runs::all_of(&listed.kube, None).await;
+    // Every namespace's runs and policies, in one LIST each, of each
+    // context at once.
+    let read_runs: Vec<k8s::runs::Everything> = futures::future::join_all(
+        listed
+            .places
+            .iter()
+            .map(|place| k8s::runs::all_of(&place.kube, None)),
+    )
+    .await;
     let read_runs = &read_runs;
     let entries: Vec<ClusterStatus> = listed
         .each(READ_CONCURRENCY, CLUSTER_CONCURRENCY, |opened| async move {
@@ -203,7 +210,7 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
             let (cluster, kind) = (opened.cluster, Some(opened.kind));
             match outcome {
                 Ok(mut status) => {
-                    status.defrag = Some(activity_of(read_runs, &cluster));
+                    status.defrag = Some(activity_of(&read_runs[opened.place], &cluster));
                     ClusterStatus {
                         cluster,
                         kind,
@@ -220,16 +227,29 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
             }
         })
         .await;
-    let report = MultiStatusReport { clusters: entries };
+    let report = MultiStatusReport {
+        clusters: entries,
+        contexts: listed.contexts,
+    };
     output::print(&report, global.output)?;
     let refused = report
         .clusters
         .iter()
         .filter(|c| c.status.as_ref().is_none_or(|s| !s.gate.passed))
         .count();
-    if args.check && refused > 0 {
+    let unreached: Vec<&str> = ContextRow::unreached(&report.contexts)
+        .map(|c| c.name.as_str())
+        .collect();
+    if args.check && (refused > 0 || !unreached.is_empty()) {
+        let contexts = match unreached.len() {
+            0 => String::new(),
+            _ => format!(
+                "; context(s) not reached: {} (their clusters were not looked at)",
+                unreached.join(", ")
+            ),
+        };
         return Err(Error::refused(format!(
-            "health gate refused or could not run for {refused} of {} clusters",
+            "health gate refused or could not run for {refused} of {} clusters{contexts}",
             report.clusters.len()
         )));
     }

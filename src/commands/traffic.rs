@@ -109,10 +109,7 @@ fn report(
     let owned = owned_by_us(&owners);
     let annotation = cozystack::traffic::traffic_annotation(cluster);
     TrafficReport {
-        cluster: ClusterRef {
-            namespace: l.namespace.clone(),
-            name: l.cluster_name.clone(),
-        },
+        cluster: ClusterRef::new(l.namespace.clone(), l.cluster_name.clone()),
         service: l.service_name.clone(),
         state: Assessment::of(annotation.as_deref(), value.as_deref(), owned),
         value,

@@ -116,10 +116,7 @@ pub async fn run(global: &Global, args: &Handover) -> Result<ExitStatus> {
     let report = handover::report(
         &last,
         args.rule,
-        ClusterRef {
-            namespace: namespace.clone(),
-            name: cluster.clone(),
-        },
+        ClusterRef::new(namespace.clone(), cluster.clone()),
         &ids,
         k8s_openapi::jiff::Timestamp::now(),
     );

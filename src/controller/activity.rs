@@ -288,10 +288,7 @@ mod tests {
             policy("paused", "0 3 * * *", Some(true)),
             policy("broken", "every day", None),
         ];
-        let main = ClusterRef {
-            namespace: "etcd".into(),
-            name: "main".into(),
-        };
+        let main = ClusterRef::new("etcd", "main");
         let a = activity(&runs, &policies, &main, at("2026-12-05T03:00:00Z"));
         let active = a.active.unwrap();
         assert_eq!(
@@ -320,10 +317,7 @@ mod tests {
         );
         assert!(a.policies[2].suspended && a.policies[2].next_tick.is_none());
 
-        let nothing = ClusterRef {
-            namespace: "etcd".into(),
-            name: "nothing".into(),
-        };
+        let nothing = ClusterRef::new("etcd", "nothing");
         let quiet = activity(&runs, &[], &nothing, at("2026-12-05T03:00:00Z"));
         assert_eq!(quiet, DefragActivity::default());
         // The same names in another namespace are another cluster's.

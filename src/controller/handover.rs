@@ -456,10 +456,7 @@ mod tests {
         report(
             &run_with(status),
             DefragRule::default(),
-            ClusterRef {
-                namespace: "etcd".into(),
-                name: "main".into(),
-            },
+            ClusterRef::new("etcd", "main"),
             &ids,
             Timestamp::UNIX_EPOCH,
         )

@@ -235,6 +235,76 @@ pub fn read_kubeconfig(path: Option<&str>) -> Result<Option<Kubeconfig>> {
     }
 }
 
+/// A kubeconfig context a command over several reads: its name and the
+/// API server its cluster names (`None` when the kubeconfig names none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextEntry {
+    pub name: String,
+    pub server: Option<String>,
+}
+
+/// The contexts to read from the kubeconfig the settings name: `asked`
+/// (each checked, in the order given), or every one when `None`
+/// (`--all-contexts`).
+pub fn contexts(settings: &KubeSettings, asked: Option<&[String]>) -> Result<Vec<ContextEntry>> {
+    let flag = match asked {
+        Some(_) => "--context",
+        None => "--all-contexts",
+    };
+    let Some(k) = read_kubeconfig(settings.kubeconfig.as_deref())? else {
+        return Err(Error::usage(format!(
+            "{flag}: contexts are read from a kubeconfig, and there is none (pass --kubeconfig or set KUBECONFIG; in a Pod the service account is the only identity)"
+        )));
+    };
+    let known: Vec<ContextEntry> = k
+        .contexts
+        .iter()
+        .map(|c| ContextEntry {
+            name: c.name.clone(),
+            server: c
+                .context
+                .as_ref()
+                .and_then(|c| k.clusters.iter().find(|n| n.name == c.cluster))
+                .and_then(|n| n.cluster.as_ref())
+                .and_then(|c| c.server.clone()),
+        })
+        .collect();
+    choose_contexts(known, asked)
+}
+
+/// `asked` among the kubeconfig's contexts `known`, or all of them; a name
+/// it does not hold is a usage error naming it and those it holds. Pure.
+pub fn choose_contexts(
+    known: Vec<ContextEntry>,
+    asked: Option<&[String]>,
+) -> Result<Vec<ContextEntry>> {
+    let Some(asked) = asked else {
+        if known.is_empty() {
+            return Err(Error::usage(
+                "--all-contexts: the kubeconfig holds no context",
+            ));
+        }
+        return Ok(known);
+    };
+    let missing: Vec<&str> = asked
+        .iter()
+        .filter(|a| !known.iter().any(|k| &k.name == *a))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        let names: Vec<&str> = known.iter().map(|k| k.name.as_str()).collect();
+        return Err(Error::usage(format!(
+            "--context {}: no such context in the kubeconfig (known: {})",
+            missing.join(", --context "),
+            names.join(", ")
+        )));
+    }
+    Ok(asked
+        .iter()
+        .filter_map(|a| known.iter().find(|k| &k.name == a).cloned())
+        .collect())
+}
+
 /// Namespace names (for completion).
 pub async fn list_namespaces(kube: &Kube) -> Result<Vec<String>> {
     let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(kube.client.clone());
@@ -291,6 +361,36 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn contexts_are_chosen_from_the_kubeconfig() {
+        let entry = |name: &str| ContextEntry {
+            name: name.into(),
+            server: Some(format!("https://{name}:6443")),
+        };
+        let known = vec![entry("a"), entry("b"), entry("c")];
+        let names = |r: Result<Vec<ContextEntry>>| match r {
+            Ok(v) => v.into_iter().map(|e| e.name).collect::<Vec<_>>().join(","),
+            Err(e) => format!("error: {e}"),
+        };
+        let asked = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(choose_contexts(known.clone(), None)), "a,b,c");
+        assert_eq!(
+            names(choose_contexts(known.clone(), Some(&asked(&["c", "a"])))),
+            "c,a"
+        );
+        assert_eq!(
+            names(choose_contexts(
+                known.clone(),
+                Some(&asked(&["a", "x", "y"]))
+            )),
+            "error: --context x, --context y: no such context in the kubeconfig (known: a, b, c)"
+        );
+        assert!(matches!(
+            choose_contexts(vec![], None),
+            Err(Error::Usage(m)) if m.contains("--all-contexts: the kubeconfig holds no context")
+        ));
+    }
 
     #[test]
     fn warning_headers_give_the_servers_words() {

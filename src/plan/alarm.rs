@@ -311,10 +311,7 @@ mod tests {
             "{}",
             d[0].why
         );
-        let cluster = ClusterRef {
-            namespace: "prod".into(),
-            name: "db".into(),
-        };
+        let cluster = ClusterRef::new("prod", "db");
         let d = disarm_decisions(&caught_up, &[], false, Some(&cluster));
         assert!(d[0].why.contains("kubectl etcd member promote l4 db -n prod, then kubectl etcd defrag db -n prod --compact"), "{}", d[0].why);
         let behind = look(1_000);

@@ -36,7 +36,10 @@ pub struct Flags {
     pub command_timeout: std::time::Duration,
     pub quota_backend_bytes: Option<u64>,
     pub kubeconfig: Option<String>,
+    /// `--context`, the first when given more than once.
     pub context: Option<String>,
+    /// Which contexts a command over many clusters reads.
+    pub contexts: Contexts,
     pub namespace: Option<String>,
     pub as_user: Option<String>,
     pub as_group: Vec<String>,
@@ -45,6 +48,55 @@ pub struct Flags {
     pub kind: Option<super::Kind>,
     /// Which of them came from their variable, so an error names it.
     pub from_env: FromEnv,
+}
+
+/// Which kubeconfig contexts plugin mode reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Contexts {
+    /// The kubeconfig's current context, or the one `--context` names.
+    #[default]
+    One,
+    /// `--context` given more than once: these, in the order given, each
+    /// once.
+    Named(Vec<String>),
+    /// `--all-contexts`: every context of the kubeconfig, in its order.
+    All,
+}
+
+impl Contexts {
+    /// The contexts the flags name: several `--context`, or
+    /// `--all-contexts`. Pure.
+    pub fn of(given: &[String], all: bool) -> Contexts {
+        let mut named: Vec<String> = Vec::new();
+        for c in given {
+            if !named.contains(c) {
+                named.push(c.clone());
+            }
+        }
+        match (all, named.len()) {
+            (true, _) => Contexts::All,
+            (false, 0 | 1) => Contexts::One,
+            (false, _) => Contexts::Named(named),
+        }
+    }
+
+    /// Whether more than one context may be read.
+    pub fn several(&self) -> bool {
+        !matches!(self, Contexts::One)
+    }
+
+    /// The flag that asked for several contexts, as typed.
+    pub fn flag(&self) -> String {
+        match self {
+            Contexts::One => String::new(),
+            Contexts::Named(names) => names
+                .iter()
+                .map(|n| format!("--context {n}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Contexts::All => "--all-contexts".into(),
+        }
+    }
 }
 
 /// The ids (clap's) of the global flags whose value came from their variable.

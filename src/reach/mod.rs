@@ -49,14 +49,49 @@ impl Kind {
 pub struct ClusterRef {
     pub namespace: String,
     pub name: String,
+    /// Its kubeconfig context, when a command reads several
+    /// (`--context` more than once, `--all-contexts`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 impl ClusterRef {
+    /// The cluster `name` in `namespace` (of the one context read).
+    pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> ClusterRef {
+        ClusterRef {
+            namespace: namespace.into(),
+            name: name.into(),
+            context: None,
+        }
+    }
+
     /// How a printed command names the cluster: ` NAME -n NAMESPACE` in
-    /// plugin mode, nothing standalone (the user's `ETCDCTL_*` settings or
-    /// flags carry it), so that advice runs as printed.
+    /// plugin mode (and ` --context CONTEXT` when a command read several),
+    /// nothing standalone (the user's `ETCDCTL_*` settings or flags carry
+    /// it), so that advice runs as printed.
     pub fn command_args(cluster: Option<&ClusterRef>) -> String {
-        cluster.map_or_else(String::new, |c| format!(" {} -n {}", c.name, c.namespace))
+        cluster.map_or_else(String::new, |c| {
+            let context = c
+                .context
+                .as_deref()
+                .map(|x| format!(" --context {x}"))
+                .unwrap_or_default();
+            format!(" {} -n {}{context}", c.name, c.namespace)
+        })
+    }
+
+    /// How a line names the cluster: `ns/name`, after `context: ` when a
+    /// command read several contexts.
+    pub fn label(&self) -> String {
+        match &self.context {
+            Some(c) => format!("{c}: {}/{}", self.namespace, self.name),
+            None => format!("{}/{}", self.namespace, self.name),
+        }
+    }
+
+    /// This cluster, in `context`.
+    pub fn in_context(self, context: Option<String>) -> ClusterRef {
+        ClusterRef { context, ..self }
     }
 }
 

@@ -28,4 +28,8 @@ pub struct DoctorReport {
 #[serde(rename_all = "camelCase")]
 pub struct FleetDoctorReport {
     pub clusters: Vec<DoctorReport>,
+    /// The contexts read when several were (`--context` more than once,
+    /// `--all-contexts`); absent for one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contexts: Vec<super::ContextRow>,
 }

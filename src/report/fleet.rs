@@ -229,6 +229,10 @@ pub struct FleetReport {
     pub max_concurrent: usize,
     pub clusters: Vec<FleetCluster>,
     pub totals: FleetTotals,
+    /// The contexts read when several were (`--context` more than once,
+    /// `--all-contexts`); absent for one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contexts: Vec<super::ContextRow>,
 }
 
 /// Counts over the sweep.
@@ -286,7 +290,29 @@ impl FleetReport {
             max_concurrent,
             clusters,
             totals,
+            contexts: Vec::new(),
         }
+    }
+
+    /// This report over several contexts: the clusters in the contexts'
+    /// order (each context's by namespace and name), and the contexts
+    /// read. Pure.
+    pub fn with_contexts(mut self, contexts: Vec<super::ContextRow>) -> FleetReport {
+        let at = |c: &FleetCluster| {
+            contexts
+                .iter()
+                .position(|r| Some(&r.name) == c.cluster.context.as_ref())
+                .unwrap_or(0)
+        };
+        self.clusters.sort_by_key(at);
+        self.contexts = contexts;
+        self
+    }
+
+    /// The contexts that could not be reached: nothing in them was
+    /// looked at, so they make the sweep exit 1 too.
+    pub fn unreached(&self) -> impl Iterator<Item = &super::ContextRow> {
+        super::ContextRow::unreached(&self.contexts)
     }
 
     /// The clusters that make the sweep exit 1.
@@ -371,10 +397,7 @@ mod tests {
     }
 
     fn at(ns: &str, name: &str) -> ClusterRef {
-        ClusterRef {
-            namespace: ns.into(),
-            name: name.into(),
-        }
+        ClusterRef::new(ns, name)
     }
 
     #[test]

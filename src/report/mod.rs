@@ -51,6 +51,30 @@ pub use status::{
 pub use traffic::{Change, ServerSupport, TrafficReport, ValueSupport};
 pub use usage::UsageReport;
 
+/// One kubeconfig context of a command over several (`--context` more
+/// than once, `--all-contexts`): the API server it names, how many
+/// clusters were listed there, or why none could be.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextRow {
+    pub name: String,
+    /// The API server the context's cluster names.
+    pub server: Option<String>,
+    /// The clusters listed there; `null` when the context could not be
+    /// reached.
+    pub clusters: Option<usize>,
+    /// Why its clusters could not be listed.
+    pub error: Option<String>,
+}
+
+impl ContextRow {
+    /// The contexts whose clusters could not be listed: each is one row of
+    /// a table, and counts as a cluster needing attention.
+    pub fn unreached(rows: &[ContextRow]) -> impl Iterator<Item = &ContextRow> {
+        rows.iter().filter(|c| c.error.is_some())
+    }
+}
+
 /// One raised alarm.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

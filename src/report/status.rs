@@ -246,6 +246,10 @@ fn percent(part: u64, whole: u64) -> Option<f64> {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MultiStatusReport {
     pub clusters: Vec<ClusterStatus>,
+    /// The contexts read when several were (`--context` more than once,
+    /// `--all-contexts`); absent for one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contexts: Vec<super::ContextRow>,
 }
 
 /// One cluster of `status -A`: its status, or why it could not be probed.

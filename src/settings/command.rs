@@ -16,6 +16,7 @@ use crate::contract::TrafficValue;
 use crate::error::{Error, Result};
 use crate::plan::doctor::Severity;
 use crate::plan::gate::GateOptions;
+use crate::reach::flags::Contexts;
 
 /// A parsed command line waiting to be settled: its global flags are
 /// already read; the command is settled once `-p POD` (if given) is known.
@@ -71,8 +72,49 @@ impl Invocation {
                 return Ok((Command::MemberRemove(remove), note));
             }
         }
-        Ok((command(&self.cli.command)?, note))
+        let command = command(&self.cli.command)?;
+        over_contexts(&command, &self.global.reach.contexts)?;
+        Ok((command, note))
     }
+}
+
+/// Several contexts (`--context` more than once, `--all-contexts`) go
+/// with the commands over many clusters only: `status -A`, `doctor -A`,
+/// `defrag -A`/`-l`. Anything else is a usage error naming the flag and
+/// what to do. Pure.
+pub fn over_contexts(command: &Command, contexts: &Contexts) -> Result<()> {
+    if !contexts.several() {
+        return Ok(());
+    }
+    let (name, over_many) = match command {
+        Command::Status(s) => ("status", s.all_namespaces),
+        Command::Doctor(d) => ("doctor", d.all_namespaces),
+        Command::Defrag(Defrag::Fleet(_)) => ("defrag", true),
+        Command::Defrag(Defrag::One(_)) => ("defrag", false),
+        Command::Defrag(Defrag::Watch(_)) => {
+            return Err(Error::usage(format!(
+                "{}: defrag --watch serves one context; run one watcher per context (--context NAME)",
+                contexts.flag()
+            )))
+        }
+        _ => {
+            return Err(Error::usage(format!(
+                "{}: only status -A, doctor -A and defrag -A (or -l) go over several contexts; give this command one --context",
+                contexts.flag()
+            )))
+        }
+    };
+    if over_many {
+        return Ok(());
+    }
+    let add = match name {
+        "defrag" => "add -A (every namespace) or -l SELECTOR",
+        _ => "add -A",
+    };
+    Err(Error::usage(format!(
+        "{}: {name} goes over several contexts with every cluster in them: {add}, or give one --context for one cluster",
+        contexts.flag()
+    )))
 }
 
 /// The global settings of words typed after the program name (completion
@@ -512,6 +554,52 @@ mod tests {
             Err(Error::Usage(text)) => text,
             other => panic!("{line}: not a usage error: {other:?}"),
         }
+    }
+
+    #[test]
+    fn several_contexts_go_with_the_commands_over_many_clusters() {
+        let two = Contexts::Named(vec!["a".into(), "b".into()]);
+        let cases: &[(&str, &Contexts, Option<&str>)] = &[
+            ("k status -A", &two, None),
+            ("k doctor -A", &Contexts::All, None),
+            ("k defrag -A --dry-run", &two, None),
+            ("k defrag -l app=x -y", &Contexts::All, None),
+            ("k status c", &Contexts::One, None),
+            ("k members c", &Contexts::One, None),
+            ("k status", &two, Some("--context a --context b: status goes over several contexts with every cluster in them: add -A")),
+            ("k doctor c", &Contexts::All, Some("--all-contexts: doctor goes over several contexts")),
+            ("k defrag c -y", &Contexts::All, Some("add -A (every namespace) or -l SELECTOR")),
+            ("k defrag --watch", &two, Some("one watcher per context")),
+            ("k members", &Contexts::All, Some("--all-contexts: only status -A, doctor -A and defrag -A (or -l) go over several contexts")),
+            ("k compact c --keep 10", &two, Some("give this command one --context")),
+        ];
+        for (line, contexts, refused) in cases {
+            let command = settled(line).unwrap();
+            match (over_contexts(&command, contexts), refused) {
+                (Ok(()), None) => {}
+                (Err(Error::Usage(text)), Some(part)) => {
+                    assert!(text.contains(part), "{line}: {text}")
+                }
+                (other, _) => panic!("{line}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn contexts_are_read_from_the_flags_each_once() {
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(Contexts::of(&[], false), Contexts::One);
+        assert_eq!(Contexts::of(&names(&["a"]), false), Contexts::One);
+        assert_eq!(Contexts::of(&names(&["a", "a"]), false), Contexts::One);
+        assert_eq!(
+            Contexts::of(&names(&["b", "a", "b"]), false),
+            Contexts::Named(names(&["b", "a"]))
+        );
+        assert_eq!(Contexts::of(&[], true), Contexts::All);
+        assert_eq!(
+            Contexts::Named(names(&["b", "a"])).flag(),
+            "--context b --context a"
+        );
     }
 
     #[test]

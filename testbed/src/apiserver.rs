@@ -86,6 +86,54 @@ pub struct Context {
     pub impersonate: Option<String>,
 }
 
+/// One context of a kubeconfig whose contexts reach several API servers
+/// ([`kubeconfig_across`]).
+pub struct ContextOn<'a> {
+    pub name: &'a str,
+    /// The API server whose CA and admin identity the context uses.
+    pub server: &'a ApiServer,
+    /// Where the context reaches it, when not at its own address (a delay
+    /// proxy in front of it, or an address nothing listens on).
+    pub url: Option<String>,
+    pub namespace: Option<&'a str>,
+}
+
+/// A kubeconfig whose contexts each reach their own API server as its
+/// admin (a cluster and a user per context, named after it); the first
+/// context is current.
+pub fn kubeconfig_across(contexts: &[ContextOn]) -> String {
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    let mut clusters = String::from("clusters:\n");
+    let mut users = String::from("users:\n");
+    let mut named = String::from("contexts:\n");
+    for c in contexts {
+        let url = c.url.clone().unwrap_or_else(|| c.server.url.clone());
+        clusters.push_str(&format!(
+            "- name: {0}\n  cluster:\n    server: {url}\n    certificate-authority-data: {1}\n",
+            c.name,
+            b64(&c.server.ca_pem)
+        ));
+        users.push_str(&format!(
+            "- name: {0}\n  user:\n    client-certificate-data: {1}\n    client-key-data: {2}\n",
+            c.name,
+            b64(&c.server.admin_cert),
+            b64(&c.server.admin_key)
+        ));
+        named.push_str(&format!(
+            "- name: {0}\n  context:\n    cluster: {0}\n    user: {0}\n",
+            c.name
+        ));
+        if let Some(ns) = c.namespace {
+            named.push_str(&format!("    namespace: {ns}\n"));
+        }
+    }
+    let current = contexts
+        .first()
+        .map(|c| format!("current-context: {}\n", c.name))
+        .unwrap_or_default();
+    format!("apiVersion: v1\nkind: Config\n{clusters}{users}{named}{current}")
+}
+
 impl ApiServer {
     /// Starts etcd and kube-apiserver, waits for `/readyz`, installs the CRDs
     /// found in `crd_files`, and waits until each is Established.

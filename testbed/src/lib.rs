@@ -20,7 +20,7 @@ pub mod soak;
 pub mod storage;
 pub mod tool_image;
 
-pub use apiserver::{ApiServer, Context, ServerOptions};
+pub use apiserver::{kubeconfig_across, ApiServer, Context, ContextOn, ServerOptions};
 pub use bins::{EtcdVersion, KubeRelease};
 pub use cluster::{
     Cluster, ClusterSpec, LeadershipEvent, LoggedDefrag, LoggedLeadership, Security,

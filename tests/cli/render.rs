@@ -26,9 +26,10 @@ use kubectl_etcd::plan::rule::DefragRule;
 use kubectl_etcd::plan::traffic::{deprecated_on, expected_support, Assessment, ServiceAction};
 use kubectl_etcd::reach::{Dial, Endpoint, QuotaSource, Scheme};
 use kubectl_etcd::report::{
-    AlarmAction, AlarmResult, AlarmRow, Change, ClusterRef, ClusterStatus, DefragReport, HashCheck,
-    HashVerdict, LeaderReport, MemberHash, MemberReason, MemberResult, MultiStatusReport, Outcome,
-    ServerSupport, StatusReport, StopReason, Stopped, TrafficReport, ValueSupport,
+    AlarmAction, AlarmResult, AlarmRow, Change, ClusterRef, ClusterStatus, ContextRow,
+    DefragReport, HashCheck, HashVerdict, LeaderReport, MemberHash, MemberReason, MemberResult,
+    MultiStatusReport, Outcome, ServerSupport, StatusReport, StopReason, Stopped, TrafficReport,
+    ValueSupport,
 };
 
 const MIB: u64 = 1 << 20;
@@ -53,10 +54,7 @@ fn tidy(text: String) -> String {
 }
 
 fn cluster(namespace: &str, name: &str) -> ClusterRef {
-    ClusterRef {
-        namespace: namespace.into(),
-        name: name.into(),
-    }
+    ClusterRef::new(namespace, name)
 }
 
 fn dial(url: &str) -> Dial {
@@ -279,6 +277,7 @@ fn multi_status_report() -> MultiStatusReport {
                 )),
             },
         ],
+        contexts: vec![],
     }
 }
 
@@ -374,6 +373,81 @@ fn status_all_namespaces_wide() {
         "status_all_namespaces_wide",
         tidy(table::multi_status(&multi_status_report(), true))
     );
+}
+
+/// Clusters of one kind: no KIND column, and every row's cells under
+/// their own headers.
+#[test]
+fn status_all_namespaces_of_one_kind() {
+    let mut report = multi_status_report();
+    for c in &mut report.clusters {
+        c.kind = Some(kubectl_etcd::reach::Kind::Cozystack);
+    }
+    let text = tidy(table::multi_status(&report, false));
+    let header = text.lines().next().unwrap_or_default();
+    assert!(!header.contains("KIND"), "{text}");
+    // The RUN column's value sits under RUN, the member under NAME.
+    let run_at = header.find("RUN").unwrap();
+    let name_at = header.find(" NAME").unwrap() + 1;
+    let row = text.lines().nth(2).unwrap();
+    assert_eq!(&row[run_at..run_at + 7], "Running", "{text}");
+    assert_eq!(&row[name_at..name_at + 6], "etcd-0", "{text}");
+}
+
+fn contexts() -> Vec<ContextRow> {
+    vec![
+        ContextRow {
+            name: "east".into(),
+            server: Some("https://10.0.0.1:6443".into()),
+            clusters: Some(2),
+            error: None,
+        },
+        ContextRow {
+            name: "west".into(),
+            server: Some("https://10.0.0.2:6443".into()),
+            clusters: None,
+            error: Some(
+                "cannot list EtcdClusters on https://10.0.0.2:6443: connection refused".into(),
+            ),
+        },
+        ContextRow {
+            name: "north".into(),
+            server: Some("https://10.0.0.3:6443".into()),
+            clusters: Some(1),
+            error: None,
+        },
+    ]
+}
+
+/// `status -A` over several contexts: a CONTEXT column, each context's
+/// clusters in the order the contexts were given, the one not reached a
+/// row of its own where its clusters would be, and the lines under the
+/// table naming the context.
+#[test]
+fn status_all_namespaces_over_contexts() {
+    let mut report = multi_status_report();
+    let names = ["east", "east", "north"];
+    for (c, name) in report.clusters.iter_mut().zip(names) {
+        c.cluster.context = Some(name.into());
+        // As a run opens it: the cluster's own report names its context.
+        if let Some(status) = &mut c.status {
+            status.cluster = Some(c.cluster.clone());
+        }
+    }
+    report.contexts = contexts();
+    let text = tidy(table::multi_status(&report, false));
+    insta::assert_snapshot!("status_all_namespaces_over_contexts", text);
+    let json: serde_json::Value =
+        serde_json::from_str(&render_data(&report, OutputFormat::Json).unwrap()).unwrap();
+    assert_eq!(json["clusters"][2]["cluster"]["context"], "north");
+    assert_eq!(json["contexts"][1]["name"], "west");
+    assert_eq!(json["contexts"][1]["clusters"], serde_json::Value::Null);
+    assert_eq!(json["contexts"][2]["clusters"], 1);
+    // One context: neither the column nor the field.
+    let one = tidy(table::multi_status(&multi_status_report(), false));
+    assert!(!one.contains("CONTEXT"), "{one}");
+    let json = render_data(&multi_status_report(), OutputFormat::Json).unwrap();
+    assert!(!json.contains("\"context"), "{json}");
 }
 
 // ---------------------------------------------------------------- defrag
@@ -748,6 +822,88 @@ fn defrag_interrupted_table() {
     );
     report.hash_check = None;
     insta::assert_snapshot!("defrag_interrupted", tidy(table::defrag(&report)));
+}
+
+/// `defrag -A` over several contexts: each cluster in its context's place
+/// (the contexts' order, not the names'), the context not reached a row
+/// saying so, and the totals counting it.
+#[test]
+fn fleet_over_contexts() {
+    use kubectl_etcd::report::{FleetCluster, FleetReport};
+    let kind = kubectl_etcd::reach::Kind::Cozystack;
+    let in_context = |namespace: &str, name: &str, context: &str| {
+        cluster(namespace, name).in_context(Some(context.into()))
+    };
+    let clusters = vec![
+        FleetCluster::from_report(in_context("prod", "etcd", "north"), defrag_done()).of_kind(kind),
+        FleetCluster::from_report(in_context("prod", "etcd", "east"), defrag_done()).of_kind(kind),
+        FleetCluster::failed(
+            in_context("dev", "broken", "east"),
+            "no running members".into(),
+        )
+        .of_kind(kind),
+    ];
+    let report =
+        FleetReport::build(false, 2, clusters, Duration::from_secs(42)).with_contexts(contexts());
+    let text = tidy(table::fleet(&report, false));
+    insta::assert_snapshot!("fleet_over_contexts", text);
+    let names: Vec<(Option<&str>, &str)> = report
+        .clusters
+        .iter()
+        .map(|c| (c.cluster.context.as_deref(), c.cluster.namespace.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (Some("east"), "dev"),
+            (Some("east"), "prod"),
+            (Some("north"), "prod")
+        ]
+    );
+    assert_eq!(
+        report
+            .unreached()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>(),
+        ["west"]
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&render_data(&report, OutputFormat::Json).unwrap()).unwrap();
+    assert_eq!(json["clusters"][0]["cluster"]["context"], "east");
+    assert_eq!(
+        json["contexts"][1]["error"]
+            .as_str()
+            .map(|e| e.contains("connection refused")),
+        Some(true)
+    );
+}
+
+/// `doctor -A` over several contexts: each cluster's findings headed by
+/// its context, and a context not reached a critical section of its own
+/// with the command that checks it.
+#[test]
+fn doctor_over_contexts() {
+    use kubectl_etcd::plan::doctor::{Finding, Severity};
+    use kubectl_etcd::report::{DoctorReport, FleetDoctorReport};
+    let report = |context: &str, name: &str| DoctorReport {
+        cluster: Some(cluster("prod", name).in_context(Some(context.into()))),
+        kind: Some(kubectl_etcd::reach::Kind::EtcdIo),
+        worst: Severity::Warning,
+        findings: vec![Finding {
+            severity: Severity::Warning,
+            check: "fragmentation".into(),
+            member: Some("etcd-0".into()),
+            message: "etcd-0 is 60% free space".into(),
+            remedy: "kubectl etcd defrag etcd -n prod".into(),
+        }],
+        unread: vec![],
+    };
+    let fleet = FleetDoctorReport {
+        clusters: vec![report("east", "etcd"), report("north", "etcd")],
+        contexts: contexts(),
+    };
+    let text = tidy(kubectl_etcd::output::Render::table(&fleet, false));
+    insta::assert_snapshot!("doctor_over_contexts", text);
 }
 
 // ---------------------------------------------------------------- alarms

@@ -15,6 +15,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod contexts;
 mod doctor;
 mod etcdio;
 mod incluster;

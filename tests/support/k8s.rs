@@ -248,8 +248,21 @@ pub async fn fixture_at(
 /// [`Cluster::logged_defrags`] sees every defragmentation (the shared
 /// fixture runs etcd at `warn`, where etcd does not log them).
 pub async fn fixture_logged(client: &Client, ns: &str, name: &str, mode: Mode) -> Fixture {
+    fixture_logged_on(client, ns, name, mode, EtcdVersion::V3_7, None).await
+}
+
+/// [`fixture_logged`] of etcd `version`, with a backend quota when given.
+pub async fn fixture_logged_on(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    mode: Mode,
+    version: EtcdVersion,
+    quota: Option<u64>,
+) -> Fixture {
     let names = member_names(name, 3);
-    let mut spec = operator_spec(ns, name, mode, &names);
+    let mut spec = operator_spec(ns, name, mode, &names).version(version);
+    spec.quota_backend_bytes = quota;
     spec.log_level = "info";
     start_and_publish(client, ns, name, mode, spec, names).await
 }
@@ -309,6 +322,45 @@ pub async fn publish_with_spec(
     names: Vec<String>,
     extra: serde_json::Value,
 ) -> Fixture {
+    publish_objects(client, ns, name, mode, &etcd, &names, &extra).await;
+    Fixture {
+        namespace: ns.to_string(),
+        name: name.to_string(),
+        members: names,
+        etcd,
+    }
+}
+
+impl Fixture {
+    /// Publishes this fixture's etcd on another API server too (as
+    /// EtcdCluster `name` in `ns` there), with the security `mode` it was
+    /// published with: one real cluster seen from two kubeconfig contexts.
+    pub async fn publish_on(&self, client: &Client, ns: &str, name: &str, mode: Mode) {
+        publish_objects(
+            client,
+            ns,
+            name,
+            mode,
+            &self.etcd,
+            &self.members,
+            &json!({}),
+        )
+        .await;
+    }
+}
+
+/// The objects the operator would have made for the running `etcd`: its
+/// Secrets, the EtcdCluster and its status, an EtcdMember and a Pod per
+/// member.
+async fn publish_objects(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    mode: Mode,
+    etcd: &Cluster,
+    names: &[String],
+    extra: &serde_json::Value,
+) {
     namespace(client, ns).await;
     let members = names.len();
 
@@ -374,10 +426,10 @@ pub async fn publish_with_spec(
     };
     // The version the members run, as the operator would have it: status
     // and doctor hold the EtcdCluster's version against the members'.
-    let running = running_version(&etcd).await;
+    let running = running_version(etcd).await;
     let mut spec = merged(
         json!({"replicas": members, "version": running, "storage": {"size": "1Gi"}}),
-        &extra,
+        extra,
     );
     if !tls.is_null() {
         spec["tls"] = tls;
@@ -424,12 +476,6 @@ pub async fn publish_with_spec(
         )
         .await;
         add_pod(&pods, name, member, Some(&etcd.host(i))).await;
-    }
-    Fixture {
-        namespace: ns.to_string(),
-        name: name.to_string(),
-        members: names,
-        etcd,
     }
 }
 

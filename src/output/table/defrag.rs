@@ -4,7 +4,7 @@
 
 use comfy_table::Cell;
 
-use super::{new_table, opt_bytes, right, trim_lines};
+use super::{by_context, new_table, opt_bytes, right, trim_lines, unreached, Lead};
 use std::time::Duration;
 
 use crate::quantity::{format_bytes, format_duration};
@@ -229,12 +229,10 @@ fn ending_lines(report: &DefragReport, text: &mut String) {
 /// `plans` puts each cluster's own defrag table first (a dry run, `-o
 /// wide`).
 pub fn fleet(report: &crate::report::FleetReport, plans: bool) -> String {
-    use crate::quantity::format_duration;
-    use crate::report::FleetOutcome;
     let mut text = String::new();
     if plans {
         for c in &report.clusters {
-            text.push_str(&format!("{}/{}:\n", c.cluster.namespace, c.cluster.name));
+            text.push_str(&format!("{}:\n", c.cluster.label()));
             match &c.report {
                 Some(r) => text.push_str(&defrag(r)),
                 None => text.push_str(&format!("{}\n", c.why.as_deref().unwrap_or("-"))),
@@ -242,16 +240,37 @@ pub fn fleet(report: &crate::report::FleetReport, plans: bool) -> String {
             text.push('\n');
         }
     }
-    let mut table = new_table(&[
-        "NAMESPACE",
-        "NAME",
-        "KIND",
-        "OUTCOME",
-        "DEFRAGMENTED",
-        "RECLAIMED",
-        "WHY",
-    ]);
-    for c in &report.clusters {
+    let lead = Lead {
+        contexts: !report.contexts.is_empty(),
+        name: "NAME",
+        kinds: true,
+    };
+    let header: Vec<&str> = lead
+        .header()
+        .into_iter()
+        .chain(["OUTCOME", "DEFRAGMENTED", "RECLAIMED", "WHY"])
+        .collect();
+    let mut table = new_table(&header);
+    for (context, c) in by_context(&report.contexts, &report.clusters, |c| {
+        c.cluster.context.as_deref()
+    }) {
+        let Some(c) = c else {
+            if let Some(context) = context {
+                let cells = lead.cells(Some(&context.name), None);
+                table.add_row(
+                    cells
+                        .into_iter()
+                        .chain([
+                            Cell::new("unreached"),
+                            right("-"),
+                            right("-"),
+                            Cell::new(unreached(context)),
+                        ])
+                        .collect::<Vec<_>>(),
+                );
+            }
+            continue;
+        };
         let (done, reclaimed) = match (&c.report, report.dry_run) {
             (None, _) => ("-".to_string(), "-".to_string()),
             (Some(_), true) => (
@@ -263,17 +282,28 @@ pub fn fleet(report: &crate::report::FleetReport, plans: bool) -> String {
                 format_bytes(c.reclaimed()),
             ),
         };
-        table.add_row(vec![
-            Cell::new(&c.cluster.namespace),
-            Cell::new(&c.cluster.name),
-            Cell::new(c.kind.map_or("-", |k| k.as_str())),
-            Cell::new(c.outcome.as_str()),
-            right(done),
-            right(reclaimed),
-            Cell::new(c.why.as_deref().unwrap_or("-")),
-        ]);
+        table.add_row(
+            lead.cells(None, Some((&c.cluster, c.kind)))
+                .into_iter()
+                .chain([
+                    Cell::new(c.outcome.as_str()),
+                    right(done),
+                    right(reclaimed),
+                    Cell::new(c.why.as_deref().unwrap_or("-")),
+                ])
+                .collect::<Vec<_>>(),
+        );
     }
     text.push_str(&trim_lines(&table.to_string()));
+    text.push_str(&fleet_totals(report));
+    text
+}
+
+/// The line under a fleet sweep's table: the clusters by outcome, the
+/// contexts not reached, and what was (or would be) reclaimed.
+fn fleet_totals(report: &crate::report::FleetReport) -> String {
+    use crate::quantity::format_duration;
+    use crate::report::FleetOutcome;
     let t = &report.totals;
     let counts: Vec<String> = [
         (t.completed, FleetOutcome::Completed),
@@ -287,17 +317,21 @@ pub fn fleet(report: &crate::report::FleetReport, plans: bool) -> String {
     .iter()
     .filter(|(n, _)| *n > 0)
     .map(|(n, o)| format!("{n} {}", o.as_str()))
+    .chain(match report.unreached().count() {
+        0 => None,
+        n => Some(format!("{n} context(s) not reached")),
+    })
     .collect();
     let plural = if t.clusters == 1 { "" } else { "s" };
     if report.dry_run {
-        text.push_str(&format!(
+        format!(
             "Total: {} cluster{plural} ({}); would reclaim ~{}\n",
             t.clusters,
             counts.join(", "),
             format_bytes(t.predicted_reclaim_bytes)
-        ));
+        )
     } else {
-        text.push_str(&format!(
+        format!(
             "Total: {} cluster{plural} ({}); {} member(s) defragmented, {} reclaimed in {} (at most {} cluster(s) at once)\n",
             t.clusters,
             counts.join(", "),
@@ -305,9 +339,8 @@ pub fn fleet(report: &crate::report::FleetReport, plans: bool) -> String {
             format_bytes(t.reclaimed_bytes),
             format_duration(std::time::Duration::from_millis(t.wall_ms)),
             report.max_concurrent
-        ));
+        )
     }
-    text
 }
 
 impl crate::output::Render for DefragReport {

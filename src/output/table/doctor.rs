@@ -1,6 +1,7 @@
 //! `doctor`: the findings worst first with their remedies, and with `-o
 //! wide` the checks that passed.
 
+use super::{by_context, unreached};
 use crate::report::DoctorReport;
 
 /// `doctor`: the findings worst first, each with its remedy; with `wide`,
@@ -14,10 +15,7 @@ pub fn doctor(report: &DoctorReport, wide: bool) -> String {
             .kind
             .map(|k| format!(" ({})", k.as_str()))
             .unwrap_or_default();
-        text.push_str(&format!(
-            "{}/{}{kind}: {}\n",
-            c.namespace, c.name, report.worst
-        ));
+        text.push_str(&format!("{}{kind}: {}\n", c.label(), report.worst));
     }
     let (passed, problems): (Vec<_>, Vec<_>) = report
         .findings
@@ -81,12 +79,33 @@ impl crate::output::Render for DoctorReport {
 }
 
 /// `doctor -A`: each cluster's table in turn; its data is one document.
+/// A context that could not be reached stands where its clusters would.
 impl crate::output::Render for crate::report::FleetDoctorReport {
     fn table(&self, wide: bool) -> String {
-        self.clusters
-            .iter()
-            .map(|r| doctor(r, wide))
-            .collect::<Vec<_>>()
-            .join("\n")
+        by_context(&self.contexts, &self.clusters, |r| {
+            r.cluster.as_ref().and_then(|c| c.context.as_deref())
+        })
+        .into_iter()
+        .map(|(context, report)| match (context, report) {
+            (_, Some(report)) => doctor(report, wide),
+            (Some(c), None) => format!(
+                "{}: critical\n{:<8}  {}  {}\n{:<8}  {:<7}  → {}\n",
+                c.name,
+                "CRITICAL",
+                "context",
+                unreached(c),
+                "",
+                "",
+                unreached_remedy(&c.name)
+            ),
+            (None, None) => String::new(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
     }
+}
+
+/// What to run when a context's clusters could not be listed.
+pub fn unreached_remedy(context: &str) -> String {
+    format!("check that its API server answers and its credentials are current: kubectl --context {context} version")
 }

@@ -5,7 +5,7 @@
 
 use comfy_table::Cell;
 
-use super::{new_table, opt_bytes, opt_num, right, trim_lines};
+use super::{by_context, new_table, opt_bytes, opt_num, right, trim_lines, unreached, Lead};
 use crate::quantity::format_bytes;
 use crate::report::{DefragActivity, MemberRow, MultiStatusReport, StatusReport};
 
@@ -15,25 +15,40 @@ use crate::report::{DefragActivity, MemberRow, MultiStatusReport, StatusReport};
 /// gate reasons after the table.
 pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
     let columns = status_columns(wide);
-    let kinds = report
-        .clusters
-        .iter()
-        .any(|c| c.kind != report.clusters[0].kind);
-    let header: Vec<&str> = ["NAMESPACE", "CLUSTER"]
+    let lead = Lead {
+        contexts: !report.contexts.is_empty(),
+        name: "CLUSTER",
+        kinds: report
+            .clusters
+            .iter()
+            .any(|c| c.kind != report.clusters[0].kind),
+    };
+    let header: Vec<&str> = lead
+        .header()
         .into_iter()
-        .chain(kinds.then_some("KIND"))
         .chain(["RUN"])
         .chain(columns.iter().map(|c| c.header))
         .collect();
     let mut table = new_table(&header);
     let mut footer = String::new();
-    for entry in &report.clusters {
-        let kind = entry.kind.map_or("-", |k| k.as_str());
-        let lead = [
-            Cell::new(&entry.cluster.namespace),
-            Cell::new(&entry.cluster.name),
-            Cell::new(kind),
-        ];
+    let error_cells = |lead: Vec<Cell>, error: String| {
+        lead.into_iter()
+            .chain([Cell::new("-")])
+            .chain(error_row(&columns, &error))
+            .collect::<Vec<_>>()
+    };
+    for (context, entry) in by_context(&report.contexts, &report.clusters, |c| {
+        c.cluster.context.as_deref()
+    }) {
+        let Some(entry) = entry else {
+            if let Some(context) = context {
+                let cells = lead.cells(Some(&context.name), None);
+                table.add_row(error_cells(cells, format!("error: {}", unreached(context))));
+            }
+            continue;
+        };
+        let cells = lead.cells(None, Some((&entry.cluster, entry.kind)));
+        let label = entry.cluster.label();
         match (&entry.status, &entry.error) {
             (Some(status), _) => {
                 // The run is the cluster's: said on its first row only.
@@ -41,7 +56,8 @@ pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
                 for row in status_rows(status, wide) {
                     let cell = Cell::new(run.take().unwrap_or_default());
                     table.add_row(
-                        lead.iter()
+                        cells
+                            .iter()
                             .cloned()
                             .chain([cell])
                             .chain(row)
@@ -49,16 +65,10 @@ pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
                     );
                 }
                 if let Some(notice) = nospace_notice(status) {
-                    footer.push_str(&format!(
-                        "\n{}/{}: {}",
-                        entry.cluster.namespace, entry.cluster.name, notice
-                    ));
+                    footer.push_str(&format!("\n{label}: {notice}"));
                 }
                 if !status.gate.passed {
-                    footer.push_str(&format!(
-                        "\n{}/{}: maintenance would be refused:\n",
-                        entry.cluster.namespace, entry.cluster.name
-                    ));
+                    footer.push_str(&format!("\n{label}: maintenance would be refused:\n"));
                     for r in &status.gate.reasons {
                         footer.push_str(&format!("  - {} [{}]\n", r.message, r.code));
                     }
@@ -66,12 +76,7 @@ pub fn multi_status(report: &MultiStatusReport, wide: bool) -> String {
             }
             (None, error) => {
                 let error = format!("error: {}", error.as_deref().unwrap_or("unknown"));
-                let row = lead
-                    .iter()
-                    .cloned()
-                    .chain([Cell::new("-")])
-                    .chain(error_row(&columns, &error));
-                table.add_row(row.collect::<Vec<_>>());
+                table.add_row(error_cells(cells, error));
             }
         }
     }

@@ -98,10 +98,7 @@ fn status_table_marks_leader_unreachable_learner_and_reasons() {
 #[test]
 fn no_nospace_line_without_nospace_and_the_cluster_named_in_plugin_mode() {
     let mut r = report();
-    r.cluster = Some(crate::report::ClusterRef {
-        namespace: "prod".into(),
-        name: "db".into(),
-    });
+    r.cluster = Some(crate::report::ClusterRef::new("prod", "db"));
     assert_eq!(
         nospace_notice(&r).unwrap_or_default(),
         "NOSPACE is raised (on etcd-3): the cluster refuses writes (puts) until the alarm is disarmed; run `kubectl etcd doctor db -n prod` for the remedy\n"

@@ -31,10 +31,7 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
     let credentials = credentials_of(&secrets)?;
     let quota = quota_of(objects);
     Ok(Resolved {
-        cluster: ClusterRef {
-            namespace: ns.clone(),
-            name: cluster_name,
-        },
+        cluster: ClusterRef::new(ns.clone(), cluster_name),
         scheme,
         members,
         tls,
@@ -272,10 +269,10 @@ fn quota_of(objects: &ClusterObjects) -> QuotaFallback {
 /// The reference a report carries for an EtcdCluster.
 impl From<&EtcdCluster> for crate::reach::ClusterRef {
     fn from(cluster: &EtcdCluster) -> Self {
-        crate::reach::ClusterRef {
-            namespace: cluster.metadata.namespace.clone().unwrap_or_default(),
-            name: cluster.metadata.name.clone().unwrap_or_default(),
-        }
+        crate::reach::ClusterRef::new(
+            cluster.metadata.namespace.clone().unwrap_or_default(),
+            cluster.metadata.name.clone().unwrap_or_default(),
+        )
     }
 }
 
@@ -367,13 +364,7 @@ mod tests {
         assert_eq!(r.members[0].pod_ip.as_deref(), Some("10.1.0.5"));
         assert_eq!(r.members[1].pod_ip, None);
         assert_eq!(r.quota, QuotaFallback::default());
-        assert_eq!(
-            r.cluster,
-            ClusterRef {
-                namespace: "ns".into(),
-                name: "etcd".into()
-            }
-        );
+        assert_eq!(r.cluster, ClusterRef::new("ns", "etcd"));
     }
 
     #[test]

@@ -40,10 +40,7 @@ pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
         }
     };
     Ok(Resolved {
-        cluster: ClusterRef {
-            namespace: ns.clone(),
-            name,
-        },
+        cluster: ClusterRef::new(ns.clone(), name),
         scheme,
         members,
         tls,
@@ -223,10 +220,10 @@ pub fn spec_facts(objects: &ClusterObjects) -> ClusterSpecFacts {
 /// The reference a report carries for an EtcdCluster of this kind.
 impl From<&EtcdCluster> for ClusterRef {
     fn from(cluster: &EtcdCluster) -> Self {
-        ClusterRef {
-            namespace: cluster.metadata.namespace.clone().unwrap_or_default(),
-            name: cluster.metadata.name.clone().unwrap_or_default(),
-        }
+        ClusterRef::new(
+            cluster.metadata.namespace.clone().unwrap_or_default(),
+            cluster.metadata.name.clone().unwrap_or_default(),
+        )
     }
 }
 
