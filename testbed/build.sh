@@ -281,6 +281,9 @@ build_one() {
     etcd-v3.4) fetch_etcd_deb "$1" ;;
     kube-apiserver|kube-apiserver-v1.34|kube-apiserver-v1.30) build_k8s "$1" kube-apiserver "$1" ;;
     kubectl) build_k8s kube-apiserver kubectl kubectl ;;
+    # kubeadm of the same release, for control planes laid out by kubeadm's
+    # own phases (issue 42); built only when named until a suite needs it.
+    kubeadm) build_k8s kube-apiserver kubeadm kubeadm ;;
     kubelet) build_tools kubelet fake-kubelet=. ;;
     krew) build_tools krew kubectl-krew=sigs.k8s.io/krew/cmd/krew validate-krew-manifest=sigs.k8s.io/krew/cmd/validate-krew-manifest ;;
     # A real node (`testbed node up`): the node's and the control plane's
@@ -297,12 +300,12 @@ build_one() {
     operator) build_operator "${KUBECTL_ETCD_OPERATOR_SRC:-$here/../../shared/anchors/etcd-operator}" etcd-operator ;;
     operator-defrag) build_operator "${KUBECTL_ETCD_OPERATOR_DEFRAG_SRC:-$here/../../shared/anchors/etcd-operator-with-defrag}" etcd-operator-defrag ;;
     etcd-io-operator) build_etcdio_operator ;;
-    *) log "unknown server $1 (etcd-v3.7, etcd-v3.6, etcd-v3.5, etcd-v3.4, etcd-v3.6.5, etcd-v3.5.23, kube-apiserver, kube-apiserver-v1.34, kube-apiserver-v1.30, kubectl, kubelet, krew, node, coredns, operator, operator-defrag, etcd-io-operator)"; exit 2 ;;
+    *) log "unknown server $1 (etcd-v3.7, etcd-v3.6, etcd-v3.5, etcd-v3.4, etcd-v3.6.5, etcd-v3.5.23, kube-apiserver, kube-apiserver-v1.34, kube-apiserver-v1.30, kubectl, kubeadm, kubelet, krew, node, coredns, operator, operator-defrag, etcd-io-operator)"; exit 2 ;;
   esac
 }
 
-# The pinned older releases (etcd-v3.6.5, etcd-v3.5.23) are left out: only
-# the suites that need them build them, by name.
+# The pinned older releases (etcd-v3.6.5, etcd-v3.5.23) and kubeadm are left
+# out: only the suites that need them build them, by name.
 if [ "$#" -eq 0 ]; then
   set -- etcd-v3.7 etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.34 kube-apiserver-v1.30 kubectl kubelet krew node operator operator-defrag etcd-io-operator
 fi

@@ -14,6 +14,7 @@
 //! its reads and its pure resolve, its tests, and a line in docs/house.md;
 //! nothing above `source` changes.
 
+pub mod controlplane;
 pub mod cozystack;
 pub mod etcdio;
 pub mod pods;

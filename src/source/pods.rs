@@ -188,9 +188,30 @@ pub(crate) fn etcd_args(spec: &PodSpec) -> Vec<String> {
         .collect()
 }
 
+/// The value of etcd flag `flag` (`--quota-backend-bytes`) in `args`, in
+/// either of its forms (`--f=v`, `--f v`); the last one wins, as in etcd.
+pub fn flag_value<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {
+    let mut found = None;
+    let mut iter = args.iter().peekable();
+    while let Some(arg) = iter.next() {
+        if let Some(v) = arg.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
+            found = Some(v);
+        } else if let Some(v) = arg
+            .strip_prefix(flag)
+            .and_then(|r| r.strip_prefix(' '))
+            .map(str::trim)
+        {
+            found = Some(v);
+        } else if arg == flag {
+            found = iter.peek().map(|v| v.as_str());
+        }
+    }
+    found
+}
+
 /// The container the kubelet runs etcd in: the one named `etcd` (the
 /// operator's name, and kubeadm's), else the Pod's only container.
-fn etcd_container(pod: &Pod) -> Option<&Container> {
+pub(crate) fn etcd_container(pod: &Pod) -> Option<&Container> {
     let containers = &pod.spec.as_ref()?.containers;
     containers
         .iter()

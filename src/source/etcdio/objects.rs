@@ -104,24 +104,3 @@ pub fn pod_selector(name: &str) -> String {
 pub fn client_tls_secret(name: &str) -> String {
     format!("{name}-client-tls")
 }
-
-/// The value of etcd flag `flag` (`--quota-backend-bytes`) in `args`, in
-/// either of its forms (`--f=v`, `--f v`); the last one wins, as in etcd.
-pub fn flag_value<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {
-    let mut found = None;
-    let mut iter = args.iter().peekable();
-    while let Some(arg) = iter.next() {
-        if let Some(v) = arg.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
-            found = Some(v);
-        } else if let Some(v) = arg
-            .strip_prefix(flag)
-            .and_then(|r| r.strip_prefix(' '))
-            .map(str::trim)
-        {
-            found = Some(v);
-        } else if arg == flag {
-            found = iter.peek().map(|v| v.as_str());
-        }
-    }
-    found
-}

@@ -20,7 +20,8 @@ use crate::reach::tls::ClientIdentity;
 use crate::reach::{ClusterRef, QuotaFallback, QuotaSource, Scheme, TlsMaterial};
 use crate::source::{Resolved, ResolvedMember};
 
-use super::objects::{client_tls_secret, flag_value, ClusterObjects, EtcdCluster};
+use super::objects::{client_tls_secret, ClusterObjects, EtcdCluster};
+use crate::source::pods::flag_value;
 
 /// Resolves the cluster. Errors are complete sentences naming the object.
 pub fn resolve(objects: &ClusterObjects) -> Result<Resolved, String> {
