@@ -160,20 +160,7 @@ async fn bench(clusters: usize, members: usize, runs: usize, binary: &str, rtt: 
             base(&["defrag", "-A", "--dry-run", "-o", "json"]),
         ));
     }
-    for _ in 0..2 {
-        for (_, one, all) in &pairs {
-            measure(binary, one, None).await;
-            measure(binary, all, Some(clusters)).await;
-        }
-    }
-    let mut times: Vec<(Vec<Duration>, Vec<Duration>)> =
-        pairs.iter().map(|_| (Vec::new(), Vec::new())).collect();
-    for _ in 0..runs {
-        for ((_, one, all), (single, every)) in pairs.iter().zip(times.iter_mut()) {
-            single.push(measure(binary, one, None).await);
-            every.push(measure(binary, all, Some(clusters)).await);
-        }
-    }
+    let times = interleaved(binary, &pairs, (None, Some(clusters)), runs).await;
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let distance = match rtt {
         Some(ms) => format!("{ms} ms"),
@@ -203,6 +190,32 @@ async fn bench(clusters: usize, members: usize, runs: usize, binary: &str, rtt: 
         "{runs} interleaved runs each after 2 warm-ups; {clusters} clusters × {members} member(s), mutual TLS, etcd 3.6; {build}"
     );
     drop(fixtures);
+}
+
+/// Each pair's two command lines timed in turn (first, second, first, …),
+/// two warm-ups of each and then `runs`; `clusters` is how many clusters
+/// each line's document must report (`None`: one cluster's).
+async fn interleaved(
+    binary: &str,
+    pairs: &[(&str, Vec<String>, Vec<String>)],
+    clusters: (Option<usize>, Option<usize>),
+    runs: usize,
+) -> Vec<(Vec<Duration>, Vec<Duration>)> {
+    for _ in 0..2 {
+        for (_, first, second) in pairs {
+            measure(binary, first, clusters.0).await;
+            measure(binary, second, clusters.1).await;
+        }
+    }
+    let mut times: Vec<(Vec<Duration>, Vec<Duration>)> =
+        pairs.iter().map(|_| (Vec::new(), Vec::new())).collect();
+    for _ in 0..runs {
+        for ((_, first, second), (a, b)) in pairs.iter().zip(times.iter_mut()) {
+            a.push(measure(binary, first, clusters.0).await);
+            b.push(measure(binary, second, clusters.1).await);
+        }
+    }
+    times
 }
 
 fn args_list() -> Vec<String> {
@@ -293,20 +306,7 @@ async fn contexts(
             (*label, with(one, &one_args), with(&across, &all_args))
         })
         .collect();
-    for _ in 0..2 {
-        for (_, single, every) in &pairs {
-            measure(binary, single, Some(clusters)).await;
-            measure(binary, every, Some(clusters)).await;
-        }
-    }
-    let mut times: Vec<(Vec<Duration>, Vec<Duration>)> =
-        pairs.iter().map(|_| (Vec::new(), Vec::new())).collect();
-    for _ in 0..runs {
-        for ((_, single, every), (a, b)) in pairs.iter().zip(times.iter_mut()) {
-            a.push(measure(binary, single, Some(clusters)).await);
-            b.push(measure(binary, every, Some(clusters)).await);
-        }
-    }
+    let times = interleaved(binary, &pairs, (Some(clusters), Some(clusters)), runs).await;
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let distance = rtt.map_or("none".to_string(), |ms| format!("{ms} ms"));
     println!(

@@ -20,10 +20,9 @@ use crate::output::{self, progress::FleetView, OutputFormat};
 use crate::plan::gate;
 use crate::quantity::format_bytes;
 use crate::report::{ClusterRef, ContextRow, FleetCluster, FleetOutcome, FleetReport, Outcome};
-use crate::session::fleet::{Entry, Listed, Opened, Place, Scope};
-use crate::session::{self, Connection};
+use crate::session;
+use crate::session::fleet::{Entry, Listed, Opened, Scope};
 use crate::settings::{Fleet as FleetSettings, Global};
-use crate::source::Source;
 
 /// How many clusters the first look (dry run, prompt) reads at once: it
 /// only reads, as `status -A` does.
@@ -80,8 +79,7 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
         return Ok(exit_status(&report));
     }
     let fleet = Fleet {
-        places: &listed.places,
-        connection: Connection::from(&global.reach),
+        listed: &listed,
         options: &options,
     };
 
@@ -135,8 +133,7 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
 /// What every cluster's look and run share.
 struct Fleet<'a> {
     /// Each context's API server and clusters.
-    places: &'a [Place],
-    connection: Connection,
+    listed: &'a Listed,
     options: &'a SweepOptions,
 }
 
@@ -155,23 +152,16 @@ impl Fleet<'_> {
     /// Connects to one cluster's members as its kind's source says, in
     /// its context.
     async fn open(&self, entry: &Entry) -> Result<session::Session> {
-        let cluster = &entry.cluster;
-        let mut session = session::open_cluster(
-            Source::only(entry.kind),
-            &self.places[entry.place].kube,
-            &self.connection,
-            &cluster.namespace,
-            &cluster.name,
-        )
-        .await?;
-        session.runs = Some(self.runs(entry.place, cluster));
+        let mut session = self.listed.open(entry).await?;
+        session.runs = Some(self.runs(entry.place, &entry.cluster));
         Ok(session)
     }
 
     /// The other processors' runs of `cluster` (in the context `place`),
     /// asked by its sweep.
     fn runs(&self, place: usize, cluster: &ClusterRef) -> session::ClusterRuns {
-        session::ClusterRuns::new(&self.places[place].kube, &cluster.namespace, &cluster.name)
+        let kube = &self.listed.places[place].kube;
+        session::ClusterRuns::new(kube, &cluster.namespace, &cluster.name)
     }
 
     /// The dry run's view of one cluster: its plan and the gate's verdict

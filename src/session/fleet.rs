@@ -171,11 +171,27 @@ impl Listed {
             .flat_map(|(place, p)| {
                 p.clusters.iter().map(move |f| Entry {
                     place,
-                    cluster: f.cluster.clone().in_context(p.context.clone()),
+                    cluster: f.cluster.clone(),
                     kind: f.kind(),
                 })
             })
             .collect()
+    }
+
+    /// Opens `entry`'s cluster again, reading its objects afresh in its
+    /// kind (a sweep's turn), in its context.
+    pub async fn open(&self, entry: &Entry) -> Result<Session> {
+        let place = &self.places[entry.place];
+        let cluster = &entry.cluster;
+        let session = super::open_cluster(
+            Source::only(entry.kind),
+            &place.kube,
+            &self.connection,
+            &cluster.namespace,
+            &cluster.name,
+        )
+        .await?;
+        Ok(in_context(session, &place.context))
     }
 
     /// Opens every listed cluster and hands it to `work`; the results come
@@ -233,7 +249,11 @@ impl Place {
                     false => None,
                 }
             });
-        let clusters = clusters.map_err(|e| selector_refused(e, scope.selector))?;
+        let mut clusters = clusters.map_err(|e| selector_refused(e, scope.selector))?;
+        // Every row and line about a cluster names its context.
+        for found in &mut clusters {
+            found.cluster.context = context.clone();
+        }
         Ok(Place {
             took: asked.elapsed(),
             namespace: only.clone(),
@@ -245,10 +265,9 @@ impl Place {
         })
     }
 
-    /// Whether its API server answered the first reads from near by
-    /// (`k8s::concurrency`'s rule).
+    /// Whether its API server answered the first reads from near by.
     fn near(&self) -> bool {
-        self.took < std::time::Duration::from_millis(15)
+        k8s::is_near(self.took)
     }
 
     async fn each<T, F, Fut>(
@@ -278,16 +297,11 @@ impl Place {
                     Ok(fetched) => open_fetched(kube, connection, fetched).await,
                     Err(e) => Err(e),
                 };
-                // Its advice and rows name its context.
-                let session = session.map(|mut s| {
-                    s.target.cluster = s.target.cluster.map(|c| c.in_context(context.clone()));
-                    s
-                });
                 work(Opened {
                     place: at,
-                    cluster: cluster.in_context(context.clone()),
+                    cluster,
                     kind,
-                    session,
+                    session: session.map(|s| in_context(s, context)),
                 })
                 .await
             })
@@ -295,6 +309,16 @@ impl Place {
             .collect()
             .await
     }
+}
+
+/// `session`, its reports and advice naming `context` (its cluster was
+/// resolved from objects, which do not know which context read them).
+fn in_context(mut session: Session, context: &Option<String>) -> Session {
+    session.target.cluster = session
+        .target
+        .cluster
+        .map(|c| c.in_context(context.clone()));
+    session
 }
 
 /// A label selector the API server refused to parse (400) is the user's

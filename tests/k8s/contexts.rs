@@ -407,6 +407,9 @@ async fn fleets_span_the_contexts_of_one_kubeconfig() {
     ] {
         let e = in_context(&doc, context, "ctx", &fx.name);
         assert_eq!(e["outcome"], "Completed", "{e}");
+        // The cluster's own report, opened again at its turn, names its
+        // context too (its advice carries `--context`).
+        assert_eq!(e["report"]["cluster"]["context"], context, "{e}");
         let logged: Vec<_> = fx
             .etcd
             .logged_defrags()

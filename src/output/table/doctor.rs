@@ -106,6 +106,6 @@ impl crate::output::Render for crate::report::FleetDoctorReport {
 }
 
 /// What to run when a context's clusters could not be listed.
-pub fn unreached_remedy(context: &str) -> String {
+fn unreached_remedy(context: &str) -> String {
     format!("check that its API server answers and its credentials are current: kubectl --context {context} version")
 }
