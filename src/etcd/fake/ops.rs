@@ -161,7 +161,11 @@ impl EtcdOps for FakeCluster {
                 ));
             }
             for m in &mut s.members {
-                m.shown_in_use = None;
+                if std::mem::take(&mut m.late_compaction) {
+                    m.shown_in_use = m.shown_in_use.map(|v| v.saturating_sub(3 * MI));
+                } else {
+                    m.shown_in_use = None;
+                }
             }
             Ok(())
         })
