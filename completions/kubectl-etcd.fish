@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_etcd_global_optspecs
-    string join \n endpoints= cacert= cert= key= user= password= no-discover dial-timeout= command-timeout= quota-backend-bytes= k/kubeconfig= context= all-contexts n/namespace= p/pod= s/credentials-secret= as= as-group= connect= kind= o/output= v/verbose log-format= h/help V/version
+    string join \n endpoints= cacert= cert= key= user= password= no-discover dial-timeout= command-timeout= quota-backend-bytes= k/kubeconfig= context= all-contexts n/namespace= p/pod= s/credentials-secret= as= as-group= connect= kind= agent-image= agent-namespace= agent-of= o/output= v/verbose log-format= h/help V/version
 end
 
 function __fish_kubectl_etcd_needs_command
@@ -44,7 +44,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l connect -d 'H
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -95,7 +99,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l con
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -129,7 +137,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l co
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -166,7 +178,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l con
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -199,7 +215,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and no
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -235,7 +255,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -268,7 +292,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -304,7 +332,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -339,7 +371,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -379,7 +415,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l conn
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -414,7 +454,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member"
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -448,7 +492,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -497,7 +545,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l con
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -538,7 +590,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -572,7 +628,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -605,7 +665,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -644,7 +708,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -680,7 +748,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leader
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -719,7 +791,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l co
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -759,7 +835,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l conn
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -791,7 +871,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -827,7 +911,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -859,7 +947,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -893,7 +985,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -928,7 +1024,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and n
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -963,7 +1063,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -995,7 +1099,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -1029,7 +1137,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -1066,7 +1178,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -1097,7 +1213,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l co
 direct\t''
 port-forward\t''"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
-etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'"
+etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
+control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''

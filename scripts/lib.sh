@@ -66,6 +66,7 @@ ensure_testbed() {
   say "building the test bed servers (cached after the first run)"
   testbed/build.sh >/dev/null
   # The pinned older releases the upgrade and advisory tests run
-  # (tests/etcd/doctor.rs): built only when named.
-  testbed/build.sh etcd-v3.6.5 etcd-v3.5.23 >/dev/null
+  # (tests/etcd/doctor.rs), and kubeadm for the control plane laid out by
+  # its own phases (tests/node/kubeadm.rs): built only when named.
+  testbed/build.sh etcd-v3.6.5 etcd-v3.5.23 kubeadm >/dev/null
 }

@@ -82,7 +82,7 @@ pub struct GlobalArgs {
 
     /// etcd user name, or `name:password`. Without a password (here, in
     /// --password or in ETCDCTL_PASSWORD) it is asked for on a terminal.
-    #[arg(long, global = true, help_heading = TLS, env = "ETCDCTL_USER", value_name = "NAME", value_parser = parse_user, hide_env_values = true)]
+    #[arg(long, global = true, help_heading = TLS, env = "ETCDCTL_USER", value_name = "NAME", hide_env_values = true)]
     pub user: Option<crate::secret::UserSpec>,
 
     /// Password for --user.
@@ -168,10 +168,13 @@ pub struct GlobalArgs {
     #[arg(long, global = true, help_heading = K8S, value_enum, default_value_t = ConnectMode::Auto)]
     pub connect: ConnectMode,
 
-    /// The kind of EtcdCluster a name means (plugin mode). Default: every
+    /// The kind of cluster a name means (plugin mode). Default: every
     /// kind served; a name two kinds hold is refused until one is picked.
     #[arg(long, global = true, help_heading = K8S, value_enum, value_name = "KIND")]
     pub kind: Option<crate::reach::Kind>,
+
+    #[command(flatten)]
+    pub agent: crate::agent::args::AgentArgs,
 
     /// Output format.
     #[arg(short = 'o', long, global = true, help_heading = OUT, value_enum, default_value_t = OutputFormat::Table)]
@@ -1114,10 +1117,6 @@ fn parse_entries(text: &str) -> Result<u64, String> {
     text.trim()
         .parse()
         .map_err(|_| "expected a whole number of raft entries, e.g. 5000".to_string())
-}
-
-fn parse_user(text: &str) -> Result<crate::secret::UserSpec, String> {
-    Ok(crate::secret::UserSpec::parse(text))
 }
 
 fn parse_secret(text: &str) -> Result<crate::secret::Secret, String> {

@@ -111,6 +111,12 @@ pub enum Error {
     /// Serialising a report failed.
     #[error("cannot render output: {0}")]
     Render(String),
+
+    /// The cluster is a control plane's etcd, whose client certificates
+    /// are on its nodes only: a command about it runs there, in an agent
+    /// Pod (`crate::agent`), which `commands::run` starts on this error.
+    #[error("{namespace}/{name} is a control plane's etcd, reached through an agent Pod on its nodes one cluster at a time (its client certificates never leave them): name it, {name} -n {namespace}")]
+    OnNode { namespace: String, name: String },
 }
 
 impl Error {
@@ -123,7 +129,8 @@ impl Error {
             | Error::Kube { .. }
             | Error::Local { .. }
             | Error::Resolve(_)
-            | Error::Render(_) => ExitStatus::Usage,
+            | Error::Render(_)
+            | Error::OnNode { .. } => ExitStatus::Usage,
             Error::Output(_) | Error::Etcd { .. } | Error::Refused(_) | Error::Failed(_) => {
                 ExitStatus::Failed
             }

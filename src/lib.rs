@@ -21,6 +21,7 @@
 //! by release, `kubelet` a member Pod's probes and when the kubelet restarts
 //! a container whose probe keeps failing.
 
+pub mod agent;
 pub mod cli;
 pub mod commands;
 pub mod complete;

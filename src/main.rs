@@ -7,6 +7,11 @@ use kubectl_etcd::settings::usage;
 use kubectl_etcd::{logging, ExitStatus};
 
 fn main() -> ExitCode {
+    // In an agent Pod on a control plane's node: run the command line as
+    // a child and frame what it writes (`agent::relay`).
+    if kubectl_etcd::agent::relay::is_relay() {
+        return ExitCode::from(kubectl_etcd::agent::relay::main());
+    }
     if let Some(words) = completion_words() {
         return complete(&words);
     }

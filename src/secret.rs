@@ -37,6 +37,15 @@ pub struct UserSpec {
     pub password: Option<Secret>,
 }
 
+/// `--user` as clap reads it: every text is a user spec.
+impl std::str::FromStr for UserSpec {
+    type Err = std::convert::Infallible;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(UserSpec::parse(text))
+    }
+}
+
 impl UserSpec {
     pub fn parse(text: &str) -> UserSpec {
         match text.split_once(':') {

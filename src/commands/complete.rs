@@ -84,7 +84,7 @@ async fn lookup(kind: Dynamic, scope: &Scope) -> crate::error::Result<Vec<String
         Dynamic::Cluster => source_of(scope)?.names(&kube, &namespace).await?,
         Dynamic::Member => {
             let source = source_of(scope)?;
-            let cluster = source
+            let (namespace, cluster) = source
                 .choose(&kube, &namespace, scope.cluster.as_deref())
                 .await?;
             source

@@ -68,6 +68,9 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                         Err(e) if super::secret_forbidden(&e) => {
                             not_dialed_report(Some(opened.cluster), &e)
                         }
+                        Err(crate::error::Error::OnNode { .. }) => {
+                            on_its_node_report(opened.cluster)
+                        }
                         Err(e) => unreachable_report(Some(opened.cluster), e.to_string()),
                     };
                     DoctorReport {
@@ -153,6 +156,27 @@ fn not_dialed_report(cluster: Option<ClusterRef>, refused: &crate::error::Error)
             remedy: "doctor's checks read the members themselves, with the key that can also change etcd: bind deploy/rbac-operate.yaml to who may hold it; a read-only role (deploy/rbac-view.yaml) stops here by design".into(),
         }],
         unread: vec![],
+    }
+}
+
+/// A control plane's etcd in a fan-out: examined on its nodes by its own
+/// `doctor`, one cluster at a time (`crate::agent`), not here.
+fn on_its_node_report(cluster: ClusterRef) -> DoctorReport {
+    DoctorReport {
+        kind: None,
+        worst: Severity::Warning,
+        findings: vec![doctor::Finding {
+            severity: Severity::Warning,
+            check: "reachable".into(),
+            member: None,
+            message: "not examined here: a control plane's etcd is examined on its nodes, by an agent Pod, one cluster at a time (its client certificates never leave them)".into(),
+            remedy: format!(
+                "kubectl etcd doctor{}",
+                ClusterRef::command_args(Some(&cluster))
+            ),
+        }],
+        unread: vec![],
+        cluster: Some(cluster),
     }
 }
 

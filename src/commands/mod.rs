@@ -36,6 +36,18 @@ pub async fn run(invocation: Invocation) -> Result<ExitStatus> {
     if let Some(note) = note {
         crate::logging::message(&format!("note: {note}"));
     }
+    match dispatch(global, &command).await {
+        Err(crate::error::Error::OnNode { namespace, name }) => {
+            let cluster = crate::reach::ClusterRef::new(namespace, name);
+            on_the_node(global, &command, &cluster).await
+        }
+        other => other,
+    }
+}
+
+/// Runs the one command (and, for `defrag`, the one mode) asked.
+async fn dispatch(global: &Global, command: &Command) -> Result<ExitStatus> {
+    let command = command.clone();
     match command {
         Command::Status(s) => status::run(global, &s).await,
         Command::Members(s) => members::run(global, &s).await,
@@ -65,6 +77,64 @@ pub async fn run(invocation: Invocation) -> Result<ExitStatus> {
             Ok(ExitStatus::Success)
         }
     }
+}
+
+/// A command about a control plane's etcd: run in an agent on one of its
+/// nodes (`crate::agent`), for the commands that can; the others are
+/// refused, saying why.
+async fn on_the_node(
+    global: &Global,
+    command: &Command,
+    cluster: &crate::reach::ClusterRef,
+) -> Result<ExitStatus> {
+    let label = cluster.label();
+    let refuse = |why: &str| {
+        Err(crate::error::Error::usage(format!(
+            "{label} is a control plane's etcd (its static Pods): {why}"
+        )))
+    };
+    let consent = match command {
+        Command::Status(_)
+        | Command::Members(_)
+        | Command::Doctor(_)
+        | Command::Usage(_)
+        | Command::AlarmList(_) => None,
+        Command::Defrag(Defrag::One(one)) => Some(one.consent),
+        Command::Compact(c) => Some(c.consent),
+        Command::AlarmDisarm(a) => Some(a.consent),
+        Command::MoveLeader(m) => Some(m.consent),
+        Command::MemberAdd(_) | Command::MemberPromote(_) | Command::MemberRemove(_) => {
+            return refuse("its membership is kubeadm's (kubeadm join, kubeadm reset on the node)");
+        }
+        Command::TrafficShow(_) | Command::TrafficSet(_) | Command::TrafficClear(_) => {
+            return refuse("it has no client Service; its clients dial it on its nodes");
+        }
+        Command::SnapshotSave(_) => {
+            return refuse("`snapshot save` through the agent is not built yet; on a control-plane node run it with --endpoints https://127.0.0.1:2379 and the certificates the etcd Pod's flags name");
+        }
+        _ => return refuse("this command does not run through the agent"),
+    };
+    if global.reach.user.is_some() || global.reach.password.is_some() {
+        return refuse("a password is not handed to the agent (it would be written into its Job); its clients authenticate with the node's certificates");
+    }
+    let ask_first = consent
+        .filter(|c| !c.yes && !c.dry_run && crate::output::prompt::interactive())
+        .map(|_| "Run it on the node?".to_string());
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let kube = crate::k8s::connect(&crate::session::kube_settings(&global.reach)).await?;
+    // Its static Pods, read again: where its agent runs, with which files.
+    let on_node =
+        crate::source::controlplane::fetch(&kube, &cluster.namespace, &cluster.name, true).await?;
+    crate::agent::run(
+        &kube,
+        &global.agent,
+        &on_node,
+        crate::agent::AgentCommand { args, ask_first },
+    )
+    .await
 }
 
 /// The etcd-operator plugin's `-p POD`: the Pod's EtcdCluster and member

@@ -58,6 +58,7 @@ fn owners_of(service: &Service) -> Vec<FieldOwner> {
 }
 
 async fn load(global: &Global, cluster: Option<&str>) -> Result<Loaded> {
+    use crate::source::controlplane;
     let (kube, namespace, cluster_name) =
         crate::session::connect_cluster(&global.reach, cluster).await?;
     let lacks = format!("its operator makes no client Service (only the headless Service {cluster_name}), so there is no trafficDistribution to set; clients that should stay in their zone need a Service of their own");
@@ -74,7 +75,14 @@ async fn load(global: &Global, cluster: Option<&str>) -> Result<Loaded> {
         {
             return Err(refused())
         }
-        Err(e) => return Err(e),
+        // A control plane's etcd is refused by `commands::run`, which
+        // says why.
+        Err(e) => {
+            return match controlplane::fetch(&kube, &namespace, &cluster_name, false).await {
+                Ok(on_node) => Err(controlplane::run_on_its_node(&on_node.cluster)),
+                Err(_) => Err(e),
+            }
+        }
     };
     let service_name = client_service_name(&cluster_name);
     let service = service::get(&kube, &namespace, &service_name)

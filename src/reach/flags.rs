@@ -46,6 +46,10 @@ pub struct Flags {
     pub connect: ConnectMode,
     /// The kind of cluster `--kind` names (`None`: every kind).
     pub kind: Option<super::Kind>,
+    /// In an agent on a control plane's node: the cluster its command is
+    /// about. The command runs standalone (on the `ETCDCTL_*` the agent
+    /// was given), and its reports name this cluster.
+    pub agent_of: Option<super::ClusterRef>,
     /// Which of them came from their variable, so an error names it.
     pub from_env: FromEnv,
 }
@@ -404,7 +408,7 @@ pub fn target_from_flags(
         tls,
         credentials,
         quota,
-        cluster: None,
+        cluster: args.agent_of.clone(),
         release_hint: None,
     })
 }

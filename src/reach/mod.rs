@@ -32,6 +32,9 @@ pub enum Kind {
     Cozystack,
     /// The etcd project's operator's EtcdCluster (operator.etcd.io).
     EtcdIo,
+    /// A control plane's own etcd: static Pods the kubelet runs (kubeadm,
+    /// rke2), reached from their node through an agent Pod.
+    ControlPlane,
 }
 
 impl Kind {
@@ -40,6 +43,7 @@ impl Kind {
         match self {
             Kind::Cozystack => "cozystack",
             Kind::EtcdIo => "etcd-io",
+            Kind::ControlPlane => "control-plane",
         }
     }
 }

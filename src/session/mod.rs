@@ -144,6 +144,10 @@ pub enum PluginChoice {
 /// Which mode the flags ask for: `Some` (and why) for plugin mode, `None`
 /// for standalone mode.
 pub fn plugin_choice(global: &Flags, cluster: Option<&str>, all: bool) -> Option<PluginChoice> {
+    // An agent's command runs on the endpoints it was given.
+    if global.agent_of.is_some() {
+        return None;
+    }
     if let Some(c) = cluster {
         return Some(PluginChoice::Cluster(c.to_string()));
     }
@@ -425,9 +429,8 @@ pub async fn connect_cluster(
         tracing::info!("plugin mode: --endpoints/ETCDCTL_ENDPOINTS is ignored");
     }
     let kube = k8s::connect(&kube_settings(global)).await?;
-    let namespace = kube.default_namespace.clone();
-    let name = Source::of(global)
-        .choose(&kube, &namespace, cluster)
+    let (namespace, name) = Source::of(global)
+        .choose(&kube, &kube.default_namespace, cluster)
         .await?;
     Ok((kube, namespace, name))
 }

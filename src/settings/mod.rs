@@ -41,6 +41,8 @@ pub struct Global {
     pub reach: Flags,
     /// How results are written to stdout.
     pub output: OutputFormat,
+    /// Where a control plane's etcd is reached from (`crate::agent`).
+    pub agent: crate::agent::AgentSettings,
 }
 
 impl From<&GlobalArgs> for Global {
@@ -65,9 +67,17 @@ impl From<&GlobalArgs> for Global {
                 as_group: args.as_group.clone(),
                 connect: args.connect,
                 kind: args.kind,
+                agent_of: args.agent.agent_of.as_deref().and_then(|c| {
+                    c.split_once('/')
+                        .map(|(ns, name)| crate::reach::ClusterRef::new(ns, name))
+                }),
                 from_env: args.from_env.clone(),
             },
             output: args.output,
+            agent: crate::agent::AgentSettings {
+                image: args.agent.agent_image.clone(),
+                namespace: args.agent.agent_namespace.clone(),
+            },
         }
     }
 }

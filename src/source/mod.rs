@@ -7,9 +7,13 @@
 //! [`ClusterRef`], a [`Found`] cluster and a [`Fetched`] one.
 //!
 //! The kinds today ([`Kind`]): the cozystack etcd-operator's EtcdCluster
-//! (`cozystack`) and the etcd project's own operator's (`etcdio`). A
-//! command looks in every kind the API server serves unless `--kind` names
-//! one ([`Source`]); a name held by two kinds is refused, naming both.
+//! (`cozystack`), the etcd project's own operator's (`etcdio`), and a
+//! control plane's own etcd, static Pods (`controlplane`). A command looks
+//! in every kind the API server serves unless `--kind` names one
+//! ([`Source`]); a name held by two kinds is refused, naming both. A
+//! control plane's etcd is not opened here: its client certificates are on
+//! its nodes, and reading it ends with [`Error::OnNode`], on which the
+//! command runs there instead (`crate::agent`).
 //! Adding a kind is a variant of [`Kind`], a module beside the others with
 //! its reads and its pure resolve, its tests, and a line in docs/house.md;
 //! nothing above `source` changes.
@@ -55,6 +59,7 @@ pub struct Found {
 enum Object {
     Cozystack(Box<EtcdCluster>),
     EtcdIo(Box<etcdio::objects::EtcdCluster>),
+    ControlPlane(Box<controlplane::OnNode>),
 }
 
 impl Found {
@@ -63,6 +68,7 @@ impl Found {
         match self.object {
             Object::Cozystack(_) => Kind::Cozystack,
             Object::EtcdIo(_) => Kind::EtcdIo,
+            Object::ControlPlane(_) => Kind::ControlPlane,
         }
     }
 }
@@ -176,13 +182,14 @@ pub struct DataVolume {
 
 impl Kind {
     /// Every kind, in the order a name is looked up and clusters listed.
-    pub const ALL: [Kind; 2] = [Kind::Cozystack, Kind::EtcdIo];
+    pub const ALL: [Kind; 3] = [Kind::Cozystack, Kind::EtcdIo, Kind::ControlPlane];
 
     /// The name of a cluster object of this kind, for messages.
     pub fn noun(self) -> &'static str {
         match self {
             Kind::Cozystack => "EtcdCluster",
             Kind::EtcdIo => etcdio::NOUN,
+            Kind::ControlPlane => controlplane::NOUN,
         }
     }
 
@@ -191,6 +198,8 @@ impl Kind {
         match self {
             Kind::Cozystack => crate::contract::GROUP,
             Kind::EtcdIo => etcdio::objects::GROUP,
+            // Pods: the core group.
+            Kind::ControlPlane => "v1 Pods",
         }
     }
 
@@ -201,6 +210,7 @@ impl Kind {
         kube: &Kube,
         namespace: Option<&str>,
         selector: Option<&str>,
+        every: bool,
     ) -> Result<Vec<Found>> {
         Ok(match self {
             Kind::Cozystack => cozystack::list_clusters(kube, namespace, selector)
@@ -219,6 +229,14 @@ impl Kind {
                     object: Object::EtcdIo(Box::new(c)),
                 })
                 .collect(),
+            Kind::ControlPlane => controlplane::list_clusters(kube, namespace, selector, every)
+                .await?
+                .into_iter()
+                .map(|c| Found {
+                    cluster: c.cluster.clone(),
+                    object: Object::ControlPlane(Box::new(c)),
+                })
+                .collect(),
         })
     }
 
@@ -226,6 +244,11 @@ impl Kind {
         match self {
             Kind::Cozystack => cozystack::fetched(&cozystack::fetch(kube, namespace, name).await?),
             Kind::EtcdIo => etcdio::fetched(&etcdio::fetch(kube, namespace, name).await?),
+            Kind::ControlPlane => Err(controlplane::run_on_its_node(
+                &controlplane::fetch(kube, namespace, name, true)
+                    .await?
+                    .cluster,
+            )),
         }
     }
 }
@@ -294,9 +317,14 @@ impl Source {
         selector: Option<&str>,
     ) -> Result<Vec<Found>> {
         let kinds = self.kinds();
-        let listed =
-            futures::future::join_all(kinds.iter().map(|k| k.list(kube, namespace, selector)))
-                .await;
+        // Every static Pod running etcd only when that kind is asked for.
+        let every = self.only == Some(Kind::ControlPlane);
+        let listed = futures::future::join_all(
+            kinds
+                .iter()
+                .map(|k| k.list(kube, namespace, selector, every)),
+        )
+        .await;
         let mut found = Vec::new();
         let mut first_error = None;
         for (kind, result) in kinds.iter().zip(listed) {
@@ -344,15 +372,31 @@ impl Source {
         Ok(Shared { cozystack, etcdio })
     }
 
-    /// The cluster a command means in `namespace`: the one `named` (its
-    /// kind is found when it is read), or the namespace's only one (an
-    /// error naming them when there are several, or saying where to look
-    /// when there is none).
-    pub async fn choose(self, kube: &Kube, namespace: &str, named: Option<&str>) -> Result<String> {
+    /// The cluster a command means in `namespace`, as (namespace, name):
+    /// the one `named` (its kind is found when it is read), or the
+    /// namespace's only one (an error naming them when there are several,
+    /// or saying where to look when there is none). A namespace without
+    /// any means the control plane's etcd, when there is one (in
+    /// [`controlplane::NAMESPACE`]): what `kubectl etcd status` shows on a
+    /// cluster that runs no etcd operator.
+    pub async fn choose(
+        self,
+        kube: &Kube,
+        namespace: &str,
+        named: Option<&str>,
+    ) -> Result<(String, String)> {
         if let Some(n) = named {
-            return Ok(n.to_string());
+            return Ok((namespace.to_string(), n.to_string()));
         }
-        let found = self.list(kube, Some(namespace), None).await?;
+        let mut found = self.list(kube, Some(namespace), None).await?;
+        let control_plane = matches!(self.only, None | Some(Kind::ControlPlane));
+        if found.is_empty() && control_plane && namespace != controlplane::NAMESPACE {
+            // The control plane's, unless it cannot be read.
+            found = Source::only(Kind::ControlPlane)
+                .list(kube, Some(controlplane::NAMESPACE), None)
+                .await
+                .unwrap_or_default();
+        }
         // Each with its kind when the namespace holds more than one kind.
         let mixed = found.iter().any(|f| f.kind() != found[0].kind());
         let names: Vec<String> = found
@@ -364,7 +408,7 @@ impl Source {
             .collect();
         let noun = self.noun();
         match found.as_slice() {
-            [one] => Ok(one.cluster.name.clone()),
+            [one] => Ok((one.cluster.namespace.clone(), one.cluster.name.clone())),
             [] => Err(Error::Resolve(format!(
                 "no {noun} in namespace {namespace}: name one, pick a namespace with -n, or use -A"
             ))),
@@ -410,7 +454,11 @@ impl Source {
                 let objects = etcdio::fetch_listed(kube, cluster, None).await?;
                 etcdio::fetched(&objects)
             }
-            (objects, None) => cozystack::fetched(&objects?),
+            (Err(e), None) => match controlplane::fetch(kube, namespace, name, false).await {
+                Ok(on_node) => Err(controlplane::run_on_its_node(&on_node.cluster)),
+                Err(_) => Err(e),
+            },
+            (Ok(objects), None) => cozystack::fetched(&objects),
         }
     }
 
@@ -435,6 +483,7 @@ impl Source {
                     etcdio::fetch_listed(kube, cluster.as_ref().clone(), prefetched).await?;
                 etcdio::fetched(&objects)
             }
+            Object::ControlPlane(on_node) => Err(controlplane::run_on_its_node(&on_node.cluster)),
         }
     }
 
@@ -495,6 +544,7 @@ impl Source {
         match self.only {
             Some(Kind::Cozystack) => cozystack::member_of_pod(kube, namespace, pod).await,
             Some(Kind::EtcdIo) => etcdio::member_of_pod(kube, namespace, pod).await,
+            Some(Kind::ControlPlane) => controlplane::member_of_pod(kube, namespace, pod).await,
             None => match cozystack::member_of_pod(kube, namespace, pod).await {
                 Ok(found) => Ok(found),
                 Err(e) => etcdio::member_of_pod(kube, namespace, pod)
@@ -513,7 +563,7 @@ pub async fn zones(kube: &Kube, pods: Vec<MemberPod>) -> Vec<MemberPod> {
 
 /// The refusal for a name two kinds hold.
 fn two_kinds(namespace: &str, name: &str) -> String {
-    let both: Vec<String> = Kind::ALL
+    let both: Vec<String> = [Kind::Cozystack, Kind::EtcdIo]
         .iter()
         .map(|k| format!("{} ({})", k.group(), k.as_str()))
         .collect();

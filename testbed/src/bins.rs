@@ -209,6 +209,12 @@ pub fn krew(name: &str) -> Result<PathBuf> {
     cached("krew", name, "krew from sigs.k8s.io/krew")
 }
 
+/// kubeadm, from the same k8s.io/kubernetes module as the current
+/// kube-apiserver (`testbed/build.sh kubeadm`).
+pub fn kubeadm() -> Result<PathBuf> {
+    cached("kubeadm", "kubeadm", "kubeadm from k8s.io/kubernetes")
+}
+
 /// A command of the real node (`testbed/build.sh node`): `kubelet`,
 /// `kube-proxy`, `kube-controller-manager` or `kube-scheduler`, from the
 /// same k8s.io/kubernetes module as the current kube-apiserver.

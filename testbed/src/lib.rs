@@ -12,6 +12,7 @@ pub mod cluster;
 pub mod delay;
 pub mod etcdio_operator;
 pub mod image;
+pub mod kubeadm;
 pub mod kubelet;
 pub mod node;
 pub mod operator;

@@ -126,6 +126,12 @@ enum NodeCmd {
         /// `testbed/build.sh operator`).
         #[arg(long, num_args = 0..=1, default_missing_value = "defrag", value_parser = kubectl_etcd_testbed::operator::Operator::parse)]
         operator: Option<kubectl_etcd_testbed::operator::Operator>,
+        /// Make the node a kubeadm control plane: etcd as kubeadm's static
+        /// Pod, laid out by the real kubeadm's own phases
+        /// (`testbed/build.sh kubeadm`), and the node marked as kubeadm
+        /// marks one.
+        #[arg(long)]
+        kubeadm: bool,
     },
 }
 
@@ -163,6 +169,7 @@ async fn node_up(
     env_file: Option<PathBuf>,
     etcd: &str,
     operator: Option<kubectl_etcd_testbed::operator::Operator>,
+    kubeadm: bool,
 ) -> Result<(), String> {
     use kubectl_etcd_testbed::node::{Node, NodeSpec, ETCD_REPOSITORY};
     use kubectl_etcd_testbed::operator::OPERATOR_NAMESPACE;
@@ -177,6 +184,7 @@ async fn node_up(
         crds: Vec::new(),
         operator,
         etcd_io_operator: false,
+        kubeadm,
     })
     .await?;
     let releases: Vec<String> = node
@@ -219,8 +227,9 @@ async fn run(cli: Cli) -> Result<(), String> {
                     env_file,
                     etcd,
                     operator,
+                    kubeadm,
                 },
-        } => return node_up(env_file, &etcd, operator).await,
+        } => return node_up(env_file, &etcd, operator, kubeadm).await,
         Cmd::Up(args) => args,
         // Stopped, the round in progress is dropped: its cluster's members
         // are killed and its folder removed.

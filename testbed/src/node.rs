@@ -89,6 +89,10 @@ pub struct NodeSpec {
     /// Run the etcd project's own operator too ([`crate::etcdio_operator`]),
     /// with its CRD.
     pub etcd_io_operator: bool,
+    /// Make the node a kubeadm control plane ([`crate::kubeadm`]): etcd as
+    /// kubeadm's static Pod, from kubeadm's own certificates and manifest,
+    /// and the node labelled and tainted as kubeadm marks one.
+    pub kubeadm: bool,
 }
 
 impl Default for NodeSpec {
@@ -98,6 +102,7 @@ impl Default for NodeSpec {
             crds: Vec::new(),
             operator: None,
             etcd_io_operator: false,
+            kubeadm: false,
         }
     }
 }
@@ -114,6 +119,9 @@ pub struct Node {
     children: Vec<(&'static str, Child)>,
     /// The images imported, by name.
     pub images: Vec<String>,
+    /// kubeadm's root ([`crate::kubeadm::ROOT`]) for a kubeadm control
+    /// plane.
+    pub kubeadm_root: Option<PathBuf>,
     /// Offers released volumes again ([`storage::recycle`]).
     recycler: Option<tokio::task::JoinHandle<()>>,
     /// This process's turn to run a node ([`TURN`]), given back last, once
@@ -365,17 +373,31 @@ impl Node {
             host_link,
             children: Vec::new(),
             images: Vec::new(),
+            kubeadm_root: None,
             recycler: None,
             _turn: turn,
         };
         node_guard.netns = None;
         node.grant_kubelet_access().await?;
         node.start_control_plane()?;
+        if spec.kubeadm {
+            // A small quota, as the bed's other clusters have: a few
+            // dozen MiB to give back is worth a defrag.
+            node.kubeadm_root = Some(crate::kubeadm::lay_out(
+                node.dir.path(),
+                NODE_NAME,
+                NODE_IP,
+                &[("quota-backend-bytes", "268435456")],
+            )?);
+        }
         node.start_runtime()?;
         node.import_images(&spec)?;
         node.start_kubelet_and_proxy()?;
         node.start_dns().await?;
         node.wait_ready(Duration::from_secs(120)).await?;
+        if spec.kubeadm {
+            node.mark_control_plane().await?;
+        }
         node.start_watchdog()?;
         node.start_storage().await?;
         if let Some(which) = spec.operator {
@@ -527,6 +549,9 @@ impl Node {
                 "mount --bind -o ro '{}' /proc/sys/{key}; ",
                 file.display()
             ));
+        }
+        if let Some(root) = &self.kubeadm_root {
+            script.push_str(&crate::kubeadm::mounts(self.dir.path(), root)?);
         }
         let varlog = self.path("var-log");
         std::fs::create_dir_all(&varlog).map_err(|e| e.to_string())?;
@@ -695,19 +720,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
             ..ImageSpec::default()
         })?;
         for version in &spec.etcd_versions {
-            let etcd = bins::etcd(*version)?;
-            let full = Command::new(&etcd)
-                .arg("--version")
-                .output()
-                .map_err(|e| e.to_string())?;
-            let text = String::from_utf8_lossy(&full.stdout);
-            let release = text
-                .lines()
-                .find_map(|l| l.strip_prefix("etcd Version: "))
-                .ok_or_else(|| format!("{} --version: {text}", etcd.display()))?
-                .trim()
-                .to_string();
-            self.import(&etcd_image(*version, &release)?)?;
+            self.import(&etcd_image(*version, &release_of(*version)?)?)?;
         }
         if let Some(which) = spec.operator {
             self.import(&operator::image(which)?)?;
@@ -715,6 +728,40 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
         if spec.etcd_io_operator {
             self.import(&crate::etcdio_operator::image()?)?;
         }
+        if let Some(root) = self.kubeadm_root.clone() {
+            // kubeadm's release names its own etcd image: the bed's newest
+            // etcd under that name.
+            let version = EtcdVersion::V3_7;
+            let mut image = etcd_image(version, &release_of(version)?)?;
+            image.name = crate::kubeadm::etcd_image_name(&root)?;
+            self.import(&image)?;
+        }
+        Ok(())
+    }
+
+    /// Labels and taints the Node as kubeadm's `mark-control-plane` phase
+    /// does.
+    async fn mark_control_plane(&self) -> Result<()> {
+        let client = self.api.admin_client(None).await?;
+        let nodes: Api<KubeNode> = Api::all(client);
+        let patch = serde_json::json!({
+            "metadata": {"labels": {
+                "node-role.kubernetes.io/control-plane": "",
+                "node.kubernetes.io/exclude-from-external-load-balancers": "",
+            }},
+            "spec": {"taints": [{
+                "key": "node-role.kubernetes.io/control-plane",
+                "effect": "NoSchedule",
+            }]},
+        });
+        nodes
+            .patch(
+                NODE_NAME,
+                &kube::api::PatchParams::default(),
+                &kube::api::Patch::Merge(&patch),
+            )
+            .await
+            .map_err(|e| format!("mark {NODE_NAME} a control plane: {e}"))?;
         Ok(())
     }
 
@@ -778,13 +825,17 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 serializeImagePulls: false
 localStorageCapacityIsolation: true
-"#,
+{static_pods}"#,
                 ca = api_dir.join("ca.crt").display(),
                 cert = cert.display(),
                 key = key.display(),
                 cgroup = self.cgroup,
                 sock = self.socket().display(),
                 resolv = resolv.display(),
+                static_pods = match self.kubeadm_root {
+                    Some(_) => "staticPodPath: /etc/kubernetes/manifests\n",
+                    None => "",
+                },
             ),
         )?;
         create_cgroup_root(&self.cgroup)?;
@@ -1072,6 +1123,22 @@ pub fn etcd_image(version: EtcdVersion, release: &str) -> Result<ImageSpec> {
         env: vec!["PATH=/usr/local/bin:/usr/bin:/bin".into()],
         ..ImageSpec::default()
     })
+}
+
+/// The release the bed's etcd of `version` reports (`3.6.16`).
+fn release_of(version: EtcdVersion) -> Result<String> {
+    let etcd = bins::etcd(version)?;
+    let full = Command::new(&etcd)
+        .arg("--version")
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&full.stdout);
+    Ok(text
+        .lines()
+        .find_map(|l| l.strip_prefix("etcd Version: "))
+        .ok_or_else(|| format!("{} --version: {text}", etcd.display()))?
+        .trim()
+        .to_string())
 }
 
 /// The path of a program on `PATH`.

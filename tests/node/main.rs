@@ -14,6 +14,7 @@ mod support;
 
 mod cronjob;
 mod etcdio_operator;
+mod kubeadm;
 mod node;
 mod node_beside;
 mod node_probes;

@@ -64,6 +64,7 @@ async fn the_kubelet_kills_a_member_mid_defrag_exactly_when_the_tool_holds_it_ba
         crds: crd_files(),
         operator: None,
         etcd_io_operator: false,
+        kubeadm: false,
     })
     .await
     .unwrap_or_else(|e| panic!("node: {e}"));

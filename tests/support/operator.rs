@@ -55,19 +55,42 @@ impl Bed {
         Bed::start_node(ns, which, true).await
     }
 
+    /// A kubeadm control plane of one node ([`NodeSpec::kubeadm`]) with
+    /// no operator: its etcd is kubeadm's static Pod. `-n` of every
+    /// `kubectl etcd` is `ns`.
+    pub async fn start_kubeadm(ns: &str) -> Bed {
+        Bed::start_spec(
+            ns,
+            NodeSpec {
+                etcd_versions: Vec::new(),
+                crds: Vec::new(),
+                operator: None,
+                etcd_io_operator: false,
+                kubeadm: true,
+            },
+        )
+        .await
+    }
+
     async fn start_node(ns: &str, which: Operator, etcd_io_operator: bool) -> Bed {
         let crds = match which {
             Operator::WithDefrag => Vec::new(),
             Operator::Inert => crd_files(),
         };
-        let node = Node::start(NodeSpec {
+        let spec = NodeSpec {
             etcd_versions: vec![kubectl_etcd_testbed::EtcdVersion::V3_6],
             crds,
             operator: Some(which),
             etcd_io_operator,
-        })
-        .await
-        .unwrap_or_else(|e| panic!("node: {e}"));
+            kubeadm: false,
+        };
+        Bed::start_spec(ns, spec).await
+    }
+
+    async fn start_spec(ns: &str, spec: NodeSpec) -> Bed {
+        let node = Node::start(spec)
+            .await
+            .unwrap_or_else(|e| panic!("node: {e}"));
         let client = node.api.admin_client(None).await.unwrap();
         let kubeconfig = node.kubeconfig().unwrap();
         namespace(&client, ns).await;
@@ -87,6 +110,27 @@ impl Bed {
         all.extend_from_slice(&["-n", &self.ns]);
         let kc = self.kubeconfig.display().to_string();
         kubectl(&self.path, &all, &[("KUBECONFIG", kc.as_str())]).await
+    }
+
+    /// `kubectl etcd ARGS… -n NS` through the real kubectl, started: the
+    /// process (kubectl runs the plugin in its place), killed on drop.
+    pub fn spawn_etcd(&self, args: &[&str]) -> tokio::process::Child {
+        let kc = self.kubeconfig.display().to_string();
+        tokio::process::Command::new(kubectl_bin())
+            .env_clear()
+            .env("PATH", &self.path.path)
+            .env("HOME", std::env::temp_dir())
+            .env("NO_COLOR", "1")
+            .env("KUBECONFIG", kc)
+            .arg("etcd")
+            .args(args)
+            .args(["-n", &self.ns])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn kubectl")
     }
 
     /// `kubectl port-forward TARGET :PORT` in the namespace: the process

@@ -1,0 +1,429 @@
+//! Commands about a control plane's own etcd, run on one of its nodes.
+//!
+//! A control plane's etcd (kubeadm's static Pods) trusts client
+//! certificates that exist on its nodes only, never in a Secret, and the
+//! key must not leave the node. So plugin mode does not dial it: when the
+//! cluster a command means turns out to be one (`Error::OnNode` from
+//! `source`), `commands::run` hands the command line here, and it runs as
+//! it was typed, in standalone mode, in a short-lived Pod on a node of
+//! that control plane ([`job`]): the member's loopback URL and the files
+//! its own flags name as `ETCDCTL_*`. Its output comes back through the
+//! Pod's log in numbered frames ([`frame`]) and is written here as the
+//! command wrote it, stdout to stdout, stderr to stderr, with its exit
+//! code.
+//!
+//! The agent keeps going when the API server stalls (the one beside a
+//! member being defragmented does): its command needs no API server, and
+//! the log is read again, from where it was left, once the API server
+//! answers. The agent's life ends with the command's however it ends:
+//! - it finishes: the Job and its Pod are deleted;
+//! - the first Ctrl-C or SIGTERM here: the Pod is deleted with a grace
+//!   period, so its command gets SIGTERM, finishes what is in flight and
+//!   reports, and the report is still relayed; the second stops relaying
+//!   and deletes it at once;
+//! - this process dies or loses the API server for good: the Job's
+//!   deadline stops the Pod, and the TTL controller deletes the finished
+//!   Job and Pod ([`job::TTL_SECONDS`]).
+//!
+//! In the Pod, [`relay`] runs the command as a child and writes its
+//! frames.
+
+pub mod args;
+pub mod frame;
+pub mod job;
+pub mod relay;
+
+use std::io::Write;
+use std::time::Duration;
+
+use futures::{AsyncBufReadExt, TryStreamExt};
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{
+    Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, PostParams, PropagationPolicy,
+};
+
+use crate::error::{Error, ExitStatus, Result};
+use crate::exec::signals::{Notices, SignalWatch, StopSignal};
+use crate::exec::RunControl;
+use crate::k8s::{describe, Kube};
+use crate::source::controlplane::OnNode;
+use frame::{Frame, Reader};
+use job::AgentSpec;
+
+/// The default image of the agent: this release of the tool, as the
+/// manifests in `deploy/` name it.
+pub const DEFAULT_IMAGE: &str = concat!("kubectl-etcd:v", env!("CARGO_PKG_VERSION"));
+
+/// The default namespace of the agent's Job.
+pub const DEFAULT_NAMESPACE: &str = "kube-system";
+
+/// How long an agent may take to start (its image pulled, its container
+/// started) before the command gives up.
+const START_LIMIT: Duration = Duration::from_secs(120);
+
+/// The longest an agent Pod runs: its Job's deadline.
+const DEADLINE: Duration = Duration::from_secs(6 * 3600);
+
+/// Where the agent runs and with which image (`--agent-image`,
+/// `--agent-namespace`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentSettings {
+    pub image: String,
+    pub namespace: String,
+}
+
+/// What to run in the agent: the command line as given (without the
+/// program), and whether to ask here first (a change on a terminal
+/// without `--yes`: the plan is shown by a `--dry-run` agent, the person
+/// answers here, and a `--yes` agent makes the change).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentCommand {
+    pub args: Vec<String>,
+    pub ask_first: Option<String>,
+}
+
+/// Runs `command` in an agent on a node of `on_node`, relays what it
+/// writes, and ends with its exit code.
+pub async fn run(
+    kube: &Kube,
+    settings: &AgentSettings,
+    on_node: &OnNode,
+    command: AgentCommand,
+) -> Result<ExitStatus> {
+    let label = on_node.cluster.label();
+    let (node, endpoint, tls) = job::place(&on_node.members).map_err(|why| {
+        Error::Refused(format!("{label} cannot be reached from its nodes: {why}"))
+    })?;
+    let spec = |args: Vec<String>| AgentSpec {
+        name: job_name(),
+        namespace: settings.namespace.clone(),
+        image: settings.image.clone(),
+        cluster: on_node.cluster.clone(),
+        node: node.clone(),
+        endpoint: endpoint.clone(),
+        tls: tls.clone(),
+        args,
+        deadline: DEADLINE,
+    };
+    let Some(question) = command.ask_first else {
+        return run_one(kube, &spec(command.args)).await;
+    };
+    let mut dry = command.args.clone();
+    dry.push("--dry-run".into());
+    let shown = run_one(kube, &spec(dry)).await?;
+    if shown != ExitStatus::Success {
+        return Ok(shown);
+    }
+    if !crate::output::prompt::confirm_async(question).await? {
+        crate::logging::message("nothing was changed");
+        return Ok(ExitStatus::Success);
+    }
+    let mut yes = command.args;
+    yes.push("--yes".into());
+    run_one(kube, &spec(yes)).await
+}
+
+/// A Job name of its own: `kubectl-etcd-agent-` and eight hex digits.
+fn job_name() -> String {
+    let mut bytes = [0u8; 4];
+    let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("kubectl-etcd-agent-{hex}")
+}
+
+/// One agent: created, relayed, deleted.
+async fn run_one(kube: &Kube, spec: &AgentSpec) -> Result<ExitStatus> {
+    let jobs: Api<Job> = Api::namespaced(kube.client.clone(), &spec.namespace);
+    let pods: Api<Pod> = Api::namespaced(kube.client.clone(), &spec.namespace);
+    jobs.create(&PostParams::default(), &job::job(spec))
+        .await
+        .map_err(|e| {
+            describe(
+                kube,
+                &format!(
+                    "create the agent Job {}/{} (see docs/cli.md, \"The control plane's etcd\", for the access it needs)",
+                    spec.namespace, spec.name
+                ),
+                e,
+            )
+        })?;
+    tracing::info!(job = %spec.name, node = %spec.node, "agent started");
+    let control = RunControl::default();
+    let watch = SignalWatch::start(
+        &control,
+        Notices {
+            first: "the agent on the node finishes what is in flight and reports".into(),
+            hint: Some("to stop waiting for its report".into()),
+            second: "no longer waiting for the agent; it is being deleted".into(),
+        },
+        crate::logging::message,
+    )?;
+    let relayed = relay_agent(&jobs, &pods, spec, &control).await;
+    let signal = watch.finish();
+    remove(&jobs, &pods, &spec.name).await;
+    let code = relayed?;
+    Ok(status_of(code, signal))
+}
+
+/// The exit status for the agent's exit `code` (`None`: not known), the
+/// first stop signal received here being `signal`. Pure.
+pub fn status_of(code: Option<u8>, signal: Option<StopSignal>) -> ExitStatus {
+    match (signal, code) {
+        // The agent was stopped on this process's behalf: the signal
+        // received here decides, as it does for a command run here.
+        (Some(StopSignal::Interrupt), Some(0 | 143) | None) => ExitStatus::Interrupted,
+        (Some(StopSignal::Terminate), _) => ExitStatus::Terminated,
+        (Some(StopSignal::Hangup), _) => ExitStatus::HungUp,
+        (_, Some(0)) => ExitStatus::Success,
+        (_, Some(2)) => ExitStatus::Usage,
+        (_, Some(130)) => ExitStatus::Interrupted,
+        (_, Some(129)) => ExitStatus::HungUp,
+        (_, Some(143)) => ExitStatus::Terminated,
+        _ => ExitStatus::Failed,
+    }
+}
+
+/// Deletes the Job and its Pod, now: the command has ended, and its
+/// report has been relayed (or will not be).
+async fn remove(jobs: &Api<Job>, pods: &Api<Pod>, name: &str) {
+    let now = DeleteParams {
+        grace_period_seconds: Some(0),
+        propagation_policy: Some(PropagationPolicy::Background),
+        ..DeleteParams::default()
+    };
+    if let Err(e) = jobs.delete(name, &now).await {
+        crate::logging::message(&format!(
+            "warning: could not delete the agent Job {name} ({e}); its TTL removes it {} s after it ends",
+            job::TTL_SECONDS
+        ));
+    }
+    // Its Pod too, without waiting for the garbage collector.
+    let listed = pods
+        .list(&ListParams::default().labels(&format!("job-name={name}")))
+        .await;
+    for pod in listed.map(|l| l.items).unwrap_or_default() {
+        if let Some(pod_name) = pod.metadata.name {
+            let _ = pods.delete(&pod_name, &now).await;
+        }
+    }
+}
+
+/// Waits for the agent's Pod, relays its frames until its exit frame, and
+/// returns its exit code (`None` when it could not be learned).
+async fn relay_agent(
+    jobs: &Api<Job>,
+    pods: &Api<Pod>,
+    spec: &AgentSpec,
+    control: &RunControl,
+) -> Result<Option<u8>> {
+    let pod = started(pods, spec, control).await?;
+    let mut reader = Reader::default();
+    let mut stopping = false;
+    loop {
+        if control.abandon.is_cancelled() {
+            return Ok(None);
+        }
+        if control.cancel.is_cancelled() && !stopping {
+            stopping = true;
+            // SIGTERM to the agent's command: it finishes what is in
+            // flight and reports. Suspending the Job stops its Pod (with
+            // the Pod's grace period) and starts no other.
+            let suspend = serde_json::json!({"spec": {"suspend": true}});
+            let _ = jobs
+                .patch(&spec.name, &PatchParams::default(), &Patch::Merge(&suspend))
+                .await;
+        }
+        let params = LogParams {
+            follow: true,
+            ..LogParams::default()
+        };
+        let stream = tokio::select! {
+            s = pods.log_stream(&pod, &params) => s,
+            () = control.abandon.cancelled() => return Ok(None),
+            () = control.cancel.cancelled(), if !stopping => continue,
+        };
+        if let Ok(stream) = stream {
+            let mut lines = stream.lines();
+            loop {
+                let line = tokio::select! {
+                    l = lines.try_next() => l,
+                    () = control.abandon.cancelled() => return Ok(None),
+                    () = control.cancel.cancelled(), if !stopping => break,
+                };
+                match line {
+                    Ok(Some(line)) => {
+                        if let Some(frame) = reader.take(&line) {
+                            write_frame(&frame)?;
+                        }
+                        if reader.exit.is_some() {
+                            return Ok(reader.exit);
+                        }
+                    }
+                    Ok(None) | Err(_) => break,
+                }
+            }
+        }
+        // The stream ended before the exit frame: the Pod ended (its code
+        // is its container's), or the API server lost the stream (read the
+        // log again once it answers).
+        match pods.get_opt(&pod).await {
+            Ok(Some(p)) if ended(&p).is_some() => {
+                // Its last lines may have come after the stream broke.
+                if let Ok(log) = pods.logs(&pod, &LogParams::default()).await {
+                    for line in log.lines() {
+                        if let Some(frame) = reader.take(line) {
+                            write_frame(&frame)?;
+                        }
+                    }
+                }
+                return Ok(reader.exit.or_else(|| ended(&p)));
+            }
+            Ok(None) => return Ok(reader.exit),
+            _ => {
+                let _ = control.sleep(Duration::from_millis(500)).await;
+            }
+        }
+    }
+}
+
+/// Writes a frame where the command wrote it.
+fn write_frame(frame: &Frame) -> Result<()> {
+    let written = match frame {
+        Frame::Stdout(bytes) => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(bytes).and_then(|()| out.flush())
+        }
+        Frame::Stderr(bytes) => {
+            let mut err = std::io::stderr().lock();
+            err.write_all(bytes).and_then(|()| err.flush())
+        }
+        Frame::Exit(_) => Ok(()),
+    };
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(Error::Output),
+    }
+}
+
+/// The agent container's exit code once it has ended.
+fn ended(pod: &Pod) -> Option<u8> {
+    let statuses = pod.status.as_ref()?.container_statuses.as_ref()?;
+    let code = statuses
+        .iter()
+        .find_map(|s| s.state.as_ref()?.terminated.as_ref().map(|t| t.exit_code))?;
+    Some(u8::try_from(code).unwrap_or(1))
+}
+
+/// Waits until the agent's Pod has started its container (or ended), and
+/// returns its name; fails at once on what will not pass by itself (its
+/// image cannot be pulled or run, the Job failed), naming the remedy.
+async fn started(pods: &Api<Pod>, spec: &AgentSpec, control: &RunControl) -> Result<String> {
+    let t0 = tokio::time::Instant::now();
+    let params = ListParams::default().labels(&format!("job-name={}", spec.name));
+    loop {
+        let listed = pods.list(&params).await;
+        if let Some(pod) = listed.ok().and_then(|l| l.items.into_iter().next()) {
+            let name = pod.metadata.name.clone().unwrap_or_default();
+            match start_state(&pod) {
+                Start::Running => return Ok(name),
+                Start::Waiting => {}
+                Start::Stuck(why) => {
+                    return Err(Error::Failed(format!(
+                        "the agent Pod {}/{name} on node {} cannot start: {why}; --agent-image names the image of this tool the node runs (now {})",
+                        spec.namespace, spec.node, spec.image
+                    )))
+                }
+            }
+        }
+        if t0.elapsed() > START_LIMIT {
+            return Err(Error::Failed(format!(
+                "the agent Job {}/{} had no running Pod on node {} after {} s",
+                spec.namespace,
+                spec.name,
+                spec.node,
+                START_LIMIT.as_secs()
+            )));
+        }
+        if control.sleep(Duration::from_millis(250)).await.is_err() {
+            return Err(Error::Failed(
+                "stopped before the agent started; nothing was run".into(),
+            ));
+        }
+    }
+}
+
+/// Where an agent Pod is in its start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Start {
+    Running,
+    Waiting,
+    Stuck(String),
+}
+
+/// Reasons a container waits with that do not pass by themselves.
+const STUCK: [&str; 6] = [
+    "ErrImagePull",
+    "ImagePullBackOff",
+    "InvalidImageName",
+    "ErrImageNeverPull",
+    "CreateContainerConfigError",
+    "CreateContainerError",
+];
+
+fn start_state(pod: &Pod) -> Start {
+    let Some(status) = pod.status.as_ref() else {
+        return Start::Waiting;
+    };
+    for s in status.container_statuses.iter().flatten() {
+        let Some(state) = &s.state else { continue };
+        if state.running.is_some() || state.terminated.is_some() {
+            return Start::Running;
+        }
+        if let Some(w) = &state.waiting {
+            let reason = w.reason.clone().unwrap_or_default();
+            if STUCK.contains(&reason.as_str()) {
+                return Start::Stuck(format!(
+                    "{reason}: {}",
+                    w.message.clone().unwrap_or_default()
+                ));
+            }
+        }
+    }
+    if status.phase.as_deref() == Some("Failed") {
+        return Start::Stuck(format!(
+            "the Pod failed: {}",
+            status.message.clone().unwrap_or_default()
+        ));
+    }
+    Start::Waiting
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_exit_code_is_the_agents_unless_a_signal_here_decides() {
+        use ExitStatus::*;
+        use StopSignal::*;
+        let cases = [
+            (Some(0), None, Success),
+            (Some(1), None, Failed),
+            (Some(2), None, Usage),
+            (Some(130), None, Interrupted),
+            (Some(143), None, Terminated),
+            (Some(7), None, Failed),
+            (None, None, Failed),
+            // Ctrl-C here: the agent was stopped (143) or had just ended.
+            (Some(143), Some(Interrupt), Interrupted),
+            (Some(0), Some(Interrupt), Interrupted),
+            (Some(1), Some(Interrupt), Failed),
+            (Some(0), Some(Terminate), Terminated),
+            (None, Some(Hangup), HungUp),
+        ];
+        for (code, signal, want) in cases {
+            assert_eq!(status_of(code, signal), want, "{code:?} {signal:?}");
+        }
+    }
+}
