@@ -44,6 +44,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
             all_namespaces: true,
             selector: None,
             shared: true,
+            control_planes: true,
         };
         let listed = Listed::read(&global.reach, scope).await?;
         // Who processes EtcdDefrag, read once for every cluster of a

@@ -45,6 +45,7 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
         all_namespaces: args.all_namespaces,
         selector,
         shared: looking,
+        control_planes: false,
     };
     let listed = Listed::read(&global.reach, scope).await?;
     let clusters = listed.clusters();

@@ -189,6 +189,7 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
         all_namespaces: true,
         selector: None,
         shared: true,
+        control_planes: true,
     };
     let listed = Listed::read(&global.reach, scope).await?;
     // Every namespace's runs and policies, in one LIST each, of each

@@ -36,6 +36,10 @@ pub struct Scope<'a> {
     /// command that reads each cluster again at its turn does not need
     /// them).
     pub shared: bool,
+    /// Whether a control plane's etcd is listed (`status`, `doctor`: a
+    /// row that names the command that reaches it); a sweep leaves it
+    /// out: each is swept by name, through an agent of its own.
+    pub control_planes: bool,
 }
 
 /// One listed cluster, opened: where it is, its reference (naming its
@@ -234,7 +238,10 @@ impl Place {
         context: Option<String>,
         scope: Scope<'_>,
     ) -> std::result::Result<Place, Unlisted> {
-        let source = Source::of(reach);
+        let source = match scope.control_planes {
+            true => Source::of(reach),
+            false => Source::of(reach).without_control_planes(),
+        };
         let only = (!scope.all_namespaces).then(|| kube.default_namespace.clone());
         let namespace = only.as_deref();
         let asked = std::time::Instant::now();

@@ -45,6 +45,10 @@ pub use crate::reach::Kind;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Source {
     only: Option<Kind>,
+    /// Whether a control plane's etcd is looked for without `--kind`
+    /// naming it (not by a sweep over many clusters: each is reached
+    /// through an agent of its own, by name).
+    control_planes: bool,
 }
 
 /// One listed cluster: its reference, and what was read of it so that
@@ -283,18 +287,36 @@ impl Source {
     /// Where the flags say to look: the kind `--kind` names, else every
     /// kind.
     pub fn of(reach: &Flags) -> Source {
-        Source { only: reach.kind }
+        Source {
+            only: reach.kind,
+            control_planes: true,
+        }
     }
 
     /// Only `kind`: a listed cluster opened again in its own kind.
     pub fn only(kind: Kind) -> Source {
-        Source { only: Some(kind) }
+        Source {
+            only: Some(kind),
+            control_planes: true,
+        }
+    }
+
+    /// This source without control planes' etcd, unless `--kind` names
+    /// that kind.
+    pub fn without_control_planes(self) -> Source {
+        Source {
+            control_planes: false,
+            ..self
+        }
     }
 
     fn kinds(self) -> Vec<Kind> {
         match self.only {
             Some(k) => vec![k],
-            None => Kind::ALL.to_vec(),
+            None => Kind::ALL
+                .into_iter()
+                .filter(|k| self.control_planes || *k != Kind::ControlPlane)
+                .collect(),
         }
     }
 

@@ -104,6 +104,46 @@ async fn etcd_ready(bed: &Bed) {
     }
 }
 
+/// `kubectl create job NAME --from=cronjob/…` of deploy/kubeadm's CronJob,
+/// waited for: whether it succeeded, and its Pod's log.
+async fn cronjob_run(bed: &Bed, name: &str) -> (bool, String) {
+    bed.kubectl(&[
+        "create",
+        "job",
+        name,
+        "--from=cronjob/kubectl-etcd-defrag-control-plane",
+        "-n",
+        "kube-system",
+    ])
+    .await
+    .expect_code(0);
+    let jobs: Api<Job> = Api::namespaced(bed.client.clone(), "kube-system");
+    let pods: Api<Pod> = Api::namespaced(bed.client.clone(), "kube-system");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
+    loop {
+        let status = jobs.get(name).await.unwrap().status.unwrap_or_default();
+        let done = status.succeeded.unwrap_or(0) > 0 || status.failed.unwrap_or(0) > 0;
+        if done {
+            let pod = pods
+                .list(&ListParams::default().labels(&format!("job-name={name}")))
+                .await
+                .unwrap()
+                .items
+                .remove(0);
+            let log = pods
+                .logs(&pod.metadata.name.unwrap(), &LogParams::default())
+                .await
+                .unwrap();
+            return (status.succeeded.unwrap_or(0) > 0, log);
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "Job {name} did not finish: {status:?}"
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
 /// Waits until an agent Pod of the command runs.
 async fn agent_running(bed: &Bed) {
     let pods: Api<Pod> = Api::namespaced(bed.client.clone(), "kube-system");
@@ -199,6 +239,47 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     let defrags = kubectl_etcd_testbed::cluster::defrags_in_logs(&[log]);
     assert_eq!(defrags.len(), 1, "etcd's own log: {defrags:?}\n{report}");
     none_left(&bed, "defrag").await;
+
+    // deploy/kubeadm's CronJob, as committed: the gated sweep on the node,
+    // its report in the log; a one-node control plane is refused without
+    // the flag its comment names, and defragmented with it.
+    let manifest =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubeadm/cronjob-defrag.yaml");
+    bed.kubectl(&["apply", "-f", manifest.to_str().unwrap()])
+        .await
+        .expect_code(0);
+    fragment(etcd.clone(), 48 << 20, 0).await;
+    let (succeeded, log) = cronjob_run(&bed, "by-hand-1").await;
+    assert!(!succeeded, "{log}");
+    let last = log.lines().last().unwrap_or_default();
+    assert!(last.contains("--allow-quorum-loss"), "{log}");
+    bed.kubectl(&[
+        "patch",
+        "cronjob",
+        "kubectl-etcd-defrag-control-plane",
+        "-n",
+        "kube-system",
+        "--type=json",
+        "-p",
+        r#"[{"op":"add","path":"/spec/jobTemplate/spec/template/spec/containers/0/args/-","value":"--allow-quorum-loss"}]"#,
+    ])
+    .await
+    .expect_code(0);
+    let (succeeded, log) = cronjob_run(&bed, "by-hand-2").await;
+    assert!(succeeded, "{log}");
+    // The report (stdout) among the notes (stderr): from its first line.
+    let start = log
+        .find("{\n")
+        .unwrap_or_else(|| panic!("no report: {log}"));
+    let report: Value = serde_json::Deserializer::from_str(&log[start..])
+        .into_iter::<Value>()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(report["members"][0]["outcome"], "Defragmented", "{report}");
+    let log = pods.logs(POD, &LogParams::default()).await.unwrap();
+    let defrags = kubectl_etcd_testbed::cluster::defrags_in_logs(&[log]);
+    assert_eq!(defrags.len(), 2, "etcd's own log: {defrags:?}");
 
     // SIGTERM to the plugin mid-command: the agent's command is stopped
     // too, what it says is relayed, the plugin ends with 143 and leaves
