@@ -218,6 +218,7 @@ async fn relay_agent(
     control: &RunControl,
 ) -> Result<Option<u8>> {
     let pod = started(pods, spec, control).await?;
+    tracing::info!(pod = %pod, "agent running");
     let mut reader = Reader::default();
     let mut stopping = false;
     loop {
@@ -254,6 +255,9 @@ async fn relay_agent(
                 match line {
                     Ok(Some(line)) => {
                         if let Some(frame) = reader.take(&line) {
+                            if reader.last == 1 {
+                                tracing::info!("agent's first frame");
+                            }
                             write_frame(&frame)?;
                         }
                         if reader.exit.is_some() {
@@ -319,36 +323,52 @@ fn ended(pod: &Pod) -> Option<u8> {
 /// returns its name; fails at once on what will not pass by itself (its
 /// image cannot be pulled or run, the Job failed), naming the remedy.
 async fn started(pods: &Api<Pod>, spec: &AgentSpec, control: &RunControl) -> Result<String> {
-    let t0 = tokio::time::Instant::now();
-    let params = ListParams::default().labels(&format!("job-name={}", spec.name));
+    use kube::runtime::{watcher, WatchStreamExt};
+    // Watched, not polled: the container's start is seen as the kubelet
+    // reports it.
+    let config = watcher::Config::default().labels(&format!("job-name={}", spec.name));
+    let stream = watcher(pods.clone(), config)
+        .default_backoff()
+        .applied_objects();
+    futures::pin_mut!(stream);
+    let limit = tokio::time::sleep(START_LIMIT);
+    tokio::pin!(limit);
     loop {
-        let listed = pods.list(&params).await;
-        if let Some(pod) = listed.ok().and_then(|l| l.items.into_iter().next()) {
-            let name = pod.metadata.name.clone().unwrap_or_default();
-            match start_state(&pod) {
-                Start::Running => return Ok(name),
-                Start::Waiting => {}
-                Start::Stuck(why) => {
-                    return Err(Error::Failed(format!(
-                        "the agent Pod {}/{name} on node {} cannot start: {why}; --agent-image names the image of this tool the node runs (now {})",
-                        spec.namespace, spec.node, spec.image
-                    )))
-                }
+        let pod = tokio::select! {
+            next = stream.try_next() => next,
+            () = &mut limit => {
+                return Err(Error::Failed(format!(
+                    "the agent Job {}/{} had no running Pod on node {} after {} s",
+                    spec.namespace,
+                    spec.name,
+                    spec.node,
+                    START_LIMIT.as_secs()
+                )))
             }
-        }
-        if t0.elapsed() > START_LIMIT {
-            return Err(Error::Failed(format!(
-                "the agent Job {}/{} had no running Pod on node {} after {} s",
-                spec.namespace,
-                spec.name,
-                spec.node,
-                START_LIMIT.as_secs()
-            )));
-        }
-        if control.sleep(Duration::from_millis(250)).await.is_err() {
-            return Err(Error::Failed(
-                "stopped before the agent started; nothing was run".into(),
-            ));
+            () = control.cancel.cancelled() => {
+                return Err(Error::Failed(
+                    "stopped before the agent started; nothing was run".into(),
+                ))
+            }
+        };
+        let pod = match pod {
+            Ok(Some(pod)) => pod,
+            Ok(None) => return Err(Error::Failed("the agent's Pod could not be watched".into())),
+            Err(e) => {
+                tracing::debug!("watching the agent's Pod: {e}");
+                continue;
+            }
+        };
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        match start_state(&pod) {
+            Start::Running => return Ok(name),
+            Start::Waiting => {}
+            Start::Stuck(why) => {
+                return Err(Error::Failed(format!(
+                    "the agent Pod {}/{name} on node {} cannot start: {why}; --agent-image names the image of this tool the node runs (now {})",
+                    spec.namespace, spec.node, spec.image
+                )))
+            }
         }
     }
 }
