@@ -313,7 +313,9 @@ mod tests {
     #[test]
     fn the_agent_goes_where_a_member_listens_on_loopback_with_its_first_client_pair() {
         let local = Some("https://127.0.0.1:2379");
-        let cases: Vec<(&str, Vec<StaticMember>, Result<(&str, bool), NoPlace>)> = vec![
+        // (what, members, Ok((node, with files)) or the refusal)
+        type Case<'a> = (&'a str, Vec<StaticMember>, Result<(&'a str, bool), NoPlace>);
+        let cases: Vec<Case> = vec![
             (
                 "kubeadm: the first node, healthcheck-client",
                 vec![
