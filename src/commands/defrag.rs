@@ -23,6 +23,8 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
         interrupted: None,
         others: session.runs.as_ref().map(session::ClusterRuns::shared),
         rooms: session.rooms(),
+        // An agent's sweep is a control plane's (`crate::agent`).
+        control_plane: global.reach.agent_of.is_some(),
     };
 
     // First look: the preview (unknown --member names are a usage error),

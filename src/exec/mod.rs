@@ -143,6 +143,10 @@ pub struct RunInput {
     /// Where each member's free disk space is read ([`RoomReader`]);
     /// `None` where it cannot be known (standalone mode).
     pub rooms: Option<std::sync::Arc<dyn RoomReader>>,
+    /// Whether the cluster is a control plane's own etcd (run in its
+    /// agent): the plan says which API server stalls while each member
+    /// defragments.
+    pub control_plane: bool,
 }
 
 /// How a caller stops a run, and when it must stop by itself.
@@ -321,7 +325,12 @@ pub fn plan_notes(
     input: &RunInput,
     features: &crate::plan::notes::FeatureGates,
 ) -> Vec<String> {
-    crate::plan::notes::notes(&candidates(look, verdict, input), look, features)
+    crate::plan::notes::notes(
+        &candidates(look, verdict, input),
+        look,
+        features,
+        input.control_plane,
+    )
 }
 
 /// The members the run may defragment, for the notes about them and the

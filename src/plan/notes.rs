@@ -23,15 +23,48 @@ pub type FeatureGates = BTreeMap<String, BTreeMap<String, bool>>;
 /// The notes for `plan`, in a fixed order: clients during each defrag
 /// (feature gates, then the write outage), known defects that touch
 /// defragmentation, then probes that fail during a defrag but leave room.
-pub fn notes(plan: &Plan, look: &ClusterLook, features: &FeatureGates) -> Vec<String> {
+pub fn notes(
+    plan: &Plan,
+    look: &ClusterLook,
+    features: &FeatureGates,
+    control_plane: bool,
+) -> Vec<String> {
     let planned: Vec<&str> = plan.to_defrag().map(|m| m.name.as_str()).collect();
     let mut out = Vec::new();
+    if control_plane {
+        out.extend(api_servers_beside(plan, look));
+    }
     out.extend(grpc_on_defrag(&planned, features));
     out.extend(outage_notice(plan, &Measured::default()));
     out.extend(defects(&planned, look));
     out.extend(probes_with_room(plan, look));
     out.extend(room_unknown(plan, look));
     out
+}
+
+/// A control plane's etcd (kubeadm's stacked layout): each kube-apiserver
+/// talks to the member on its own node only, so while a member
+/// defragments the API server beside it stalls, whatever its feature
+/// gates; with one voter, the defrag stops the control plane's etcd and
+/// its API server outright, for the predicted time.
+fn api_servers_beside(plan: &Plan, look: &ClusterLook) -> Option<String> {
+    let planned: Vec<&str> = plan.to_defrag().map(|m| m.name.as_str()).collect();
+    if planned.is_empty() {
+        return None;
+    }
+    let voters = look.members.iter().filter(|m| !m.is_learner()).count();
+    if voters == 1 {
+        let m = plan.to_defrag().next()?;
+        let (seconds, _) = super::defrag::predict(m.in_use, &Measured::default());
+        return Some(format!(
+            "{} is this control plane's only member: while it defragments (about {seconds:.0}s predicted) etcd and the API server on its node stop answering, and so does every kubectl, controller and kubelet that goes through it",
+            m.name
+        ));
+    }
+    Some(format!(
+        "a control plane's API server talks to the member on its own node only: while {} defragments, the kube-apiserver on its node stalls (requests through it wait or time out); the others serve, one member at a time",
+        planned.join(", then ")
+    ))
 }
 
 /// The members to defragment whose free disk space was asked for and not
@@ -229,7 +262,7 @@ mod tests {
     fn the_grpc_gate_says_what_clients_go_through_member_by_member() {
         let snap = look(&[("a", "3.6.16", MI), ("b", "3.6.16", MI), ("c", "3.7.3", MI)]);
         let plan = plan_of(&snap);
-        let said = notes(&plan, &snap, &gates(&[("a", true), ("b", false)]));
+        let said = notes(&plan, &snap, &gates(&[("a", true), ("b", false)]), false);
         assert_eq!(said.len(), 2, "{said:#?}");
         assert!(
             said[0].starts_with("StopGRPCServiceOnDefrag is on for a:"),
@@ -247,7 +280,7 @@ mod tests {
         assert!(said
             .iter()
             .all(|n| !n.contains("for c") && !n.contains(", c")));
-        assert!(notes(&plan, &snap, &FeatureGates::new()).is_empty());
+        assert!(notes(&plan, &snap, &FeatureGates::new(), false).is_empty());
     }
 
     #[test]
@@ -257,7 +290,7 @@ mod tests {
             ("b", "3.4.23", MI),
             ("c", "3.6.16", MI),
         ]);
-        let said = notes(&plan_of(&snap), &snap, &FeatureGates::new());
+        let said = notes(&plan_of(&snap), &snap, &FeatureGates::new(), false);
         let joined = said.join("\n");
         assert!(
             joined.contains("a (3.4.23), b (3.4.23) run a release where a snapshot from the leader applied while the member defragments can corrupt its data: right before each of them the sweep asks the leader's raft progress")
@@ -273,7 +306,7 @@ mod tests {
         assert!(!joined.contains("c run"), "{joined}");
         // A fixed release: nothing.
         let fixed = look(&[("a", "3.6.16", MI)]);
-        assert!(notes(&plan_of(&fixed), &fixed, &FeatureGates::new()).is_empty());
+        assert!(notes(&plan_of(&fixed), &fixed, &FeatureGates::new(), false).is_empty());
     }
 
     #[test]
@@ -295,10 +328,53 @@ mod tests {
             }),
             startup: None,
         });
-        let said = notes(&plan_of(&snap), &snap, &FeatureGates::new());
+        let said = notes(&plan_of(&snap), &snap, &FeatureGates::new(), false);
         assert_eq!(
             said,
             ["b's liveness probe (GET /livez on port 2381, every 10s, timeout 15s, 8 failures) fails while it defragments; the kubelet would restart it after 120s of that at the earliest, and its defrag is predicted at 0.3s"]
         );
+    }
+
+    #[test]
+    fn a_control_plane_plan_names_the_api_server_that_stalls() {
+        let three = look(&[
+            ("a", "3.6.16", MI),
+            ("b", "3.6.16", MI),
+            ("c", "3.6.16", MI),
+        ]);
+        let said = notes(&plan_of(&three), &three, &FeatureGates::new(), true);
+        let line = said
+            .iter()
+            .find(|n| n.contains("kube-apiserver on its node stalls"))
+            .unwrap_or_else(|| panic!("{said:?}"));
+        // Followers first, the leader (a) last, as the plan goes.
+        assert!(line.contains("b, then c, then a"), "{line}");
+        // Not a control plane: not said.
+        let said = notes(&plan_of(&three), &three, &FeatureGates::new(), false);
+        assert!(
+            !said.iter().any(|n| n.contains("kube-apiserver")),
+            "{said:?}"
+        );
+
+        let one = look(&[("a", "3.7.3", 600 * MI)]);
+        let said = notes(&plan_of(&one), &one, &FeatureGates::new(), true);
+        let line = said
+            .iter()
+            .find(|n| n.contains("only member"))
+            .unwrap_or_else(|| panic!("{said:?}"));
+        let (seconds, _) =
+            crate::plan::defrag::predict(600 * MI, &crate::plan::defrag::Measured::default());
+        assert!(
+            line.contains(&format!("about {seconds:.0}s predicted")),
+            "{line}"
+        );
+        assert!(
+            line.contains("API server on its node stop answering"),
+            "{line}"
+        );
+
+        // Nothing planned: nothing said.
+        let none = notes(&Plan { members: vec![] }, &one, &FeatureGates::new(), true);
+        assert!(!none.iter().any(|n| n.contains("API server")), "{none:?}");
     }
 }

@@ -746,6 +746,7 @@ fn defrag_dry_run() -> DefragReport {
         interrupted: None,
         others: None,
         rooms: None,
+        control_plane: false,
     };
     preview(&snap, &verdict, &input).unwrap()
 }

@@ -225,6 +225,17 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     // the gate refuses without consent; with it, the member's own log
     // records the defragmentation.
     fragment(etcd.clone(), 48 << 20, 8 << 20).await;
+    // The plan says what the one member's defrag stops, for how long.
+    let run = bed
+        .etcd(&["defrag", "--dry-run", "--allow-quorum-loss", "-o", "json"])
+        .await;
+    let plan = run.expect_code(0).json();
+    let notes = plan["notes"].to_string();
+    assert!(
+        notes.contains("only member") && notes.contains("s predicted"),
+        "{plan}"
+    );
+    none_left(&bed, "defrag --dry-run").await;
     let run = bed.etcd(&["defrag", "--yes"]).await;
     run.expect_code(1);
     assert!(run.stderr.contains("--allow-quorum-loss"), "{}", run.stderr);
