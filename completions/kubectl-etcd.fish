@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_etcd_global_optspecs
-    string join \n endpoints= cacert= cert= key= user= password= no-discover dial-timeout= command-timeout= quota-backend-bytes= k/kubeconfig= context= all-contexts n/namespace= p/pod= s/credentials-secret= as= as-group= connect= kind= agent-image= agent-namespace= agent-of= o/output= v/verbose log-format= h/help V/version
+    string join \n endpoints= cacert= cert= key= user= password= no-discover dial-timeout= command-timeout= quota-backend-bytes= k/kubeconfig= context= all-contexts n/namespace= p/pod= s/credentials-secret= as= as-group= connect= kind= agent-image= agent-namespace= o/output= v/verbose log-format= h/help V/version
 end
 
 function __fish_kubectl_etcd_needs_command
@@ -43,12 +43,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l as-group -d '
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -98,12 +97,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l as-
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -136,12 +134,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l as
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -177,12 +174,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l as-
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -214,12 +210,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and no
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -254,12 +249,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -291,12 +285,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -331,12 +324,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -370,12 +362,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -414,12 +405,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l as-g
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -453,12 +443,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -491,12 +480,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -544,12 +532,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l as-
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -589,12 +576,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -627,12 +613,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -664,12 +649,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -707,12 +691,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -747,12 +730,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leader
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -790,12 +772,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l as
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -834,12 +815,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l as-g
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -870,12 +850,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -910,12 +889,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -946,12 +924,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -984,12 +961,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -1023,12 +999,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and n
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -1062,12 +1037,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -1098,12 +1072,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -1136,12 +1109,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -1177,12 +1149,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -1212,12 +1183,11 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l as
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l kind -d 'The kind of EtcdCluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l kind -d 'The kind of cluster a name means (plugin mode). Default: every kind served; a name two kinds hold is refused until one is picked' -r -f -a "cozystack\t'The cozystack etcd-operator\'s EtcdCluster (etcd-operator.cozystack.io)'
 etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l agent-of -d 'In an agent: the cluster its command is about (`namespace/name`)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''

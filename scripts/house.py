@@ -500,17 +500,19 @@ def check(house, rows):
         for name, count, line in source.functions():
             if count > MAX_FN_LINES:
                 long_now["%s::%s" % (rel, name)] = count
-    for where, count in sorted(long_now.items()):
-        allowed = LONG_FUNCTIONS.get(where)
+    for function, count in sorted(long_now.items()):
+        allowed = LONG_FUNCTIONS.get(function)
         if allowed is None:
-            problems.append("%s has %d lines of code, over %d: split it" % (where, count, MAX_FN_LINES))
+            problems.append("%s has %d lines of code, over %d: split it" % (function, count, MAX_FN_LINES))
         elif count > allowed:
-            problems.append("%s grew to %d lines of code (LONG_FUNCTIONS allows %d, and the limit is %d)" % (where, count, allowed, MAX_FN_LINES))
-    for where in sorted(set(LONG_FUNCTIONS) - set(long_now)):
-        problems.append("LONG_FUNCTIONS lists %s, which is no longer over %d lines: take it out" % (where, MAX_FN_LINES))
+            problems.append("%s grew to %d lines of code (LONG_FUNCTIONS allows %d, and the limit is %d)" % (function, count, allowed, MAX_FN_LINES))
+    for function in sorted(set(LONG_FUNCTIONS) - set(long_now)):
+        problems.append("LONG_FUNCTIONS lists %s, which is no longer over %d lines: take it out" % (function, MAX_FN_LINES))
     house.long_functions = long_now
 
-    importers = {a for (a, b) in arrows if top_of(b) == "cli"}
+    # cli's own files (cli/agent.rs) use what cli/mod.rs defines: that is
+    # cli, not an importer of it.
+    importers = {a for (a, b) in arrows if top_of(b) == "cli" and top_of(a) != "cli"}
     for rel in sorted(importers - CLI_IMPORTERS):
         if not rel.startswith(CLI_IMPORTER_DIRS):
             problems.append("%s imports cli: only main.rs and settings/ may (commands take settled values)" % rel)

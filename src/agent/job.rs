@@ -38,7 +38,7 @@ pub const RELAY_ENV: &str = "KUBECTL_ETCD_AGENT_RELAY";
 /// The variable that names the cluster an agent's command is about
 /// (`namespace/name`): the command runs standalone on the variables
 /// below, and reports name that cluster.
-pub const AGENT_OF_ENV: &str = "KUBECTL_ETCD_AGENT_OF";
+pub use crate::reach::flags::AGENT_OF_ENV;
 
 /// How long a finished agent Job is kept when the tool could not delete
 /// it (it died, or lost the API server).
@@ -152,17 +152,40 @@ fn quantities(cpu: &str, memory: &str) -> BTreeMap<String, Quantity> {
     ])
 }
 
-/// The Job for `spec`. Pure.
-pub fn job(spec: &AgentSpec) -> Job {
-    let labels = BTreeMap::from([
-        (
-            "app.kubernetes.io/name".to_string(),
-            "kubectl-etcd".to_string(),
-        ),
-        ("app.kubernetes.io/component".into(), "agent".into()),
-        (AGENT_LABEL.into(), spec.cluster.name.clone()),
-    ]);
-    let mut envs = vec![
+/// The member's three files as the agent sees them: each a read-only
+/// file mount of its path on the node, and the `ETCDCTL_*` variable that
+/// names it.
+fn files(tls: &HostTls) -> (Vec<EnvVar>, Vec<Volume>, Vec<VolumeMount>) {
+    let (mut envs, mut volumes, mut mounts) = (Vec::new(), Vec::new(), Vec::new());
+    for (volume, host, file, var) in [
+        ("etcd-ca", &tls.ca, "ca.crt", "ETCDCTL_CACERT"),
+        ("etcd-client-cert", &tls.cert, "client.crt", "ETCDCTL_CERT"),
+        ("etcd-client-key", &tls.key, "client.key", "ETCDCTL_KEY"),
+    ] {
+        let at = format!("{PKI}/{file}");
+        envs.push(env(var, &at));
+        volumes.push(Volume {
+            name: volume.into(),
+            host_path: Some(HostPathVolumeSource {
+                path: host.clone(),
+                type_: Some("File".into()),
+            }),
+            ..Volume::default()
+        });
+        mounts.push(VolumeMount {
+            name: volume.into(),
+            mount_path: at,
+            read_only: Some(true),
+            ..VolumeMount::default()
+        });
+    }
+    (envs, volumes, mounts)
+}
+
+/// The agent's container: the command line, the variables that make it
+/// the agent's and point it at the member, no privilege.
+fn container(spec: &AgentSpec, mut envs: Vec<EnvVar>, mounts: Vec<VolumeMount>) -> Container {
+    let mut all = vec![
         env(RELAY_ENV, "1"),
         env(
             AGENT_OF_ENV,
@@ -170,38 +193,13 @@ pub fn job(spec: &AgentSpec) -> Job {
         ),
         env("ETCDCTL_ENDPOINTS", &spec.endpoint),
     ];
-    let mut volumes = Vec::new();
-    let mut mounts = Vec::new();
-    if let Some(tls) = &spec.tls {
-        for (volume, host, file, var) in [
-            ("etcd-ca", &tls.ca, "ca.crt", "ETCDCTL_CACERT"),
-            ("etcd-client-cert", &tls.cert, "client.crt", "ETCDCTL_CERT"),
-            ("etcd-client-key", &tls.key, "client.key", "ETCDCTL_KEY"),
-        ] {
-            let at = format!("{PKI}/{file}");
-            envs.push(env(var, &at));
-            volumes.push(Volume {
-                name: volume.into(),
-                host_path: Some(HostPathVolumeSource {
-                    path: host.clone(),
-                    type_: Some("File".into()),
-                }),
-                ..Volume::default()
-            });
-            mounts.push(VolumeMount {
-                name: volume.into(),
-                mount_path: at,
-                read_only: Some(true),
-                ..VolumeMount::default()
-            });
-        }
-    }
-    let container = Container {
+    all.append(&mut envs);
+    Container {
         name: "agent".into(),
         image: Some(spec.image.clone()),
         image_pull_policy: Some("IfNotPresent".into()),
         args: Some(spec.args.clone()),
-        env: Some(envs),
+        env: Some(all),
         volume_mounts: Some(mounts),
         resources: Some(ResourceRequirements {
             requests: Some(quantities("10m", "32Mi")),
@@ -218,6 +216,22 @@ pub fn job(spec: &AgentSpec) -> Job {
             ..SecurityContext::default()
         }),
         ..Container::default()
+    }
+}
+
+/// The Job for `spec`. Pure.
+pub fn job(spec: &AgentSpec) -> Job {
+    let labels = BTreeMap::from([
+        (
+            "app.kubernetes.io/name".to_string(),
+            "kubectl-etcd".to_string(),
+        ),
+        ("app.kubernetes.io/component".into(), "agent".into()),
+        (AGENT_LABEL.into(), spec.cluster.name.clone()),
+    ]);
+    let (envs, volumes, mounts) = match &spec.tls {
+        Some(tls) => files(tls),
+        None => (Vec::new(), Vec::new(), Vec::new()),
     };
     let pod = PodSpec {
         node_name: Some(spec.node.clone()),
@@ -240,7 +254,7 @@ pub fn job(spec: &AgentSpec) -> Job {
             }),
             ..PodSecurityContext::default()
         }),
-        containers: vec![container],
+        containers: vec![container(spec, envs, mounts)],
         volumes: Some(volumes),
         termination_grace_period_seconds: Some(60),
         ..PodSpec::default()

@@ -28,7 +28,6 @@
 //! In the Pod, [`relay`] runs the command as a child and writes its
 //! frames.
 
-pub mod args;
 pub mod frame;
 pub mod job;
 pub mod relay;
@@ -47,16 +46,10 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::exec::signals::{Notices, SignalWatch, StopSignal};
 use crate::exec::RunControl;
 use crate::k8s::{describe, Kube};
+use crate::settings::AgentSettings;
 use crate::source::controlplane::OnNode;
 use frame::{Frame, Reader};
 use job::AgentSpec;
-
-/// The default image of the agent: this release of the tool, as the
-/// manifests in `deploy/` name it.
-pub const DEFAULT_IMAGE: &str = concat!("kubectl-etcd:v", env!("CARGO_PKG_VERSION"));
-
-/// The default namespace of the agent's Job.
-pub const DEFAULT_NAMESPACE: &str = "kube-system";
 
 /// How long an agent may take to start (its image pulled, its container
 /// started) before the command gives up.
@@ -64,14 +57,6 @@ const START_LIMIT: Duration = Duration::from_secs(120);
 
 /// The longest an agent Pod runs: its Job's deadline.
 const DEADLINE: Duration = Duration::from_secs(6 * 3600);
-
-/// Where the agent runs and with which image (`--agent-image`,
-/// `--agent-namespace`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentSettings {
-    pub image: String,
-    pub namespace: String,
-}
 
 /// What to run in the agent: the command line as given (without the
 /// program), and whether to ask here first (a change on a terminal

@@ -54,6 +54,10 @@ pub struct Flags {
     pub from_env: FromEnv,
 }
 
+/// The variable an agent's Job sets to the cluster (`namespace/name`) its
+/// command is about ([`Flags::agent_of`]).
+pub const AGENT_OF_ENV: &str = "KUBECTL_ETCD_AGENT_OF";
+
 /// Which kubeconfig contexts plugin mode reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Contexts {

@@ -42,7 +42,15 @@ pub struct Global {
     /// How results are written to stdout.
     pub output: OutputFormat,
     /// Where a control plane's etcd is reached from (`crate::agent`).
-    pub agent: crate::agent::AgentSettings,
+    pub agent: AgentSettings,
+}
+
+/// Where the agent runs and with which image (`--agent-image`,
+/// `--agent-namespace`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentSettings {
+    pub image: String,
+    pub namespace: String,
 }
 
 impl From<&GlobalArgs> for Global {
@@ -74,7 +82,7 @@ impl From<&GlobalArgs> for Global {
                 from_env: args.from_env.clone(),
             },
             output: args.output,
-            agent: crate::agent::AgentSettings {
+            agent: AgentSettings {
                 image: args.agent.agent_image.clone(),
                 namespace: args.agent.agent_namespace.clone(),
             },

@@ -169,7 +169,7 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     let mut bed = Bed::start_kubeadm("default").await;
     // The default --agent-image: this release's image, as deploy/ names it.
     let image = support::tool_image(&mut bed.node);
-    assert_eq!(image, kubectl_etcd::agent::DEFAULT_IMAGE);
+    assert_eq!(image, kubectl_etcd::cli::agent::DEFAULT_IMAGE);
     etcd_ready(&bed).await;
     let mut etcd = node_etcd(&bed).await;
     let listed = etcd.member_list().await.unwrap();

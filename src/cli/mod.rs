@@ -4,6 +4,8 @@
 //! operator's existing environment works unchanged; a flag always wins over
 //! its variable. Durations take Go/etcdctl syntax (`500ms`, `5s`, `2m`).
 
+pub mod agent;
+
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -174,7 +176,7 @@ pub struct GlobalArgs {
     pub kind: Option<crate::reach::Kind>,
 
     #[command(flatten)]
-    pub agent: crate::agent::args::AgentArgs,
+    pub agent: agent::AgentArgs,
 
     /// Output format.
     #[arg(short = 'o', long, global = true, help_heading = OUT, value_enum, default_value_t = OutputFormat::Table)]
@@ -216,6 +218,7 @@ where
             .map(str::to_string)
             .collect(),
     );
+    cli.global.agent.agent_of = std::env::var(crate::reach::flags::AGENT_OF_ENV).ok();
     if let (Command::Defrag(args), Some(("defrag", sub))) = (&mut cli.command, matches.subcommand())
     {
         args.given = sub
