@@ -290,7 +290,6 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-    use crate::source::controlplane::resolve::ClientPair;
 
     fn member(node: Option<&str>, local: Option<&str>, certificates: Certificates) -> StaticMember {
         StaticMember {
@@ -309,19 +308,7 @@ mod tests {
     }
 
     fn kubeadm() -> Certificates {
-        Certificates::Flags {
-            ca: "/etc/kubernetes/pki/etcd/ca.crt".into(),
-            clients: vec![
-                ClientPair {
-                    cert: "/etc/kubernetes/pki/etcd/healthcheck-client.crt".into(),
-                    key: "/etc/kubernetes/pki/etcd/healthcheck-client.key".into(),
-                },
-                ClientPair {
-                    cert: "/etc/kubernetes/pki/apiserver-etcd-client.crt".into(),
-                    key: "/etc/kubernetes/pki/apiserver-etcd-client.key".into(),
-                },
-            ],
-        }
+        crate::source::controlplane::resolve::kubeadm_certificates()
     }
 
     #[test]

@@ -142,60 +142,62 @@ fn fail_on(
     Ok(ExitStatus::Success)
 }
 
-/// A cluster whose Secrets this identity may not read (a read-only role):
-/// nothing was dialed, and the finding says so and which role dials.
-fn not_dialed_report(cluster: Option<ClusterRef>, refused: &crate::error::Error) -> DoctorReport {
+/// A report of one finding about a cluster that was not examined.
+fn one_finding(
+    cluster: Option<ClusterRef>,
+    severity: Severity,
+    message: String,
+    remedy: String,
+) -> DoctorReport {
     DoctorReport {
         cluster,
         kind: None,
-        worst: Severity::Warning,
+        worst: severity,
         findings: vec![doctor::Finding {
-            severity: Severity::Warning,
+            severity,
             check: "reachable".into(),
             member: None,
-            message: format!("not examined: this identity may not read the cluster's Secrets, which hold its CA and client key ({refused}), so no member was dialed"),
-            remedy: "doctor's checks read the members themselves, with the key that can also change etcd: bind deploy/rbac-operate.yaml to who may hold it; a read-only role (deploy/rbac-view.yaml) stops here by design".into(),
+            message,
+            remedy,
         }],
         unread: vec![],
     }
+}
+
+/// A cluster whose Secrets this identity may not read (a read-only role):
+/// nothing was dialed, and the finding says so and which role dials.
+fn not_dialed_report(cluster: Option<ClusterRef>, refused: &crate::error::Error) -> DoctorReport {
+    one_finding(
+        cluster,
+        Severity::Warning,
+        format!("not examined: this identity may not read the cluster's Secrets, which hold its CA and client key ({refused}), so no member was dialed"),
+        "doctor's checks read the members themselves, with the key that can also change etcd: bind deploy/rbac-operate.yaml to who may hold it; a read-only role (deploy/rbac-view.yaml) stops here by design".into(),
+    )
 }
 
 /// A control plane's etcd in a fan-out: examined on its nodes by its own
 /// `doctor`, one cluster at a time (`crate::agent`), not here.
 fn on_its_node_report(cluster: ClusterRef) -> DoctorReport {
-    DoctorReport {
-        kind: None,
-        worst: Severity::Warning,
-        findings: vec![doctor::Finding {
-            severity: Severity::Warning,
-            check: "reachable".into(),
-            member: None,
-            message: "not examined here: a control plane's etcd is examined on its nodes, by an agent Pod, one cluster at a time (its client certificates never leave them)".into(),
-            remedy: format!(
-                "kubectl etcd doctor{}",
-                ClusterRef::command_args(Some(&cluster))
-            ),
-        }],
-        unread: vec![],
-        cluster: Some(cluster),
-    }
+    let remedy = format!(
+        "kubectl etcd doctor{}",
+        ClusterRef::command_args(Some(&cluster))
+    );
+    one_finding(
+        Some(cluster),
+        Severity::Warning,
+        "not examined here: a control plane's etcd is examined on its nodes, by an agent Pod, one cluster at a time (its client certificates never leave them)".into(),
+        remedy,
+    )
 }
 
 /// A cluster nothing could be read from: one critical finding.
 fn unreachable_report(cluster: Option<ClusterRef>, why: String) -> DoctorReport {
-    DoctorReport {
+    one_finding(
         cluster,
-        kind: None,
-        worst: Severity::Critical,
-        findings: vec![doctor::Finding {
-            severity: Severity::Critical,
-            check: "reachable".into(),
-            member: None,
-            message: why,
-            remedy: "no member could be examined: check the endpoints, TLS settings and that the members run (kubectl etcd status)".into(),
-        }],
-        unread: vec![],
-    }
+        Severity::Critical,
+        why,
+        "no member could be examined: check the endpoints, TLS settings and that the members run (kubectl etcd status)".into(),
+    )
 }
 
 /// Reads everything for one cluster and runs the checks. With a Kubernetes

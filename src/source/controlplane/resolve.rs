@@ -232,6 +232,29 @@ fn is_loopback(url: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// kubeadm's certificates as its manifest names them (default
+/// `certificatesDir`): for the tests of this kind and of its agent.
+#[cfg(test)]
+pub(crate) fn kubeadm_certificates() -> Certificates {
+    let pair = |cert: &str, key: &str| ClientPair {
+        cert: cert.into(),
+        key: key.into(),
+    };
+    Certificates::Flags {
+        ca: "/etc/kubernetes/pki/etcd/ca.crt".into(),
+        clients: vec![
+            pair(
+                "/etc/kubernetes/pki/etcd/healthcheck-client.crt",
+                "/etc/kubernetes/pki/etcd/healthcheck-client.key",
+            ),
+            pair(
+                "/etc/kubernetes/pki/apiserver-etcd-client.crt",
+                "/etc/kubernetes/pki/apiserver-etcd-client.key",
+            ),
+        ],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -317,22 +340,7 @@ mod tests {
         assert_eq!(m.advertised, ["https://10.0.0.11:2379"]);
         assert_eq!(m.local.as_deref(), Some("https://127.0.0.1:2379"));
         assert_eq!(m.metrics.as_deref(), Some("http://127.0.0.1:2381"));
-        assert_eq!(
-            m.certificates,
-            Certificates::Flags {
-                ca: "/etc/kubernetes/pki/etcd/ca.crt".into(),
-                clients: vec![
-                    ClientPair {
-                        cert: "/etc/kubernetes/pki/etcd/healthcheck-client.crt".into(),
-                        key: "/etc/kubernetes/pki/etcd/healthcheck-client.key".into(),
-                    },
-                    ClientPair {
-                        cert: "/etc/kubernetes/pki/apiserver-etcd-client.crt".into(),
-                        key: "/etc/kubernetes/pki/apiserver-etcd-client.key".into(),
-                    },
-                ],
-            }
-        );
+        assert_eq!(m.certificates, kubeadm_certificates());
         assert!(m.host_paths.contains(&HostMount {
             host_path: "/etc/kubernetes/pki/etcd".into(),
             mount_path: "/etc/kubernetes/pki/etcd".into(),
