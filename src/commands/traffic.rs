@@ -78,10 +78,7 @@ async fn load(global: &Global, cluster: Option<&str>) -> Result<Loaded> {
         // A control plane's etcd is refused by `commands::run`, which
         // says why.
         Err(e) => {
-            return match controlplane::fetch(&kube, &namespace, &cluster_name, false).await {
-                Ok(on_node) => Err(controlplane::run_on_its_node(&on_node.cluster)),
-                Err(_) => Err(e),
-            }
+            return Err(controlplane::or_not_found(&kube, &namespace, &cluster_name, e).await)
         }
     };
     let service_name = client_service_name(&cluster_name);

@@ -476,10 +476,7 @@ impl Source {
                 let objects = etcdio::fetch_listed(kube, cluster, None).await?;
                 etcdio::fetched(&objects)
             }
-            (Err(e), None) => match controlplane::fetch(kube, namespace, name, false).await {
-                Ok(on_node) => Err(controlplane::run_on_its_node(&on_node.cluster)),
-                Err(_) => Err(e),
-            },
+            (Err(e), None) => Err(controlplane::or_not_found(kube, namespace, name, e).await),
             (Ok(objects), None) => cozystack::fetched(&objects),
         }
     }

@@ -48,6 +48,16 @@ pub fn run_on_its_node(cluster: &ClusterRef) -> Error {
     }
 }
 
+/// What a name no operator's kind holds ends with: [`run_on_its_node`]
+/// when it is a control plane's etcd (its [`COMPONENT_SELECTOR`] Pods),
+/// else `not_found`, the operators' own word.
+pub async fn or_not_found(kube: &Kube, namespace: &str, name: &str, not_found: Error) -> Error {
+    match fetch(kube, namespace, name, false).await {
+        Ok(on_node) => run_on_its_node(&on_node.cluster),
+        Err(_) => not_found,
+    }
+}
+
 /// The cluster name a static member's Pod carries: its name without the
 /// `-<node>` the kubelet appends to a mirror Pod's.
 pub fn cluster_name(member: &StaticMember) -> String {
