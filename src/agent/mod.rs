@@ -17,10 +17,10 @@
 //! the log is read again, from where it was left, once the API server
 //! answers. The agent's life ends with the command's however it ends:
 //! - it finishes: the Job and its Pod are deleted;
-//! - the first Ctrl-C or SIGTERM here: the Pod is deleted with a grace
-//!   period, so its command gets SIGTERM, finishes what is in flight and
-//!   reports, and the report is still relayed; the second stops relaying
-//!   and deletes it at once;
+//! - the first Ctrl-C or SIGTERM here: the Job is suspended, so its Pod
+//!   is stopped with its grace period and its command gets SIGTERM,
+//!   finishes what is in flight and reports, and the report is still
+//!   relayed; the second stops relaying and deletes it at once;
 //! - this process dies or loses the API server for good: the Job's
 //!   deadline stops the Pod, and the TTL controller deletes the finished
 //!   Job and Pod ([`job::TTL_SECONDS`]).
@@ -239,11 +239,10 @@ async fn relay_agent(
                 };
                 match line {
                     Ok(Some(line)) => {
-                        if let Some(frame) = reader.take(&line) {
-                            if reader.last == 1 {
-                                tracing::info!("agent's first frame");
-                            }
-                            write_frame(&frame)?;
+                        let before = reader.last;
+                        relay_line(&mut reader, &line)?;
+                        if before == 0 && reader.last > 0 {
+                            tracing::info!("agent's first frame");
                         }
                         if reader.exit.is_some() {
                             return Ok(reader.exit);
@@ -261,9 +260,7 @@ async fn relay_agent(
                 // Its last lines may have come after the stream broke.
                 if let Ok(log) = pods.logs(&pod, &LogParams::default()).await {
                     for line in log.lines() {
-                        if let Some(frame) = reader.take(line) {
-                            write_frame(&frame)?;
-                        }
+                        relay_line(&mut reader, line)?;
                     }
                 }
                 return Ok(reader.exit.or_else(|| ended(&p)));
@@ -276,22 +273,19 @@ async fn relay_agent(
     }
 }
 
-/// Writes a frame where the command wrote it.
-fn write_frame(frame: &Frame) -> Result<()> {
-    let written = match frame {
-        Frame::Stdout(bytes) => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(bytes).and_then(|()| out.flush())
-        }
-        Frame::Stderr(bytes) => {
+/// Takes the frame on a log `line`, when it is one `reader` has not
+/// taken, and writes it where the command wrote it.
+fn relay_line(reader: &mut Reader, line: &str) -> Result<()> {
+    match reader.take(line) {
+        Some(Frame::Stdout(bytes)) => crate::output::write_stdout(&bytes).map(|_| ()),
+        Some(Frame::Stderr(bytes)) => {
             let mut err = std::io::stderr().lock();
-            err.write_all(bytes).and_then(|()| err.flush())
+            match err.write_all(&bytes).and_then(|()| err.flush()) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                other => other.map_err(Error::Output),
+            }
         }
-        Frame::Exit(_) => Ok(()),
-    };
-    match written {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(Error::Output),
+        Some(Frame::Exit(_)) | None => Ok(()),
     }
 }
 

@@ -36,18 +36,20 @@ pub async fn run(invocation: Invocation) -> Result<ExitStatus> {
     if let Some(note) = note {
         crate::logging::message(&format!("note: {note}"));
     }
-    match dispatch(global, &command).await {
+    // Decided before the command is handed on, for the case its cluster
+    // turns out to be a control plane's etcd.
+    let route = through_agent(&command);
+    match dispatch(global, command).await {
         Err(crate::error::Error::OnNode { namespace, name }) => {
             let cluster = crate::reach::ClusterRef::new(namespace, name);
-            on_the_node(global, &command, &cluster).await
+            on_the_node(global, route, &cluster).await
         }
         other => other,
     }
 }
 
 /// Runs the one command (and, for `defrag`, the one mode) asked.
-async fn dispatch(global: &Global, command: &Command) -> Result<ExitStatus> {
-    let command = command.clone();
+async fn dispatch(global: &Global, command: Command) -> Result<ExitStatus> {
     match command {
         Command::Status(s) => status::run(global, &s).await,
         Command::Members(s) => members::run(global, &s).await,
@@ -79,21 +81,12 @@ async fn dispatch(global: &Global, command: &Command) -> Result<ExitStatus> {
     }
 }
 
-/// A command about a control plane's etcd: run in an agent on one of its
-/// nodes (`crate::agent`), for the commands that can; the others are
-/// refused, saying why.
-async fn on_the_node(
-    global: &Global,
+/// Whether `command` runs through a control plane's agent: `Ok` with its
+/// consent flags when it changes something, or why not. Pure.
+fn through_agent(
     command: &Command,
-    cluster: &crate::reach::ClusterRef,
-) -> Result<ExitStatus> {
-    let label = cluster.label();
-    let refuse = |why: &str| {
-        Err(crate::error::Error::usage(format!(
-            "{label} is a control plane's etcd (its static Pods): {why}"
-        )))
-    };
-    let consent = match command {
+) -> std::result::Result<Option<crate::settings::Consent>, &'static str> {
+    Ok(match command {
         Command::Status(_)
         | Command::Members(_)
         | Command::Doctor(_)
@@ -104,15 +97,35 @@ async fn on_the_node(
         Command::AlarmDisarm(a) => Some(a.consent),
         Command::MoveLeader(m) => Some(m.consent),
         Command::MemberAdd(_) | Command::MemberPromote(_) | Command::MemberRemove(_) => {
-            return refuse("its membership is kubeadm's (kubeadm join, kubeadm reset on the node)");
+            return Err("its membership is kubeadm's (kubeadm join, kubeadm reset on the node)");
         }
         Command::TrafficShow(_) | Command::TrafficSet(_) | Command::TrafficClear(_) => {
-            return refuse("it has no client Service; its clients dial it on its nodes");
+            return Err("it has no client Service; its clients dial it on its nodes");
         }
         Command::SnapshotSave(_) => {
-            return refuse("`snapshot save` through the agent is not built yet; on a control-plane node run it with --endpoints https://127.0.0.1:2379 and the certificates the etcd Pod's flags name");
+            return Err("`snapshot save` through the agent is not built yet; on a control-plane node run it with --endpoints https://127.0.0.1:2379 and the certificates the etcd Pod's flags name");
         }
-        _ => return refuse("this command does not run through the agent"),
+        _ => return Err("this command does not run through the agent"),
+    })
+}
+
+/// A command about a control plane's etcd: run in an agent on one of its
+/// nodes (`crate::agent`), for the commands that can (`route`, from
+/// [`through_agent`]); the others are refused, saying why.
+async fn on_the_node(
+    global: &Global,
+    route: std::result::Result<Option<crate::settings::Consent>, &'static str>,
+    cluster: &crate::reach::ClusterRef,
+) -> Result<ExitStatus> {
+    let label = cluster.label();
+    let refuse = |why: &str| {
+        Err(crate::error::Error::usage(format!(
+            "{label} is a control plane's etcd (its static Pods): {why}"
+        )))
+    };
+    let consent = match route {
+        Ok(consent) => consent,
+        Err(why) => return refuse(why),
     };
     if global.reach.user.is_some() || global.reach.password.is_some() {
         return refuse("a password is not handed to the agent (it would be written into its Job); its clients authenticate with the node's certificates");

@@ -73,15 +73,20 @@ pub fn render_data<T: Serialize + ?Sized>(report: &T, format: OutputFormat) -> R
 /// Writes a rendered result to stdout. A closed pipe (`| head`) is not an
 /// error: the reader has what it wanted.
 pub fn emit(text: &str) -> Result<()> {
+    if write_stdout(text.as_bytes())? && !std::io::stdout().is_terminal() {
+        crate::logging::result_written_to_pipe();
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to stdout as they are (an agent's command's output,
+/// `crate::agent`), flushed; whether they were written. A closed pipe is
+/// not an error.
+pub fn write_stdout(bytes: &[u8]) -> Result<bool> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => {
-            if !out.is_terminal() {
-                crate::logging::result_written_to_pipe();
-            }
-            Ok(())
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
         Err(e) => Err(Error::Output(e)),
     }
 }
