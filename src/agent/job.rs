@@ -63,6 +63,8 @@ pub struct AgentSpec {
     pub tls: Option<HostTls>,
     /// The command line, as the user gave it (without the program).
     pub args: Vec<String>,
+    /// Variables besides those every agent has (`serve::SERVE_ENV`).
+    pub env: Vec<(String, String)>,
     /// How long the Pod may run at most.
     pub deadline: Duration,
 }
@@ -194,6 +196,7 @@ fn container(spec: &AgentSpec, mut envs: Vec<EnvVar>, mounts: Vec<VolumeMount>) 
         env("ETCDCTL_ENDPOINTS", &spec.endpoint),
     ];
     all.append(&mut envs);
+    all.extend(spec.env.iter().map(|(name, value)| env(name, value)));
     Container {
         name: "agent".into(),
         image: Some(spec.image.clone()),
@@ -417,6 +420,7 @@ mod tests {
                 key: "/etc/kubernetes/pki/etcd/healthcheck-client.key".into(),
             }),
             args: vec!["status".into(), "-o".into(), "json".into()],
+            env: vec![("EXTRA".into(), "1".into())],
             deadline: Duration::from_secs(3600),
         }
     }
@@ -487,6 +491,7 @@ mod tests {
         assert_eq!(get("ETCDCTL_ENDPOINTS"), Some("https://127.0.0.1:2379"));
         assert_eq!(get("ETCDCTL_KEY"), Some("/etc/kubectl-etcd/pki/client.key"));
         assert!(get("ETCDCTL_PASSWORD").is_none());
+        assert_eq!(get("EXTRA"), Some("1"));
         assert_eq!(job["metadata"]["labels"][AGENT_LABEL], "etcd");
         assert_eq!(js["template"]["metadata"]["labels"][AGENT_LABEL], "etcd");
     }

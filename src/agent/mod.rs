@@ -26,12 +26,17 @@
 //!   Job and Pod ([`job::TTL_SECONDS`]).
 //!
 //! In the Pod, [`relay`] runs the command as a child and writes its
-//! frames.
+//! frames. An answer that must not go through a log (`snapshot save`:
+//! every Secret of the cluster) is served instead on a port of the node's
+//! loopback to the one connection that holds this tool's token, reached
+//! through `pods/portforward` ([`serve`], [`serve()`]).
 
 pub mod frame;
 pub mod job;
 pub mod relay;
+pub mod serve;
 
+use std::future::Future;
 use std::io::Write;
 use std::time::Duration;
 
@@ -41,6 +46,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{
     Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, PostParams, PropagationPolicy,
 };
+use tokio::sync::mpsc;
 
 use crate::error::{Error, ExitStatus, Result};
 use crate::exec::signals::{Notices, SignalWatch, StopSignal};
@@ -76,27 +82,13 @@ pub async fn run(
     on_node: &OnNode,
     command: AgentCommand,
 ) -> Result<ExitStatus> {
-    let label = on_node.cluster.label();
-    let (node, endpoint, tls) = job::place(&on_node.members).map_err(|why| {
-        Error::Refused(format!("{label} cannot be reached from its nodes: {why}"))
-    })?;
-    let spec = |args: Vec<String>| AgentSpec {
-        name: job_name(),
-        namespace: settings.namespace.clone(),
-        image: settings.image.clone(),
-        cluster: on_node.cluster.clone(),
-        node: node.clone(),
-        endpoint: endpoint.clone(),
-        tls: tls.clone(),
-        args,
-        deadline: DEADLINE,
-    };
+    let spec = |args: Vec<String>| spec_of(settings, on_node, args, Vec::new());
     let Some(question) = command.ask_first else {
-        return run_one(kube, &spec(command.args)).await;
+        return run_one(kube, &spec(command.args)?).await;
     };
     let mut dry = command.args.clone();
     dry.push("--dry-run".into());
-    let shown = run_one(kube, &spec(dry)).await?;
+    let shown = run_one(kube, &spec(dry)?).await?;
     if shown != ExitStatus::Success {
         return Ok(shown);
     }
@@ -106,7 +98,142 @@ pub async fn run(
     }
     let mut yes = command.args;
     yes.push("--yes".into());
-    run_one(kube, &spec(yes)).await
+    run_one(kube, &spec(yes)?).await
+}
+
+/// The agent for `args` on a node of `on_node`, with `env` besides the
+/// variables every agent has; or why none can run there.
+fn spec_of(
+    settings: &AgentSettings,
+    on_node: &OnNode,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+) -> Result<AgentSpec> {
+    let (node, endpoint, tls) = job::place(&on_node.members).map_err(|why| {
+        Error::Refused(format!(
+            "{} cannot be reached from its nodes: {why}",
+            on_node.cluster.label()
+        ))
+    })?;
+    Ok(AgentSpec {
+        name: job_name(),
+        namespace: settings.namespace.clone(),
+        image: settings.image.clone(),
+        cluster: on_node.cluster.clone(),
+        node,
+        endpoint,
+        tls,
+        args,
+        env,
+        deadline: DEADLINE,
+    })
+}
+
+/// What an agent serves on its node's loopback ([`serve`]): the Pod and
+/// the port, reached through `pods/portforward`.
+pub struct Served {
+    pub pods: Api<Pod>,
+    pub pod: String,
+    pub port: u16,
+    /// The API server, for what its errors name.
+    pub server: String,
+}
+
+/// How an agent that serves ended: what `use_it` made of its service, or
+/// `None` when it never served (why is what it said, relayed); and the
+/// exit status as for any agent.
+pub struct ServeOutcome<T> {
+    pub used: Option<T>,
+    pub status: ExitStatus,
+}
+
+/// Runs `args` in an agent whose command serves one connection on its
+/// node's loopback and announces the port on its stdout
+/// ([`serve::announce`]); `use_it` is given the port once announced, and
+/// the run's control (stop at once when it is cancelled: a signal came).
+/// What the agent writes to stderr is relayed; an error of `use_it` stops
+/// the agent and is returned. `env` is added to the agent's variables.
+pub async fn serve<T, F, Fut>(
+    kube: &Kube,
+    settings: &AgentSettings,
+    on_node: &OnNode,
+    (args, env): (Vec<String>, Vec<(String, String)>),
+    notices: Notices,
+    use_it: F,
+) -> Result<ServeOutcome<T>>
+where
+    F: FnOnce(Served, RunControl) -> Fut,
+    Fut: Future<Output = Result<T>>,
+{
+    let spec = spec_of(settings, on_node, args, env)?;
+    let running = Running::start(kube, &spec, notices).await?;
+    let (tx, rx) = mpsc::unbounded_channel();
+    let relay = relay_agent(
+        &running.jobs,
+        &running.pods,
+        &spec,
+        &running.control,
+        Some(tx),
+    );
+    let served = (running.pods.clone(), kube.server.clone());
+    let used = use_served(rx, served, running.control.clone(), use_it);
+    let (relayed, used) = tokio::join!(relay, used);
+    let signal = running.end(&spec.name).await;
+    let status = status_of(relayed?, signal);
+    Ok(ServeOutcome {
+        used: used?,
+        status,
+    })
+}
+
+/// Reads the agent's stdout until it announces its port, then hands it to
+/// `use_it`; `None` when the agent ended without announcing one.
+async fn use_served<T, F, Fut>(
+    mut heard: mpsc::UnboundedReceiver<Heard>,
+    (pods, server): (Api<Pod>, String),
+    control: RunControl,
+    use_it: F,
+) -> Result<Option<T>>
+where
+    F: FnOnce(Served, RunControl) -> Fut,
+    Fut: Future<Output = Result<T>>,
+{
+    let (mut pod, mut line) = (None, Vec::new());
+    let port = loop {
+        match heard.recv().await {
+            Some(Heard::Pod(name)) => pod = Some(name),
+            Some(Heard::Stdout(bytes)) => line.extend(bytes),
+            None => return Ok(None),
+        }
+        if let Some(end) = line.iter().position(|b| *b == b'\n') {
+            match serve::announced(&line[..end]) {
+                Some(port) => break port,
+                None => {
+                    control.abandon_now();
+                    return Err(Error::Failed(format!(
+                        "the agent said {:?} where it names its port: is --agent-image this release of the tool?",
+                        String::from_utf8_lossy(&line[..end])
+                    )));
+                }
+            }
+        }
+    };
+    let Some(pod) = pod else {
+        return Ok(None);
+    };
+    let served = Served {
+        pods,
+        pod,
+        port,
+        server,
+    };
+    let used = use_it(served, control.clone()).await;
+    if used.is_err() {
+        // Nothing more is wanted of its command, nor its words: the
+        // error is this side's. It is deleted at once.
+        control.abandon_now();
+    }
+    used.map(Some)
 }
 
 /// A Job name of its own: `kubectl-etcd-agent-` and eight hex digits.
@@ -119,36 +246,58 @@ fn job_name() -> String {
 
 /// One agent: created, relayed, deleted.
 async fn run_one(kube: &Kube, spec: &AgentSpec) -> Result<ExitStatus> {
-    let jobs: Api<Job> = Api::namespaced(kube.client.clone(), &spec.namespace);
-    let pods: Api<Pod> = Api::namespaced(kube.client.clone(), &spec.namespace);
-    jobs.create(&PostParams::default(), &job::job(spec))
-        .await
-        .map_err(|e| {
-            describe(
-                kube,
-                &format!(
-                    "create the agent Job {}/{} (see docs/cli.md, \"The control plane's etcd\", for the access it needs)",
-                    spec.namespace, spec.name
-                ),
-                e,
-            )
-        })?;
-    tracing::info!(job = %spec.name, node = %spec.node, "agent started");
-    let control = RunControl::default();
-    let watch = SignalWatch::start(
-        &control,
-        Notices {
-            first: "the agent on the node finishes what is in flight and reports".into(),
-            hint: Some("to stop waiting for its report".into()),
-            second: "no longer waiting for the agent; it is being deleted".into(),
-        },
-        crate::logging::message,
-    )?;
-    let relayed = relay_agent(&jobs, &pods, spec, &control).await;
-    let signal = watch.finish();
-    remove(&jobs, &pods, &spec.name).await;
-    let code = relayed?;
-    Ok(status_of(code, signal))
+    let notices = Notices {
+        first: "the agent on the node finishes what is in flight and reports".into(),
+        hint: Some("to stop waiting for its report".into()),
+        second: "no longer waiting for the agent; it is being deleted".into(),
+    };
+    let running = Running::start(kube, spec, notices).await?;
+    let relayed = relay_agent(&running.jobs, &running.pods, spec, &running.control, None).await;
+    let signal = running.end(&spec.name).await;
+    Ok(status_of(relayed?, signal))
+}
+
+/// An agent's Job made, and the signals here watched for it.
+struct Running {
+    jobs: Api<Job>,
+    pods: Api<Pod>,
+    control: RunControl,
+    watch: SignalWatch,
+}
+
+impl Running {
+    async fn start(kube: &Kube, spec: &AgentSpec, notices: Notices) -> Result<Running> {
+        let jobs: Api<Job> = Api::namespaced(kube.client.clone(), &spec.namespace);
+        let pods: Api<Pod> = Api::namespaced(kube.client.clone(), &spec.namespace);
+        jobs.create(&PostParams::default(), &job::job(spec))
+            .await
+            .map_err(|e| {
+                describe(
+                    kube,
+                    &format!(
+                        "create the agent Job {}/{} (see docs/cli.md, \"The control plane's etcd\", for the access it needs)",
+                        spec.namespace, spec.name
+                    ),
+                    e,
+                )
+            })?;
+        tracing::info!(job = %spec.name, node = %spec.node, "agent started");
+        let control = RunControl::default();
+        let watch = SignalWatch::start(&control, notices, crate::logging::message)?;
+        Ok(Running {
+            jobs,
+            pods,
+            control,
+            watch,
+        })
+    }
+
+    /// Deletes the agent; the first stop signal received here, if any.
+    async fn end(self, name: &str) -> Option<StopSignal> {
+        let signal = self.watch.finish();
+        remove(&self.jobs, &self.pods, name).await;
+        signal
+    }
 }
 
 /// The exit status for the agent's exit `code` (`None`: not known), the
@@ -201,9 +350,13 @@ async fn relay_agent(
     pods: &Api<Pod>,
     spec: &AgentSpec,
     control: &RunControl,
+    heard: Option<mpsc::UnboundedSender<Heard>>,
 ) -> Result<Option<u8>> {
     let pod = started(pods, spec, control).await?;
     tracing::info!(pod = %pod, "agent running");
+    if let Some(heard) = &heard {
+        let _ = heard.send(Heard::Pod(pod.clone()));
+    }
     let mut reader = Reader::default();
     let mut stopping = false;
     loop {
@@ -240,7 +393,7 @@ async fn relay_agent(
                 match line {
                     Ok(Some(line)) => {
                         let before = reader.last;
-                        relay_line(&mut reader, &line)?;
+                        relay_line(&mut reader, &line, heard.as_ref())?;
                         if before == 0 && reader.last > 0 {
                             tracing::info!("agent's first frame");
                         }
@@ -260,7 +413,7 @@ async fn relay_agent(
                 // Its last lines may have come after the stream broke.
                 if let Ok(log) = pods.logs(&pod, &LogParams::default()).await {
                     for line in log.lines() {
-                        relay_line(&mut reader, line)?;
+                        relay_line(&mut reader, line, heard.as_ref())?;
                     }
                 }
                 return Ok(reader.exit.or_else(|| ended(&p)));
@@ -273,11 +426,32 @@ async fn relay_agent(
     }
 }
 
+/// What a command of this tool hears of its agent: its Pod's name once
+/// it runs, then what its command writes to stdout.
+enum Heard {
+    Pod(String),
+    Stdout(Vec<u8>),
+}
+
 /// Takes the frame on a log `line`, when it is one `reader` has not
-/// taken, and writes it where the command wrote it.
-fn relay_line(reader: &mut Reader, line: &str) -> Result<()> {
+/// taken, and writes it where the command wrote it (stdout to `heard`
+/// when given and still heard).
+fn relay_line(
+    reader: &mut Reader,
+    line: &str,
+    heard: Option<&mpsc::UnboundedSender<Heard>>,
+) -> Result<()> {
     match reader.take(line) {
-        Some(Frame::Stdout(bytes)) => crate::output::write_stdout(&bytes).map(|_| ()),
+        Some(Frame::Stdout(bytes)) => match heard {
+            Some(heard) => match heard.send(Heard::Stdout(bytes)) {
+                Ok(()) => Ok(()),
+                Err(mpsc::error::SendError(Heard::Stdout(bytes))) => {
+                    crate::output::write_stdout(&bytes).map(|_| ())
+                }
+                Err(_) => Ok(()),
+            },
+            None => crate::output::write_stdout(&bytes).map(|_| ()),
+        },
         Some(Frame::Stderr(bytes)) => {
             let mut err = std::io::stderr().lock();
             match err.write_all(&bytes).and_then(|()| err.flush()) {

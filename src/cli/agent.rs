@@ -27,4 +27,18 @@ pub struct AgentArgs {
     /// `cli::parse`: no flag a user could type).
     #[arg(skip)]
     pub agent_of: Option<String>,
+
+    /// In an agent that serves its answer on a port of the node: the
+    /// SHA-256 of the token to serve, from `reach::flags::AGENT_SERVE_ENV`
+    /// (read by `cli::parse`).
+    #[arg(skip)]
+    pub serve_key: Option<String>,
+}
+
+impl AgentArgs {
+    /// Reads what an agent's Job sets (no flag a user could type).
+    pub fn read_env(&mut self) {
+        self.agent_of = std::env::var(crate::reach::flags::AGENT_OF_ENV).ok();
+        self.serve_key = std::env::var(crate::reach::flags::AGENT_SERVE_ENV).ok();
+    }
 }

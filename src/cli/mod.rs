@@ -218,7 +218,7 @@ where
             .map(str::to_string)
             .collect(),
     );
-    cli.global.agent.agent_of = std::env::var(crate::reach::flags::AGENT_OF_ENV).ok();
+    cli.global.agent.read_env();
     if let (Command::Defrag(args), Some(("defrag", sub))) = (&mut cli.command, matches.subcommand())
     {
         args.given = sub

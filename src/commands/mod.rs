@@ -67,7 +67,11 @@ async fn dispatch(global: &Global, command: Command) -> Result<ExitStatus> {
         Command::AlarmDisarm(s) => alarm::disarm(global, &s).await,
         Command::MoveLeader(s) => move_leader::run(global, &s).await,
         Command::Compact(s) => compact::run(global, &s).await,
-        Command::SnapshotSave(s) => snapshot::save(global, &s).await,
+        Command::SnapshotSave(s) => match &global.agent.serve_key {
+            // In an agent's Pod: served to the tool that made the agent.
+            Some(key) => snapshot::serve(global, &s, key).await,
+            None => snapshot::save(global, &s).await,
+        },
         Command::SnapshotStatus(file) => snapshot::status(global, &file).await,
         Command::SnapshotUsage(s) => usage::snapshot(global, &s).await,
         Command::Usage(s) => usage::run(global, &s).await,
@@ -81,12 +85,20 @@ async fn dispatch(global: &Global, command: Command) -> Result<ExitStatus> {
     }
 }
 
-/// Whether `command` runs through a control plane's agent: `Ok` with its
-/// consent flags when it changes something, or why not. Pure.
-fn through_agent(
-    command: &Command,
-) -> std::result::Result<Option<crate::settings::Consent>, &'static str> {
-    Ok(match command {
+/// How a command about a control plane's etcd runs through its agent.
+#[derive(Debug, Clone)]
+enum Route {
+    /// Its output relayed from the agent's log; with its consent flags
+    /// when it changes something.
+    Relay(Option<crate::settings::Consent>),
+    /// `snapshot save`: the bytes come through a port-forward.
+    Snapshot(crate::settings::command::SnapshotSave),
+}
+
+/// Whether `command` runs through a control plane's agent, and how; or
+/// why not. Pure.
+fn through_agent(command: &Command) -> std::result::Result<Route, &'static str> {
+    Ok(Route::Relay(match command {
         Command::Status(_)
         | Command::Members(_)
         | Command::Doctor(_)
@@ -102,11 +114,9 @@ fn through_agent(
         Command::TrafficShow(_) | Command::TrafficSet(_) | Command::TrafficClear(_) => {
             return Err("it has no client Service; its clients dial it on its nodes");
         }
-        Command::SnapshotSave(_) => {
-            return Err("`snapshot save` through the agent is not built yet; on a control-plane node run it with --endpoints https://127.0.0.1:2379 and the certificates the etcd Pod's flags name");
-        }
+        Command::SnapshotSave(s) => return Ok(Route::Snapshot(s.clone())),
         _ => return Err("this command does not run through the agent"),
-    })
+    }))
 }
 
 /// A command about a control plane's etcd: run in an agent on one of its
@@ -114,7 +124,7 @@ fn through_agent(
 /// [`through_agent`]); the others are refused, saying why.
 async fn on_the_node(
     global: &Global,
-    route: std::result::Result<Option<crate::settings::Consent>, &'static str>,
+    route: std::result::Result<Route, &'static str>,
     cluster: &crate::reach::ClusterRef,
 ) -> Result<ExitStatus> {
     let label = cluster.label();
@@ -123,16 +133,13 @@ async fn on_the_node(
             "{label} is a control plane's etcd (its static Pods): {why}"
         )))
     };
-    let consent = match route {
-        Ok(consent) => consent,
+    let route = match route {
+        Ok(route) => route,
         Err(why) => return refuse(why),
     };
     if global.reach.user.is_some() || global.reach.password.is_some() {
         return refuse("a password is not handed to the agent (it would be written into its Job); its clients authenticate with the node's certificates");
     }
-    let ask_first = consent
-        .filter(|c| !c.yes && !c.dry_run && crate::output::prompt::interactive())
-        .map(|_| "Run it on the node?".to_string());
     let args: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
@@ -141,6 +148,15 @@ async fn on_the_node(
     // Its static Pods, read again: where its agent runs, with which files.
     let on_node =
         crate::source::controlplane::fetch(&kube, &cluster.namespace, &cluster.name, true).await?;
+    let consent = match route {
+        Route::Relay(consent) => consent,
+        Route::Snapshot(save) => {
+            return snapshot::via_agent(global, &save, args, &kube, &on_node).await;
+        }
+    };
+    let ask_first = consent
+        .filter(|c| !c.yes && !c.dry_run && crate::output::prompt::interactive())
+        .map(|_| "Run it on the node?".to_string());
     crate::agent::run(
         &kube,
         &global.agent,

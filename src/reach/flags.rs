@@ -58,6 +58,12 @@ pub struct Flags {
 /// command is about ([`Flags::agent_of`]).
 pub const AGENT_OF_ENV: &str = "KUBECTL_ETCD_AGENT_OF";
 
+/// The variable an agent's Job sets when its command serves its answer on
+/// a port of the node instead of its log (`snapshot save`): the SHA-256
+/// (hex) of the token the one connection it serves must present
+/// (`agent::serve`).
+pub const AGENT_SERVE_ENV: &str = "KUBECTL_ETCD_AGENT_SERVE_SHA256";
+
 /// Which kubeconfig contexts plugin mode reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Contexts {

@@ -51,6 +51,9 @@ pub struct Global {
 pub struct AgentSettings {
     pub image: String,
     pub namespace: String,
+    /// In an agent's Pod whose command serves its answer on a port of the
+    /// node (`snapshot save`): the SHA-256 of the token it serves.
+    pub serve_key: Option<String>,
 }
 
 impl From<&GlobalArgs> for Global {
@@ -85,6 +88,7 @@ impl From<&GlobalArgs> for Global {
             agent: AgentSettings {
                 image: args.agent.agent_image.clone(),
                 namespace: args.agent.agent_namespace.clone(),
+                serve_key: args.agent.serve_key.clone(),
             },
         }
     }

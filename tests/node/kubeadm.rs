@@ -215,6 +215,131 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     assert!(gate.is_empty(), "{gate:?}\n{report}");
     none_left(&bed, "doctor").await;
 
+    // snapshot save: streamed by the agent through a port-forward (never
+    // its log), written here, and restored by etcd's own etcdutl, holding
+    // what was written before it.
+    let put = etcd
+        .put("kubectl-etcd-test/snapshot", "before", None)
+        .await
+        .unwrap();
+    let revision = put.header().unwrap().revision();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("control-plane.db");
+    let run = bed
+        .etcd(&["snapshot", "save", file.to_str().unwrap(), "-o", "json"])
+        .await;
+    let report = run.expect_code(0).json();
+    assert_eq!(report["member"], MEMBER, "{report}");
+    assert_eq!(report["cluster"]["name"], "etcd", "{report}");
+    assert_eq!(report["etcdChecksumVerified"], true, "{report}");
+    let bytes = std::fs::read(&file).unwrap();
+    assert_eq!(report["bytes"], bytes.len() as u64, "{report}");
+    let sum = std::fs::read_to_string(dir.path().join("control-plane.db.sha256")).unwrap();
+    assert!(sum.starts_with(report["sha256"].as_str().unwrap()), "{sum}");
+    let etcdutl =
+        kubectl_etcd_testbed::bins::etcdutl(kubectl_etcd_testbed::EtcdVersion::V3_7).unwrap();
+    let out = std::process::Command::new(&etcdutl)
+        .args(["snapshot", "status", "-w", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(status["revision"].as_i64().unwrap() >= revision, "{status}");
+    let restored = dir.path().join("restored");
+    let out = std::process::Command::new(&etcdutl)
+        .args(["snapshot", "restore"])
+        .arg(&file)
+        .arg("--data-dir")
+        .arg(&restored)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(restored.join("member/snap/db").is_file());
+    // The key is in it, as the tool's own reader of a snapshot sees it.
+    let run = bed
+        .etcd(&[
+            "snapshot",
+            "usage",
+            file.to_str().unwrap(),
+            "--prefix",
+            "kubectl-etcd-test/",
+            "-o",
+            "json",
+        ])
+        .await;
+    let usage = run.expect_code(0).json();
+    assert!(
+        usage.to_string().contains("kubectl-etcd-test/snapshot"),
+        "{usage}"
+    );
+    none_left(&bed, "snapshot save").await;
+    // A member the cluster does not have: the agent's refusal, relayed
+    // with its exit code; no file.
+    let missing = dir.path().join("missing.db");
+    let run = bed
+        .etcd(&[
+            "snapshot",
+            "save",
+            missing.to_str().unwrap(),
+            "--member",
+            "no-such-member",
+        ])
+        .await;
+    run.expect_code(2);
+    assert!(run.stderr.contains("no-such-member"), "{}", run.stderr);
+    assert!(!missing.exists());
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        3,
+        "FILE, FILE.sha256, restored/"
+    );
+    none_left(&bed, "snapshot save --member").await;
+
+    // deploy/kubeadm/rbac-agent.yaml, as committed, is all a maintainer
+    // needs: `status` and `snapshot save` work with its group alone, and
+    // nothing does without it.
+    let manifest =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubeadm/rbac-agent.yaml");
+    bed.kubectl(&["apply", "-f", manifest.to_str().unwrap()])
+        .await
+        .expect_code(0);
+    let as_maintainer = ["--as", "alice", "--as-group", "control-plane-maintainers"];
+    let with_role = dir.path().join("with-role.db");
+    for args in [
+        vec!["etcd", "status", "etcd", "-n", "kube-system"],
+        vec![
+            "etcd",
+            "snapshot",
+            "save",
+            with_role.to_str().unwrap(),
+            "etcd",
+            "-n",
+            "kube-system",
+        ],
+    ] {
+        let mut args = args;
+        args.extend(as_maintainer);
+        let run = bed.kubectl(&args).await;
+        run.expect_code(0);
+        none_left(&bed, &args.join(" ")).await;
+    }
+    assert!(with_role.is_file());
+    let run = bed
+        .kubectl(&[
+            "etcd",
+            "status",
+            "etcd",
+            "-n",
+            "kube-system",
+            "--as",
+            "alice",
+        ])
+        .await;
+    assert_ne!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("forbidden"), "{}", run.stderr);
+    none_left(&bed, "status without the role").await;
+
     // What it cannot do is refused before anything is made.
     let run = bed.etcd(&["traffic", "show"]).await;
     run.expect_code(2);

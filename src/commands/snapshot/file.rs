@@ -1,230 +1,59 @@
-//! `snapshot save` and `snapshot status`.
-//!
-//! `save` streams one member's backend (the member `plan::backup` picks)
-//! into a temporary file beside the target, owner-only, hashing as it goes.
-//! Only a transfer that is complete (as many bytes as the member announced),
-//! whose appended SHA-256 matches, that reads back as a bolt database and is
-//! synced to disk is renamed into place; anything else (Ctrl-C, SIGTERM or
-//! SIGHUP, a full disk, a member that stops sending) removes the temporary
-//! file, so FILE is either the previous file or a whole, checked snapshot.
-//!
-//! `status` reads a file with `etcd::bolt`, without etcdutl.
+//! The file `snapshot save` writes: FILE checked before anything is
+//! dialed, a partial file beside it (owner-only, removed unless
+//! committed), the bytes hashed as they are written (etcd's appended
+//! SHA-256 checked), and the commit (FILE and FILE.sha256 renamed into
+//! place and synced). Whoever sends the bytes, etcd directly or an agent
+//! on a control plane's node, the file is written here the same way.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
-use futures::StreamExt;
 use ring::digest::{Context, SHA256};
 use tokio::io::AsyncWriteExt;
 
-use crate::error::{Error, ExitStatus, Result};
-use crate::etcd::bolt::{self, DbStatus, Integrity};
-use crate::etcd::EtcdOps;
-use crate::exec::signals::{self, Notices, SignalWatch};
-use crate::exec::RunControl;
-use crate::output;
-use crate::report::{SnapshotContents, SnapshotSaveReport, SnapshotStatusReport};
-use crate::settings::command::SnapshotSave as SnapshotSaveArgs;
-use crate::settings::Global;
+use crate::error::{Error, Result};
 
 /// The length of the SHA-256 etcd appends to a Snapshot stream.
-const TRAILER: usize = 32;
+pub(super) const TRAILER: usize = 32;
 
-pub async fn save(global: &Global, args: &SnapshotSaveArgs) -> Result<ExitStatus> {
-    let target_file = check_destination(&args.file, args.force)?;
-    let session = crate::session::open(&global.reach, args.cluster.as_deref()).await?;
-    let (ops, target) = (&session.clients, &session.target);
-    let look = crate::etcd::take::look(ops, target).await?;
-    let super::ReadSource { source, dial, .. } = super::read_source(&look, args.member.as_deref())?;
-
-    // Watched before the partial file exists, so no signal can kill the
-    // process and leave it behind. The transfer only reads: the first
-    // signal ends it at once.
-    let control = RunControl::default();
-    let watch = SignalWatch::start(
-        &control,
-        Notices {
-            first: "removing the partial snapshot; nothing was saved".into(),
-            hint: None,
-            second: "removing the partial snapshot; nothing was saved".into(),
-        },
-        crate::logging::message,
-    )?;
-    let temp = Partial::create(&target_file)?;
-    let progress =
-        output::progress::Transfer::new(global.output, &format!("saving from {}", source.name));
-    let started = Instant::now();
-    let transfer = stream_into(ops, &dial, &source.name, &temp, &progress);
-    let outcome = tokio::select! {
-        outcome = transfer => outcome,
-        _ = control.cancel.cancelled() => {
-            progress.finish();
-            drop(temp);
-            return Ok(stopped(watch));
-        }
-    };
-    progress.finish();
-    let (digests, expected) = outcome?;
-    let seconds = started.elapsed().as_secs_f64();
-    let bytes = digests.bytes;
-    if expected != Some(bytes) {
-        return Err(Error::refused(format!(
-            "{} ended the snapshot after {bytes} of {} bytes; nothing was saved, try again",
-            source.name,
-            expected.map_or_else(|| "the announced".into(), |e| e.to_string())
-        )));
-    }
-    if !digests.trailer_matches() {
-        return Err(Error::refused(format!(
-            "the snapshot from {} does not match the SHA-256 etcd appended (corrupted in transit or on disk); nothing was saved, try again",
-            source.name
-        )));
-    }
-    let contents = match read_status(temp.path()).await? {
-        Ok(status) => status,
-        Err(why) => {
-            return Err(Error::refused(format!(
-                "the snapshot from {} is not a readable database ({why}); nothing was saved",
-                source.name
-            )))
-        }
-    };
-    let sha256 = digests.whole_hex();
-    // A signal during the checks still wins: nothing is saved. From here
-    // on one is ignored until the file is in place (a rename and a sync).
-    if watch.received().is_some() {
-        drop(temp);
-        return Ok(stopped(watch));
-    }
-    drop(watch);
-    temp.commit(&sha256)?;
-
-    let report = SnapshotSaveReport {
-        cluster: target.cluster.clone(),
-        member: source.name.clone(),
-        role: source.role,
-        file: target_file.display().to_string(),
-        bytes,
-        sha256,
-        etcd_checksum_verified: true,
-        seconds,
-        bytes_per_second: (bytes as f64 / seconds.max(1e-3)) as u64,
-        contents: contents_of(contents),
-    };
-    output::print(&report, global.output)?;
-    Ok(ExitStatus::Success)
+/// The partial file being written, with its digests.
+pub(super) struct Writing {
+    file: tokio::io::BufWriter<tokio::fs::File>,
+    pub digests: Digests,
+    /// The length the sender announced (the database and its checksum).
+    pub expected: Option<u64>,
 }
 
-/// Streams `member`'s Snapshot into the partial file, counting and hashing
-/// as it goes: the digests, and the length etcd announced (the database
-/// plus its checksum).
-async fn stream_into(
-    ops: &crate::etcd::EtcdClients,
-    dial: &crate::reach::Dial,
-    member: &str,
-    temp: &Partial,
-    progress: &output::progress::Transfer,
-) -> Result<(Digests, Option<u64>)> {
-    let mut stream = ops
-        .snapshot(dial)
-        .await
-        .map_err(|e| Error::etcd(format!("start a snapshot of {member}"), e))?;
-    let mut file = tokio::io::BufWriter::with_capacity(1 << 20, temp.open_async().await?);
-    let mut digests = Digests::new();
-    let mut expected = None;
-    while let Some(chunk) = stream.next().await {
-        let chunk =
-            chunk.map_err(|e| Error::etcd(format!("stream the snapshot of {member}"), e))?;
-        if expected.is_none() {
-            // `remaining` counts the database only; etcd's checksum
-            // follows it.
-            let total = chunk.blob.len() as u64 + chunk.remaining + TRAILER as u64;
-            expected = Some(total);
-            progress.total(total);
-            tracing::info!(
-                "streaming {total} bytes from {member} into {}",
-                temp.path().display()
-            );
-        }
-        file.write_all(&chunk.blob)
+impl Writing {
+    pub async fn open(temp: &Partial) -> Result<Writing> {
+        Ok(Writing {
+            file: tokio::io::BufWriter::with_capacity(1 << 20, temp.open_async().await?),
+            digests: Digests::new(),
+            expected: None,
+        })
+    }
+
+    pub async fn write(&mut self, temp: &Partial, chunk: &[u8]) -> Result<()> {
+        self.file
+            .write_all(chunk)
             .await
             .map_err(|e| temp.write_error(e))?;
-        digests.update(&chunk.blob);
-        progress.advance(chunk.blob.len() as u64);
+        self.digests.update(chunk);
+        Ok(())
     }
-    file.flush().await.map_err(|e| temp.write_error(e))?;
-    let file = file.into_inner();
-    file.sync_all().await.map_err(|e| temp.write_error(e))?;
-    Ok((digests, expected))
-}
 
-/// After a signal stopped `save` (the partial file already removed): 130
-/// for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP.
-fn stopped(watch: SignalWatch) -> ExitStatus {
-    signals::exit_status(watch.finish(), ExitStatus::Failed, ExitStatus::Interrupted)
-}
-
-pub async fn status(global: &Global, file: &std::path::Path) -> Result<ExitStatus> {
-    let path = file.to_path_buf();
-    let read = tokio::task::spawn_blocking(move || {
-        let file = std::fs::File::open(&path)?;
-        let bytes = file.metadata()?.len();
-        Ok::<_, std::io::Error>((bolt::status(&file), bolt::integrity(&file), bytes))
-    })
-    .await
-    .map_err(|e| Error::Failed(format!("reading the snapshot stopped: {e}")))?;
-    let (db, integrity, bytes) = read.map_err(|source| Error::ReadFile {
-        flag: "snapshot",
-        path: file.display().to_string(),
-        source,
-    })?;
-    let file = file.display().to_string();
-    let db = db.map_err(|why| Error::usage(format!("{file} is not an etcd snapshot: {why}")))?;
-    let integrity = integrity.map_err(|why| Error::usage(format!("{file}: {why}")))?;
-    let report = SnapshotStatusReport {
-        file: file.clone(),
-        bytes,
-        etcd_checksum: match integrity {
-            Integrity::Verified => "verified",
-            Integrity::Mismatch => "mismatch",
-            Integrity::Absent => "absent",
-        },
-        contents: contents_of(db),
-    };
-    output::print(&report, global.output)?;
-    if integrity == Integrity::Mismatch {
-        return Err(Error::refused(format!(
-            "{file} does not match the SHA-256 etcd appended when it was saved: it changed since; do not restore it"
-        )));
+    /// Flushes and syncs the file: its digests and the announced length.
+    pub async fn done(mut self, temp: &Partial) -> Result<(Digests, Option<u64>)> {
+        self.file.flush().await.map_err(|e| temp.write_error(e))?;
+        let file = self.file.into_inner();
+        file.sync_all().await.map_err(|e| temp.write_error(e))?;
+        Ok((self.digests, self.expected))
     }
-    Ok(ExitStatus::Success)
-}
-
-fn contents_of(db: DbStatus) -> SnapshotContents {
-    SnapshotContents {
-        hash: db.hash,
-        revision: db.revision,
-        keys: db.live_keys,
-        entries: db.total_keys,
-        total_size: db.total_size,
-        storage_version: db.storage_version,
-    }
-}
-
-/// Reads the saved file back as a bolt database, off the async threads.
-async fn read_status(path: &Path) -> Result<std::result::Result<DbStatus, String>> {
-    let path = path.to_path_buf();
-    let shown = path.display().to_string();
-    tokio::task::spawn_blocking(move || std::fs::File::open(&path).map(|f| bolt::status(&f)))
-        .await
-        .map_err(|e| Error::Failed(format!("reading {shown} back stopped: {e}")))?
-        .map_err(|e| Error::Failed(format!("cannot read {shown} back: {e}")))
 }
 
 /// FILE as given, refused (exit 2, before anything is dialed) when it is a
 /// directory, its folder does not exist, or it exists and `--force` is not
 /// given.
-fn check_destination(file: &Path, force: bool) -> Result<PathBuf> {
+pub(super) fn check_destination(file: &Path, force: bool) -> Result<PathBuf> {
     let shown = file.display();
     if file.file_name().is_none() {
         return Err(Error::usage(format!("{shown}: FILE must name a file")));
@@ -249,7 +78,7 @@ fn check_destination(file: &Path, force: bool) -> Result<PathBuf> {
     Ok(file.to_path_buf())
 }
 
-fn parent_of(file: &Path) -> PathBuf {
+pub(super) fn parent_of(file: &Path) -> PathBuf {
     match file.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -259,17 +88,17 @@ fn parent_of(file: &Path) -> PathBuf {
 /// The SHA-256 of the whole file (what `sha256sum` prints), and of all but
 /// its last 32 bytes, which must equal those 32 bytes (etcd's checksum of
 /// the database it sent).
-struct Digests {
+pub(super) struct Digests {
     whole: Context,
     database: Context,
     /// The last bytes seen, not yet known to be database rather than the
     /// checksum.
     tail: Vec<u8>,
-    bytes: u64,
+    pub bytes: u64,
 }
 
 impl Digests {
-    fn new() -> Digests {
+    pub fn new() -> Digests {
         Digests {
             whole: Context::new(&SHA256),
             database: Context::new(&SHA256),
@@ -278,7 +107,7 @@ impl Digests {
         }
     }
 
-    fn update(&mut self, chunk: &[u8]) {
+    pub fn update(&mut self, chunk: &[u8]) {
         self.whole.update(chunk);
         self.bytes += chunk.len() as u64;
         if chunk.len() >= TRAILER {
@@ -297,11 +126,11 @@ impl Digests {
         }
     }
 
-    fn trailer_matches(&self) -> bool {
+    pub fn trailer_matches(&self) -> bool {
         self.tail.len() == TRAILER && self.database.clone().finish().as_ref() == self.tail
     }
 
-    fn whole_hex(&self) -> String {
+    pub fn whole_hex(&self) -> String {
         hex(self.whole.clone().finish().as_ref())
     }
 }
@@ -311,7 +140,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The temporary file a transfer writes, removed on drop unless committed.
-struct Partial {
+pub(super) struct Partial {
     path: PathBuf,
     target: PathBuf,
     committed: bool,
@@ -320,7 +149,7 @@ struct Partial {
 impl Partial {
     /// `.FILE.part-<pid>` beside FILE, new, readable by its owner only (a
     /// snapshot holds every Secret of a Kubernetes cluster).
-    fn create(target: &Path) -> Result<Partial> {
+    pub fn create(target: &Path) -> Result<Partial> {
         use std::os::unix::fs::OpenOptionsExt;
         let name = target
             .file_name()
@@ -342,11 +171,11 @@ impl Partial {
         })
     }
 
-    fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         &self.path
     }
 
-    async fn open_async(&self) -> Result<tokio::fs::File> {
+    pub async fn open_async(&self) -> Result<tokio::fs::File> {
         tokio::fs::OpenOptions::new()
             .write(true)
             .open(&self.path)
@@ -354,7 +183,7 @@ impl Partial {
             .map_err(|e| self.write_error(e))
     }
 
-    fn write_error(&self, source: std::io::Error) -> Error {
+    pub fn write_error(&self, source: std::io::Error) -> Error {
         Error::Failed(format!(
             "cannot write the snapshot to {}: {source}; nothing was saved",
             self.path.display()
@@ -363,7 +192,7 @@ impl Partial {
 
     /// Writes FILE.sha256, renames the snapshot and its checksum into place
     /// and syncs the folder, so both survive a crash once this returns.
-    fn commit(mut self, sha256: &str) -> Result<()> {
+    pub fn commit(mut self, sha256: &str) -> Result<()> {
         let name = self
             .target
             .file_name()
