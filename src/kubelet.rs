@@ -13,10 +13,10 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which of the container's probes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProbeKind {
     Liveness,
@@ -33,7 +33,7 @@ impl ProbeKind {
 }
 
 /// What a probe asks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
 pub enum Handler {
     /// `httpGet`: a path on a port (a number or a container port's name).
@@ -66,7 +66,7 @@ impl fmt::Display for Handler {
 /// One probe of the etcd container, with the API server's defaults filled
 /// in where the Pod leaves a field out (period 10 s, timeout 1 s, three
 /// failures).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Probe {
     pub kind: ProbeKind,
@@ -129,7 +129,7 @@ impl Probe {
 }
 
 /// The probes of one member's etcd container, as its Pod declares them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodProbes {
     pub pod: String,

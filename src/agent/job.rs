@@ -26,7 +26,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::api::ObjectMeta;
 
-use crate::reach::ClusterRef;
+use crate::reach::{AgentFacts, ApiServerAt, ClusterRef};
 use crate::source::controlplane::resolve::{Certificates, StaticMember};
 
 /// The label every agent Job and Pod carries (value: the cluster's name).
@@ -137,6 +137,43 @@ pub fn place(members: &[StaticMember]) -> Result<(String, String, Option<HostTls
         Certificates::Unnamed => None,
     };
     Ok((node, endpoint, tls))
+}
+
+/// What the agent's command is told of `members` ([`AgentFacts`]): each
+/// member's node and probes, and where the user's API server is —
+/// `server` (the kubeconfig's URL) against `addresses`, each node's
+/// addresses as its Node object lists them (`None`: some could not be
+/// read). Pure.
+pub fn facts(
+    members: &[StaticMember],
+    server: &str,
+    addresses: Option<&[(String, Vec<String>)]>,
+) -> AgentFacts {
+    let named = members.iter().filter_map(|m| Some((m.name.clone()?, m)));
+    let nodes = named
+        .clone()
+        .filter_map(|(name, m)| Some((name, m.node.clone()?)))
+        .collect();
+    let probes = named
+        .filter_map(|(name, m)| Some((name, m.probes.clone()?)))
+        .collect();
+    let host = url::Url::parse(server)
+        .ok()
+        .and_then(|u| u.host_str().map(|h| h.trim_matches(['[', ']']).to_string()));
+    let api_server = match (host, addresses) {
+        (Some(host), Some(addresses)) => addresses
+            .iter()
+            .find(|(node, listed)| *node == host || listed.contains(&host))
+            .map_or(ApiServerAt::Elsewhere(host), |(node, _)| {
+                ApiServerAt::Node(node.clone())
+            }),
+        _ => ApiServerAt::Unknown,
+    };
+    AgentFacts {
+        nodes,
+        probes,
+        api_server,
+    }
 }
 
 fn env(name: &str, value: &str) -> EnvVar {
@@ -308,6 +345,65 @@ mod tests {
             data: None,
             probes: None,
         }
+    }
+
+    #[test]
+    fn the_facts_name_each_members_node_probes_and_where_the_users_api_server_is() {
+        let mut with_probes = member(Some("cp-1"), None, Certificates::Unnamed);
+        with_probes.probes = Some(crate::kubelet::PodProbes {
+            pod: "etcd-cp-1".into(),
+            container: "etcd".into(),
+            started: Some(true),
+            liveness: None,
+            startup: None,
+        });
+        let members = vec![
+            with_probes,
+            member(Some("cp-2"), None, Certificates::Unnamed),
+            member(None, None, Certificates::Unnamed),
+        ];
+        let addresses = vec![
+            (
+                "cp-1".to_string(),
+                vec!["10.0.0.1".to_string(), "cp-1".into()],
+            ),
+            (
+                "cp-2".to_string(),
+                vec!["10.0.0.2".to_string(), "fd00::2".into()],
+            ),
+        ];
+        let facts_for = |server: &str, known: bool| {
+            facts(&members, server, known.then_some(&addresses[..])).api_server
+        };
+        let node = |n: &str| ApiServerAt::Node(n.into());
+        let cases = [
+            ("https://10.0.0.2:6443", true, node("cp-2")),
+            ("https://cp-1:6443", true, node("cp-1")),
+            ("https://[fd00::2]:6443", true, node("cp-2")),
+            (
+                "https://lb.example:6443",
+                true,
+                ApiServerAt::Elsewhere("lb.example".into()),
+            ),
+            ("https://10.0.0.2:6443", false, ApiServerAt::Unknown),
+            ("not a url", true, ApiServerAt::Unknown),
+        ];
+        for (server, known, want) in cases {
+            assert_eq!(facts_for(server, known), want, "{server} {known}");
+        }
+        let all = facts(&members, "https://10.0.0.1:6443", Some(&addresses));
+        assert_eq!(
+            all.nodes,
+            [
+                ("cp-1".into(), "cp-1".into()),
+                ("cp-2".into(), "cp-2".into())
+            ]
+        );
+        let probed: Vec<&str> = all.probes.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(probed, ["cp-1"]);
+        // Handed over as JSON, read back whole.
+        let json = serde_json::to_string(&all).unwrap();
+        assert_eq!(serde_json::from_str::<AgentFacts>(&json).unwrap(), all);
     }
 
     fn kubeadm() -> Certificates {

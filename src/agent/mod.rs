@@ -82,7 +82,8 @@ pub async fn run(
     on_node: &OnNode,
     command: AgentCommand,
 ) -> Result<ExitStatus> {
-    let spec = |args: Vec<String>| spec_of(settings, on_node, args, Vec::new());
+    let facts = read_facts(kube, on_node).await;
+    let spec = |args: Vec<String>| spec_of(settings, on_node, args, &facts, Vec::new());
     let Some(question) = command.ask_first else {
         return run_one(kube, &spec(command.args)?).await;
     };
@@ -107,8 +108,12 @@ fn spec_of(
     settings: &AgentSettings,
     on_node: &OnNode,
     args: Vec<String>,
-    env: Vec<(String, String)>,
+    facts: &crate::reach::AgentFacts,
+    mut env: Vec<(String, String)>,
 ) -> Result<AgentSpec> {
+    if let Ok(json) = serde_json::to_string(facts) {
+        env.push((crate::reach::flags::AGENT_FACTS_ENV.into(), json));
+    }
     let (node, endpoint, tls) = job::place(&on_node.members).map_err(|why| {
         Error::Refused(format!(
             "{} cannot be reached from its nodes: {why}",
@@ -165,7 +170,8 @@ where
     F: FnOnce(Served, RunControl) -> Fut,
     Fut: Future<Output = Result<T>>,
 {
-    let spec = spec_of(settings, on_node, args, env)?;
+    let facts = read_facts(kube, on_node).await;
+    let spec = spec_of(settings, on_node, args, &facts, env)?;
     let running = Running::start(kube, &spec, notices).await?;
     let (tx, rx) = mpsc::unbounded_channel();
     let relay = relay_agent(
@@ -234,6 +240,37 @@ where
         control.abandon_now();
     }
     used.map(Some)
+}
+
+/// What the agent's command is told of `on_node` (`job::facts`), with the
+/// control plane's Node objects read for their addresses; without them
+/// (no `get` on nodes) where the user's API server is stays unknown.
+async fn read_facts(kube: &Kube, on_node: &OnNode) -> crate::reach::AgentFacts {
+    use k8s_openapi::api::core::v1::Node;
+    let nodes: Api<Node> = Api::all(kube.client.clone());
+    let mut names: Vec<String> = on_node
+        .members
+        .iter()
+        .filter_map(|m| m.node.clone())
+        .collect();
+    names.sort();
+    names.dedup();
+    let mut addresses = Vec::new();
+    for name in names {
+        match nodes.get(&name).await {
+            Ok(node) => {
+                let listed = node.status.and_then(|s| s.addresses).unwrap_or_default();
+                addresses.push((name, listed.into_iter().map(|a| a.address).collect()));
+            }
+            Err(e) => {
+                tracing::debug!(
+                    "node {name} not read ({e}): where this kubectl's API server is stays unknown"
+                );
+                return job::facts(&on_node.members, &kube.server, None);
+            }
+        }
+    }
+    job::facts(&on_node.members, &kube.server, Some(&addresses))
 }
 
 /// A Job name of its own: `kubectl-etcd-agent-` and eight hex digits.

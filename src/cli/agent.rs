@@ -33,6 +33,11 @@ pub struct AgentArgs {
     /// (read by `cli::parse`).
     #[arg(skip)]
     pub serve_key: Option<String>,
+
+    /// In an agent: what the tool that started it knew of the cluster
+    /// (JSON), from `reach::flags::AGENT_FACTS_ENV`.
+    #[arg(skip)]
+    pub facts: Option<String>,
 }
 
 impl AgentArgs {
@@ -40,5 +45,6 @@ impl AgentArgs {
     pub fn read_env(&mut self) {
         self.agent_of = std::env::var(crate::reach::flags::AGENT_OF_ENV).ok();
         self.serve_key = std::env::var(crate::reach::flags::AGENT_SERVE_ENV).ok();
+        self.facts = std::env::var(crate::reach::flags::AGENT_FACTS_ENV).ok();
     }
 }

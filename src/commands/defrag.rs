@@ -24,7 +24,11 @@ pub async fn run(global: &Global, args: &OneCluster) -> Result<ExitStatus> {
         others: session.runs.as_ref().map(session::ClusterRuns::shared),
         rooms: session.rooms(),
         // An agent's sweep is a control plane's (`crate::agent`).
-        control_plane: global.reach.agent_of.is_some(),
+        control_plane: global
+            .reach
+            .agent_of
+            .as_ref()
+            .map(|_| global.reach.agent_facts.clone()),
     };
 
     // First look: the preview (unknown --member names are a usage error),

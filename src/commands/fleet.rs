@@ -147,7 +147,7 @@ impl Fleet<'_> {
             interrupted: None,
             others: session.runs.as_ref().map(session::ClusterRuns::shared),
             rooms: session.rooms(),
-            control_plane: false,
+            control_plane: None,
         }
     }
 

@@ -377,10 +377,24 @@ fn whom_to_probe(target: &Target, list: &[ListedMember]) -> Vec<Row> {
     let mut rows: Vec<Row> = Vec::new();
     if target.discover {
         for member in list {
-            match dial_for_listed(member, &target.dials) {
-                Ok(dial) => rows.push(Row::listed(member, Some(dial), None)),
-                Err(why) => rows.push(Row::listed(member, None, Some(why))),
+            let mut row = match dial_for_listed(member, &target.dials) {
+                Ok(dial) => Row::listed(member, Some(dial), None),
+                Err(why) => Row::listed(member, None, Some(why)),
+            };
+            // Its Pod's probes, when they were handed over by name.
+            let probes = target
+                .probes_by_name
+                .iter()
+                .find(|(n, _)| *n == member.name);
+            if let (Some((_, probes)), Some(dial)) = (probes, &row.dial) {
+                row.known = Some(KnownMember {
+                    name: member.name.clone(),
+                    id: Some(member.id),
+                    dial: dial.clone(),
+                    probes: Some(probes.clone()),
+                });
             }
+            rows.push(row);
         }
     } else {
         for dial in &target.dials {

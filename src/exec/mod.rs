@@ -143,10 +143,10 @@ pub struct RunInput {
     /// Where each member's free disk space is read ([`RoomReader`]);
     /// `None` where it cannot be known (standalone mode).
     pub rooms: Option<std::sync::Arc<dyn RoomReader>>,
-    /// Whether the cluster is a control plane's own etcd (run in its
-    /// agent): the plan says which API server stalls while each member
-    /// defragments.
-    pub control_plane: bool,
+    /// When the cluster is a control plane's own etcd (run in its agent):
+    /// what the agent was told of it; the plan says which API server
+    /// stalls while each member defragments.
+    pub control_plane: Option<crate::reach::AgentFacts>,
 }
 
 /// How a caller stops a run, and when it must stop by itself.
@@ -329,7 +329,7 @@ pub fn plan_notes(
         &candidates(look, verdict, input),
         look,
         features,
-        input.control_plane,
+        input.control_plane.as_ref(),
     )
 }
 

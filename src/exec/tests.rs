@@ -55,7 +55,7 @@ fn input(options: SweepOptions) -> RunInput {
         interrupted: None,
         others: None,
         rooms: None,
-        control_plane: false,
+        control_plane: None,
     }
 }
 
@@ -405,7 +405,7 @@ fn with_others(others: ScriptedOthers) -> RunInput {
     RunInput {
         others: Some(std::sync::Arc::new(others)),
         rooms: None,
-        control_plane: false,
+        control_plane: None,
         ..input(options())
     }
 }

@@ -11,6 +11,7 @@ use super::defrag::{outage_notice, Measured, Plan};
 use super::probes::{budget, Budget};
 use crate::defects::{among, Touches, APPLY_SNAPSHOT_DURING_DEFRAG};
 use crate::look::ClusterLook;
+use crate::reach::{AgentFacts, ApiServerAt};
 
 /// The gate whose state changes what clients go through.
 pub const STOP_GRPC_ON_DEFRAG: &str = "StopGRPCServiceOnDefrag";
@@ -27,12 +28,12 @@ pub fn notes(
     plan: &Plan,
     look: &ClusterLook,
     features: &FeatureGates,
-    control_plane: bool,
+    control_plane: Option<&AgentFacts>,
 ) -> Vec<String> {
     let planned: Vec<&str> = plan.to_defrag().map(|m| m.name.as_str()).collect();
     let mut out = Vec::new();
-    if control_plane {
-        out.extend(api_servers_beside(plan, look));
+    if let Some(facts) = control_plane {
+        out.extend(api_servers_beside(plan, look, facts));
     }
     out.extend(grpc_on_defrag(&planned, features));
     out.extend(outage_notice(plan, &Measured::default()));
@@ -46,25 +47,57 @@ pub fn notes(
 /// talks to the member on its own node only, so while a member
 /// defragments the API server beside it stalls, whatever its feature
 /// gates; with one voter, the defrag stops the control plane's etcd and
-/// its API server outright, for the predicted time.
-fn api_servers_beside(plan: &Plan, look: &ClusterLook) -> Option<String> {
+/// its API server for as long as it takes. `facts` name each member's
+/// node, and whether the user's own API server is one of them (its
+/// requests then wait while that node's member defragments; the agent on
+/// the node carries on without it).
+fn api_servers_beside(plan: &Plan, look: &ClusterLook, facts: &AgentFacts) -> Vec<String> {
     let planned: Vec<&str> = plan.to_defrag().map(|m| m.name.as_str()).collect();
     if planned.is_empty() {
-        return None;
+        return Vec::new();
     }
+    let node_of = |member: &str| {
+        facts
+            .nodes
+            .iter()
+            .find(|(m, _)| m == member)
+            .map(|(_, node)| node.as_str())
+    };
+    let named = |member: &str| match node_of(member) {
+        Some(node) if node != member => format!("{member} (node {node})"),
+        _ => member.to_string(),
+    };
     let voters = look.members.iter().filter(|m| !m.is_learner()).count();
-    if voters == 1 {
-        let m = plan.to_defrag().next()?;
+    let mut out = Vec::new();
+    if let (1, Some(m)) = (voters, plan.to_defrag().next()) {
         let (seconds, _) = super::defrag::predict(m.in_use, &Measured::default());
-        return Some(format!(
-            "{} is this control plane's only member: while it defragments (about {seconds:.0}s predicted) etcd and the API server on its node stop answering, and so does every kubectl, controller and kubelet that goes through it",
-            m.name
+        out.push(format!(
+            "{} is this control plane's only member: while it defragments (about {} predicted) etcd and the API server on its node stop answering, and so does every kubectl, controller and kubelet that goes through it",
+            named(&m.name),
+            crate::quantity::format_duration(std::time::Duration::from_secs_f64(seconds.max(0.0)))
+        ));
+    } else {
+        let order: Vec<String> = planned.iter().map(|m| named(m)).collect();
+        out.push(format!(
+            "a control plane's API server talks to the member on its own node only: while {} defragments, the kube-apiserver on its node stalls (requests through it wait or time out); the others serve, one member at a time",
+            order.join(", then ")
         ));
     }
-    Some(format!(
-        "a control plane's API server talks to the member on its own node only: while {} defragments, the kube-apiserver on its node stalls (requests through it wait or time out); the others serve, one member at a time",
-        planned.join(", then ")
-    ))
+    match &facts.api_server {
+        ApiServerAt::Node(node) => {
+            let beside = planned.iter().find(|m| node_of(m) == Some(node.as_str()));
+            if let Some(member) = beside {
+                out.push(format!(
+                    "this kubectl goes through the API server on node {node}: while {member} defragments its requests wait, and the agent on the node carries on; its report is shown once that API server answers again"
+                ));
+            }
+        }
+        ApiServerAt::Elsewhere(host) => out.push(format!(
+            "this kubectl goes through {host}, which is none of these nodes: not directly through an API server that stalls (if it balances over them, requests that land on the stalled one wait)"
+        )),
+        ApiServerAt::Unknown => {}
+    }
+    out
 }
 
 /// The members to defragment whose free disk space was asked for and not
@@ -262,7 +295,7 @@ mod tests {
     fn the_grpc_gate_says_what_clients_go_through_member_by_member() {
         let snap = look(&[("a", "3.6.16", MI), ("b", "3.6.16", MI), ("c", "3.7.3", MI)]);
         let plan = plan_of(&snap);
-        let said = notes(&plan, &snap, &gates(&[("a", true), ("b", false)]), false);
+        let said = notes(&plan, &snap, &gates(&[("a", true), ("b", false)]), None);
         assert_eq!(said.len(), 2, "{said:#?}");
         assert!(
             said[0].starts_with("StopGRPCServiceOnDefrag is on for a:"),
@@ -280,7 +313,7 @@ mod tests {
         assert!(said
             .iter()
             .all(|n| !n.contains("for c") && !n.contains(", c")));
-        assert!(notes(&plan, &snap, &FeatureGates::new(), false).is_empty());
+        assert!(notes(&plan, &snap, &FeatureGates::new(), None).is_empty());
     }
 
     #[test]
@@ -290,7 +323,7 @@ mod tests {
             ("b", "3.4.23", MI),
             ("c", "3.6.16", MI),
         ]);
-        let said = notes(&plan_of(&snap), &snap, &FeatureGates::new(), false);
+        let said = notes(&plan_of(&snap), &snap, &FeatureGates::new(), None);
         let joined = said.join("\n");
         assert!(
             joined.contains("a (3.4.23), b (3.4.23) run a release where a snapshot from the leader applied while the member defragments can corrupt its data: right before each of them the sweep asks the leader's raft progress")
@@ -306,7 +339,7 @@ mod tests {
         assert!(!joined.contains("c run"), "{joined}");
         // A fixed release: nothing.
         let fixed = look(&[("a", "3.6.16", MI)]);
-        assert!(notes(&plan_of(&fixed), &fixed, &FeatureGates::new(), false).is_empty());
+        assert!(notes(&plan_of(&fixed), &fixed, &FeatureGates::new(), None).is_empty());
     }
 
     #[test]
@@ -328,7 +361,7 @@ mod tests {
             }),
             startup: None,
         });
-        let said = notes(&plan_of(&snap), &snap, &FeatureGates::new(), false);
+        let said = notes(&plan_of(&snap), &snap, &FeatureGates::new(), None);
         assert_eq!(
             said,
             ["b's liveness probe (GET /livez on port 2381, every 10s, timeout 15s, 8 failures) fails while it defragments; the kubelet would restart it after 120s of that at the earliest, and its defrag is predicted at 0.3s"]
@@ -342,7 +375,12 @@ mod tests {
             ("b", "3.6.16", MI),
             ("c", "3.6.16", MI),
         ]);
-        let said = notes(&plan_of(&three), &three, &FeatureGates::new(), true);
+        let said = notes(
+            &plan_of(&three),
+            &three,
+            &FeatureGates::new(),
+            Some(&AgentFacts::default()),
+        );
         let line = said
             .iter()
             .find(|n| n.contains("kube-apiserver on its node stalls"))
@@ -350,14 +388,19 @@ mod tests {
         // Followers first, the leader (a) last, as the plan goes.
         assert!(line.contains("b, then c, then a"), "{line}");
         // Not a control plane: not said.
-        let said = notes(&plan_of(&three), &three, &FeatureGates::new(), false);
+        let said = notes(&plan_of(&three), &three, &FeatureGates::new(), None);
         assert!(
             !said.iter().any(|n| n.contains("kube-apiserver")),
             "{said:?}"
         );
 
         let one = look(&[("a", "3.7.3", 600 * MI)]);
-        let said = notes(&plan_of(&one), &one, &FeatureGates::new(), true);
+        let said = notes(
+            &plan_of(&one),
+            &one,
+            &FeatureGates::new(),
+            Some(&AgentFacts::default()),
+        );
         let line = said
             .iter()
             .find(|n| n.contains("only member"))
@@ -365,7 +408,10 @@ mod tests {
         let (seconds, _) =
             crate::plan::defrag::predict(600 * MI, &crate::plan::defrag::Measured::default());
         assert!(
-            line.contains(&format!("about {seconds:.0}s predicted")),
+            line.contains(&format!(
+                "about {} predicted",
+                crate::quantity::format_duration(std::time::Duration::from_secs_f64(seconds))
+            )),
             "{line}"
         );
         assert!(
@@ -373,8 +419,49 @@ mod tests {
             "{line}"
         );
 
+        // Where this kubectl's API server is, when known.
+        let facts = |api_server| AgentFacts {
+            nodes: vec![
+                ("a".into(), "cp-a".into()),
+                ("b".into(), "cp-b".into()),
+                ("c".into(), "cp-c".into()),
+            ],
+            probes: vec![],
+            api_server,
+        };
+        let on_b = facts(ApiServerAt::Node("cp-b".into()));
+        let said = notes(&plan_of(&three), &three, &FeatureGates::new(), Some(&on_b));
+        assert!(
+            said[0].contains("b (node cp-b), then c (node cp-c), then a (node cp-a)"),
+            "{said:?}"
+        );
+        assert!(
+            said[1].starts_with("this kubectl goes through the API server on node cp-b: while b defragments its requests wait"),
+            "{said:?}"
+        );
+        let away = facts(ApiServerAt::Elsewhere("lb.example".into()));
+        let said = notes(&plan_of(&three), &three, &FeatureGates::new(), Some(&away));
+        assert!(
+            said[1]
+                .starts_with("this kubectl goes through lb.example, which is none of these nodes"),
+            "{said:?}"
+        );
+        let unknown = facts(ApiServerAt::Unknown);
+        let said = notes(
+            &plan_of(&three),
+            &three,
+            &FeatureGates::new(),
+            Some(&unknown),
+        );
+        assert!(!said.iter().any(|n| n.contains("this kubectl")), "{said:?}");
+
         // Nothing planned: nothing said.
-        let none = notes(&Plan { members: vec![] }, &one, &FeatureGates::new(), true);
+        let none = notes(
+            &Plan { members: vec![] },
+            &one,
+            &FeatureGates::new(),
+            Some(&AgentFacts::default()),
+        );
         assert!(!none.iter().any(|n| n.contains("API server")), "{none:?}");
     }
 }

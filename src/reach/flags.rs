@@ -50,6 +50,9 @@ pub struct Flags {
     /// about. The command runs standalone (on the `ETCDCTL_*` the agent
     /// was given), and its reports name this cluster.
     pub agent_of: Option<super::ClusterRef>,
+    /// In such an agent: what the tool that started it knew of the
+    /// cluster ([`AGENT_FACTS_ENV`]).
+    pub agent_facts: super::AgentFacts,
     /// Which of them came from their variable, so an error names it.
     pub from_env: FromEnv,
 }
@@ -57,6 +60,9 @@ pub struct Flags {
 /// The variable an agent's Job sets to the cluster (`namespace/name`) its
 /// command is about ([`Flags::agent_of`]).
 pub const AGENT_OF_ENV: &str = "KUBECTL_ETCD_AGENT_OF";
+
+/// The variable an agent's Job sets to [`super::AgentFacts`], as JSON.
+pub const AGENT_FACTS_ENV: &str = "KUBECTL_ETCD_AGENT_FACTS";
 
 /// The variable an agent's Job sets when its command serves its answer on
 /// a port of the node instead of its log (`snapshot save`): the SHA-256
@@ -420,6 +426,7 @@ pub fn target_from_flags(
         quota,
         cluster: args.agent_of.clone(),
         release_hint: None,
+        probes_by_name: args.agent_facts.probes.clone(),
     })
 }
 

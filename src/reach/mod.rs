@@ -178,6 +178,39 @@ pub struct KnownMember {
     pub probes: Option<crate::kubelet::PodProbes>,
 }
 
+/// What the tool that starts an agent on a control plane's node knows of
+/// the cluster from the API server, which the agent's command (standalone
+/// on the node, with no Kubernetes access) cannot read; handed to it in
+/// [`flags::AGENT_FACTS_ENV`] as JSON.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentFacts {
+    /// Each member's node, by member name.
+    #[serde(default)]
+    pub nodes: Vec<(String, String)>,
+    /// Each member's etcd container probes, by member name.
+    #[serde(default)]
+    pub probes: Vec<(String, crate::kubelet::PodProbes)>,
+    /// Where the user's own API server is.
+    #[serde(default)]
+    pub api_server: ApiServerAt,
+}
+
+/// Where the API server the user's kubeconfig names is, against a
+/// control plane's nodes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ApiServerAt {
+    /// Not known (the nodes could not be read).
+    #[default]
+    Unknown,
+    /// On this node: the kubeconfig's server is one of its addresses.
+    Node(String),
+    /// At this host, which is none of the nodes' addresses (a load
+    /// balancer, a name in front of them, or another cluster's).
+    Elsewhere(String),
+}
+
 /// Everything needed to reach one etcd cluster.
 #[derive(Debug, Clone)]
 pub struct Target {
@@ -202,4 +235,7 @@ pub struct Target {
     /// release whose Status has no quota (before 3.6) for its `/metrics`
     /// beside Status instead of after it.
     pub release_hint: Option<String>,
+    /// Members' Pod probes known by member name before any dial, for
+    /// members found by discovery (an agent's, from [`AgentFacts`]).
+    pub probes_by_name: Vec<(String, crate::kubelet::PodProbes)>,
 }

@@ -491,6 +491,7 @@ pub async fn open_fetched(
         quota: resolved.quota,
         cluster: Some(resolved.cluster.clone()),
         release_hint: operator.as_ref().and_then(|o| o.version.clone()),
+        probes_by_name: Vec::new(),
     };
     let clients = EtcdClients::new(&target, connection.dial_timeout, connection.command_timeout);
     Ok(Session {

@@ -82,6 +82,7 @@ impl From<&GlobalArgs> for Global {
                     c.split_once('/')
                         .map(|(ns, name)| crate::reach::ClusterRef::new(ns, name))
                 }),
+                agent_facts: agent_facts(args.agent.facts.as_deref()),
                 from_env: args.from_env.clone(),
             },
             output: args.output,
@@ -92,6 +93,19 @@ impl From<&GlobalArgs> for Global {
             },
         }
     }
+}
+
+/// The facts an agent was handed (`reach::AgentFacts`); none when they do
+/// not read (a tool of another release started it: the command runs
+/// without them, as it would on the node by hand).
+fn agent_facts(json: Option<&str>) -> crate::reach::AgentFacts {
+    let Some(json) = json else {
+        return crate::reach::AgentFacts::default();
+    };
+    serde_json::from_str(json).unwrap_or_else(|e| {
+        tracing::warn!("the agent's facts do not read ({e}); going on without them");
+        crate::reach::AgentFacts::default()
+    })
 }
 
 /// The health gate as the flags set it.

@@ -237,18 +237,29 @@ pub fn pod_probes(pod: &Pod) -> Option<PodProbes> {
         liveness: container
             .liveness_probe
             .as_ref()
-            .and_then(|p| probe_of(ProbeKind::Liveness, p)),
+            .and_then(|p| probe_of(ProbeKind::Liveness, p, container)),
         startup: container
             .startup_probe
             .as_ref()
-            .and_then(|p| probe_of(ProbeKind::Startup, p)),
+            .and_then(|p| probe_of(ProbeKind::Startup, p, container)),
     })
 }
 
-fn probe_of(kind: ProbeKind, p: &k8s_openapi::api::core::v1::Probe) -> Option<Probe> {
+/// `p` as the tool weighs it; a port named in `container`'s ports
+/// (kubeadm's `probe-port`) is its number.
+fn probe_of(
+    kind: ProbeKind,
+    p: &k8s_openapi::api::core::v1::Probe,
+    container: &k8s_openapi::api::core::v1::Container,
+) -> Option<Probe> {
     let port = |port: &IntOrString| match port {
         IntOrString::Int(n) => n.to_string(),
-        IntOrString::String(name) => name.clone(),
+        IntOrString::String(name) => container
+            .ports
+            .iter()
+            .flatten()
+            .find(|p| p.name.as_deref() == Some(name.as_str()))
+            .map_or_else(|| name.clone(), |p| p.container_port.to_string()),
     };
     let handler = if let Some(h) = &p.http_get {
         Handler::HttpGet {
@@ -355,6 +366,28 @@ mod probe_tests {
 
     fn pod(value: serde_json::Value) -> Pod {
         serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn a_probe_on_a_named_port_is_on_that_ports_number() {
+        // kubeadm 1.37's static Pod names its metrics port.
+        let named = |ports: serde_json::Value| {
+            let p = pod(serde_json::json!({
+                "metadata": {"name": "etcd-cp1"},
+                "spec": {"containers": [{
+                    "name": "etcd", "image": "registry.k8s.io/etcd:3.6.5-0",
+                    "ports": ports,
+                    "livenessProbe": {"httpGet": {"path": "/livez", "port": "probe-port"}}
+                }]}
+            }));
+            match pod_probes(&p).unwrap().liveness.unwrap().handler {
+                Handler::HttpGet { port, .. } => port,
+                other => panic!("{other:?}"),
+            }
+        };
+        let ports = serde_json::json!([{"name": "probe-port", "containerPort": 2381}]);
+        assert_eq!(named(ports), "2381");
+        assert_eq!(named(serde_json::json!([])), "probe-port");
     }
 
     #[test]

@@ -746,7 +746,7 @@ fn defrag_dry_run() -> DefragReport {
         interrupted: None,
         others: None,
         rooms: None,
-        control_plane: false,
+        control_plane: None,
     };
     preview(&snap, &verdict, &input).unwrap()
 }

@@ -360,6 +360,21 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
         notes.contains("only member") && notes.contains("s predicted"),
         "{plan}"
     );
+    // The static Pod's probes (kubeadm's, on 2381), read here and handed
+    // to the agent, are weighed against the predicted defrag.
+    assert!(
+        notes.contains("liveness probe (GET /livez on port 2381"),
+        "{plan}"
+    );
+    // The bed's API server is not on the node: this kubectl does not go
+    // through the one that stalls.
+    assert!(
+        notes.contains(&format!(
+            "this kubectl goes through {}, which is none of these nodes",
+            kubectl_etcd_testbed::node::HOST_IP
+        )),
+        "{plan}"
+    );
     none_left(&bed, "defrag --dry-run").await;
     let run = bed.etcd(&["defrag", "--yes"]).await;
     run.expect_code(1);

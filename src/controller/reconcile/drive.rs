@@ -60,7 +60,7 @@ pub(super) async fn drive(
         // oldest unfinished one acts): the others are queued behind it.
         others: None,
         rooms: session.rooms(),
-        control_plane: false,
+        control_plane: None,
     };
     let control = RunControl {
         cancel: ctx.shutdown.child_token(),

@@ -285,6 +285,7 @@ impl FakeCluster {
                 .map(|m| Dial::new(m.endpoint.clone()))
                 .collect(),
             known: vec![],
+            probes_by_name: vec![],
             discover: true,
             tls: None,
             credentials: None,

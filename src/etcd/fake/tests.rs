@@ -18,6 +18,32 @@ async fn snapshot_take_works_unchanged_against_the_fake() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn probes_handed_over_by_name_reach_the_members_found_by_discovery() {
+    // An agent's target: discovery from its node's member, the probes
+    // the tool that started it read from the static Pods.
+    let fake = FakeCluster::new(&[("a", 500, 100), ("b", 400, 100), ("c", 300, 100)]);
+    let probes = crate::kubelet::PodProbes {
+        pod: "etcd-b".into(),
+        container: "etcd".into(),
+        started: Some(true),
+        liveness: None,
+        startup: None,
+    };
+    let mut target = fake.target();
+    target.probes_by_name = vec![("b".into(), probes.clone())];
+    let snap = crate::etcd::take::look(&fake, &target).await.unwrap();
+    let of = |name: &str| {
+        snap.members
+            .iter()
+            .find(|m| m.name == name)
+            .and_then(|m| m.probes.clone())
+    };
+    assert_eq!(of("b"), Some(probes));
+    assert_eq!(of("a"), None);
+    assert_eq!(of("c"), None);
+}
+
+#[tokio::test(start_paused = true)]
 async fn defragment_shrinks_and_blocks_status_until_done() {
     let fake = FakeCluster::new(&[("a", 500, 100), ("b", 400, 100), ("c", 300, 100)]);
     fake.defrag_takes("b", Duration::from_secs(60));
