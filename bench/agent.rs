@@ -79,7 +79,7 @@ fn main() {
 
 async fn bench(runs: usize) {
     let started = Instant::now();
-    let mut bed = Bed::start_kubeadm("default").await;
+    let mut bed = Bed::start_kubeadm("default", 1).await;
     support::tool_image(&mut bed.node);
     println!(
         "kubeadm bed Ready with the tool's image in {:.1} s",

@@ -17,8 +17,8 @@
 //! the log is read again, from where it was left, once the API server
 //! answers. The agent's life ends with the command's however it ends:
 //! - it finishes: the Job and its Pod are deleted;
-//! - the first Ctrl-C or SIGTERM here: the Job is suspended, so its Pod
-//!   is stopped with its grace period and its command gets SIGTERM,
+//! - the first Ctrl-C or SIGTERM here: the Job is suspended and its Pod
+//!   deleted with its grace period, so its command gets SIGTERM at once,
 //!   finishes what is in flight and reports, and the report is still
 //!   relayed; the second stops relaying and deletes it at once;
 //! - this process dies or loses the API server for good: the Job's
@@ -403,12 +403,16 @@ async fn relay_agent(
         if control.cancel.is_cancelled() && !stopping {
             stopping = true;
             // SIGTERM to the agent's command: it finishes what is in
-            // flight and reports. Suspending the Job stops its Pod (with
-            // the Pod's grace period) and starts no other.
+            // flight and reports. The Job suspended starts no other Pod;
+            // its Pod deleted here (with its grace period) has the kubelet
+            // send SIGTERM now, without waiting for the Job controller to
+            // act on the suspension: the sooner the command hears it, the
+            // less a sweep may start after the signal.
             let suspend = serde_json::json!({"spec": {"suspend": true}});
             let _ = jobs
                 .patch(&spec.name, &PatchParams::default(), &Patch::Merge(&suspend))
                 .await;
+            let _ = pods.delete(&pod, &DeleteParams::default()).await;
         }
         let params = LogParams {
             follow: true,

@@ -58,8 +58,9 @@ pub struct ServerOptions {
     pub service_cidr: String,
     /// Admit Pods with ServiceAccount tokens (a real node mounts them).
     pub service_accounts: bool,
-    /// The address a kubelet's serving certificate is for.
-    pub kubelet_ip: String,
+    /// The addresses a kubelet's serving certificate is for (one
+    /// certificate for every node's kubelet).
+    pub kubelet_ips: Vec<String>,
     /// More names and addresses for the serving certificate (the
     /// `kubernetes` Service's ClusterIP and DNS names).
     pub extra_names: Vec<String>,
@@ -71,7 +72,7 @@ impl Default for ServerOptions {
             bind: "127.0.0.1".into(),
             service_cidr: "10.0.0.0/24".into(),
             service_accounts: false,
-            kubelet_ip: "127.0.0.1".into(),
+            kubelet_ips: vec!["127.0.0.1".into()],
             extra_names: Vec::new(),
         }
     }
@@ -200,7 +201,8 @@ impl ApiServer {
         // the other node proxies), and a kubelet's own serving certificate:
         // both from the same CA, so each side verifies the other.
         let kubelet_client = ca.issue("kube-apiserver-kubelet-client", None, &[])?;
-        let kubelet_serving = ca.issue("testbed-kubelet", None, &[options.kubelet_ip.as_str()])?;
+        let kubelet_ips: Vec<&str> = options.kubelet_ips.iter().map(String::as_str).collect();
+        let kubelet_serving = ca.issue("testbed-kubelet", None, &kubelet_ips)?;
         let (sa_private, sa_public) = signing_key()?;
         let write = |name: &str, text: &str| -> Result<String> {
             let path = dir.path().join(name);

@@ -38,15 +38,27 @@ const CERT_PHASES: [&str; 5] = [
 
 /// Writes kubeadm's etcd certificates and static Pod manifest for a node
 /// named `node` at `address` under `<dir>/kubeadm-root`, returning that
-/// folder. `extra_args` go to `etcd.local.extraArgs` (name, value).
+/// folder. `extra_args` go to `etcd.local.extraArgs` (name, value). With
+/// `ca_from` (another node's root), that node's etcd CA is copied first,
+/// and kubeadm signs this node's certificates with it, as an operator
+/// does who copies the CA before `kubeadm join --control-plane`.
 pub fn lay_out(
     dir: &Path,
     node: &str,
     address: &str,
-    extra_args: &[(&str, &str)],
+    extra_args: &[(String, String)],
+    ca_from: Option<&Path>,
 ) -> Result<PathBuf> {
     let root = dir.join(ROOT);
     std::fs::create_dir_all(root.join("var/lib/etcd")).map_err(|e| e.to_string())?;
+    if let Some(from) = ca_from {
+        let pki = "etc/kubernetes/pki/etcd";
+        std::fs::create_dir_all(root.join(pki)).map_err(|e| e.to_string())?;
+        for file in ["ca.crt", "ca.key"] {
+            std::fs::copy(from.join(pki).join(file), root.join(pki).join(file))
+                .map_err(|e| format!("copy the etcd CA's {file}: {e}"))?;
+        }
+    }
     let mut extra = String::new();
     if !extra_args.is_empty() {
         extra.push_str("    extraArgs:\n");

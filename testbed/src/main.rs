@@ -132,6 +132,11 @@ enum NodeCmd {
         /// marks one.
         #[arg(long)]
         kubeadm: bool,
+        /// With --kubeadm: this many control-plane nodes (each its own
+        /// network namespace, containerd and kubelet), their etcd members
+        /// one cluster.
+        #[arg(long, default_value_t = 1, requires = "kubeadm", value_parser = clap::value_parser!(u8).range(1..=3))]
+        control_planes: u8,
     },
 }
 
@@ -169,7 +174,7 @@ async fn node_up(
     env_file: Option<PathBuf>,
     etcd: &str,
     operator: Option<kubectl_etcd_testbed::operator::Operator>,
-    kubeadm: bool,
+    (kubeadm, control_planes): (bool, usize),
 ) -> Result<(), String> {
     use kubectl_etcd_testbed::node::{Node, NodeSpec, ETCD_REPOSITORY};
     use kubectl_etcd_testbed::operator::OPERATOR_NAMESPACE;
@@ -185,6 +190,7 @@ async fn node_up(
         operator,
         etcd_io_operator: false,
         kubeadm,
+        control_planes,
     })
     .await?;
     let releases: Vec<String> = node
@@ -228,8 +234,12 @@ async fn run(cli: Cli) -> Result<(), String> {
                     etcd,
                     operator,
                     kubeadm,
+                    control_planes,
                 },
-        } => return node_up(env_file, &etcd, operator, kubeadm).await,
+        } => {
+            let control_planes = usize::from(control_planes);
+            return node_up(env_file, &etcd, operator, (kubeadm, control_planes)).await;
+        }
         Cmd::Up(args) => args,
         // Stopped, the round in progress is dropped: its cluster's members
         // are killed and its folder removed.

@@ -41,10 +41,9 @@
 //! (`system:masters`): the node is a place to run Pods, not a study of
 //! node authorization.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Node as KubeNode;
 use kube::api::Api;
@@ -93,6 +92,9 @@ pub struct NodeSpec {
     /// kubeadm's static Pod, from kubeadm's own certificates and manifest,
     /// and the node labelled and tainted as kubeadm marks one.
     pub kubeadm: bool,
+    /// With `kubeadm`: how many control-plane nodes, their etcd members
+    /// one cluster (the others are [`crate::peers`]).
+    pub control_planes: usize,
 }
 
 impl Default for NodeSpec {
@@ -103,6 +105,7 @@ impl Default for NodeSpec {
             operator: None,
             etcd_io_operator: false,
             kubeadm: false,
+            control_planes: 1,
         }
     }
 }
@@ -116,12 +119,16 @@ pub struct Node {
     cgroup: String,
     host_link: String,
     /// Started processes, in start order (stopped in reverse).
-    children: Vec<(&'static str, Child)>,
+    procs: crate::host::Procs,
     /// The images imported, by name.
     pub images: Vec<String>,
     /// kubeadm's root ([`crate::kubeadm::ROOT`]) for a kubeadm control
     /// plane.
     pub kubeadm_root: Option<PathBuf>,
+    /// The other control-plane nodes of a kubeadm control plane.
+    pub peers: Vec<crate::peers::Peer>,
+    /// How many control-plane nodes it has, this one included.
+    pub control_planes: usize,
     /// Offers released volumes again ([`storage::recycle`]).
     recycler: Option<tokio::task::JoinHandle<()>>,
     /// This process's turn to run a node ([`TURN`]), given back last, once
@@ -135,7 +142,7 @@ pub struct Node {
 /// process, and each of the real node's tests starts a node of its own.
 static TURN: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
 
-fn run(what: &str, command: &mut Command) -> Result<String> {
+pub(crate) fn run(what: &str, command: &mut Command) -> Result<String> {
     let out = command
         .output()
         .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
@@ -151,14 +158,14 @@ fn run(what: &str, command: &mut Command) -> Result<String> {
     }
 }
 
-fn ip(args: &[&str]) -> Result<String> {
+pub(crate) fn ip(args: &[&str]) -> Result<String> {
     run(
         &format!("ip {}", args.join(" ")),
         Command::new("ip").args(args),
     )
 }
 
-fn write(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| format!("write {}: {e}", path.display()))
 }
 
@@ -168,7 +175,7 @@ fn alive(pid: u32) -> bool {
 }
 
 /// The cgroup v1 hierarchies mounted here (`/sys/fs/cgroup/<name>`).
-fn hierarchies() -> Vec<PathBuf> {
+pub(crate) fn hierarchies() -> Vec<PathBuf> {
     std::fs::read_dir("/sys/fs/cgroup")
         .map(|d| {
             d.flatten()
@@ -182,7 +189,7 @@ fn hierarchies() -> Vec<PathBuf> {
 /// Creates the cgroup `root` in every hierarchy (the kubelet wants its
 /// cgroup root to exist); a new cpuset gets its parent's CPUs and memory
 /// nodes, as cgroup v1 leaves them empty.
-fn create_cgroup_root(root: &str) -> Result<()> {
+pub(crate) fn create_cgroup_root(root: &str) -> Result<()> {
     for h in hierarchies() {
         let dir = h.join(root);
         std::fs::create_dir_all(&dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
@@ -198,7 +205,7 @@ fn create_cgroup_root(root: &str) -> Result<()> {
 
 /// SIGKILLs every process in the cgroup tree `root` (relative to each
 /// hierarchy) and removes the tree, deepest first.
-fn remove_cgroup_tree(root: &str) {
+pub(crate) fn remove_cgroup_tree(root: &str) {
     for h in hierarchies() {
         let top = h.join(root);
         if !top.exists() {
@@ -236,7 +243,7 @@ fn remove_cgroup_tree(root: &str) {
 
 /// The PIDs of the containerd shims serving `socket` (they leave their
 /// parent, so they are found by what they were started with).
-fn shims_of(socket: &Path) -> Vec<i32> {
+pub(crate) fn shims_of(socket: &Path) -> Vec<i32> {
     let socket = socket.display().to_string();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -259,7 +266,7 @@ fn shims_of(socket: &Path) -> Vec<i32> {
 pub fn clean_leftovers() {
     let dead = |name: &str| {
         name.strip_prefix(PREFIX)
-            .and_then(|p| p.parse::<u32>().ok())
+            .and_then(|p| p.split('-').next()?.parse::<u32>().ok())
             .is_some_and(|pid| !alive(pid))
     };
     if let Ok(entries) = std::fs::read_dir("/run/netns") {
@@ -300,7 +307,7 @@ impl Node {
         if let Ok(entries) = std::fs::read_dir("/run/netns") {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if let Some(pid) = name.strip_prefix(PREFIX) {
+                if let Some(pid) = name.strip_prefix(PREFIX).and_then(|p| p.split('-').next()) {
                     return Err(format!(
                         "another test bed node is running (process {pid}); stop it first"
                     ));
@@ -345,7 +352,9 @@ impl Node {
             bind: HOST_IP.into(),
             service_cidr: SERVICE_CIDR.into(),
             service_accounts: true,
-            kubelet_ip: NODE_IP.into(),
+            kubelet_ips: std::iter::once(NODE_IP.to_string())
+                .chain((2..=spec.control_planes).map(crate::peers::address))
+                .collect(),
             extra_names: [
                 "198.19.0.1",
                 "kubernetes",
@@ -365,15 +374,18 @@ impl Node {
         }
         crds.extend(spec.crds.iter().cloned());
         let api = ApiServer::start_for(KubeRelease::Current, &crds, "", None, &options).await?;
+        let dir_path = dir.path().to_path_buf();
         let mut node = Node {
             api,
             dir,
             netns: id.clone(),
             cgroup: id.clone(),
             host_link,
-            children: Vec::new(),
+            procs: crate::host::Procs::new(dir_path.clone(), &id),
             images: Vec::new(),
             kubeadm_root: None,
+            peers: Vec::new(),
+            control_planes: spec.control_planes.max(1),
             recycler: None,
             _turn: turn,
         };
@@ -383,11 +395,13 @@ impl Node {
         if spec.kubeadm {
             // A small quota, as the bed's other clusters have: a few
             // dozen MiB to give back is worth a defrag.
+            let initial = crate::peers::initial_cluster(spec.control_planes);
             node.kubeadm_root = Some(crate::kubeadm::lay_out(
                 node.dir.path(),
                 NODE_NAME,
                 NODE_IP,
-                &[("quota-backend-bytes", "268435456")],
+                &crate::peers::etcd_args(&initial),
+                None,
             )?);
         }
         node.start_runtime()?;
@@ -396,7 +410,11 @@ impl Node {
         node.start_dns().await?;
         node.wait_ready(Duration::from_secs(120)).await?;
         if spec.kubeadm {
-            node.mark_control_plane().await?;
+            node.mark_control_plane(NODE_NAME).await?;
+            for i in 2..=spec.control_planes {
+                let peer = crate::peers::Peer::start(&node, i).await?;
+                node.peers.push(peer);
+            }
         }
         node.start_watchdog()?;
         node.start_storage().await?;
@@ -449,36 +467,13 @@ impl Node {
 
     /// Starts `program` with `args`, its output in `<dir>/<name>.log`.
     fn spawn(&mut self, name: &'static str, program: &Path, args: &[String]) -> Result<()> {
-        let log = File::create(self.path(&format!("{name}.log"))).map_err(|e| e.to_string())?;
-        let log2 = log.try_clone().map_err(|e| e.to_string())?;
-        let child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(log)
-            .stderr(log2)
-            .spawn()
-            .map_err(|e| format!("spawn {name} ({}): {e}", program.display()))?;
-        self.children.push((name, child));
-        Ok(())
+        self.procs.spawn(name, program, args)
     }
 
     /// Starts `program` inside the node: its network namespace and the
     /// shared mount namespace held by the `holder` process.
     fn spawn_in_node(&mut self, name: &'static str, program: &Path, args: &[String]) -> Result<()> {
-        let holder = self
-            .children
-            .iter()
-            .find(|(n, _)| *n == "holder")
-            .map(|(_, c)| c.id())
-            .ok_or("the node's mount namespace is not held")?;
-        let mut full = vec![
-            format!("--mount=/proc/{holder}/ns/mnt"),
-            format!("--net=/run/netns/{}", self.netns),
-            "--".into(),
-            program.display().to_string(),
-        ];
-        full.extend(args.iter().cloned());
-        self.spawn(name, Path::new("nsenter"), &full)
+        self.procs.spawn_in_node(name, program, args)
     }
 
     fn start_control_plane(&mut self) -> Result<()> {
@@ -524,141 +519,8 @@ impl Node {
 
     /// The mount namespace holder, then containerd in it.
     fn start_runtime(&mut self) -> Result<()> {
-        // Kernel settings the kubelet sets unless they already read as it
-        // wants: shown to it (in the node's mount namespace only) as files
-        // with those values.
-        let sysctl = self.path("sysctl");
-        std::fs::create_dir_all(&sysctl).map_err(|e| e.to_string())?;
-        let wanted = [
-            ("vm/overcommit_memory", "1"),
-            ("vm/panic_on_oom", "0"),
-            ("kernel/panic", "10"),
-            ("kernel/panic_on_oops", "1"),
-            ("kernel/keys/root_maxkeys", "1000000"),
-            ("kernel/keys/root_maxbytes", "25000000"),
-        ];
-        // A /run of its own: containerd keeps its shims' sockets, runc's
-        // state and the Pods' network namespace files there.
-        let mut script = String::from(
-            "set -e; mount --make-rshared /; mount -t tmpfs -o mode=755 node-run /run; ",
-        );
-        for (key, value) in wanted {
-            let file = sysctl.join(key.replace('/', "_"));
-            write(&file, &format!("{value}\n"))?;
-            script.push_str(&format!(
-                "mount --bind -o ro '{}' /proc/sys/{key}; ",
-                file.display()
-            ));
-        }
-        if let Some(root) = &self.kubeadm_root {
-            script.push_str(&crate::kubeadm::mounts(self.dir.path(), root)?);
-        }
-        let varlog = self.path("var-log");
-        std::fs::create_dir_all(&varlog).map_err(|e| e.to_string())?;
-        script.push_str(&format!(
-            "mount --bind '{}' /var/log; exec sleep infinity",
-            varlog.display()
-        ));
-        self.spawn(
-            "holder",
-            Path::new("unshare"),
-            &[
-                "--mount".into(),
-                "--propagation".into(),
-                "private".into(),
-                "sh".into(),
-                "-c".into(),
-                script,
-            ],
-        )?;
-        // Wait until the holder's mounts are in place.
-        let holder = self.children.last().map(|(_, c)| c.id()).unwrap_or(0);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let mounts =
-                std::fs::read_to_string(format!("/proc/{holder}/mountinfo")).unwrap_or_default();
-            if mounts.contains(" /var/log ") {
-                break;
-            }
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "the node's mount namespace was not set up: {}",
-                    std::fs::read_to_string(self.path("holder.log")).unwrap_or_default()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-
-        let cni = self.path("cni");
-        std::fs::create_dir_all(&cni).map_err(|e| e.to_string())?;
-        write(
-            &cni.join("10-testbed.conflist"),
-            &serde_json::json!({
-                "cniVersion": "1.0.0",
-                "name": "testbed",
-                "plugins": [
-                    {
-                        "type": "bridge",
-                        "bridge": "cni0",
-                        "isGateway": true,
-                        "ipMasq": true,
-                        "hairpinMode": true,
-                        "ipam": {
-                            "type": "host-local",
-                            "ranges": [[{"subnet": POD_CIDR}]],
-                            "routes": [{"dst": "0.0.0.0/0"}],
-                            "dataDir": self.path("cni-ipam").display().to_string(),
-                        },
-                    },
-                    {"type": "portmap", "capabilities": {"portMappings": true}},
-                ],
-            })
-            .to_string(),
-        )?;
-        let config = self.path("containerd.toml");
-        write(
-            &config,
-            &format!(
-                r#"version = 2
-root = "{root}"
-state = "{state}"
-disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper"]
-[grpc]
-  address = "{sock}"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "{PAUSE_IMAGE}"
-  restrict_oom_score_adj = true
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "{cni}"
-  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-    runtime_type = "io.containerd.runc.v2"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-      SystemdCgroup = false
-"#,
-                root = self.path("containerd-root").display(),
-                state = self.path("containerd-state").display(),
-                sock = self.socket().display(),
-                cni = cni.display(),
-            ),
-        )?;
-        let containerd = which("containerd")?;
-        self.spawn_in_node(
-            "containerd",
-            &containerd,
-            &[format!("--config={}", config.display())],
-        )?;
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !self.socket().exists() {
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "containerd did not start: {}",
-                    self.log_tail("containerd", 20)
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        Ok(())
+        let root = self.kubeadm_root.clone();
+        self.procs.start_runtime(root.as_deref(), POD_CIDR)
     }
 
     /// containerd's socket.
@@ -668,13 +530,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
 
     /// `ctr` against this node's containerd, in the Kubernetes namespace.
     fn ctr(&self, args: &[&str]) -> Result<String> {
-        let socket = self.socket().display().to_string();
-        let mut full = vec!["-a", socket.as_str(), "-n", "k8s.io"];
-        full.extend_from_slice(args);
-        run(
-            &format!("ctr {}", args.join(" ")),
-            Command::new("ctr").args(&full),
-        )
+        self.procs.ctr(args)
     }
 
     /// Builds and imports an image.
@@ -741,7 +597,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
 
     /// Labels and taints the Node as kubeadm's `mark-control-plane` phase
     /// does.
-    async fn mark_control_plane(&self) -> Result<()> {
+    pub(crate) async fn mark_control_plane(&self, name: &str) -> Result<()> {
         let client = self.api.admin_client(None).await?;
         let nodes: Api<KubeNode> = Api::all(client);
         let patch = serde_json::json!({
@@ -756,12 +612,12 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
         });
         nodes
             .patch(
-                NODE_NAME,
+                name,
                 &kube::api::PatchParams::default(),
                 &kube::api::Patch::Merge(&patch),
             )
             .await
-            .map_err(|e| format!("mark {NODE_NAME} a control plane: {e}"))?;
+            .map_err(|e| format!("mark {name} a control plane: {e}"))?;
         Ok(())
     }
 
@@ -777,66 +633,13 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
     fn start_kubelet_and_proxy(&mut self) -> Result<()> {
         let api_dir = self.api.dir().to_path_buf();
         let kubeconfig = api_dir.join("admin.kubeconfig").display().to_string();
-        // The kubelet's serving certificate, for the node's address.
-        let serving = &self.api.kubelet_serving;
-        let cert = self.path("kubelet.crt");
-        let key = self.path("kubelet.key");
-        write(&cert, &serving.cert_pem)?;
-        write(&key, &serving.key_pem)?;
-        let resolv = self.path("resolv.conf");
-        write(&resolv, &format!("nameserver {DNS_IP}\n"))?;
-        let config = self.path("kubelet.yaml");
-        write(
-            &config,
-            &format!(
-                r#"apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-address: {NODE_IP}
-port: 10250
-readOnlyPort: 0
-healthzBindAddress: 127.0.0.1
-healthzPort: 10248
-authentication:
-  anonymous:
-    enabled: false
-  webhook:
-    enabled: true
-  x509:
-    clientCAFile: {ca}
-authorization:
-  mode: Webhook
-tlsCertFile: {cert}
-tlsPrivateKeyFile: {key}
-cgroupDriver: cgroupfs
-cgroupRoot: /{cgroup}
-cgroupsPerQOS: true
-containerRuntimeEndpoint: unix://{sock}
-failSwapOn: false
-failCgroupV1: false
-clusterDNS: [{DNS_IP}]
-clusterDomain: cluster.local
-resolvConf: {resolv}
-evictionHard:
-  memory.available: "0%"
-  nodefs.available: "0%"
-  imagefs.available: "0%"
-  nodefs.inodesFree: "0%"
-imageGCHighThresholdPercent: 100
-imageGCLowThresholdPercent: 99
-serializeImagePulls: false
-localStorageCapacityIsolation: true
-{static_pods}"#,
-                ca = api_dir.join("ca.crt").display(),
-                cert = cert.display(),
-                key = key.display(),
-                cgroup = self.cgroup,
-                sock = self.socket().display(),
-                resolv = resolv.display(),
-                static_pods = match self.kubeadm_root {
-                    Some(_) => "staticPodPath: /etc/kubernetes/manifests\n",
-                    None => "",
-                },
-            ),
+        let config = kubelet_config(
+            self.dir.path(),
+            &self.api,
+            NODE_IP,
+            &self.cgroup,
+            &self.socket(),
+            self.kubeadm_root.is_some(),
         )?;
         create_cgroup_root(&self.cgroup)?;
         let kubelet = bins::node_command("kubelet")?;
@@ -966,17 +769,167 @@ conntrack:
     /// containers, found by socket and cgroup), removes its cgroups and
     /// network namespace, and deletes its folders.
     fn start_watchdog(&self) -> Result<()> {
-        let pids: Vec<String> = self.pids().iter().map(|p| p.to_string()).collect();
-        let mut dirs = vec![self.dir.path().display().to_string()];
-        dirs.extend(self.api.dirs().iter().map(|d| d.display().to_string()));
-        let cgroups: Vec<String> = hierarchies()
-            .iter()
-            .map(|h| h.join(&self.cgroup).display().to_string())
-            .collect();
-        // Pids seen gone are forgotten (see `apiserver::watchdog`): a node
-        // stopped by its test leaves nothing for this to kill.
-        let script = format!(
-            r#"pids="{pids}"
+        let mut dirs = vec![self.dir.path().to_path_buf()];
+        dirs.extend(self.api.dirs().iter().map(|d| d.to_path_buf()));
+        watchdog(
+            &self.pids(),
+            &dirs,
+            &self.socket(),
+            &self.cgroup,
+            &self.netns,
+            &self.host_link,
+        )
+    }
+
+    /// The last `lines` lines of a component's log.
+    pub fn log_tail(&self, name: &str, lines: usize) -> String {
+        self.procs.log_tail(name, lines)
+    }
+
+    async fn wait_ready(&mut self, limit: Duration) -> Result<()> {
+        let client = self.api.admin_client(None).await?;
+        self.procs.wait_ready(client, NODE_NAME, limit).await
+    }
+
+    /// A kubeconfig for this cluster (admin), written into the node's
+    /// folder.
+    pub fn kubeconfig(&self) -> Result<PathBuf> {
+        self.api.write_kubeconfig(
+            "kubeconfig",
+            &[Context {
+                name: "testbed-node".into(),
+                namespace: None,
+                impersonate: None,
+            }],
+        )
+    }
+
+    /// The PIDs of everything the node runs now: the processes it
+    /// started, the API server and its etcd, and containerd's shims.
+    pub fn pids(&self) -> Vec<u32> {
+        let mut pids = self.procs.pids();
+        pids.extend(self.api.pids());
+        pids.extend(shims_of(&self.socket()).into_iter().map(|p| p as u32));
+        pids
+    }
+
+    /// The node's cgroup root (relative to each hierarchy).
+    pub fn cgroup(&self) -> &str {
+        &self.cgroup
+    }
+
+    /// The node's folder (logs, configuration, containerd's state).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The name of the node's network namespace.
+    pub fn netns(&self) -> &str {
+        &self.netns
+    }
+}
+
+/// Writes a kubelet's configuration under `dir`: serving at `ip` with
+/// the bed's kubelet certificate, its cgroups under `cgroup`, containerd
+/// at `socket`, static Pods from `/etc/kubernetes/manifests` when
+/// `static_pods`; the file.
+pub(crate) fn kubelet_config(
+    dir: &Path,
+    api: &ApiServer,
+    ip: &str,
+    cgroup: &str,
+    socket: &Path,
+    static_pods: bool,
+) -> Result<PathBuf> {
+    let api_dir = api.dir().to_path_buf();
+    // The kubelet's serving certificate, for the node's address.
+    let serving = &api.kubelet_serving;
+    let cert = dir.join("kubelet.crt");
+    let key = dir.join("kubelet.key");
+    write(&cert, &serving.cert_pem)?;
+    write(&key, &serving.key_pem)?;
+    let resolv = dir.join("resolv.conf");
+    write(&resolv, &format!("nameserver {DNS_IP}\n"))?;
+    let config = dir.join("kubelet.yaml");
+    write(
+        &config,
+        &format!(
+            r#"apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: {ip}
+port: 10250
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: 10248
+authentication:
+  anonymous:
+    enabled: false
+  webhook:
+    enabled: true
+  x509:
+    clientCAFile: {ca}
+authorization:
+  mode: Webhook
+tlsCertFile: {cert}
+tlsPrivateKeyFile: {key}
+cgroupDriver: cgroupfs
+cgroupRoot: /{cgroup}
+cgroupsPerQOS: true
+containerRuntimeEndpoint: unix://{sock}
+failSwapOn: false
+failCgroupV1: false
+clusterDNS: [{DNS_IP}]
+clusterDomain: cluster.local
+resolvConf: {resolv}
+evictionHard:
+  memory.available: "0%"
+  nodefs.available: "0%"
+  imagefs.available: "0%"
+  nodefs.inodesFree: "0%"
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+serializeImagePulls: false
+localStorageCapacityIsolation: true
+{static_pods}"#,
+            ca = api_dir.join("ca.crt").display(),
+            cert = cert.display(),
+            key = key.display(),
+            cgroup = cgroup,
+            sock = socket.display(),
+            resolv = resolv.display(),
+            static_pods = if static_pods {
+                "staticPodPath: /etc/kubernetes/manifests\n"
+            } else {
+                ""
+            },
+        ),
+    )?;
+    Ok(config)
+}
+
+/// A small process that, once this process is gone without stopping a
+/// node (SIGKILL, a panic that aborts), does what `Drop` would: SIGKILLs
+/// `pids` (and the shims of `socket`, and what runs in the cgroup tree
+/// `cgroup`), removes those cgroups, the network namespace `netns` and the
+/// link `link`, and deletes `dirs`.
+pub(crate) fn watchdog(
+    pids: &[u32],
+    dirs: &[PathBuf],
+    socket: &Path,
+    cgroup: &str,
+    netns: &str,
+    link: &str,
+) -> Result<()> {
+    let pids: Vec<String> = pids.iter().map(|p| p.to_string()).collect();
+    let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    let cgroups: Vec<String> = hierarchies()
+        .iter()
+        .map(|h| h.join(cgroup).display().to_string())
+        .collect();
+    // Pids seen gone are forgotten (see `apiserver::watchdog`): a node
+    // stopped by its test leaves nothing for this to kill.
+    let script = format!(
+        r#"pids="{pids}"
 while kill -0 {parent} 2>/dev/null; do
   {forget}
   sleep 0.5
@@ -998,107 +951,25 @@ ip netns del {netns} 2>/dev/null
 ip link del {link} 2>/dev/null
 rm -rf -- "$@"
 exit 0"#,
-            parent = std::process::id(),
-            pids = pids.join(" "),
-            forget = crate::apiserver::FORGET_GONE,
-            socket = self.socket().display(),
-            cgroups = cgroups.join(" "),
-            netns = self.netns,
-            link = self.host_link,
-        );
-        Command::new("sh")
-            .arg("-c")
-            .arg(&script)
-            .arg("node-watchdog")
-            .args(&dirs)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map(|_| ())
-            .map_err(|e| format!("spawn the node's watchdog: {e}"))
-    }
-
-    /// The last `lines` lines of a component's log.
-    pub fn log_tail(&self, name: &str, lines: usize) -> String {
-        let text = std::fs::read_to_string(self.path(&format!("{name}.log"))).unwrap_or_default();
-        let all: Vec<&str> = text.lines().collect();
-        all[all.len().saturating_sub(lines)..].join("\n")
-    }
-
-    async fn wait_ready(&mut self, limit: Duration) -> Result<()> {
-        let client = self.api.admin_client(None).await?;
-        let nodes: Api<KubeNode> = Api::all(client);
-        let deadline = Instant::now() + limit;
-        loop {
-            if let Ok(Some(n)) = nodes.get_opt(NODE_NAME).await {
-                let ready = n
-                    .status
-                    .and_then(|s| s.conditions)
-                    .unwrap_or_default()
-                    .iter()
-                    .any(|c| c.type_ == "Ready" && c.status == "True");
-                if ready {
-                    return Ok(());
-                }
-            }
-            let exited = self
-                .children
-                .iter_mut()
-                .find_map(|(name, child)| Some((*name, child.try_wait().ok()??)));
-            if let Some((name, status)) = exited {
-                return Err(format!(
-                    "{name} exited ({status}); last lines:\n{}",
-                    self.log_tail(name, 30)
-                ));
-            }
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "node {NODE_NAME} not Ready after {}s; kubelet:\n{}",
-                    limit.as_secs(),
-                    self.log_tail("kubelet", 30)
-                ));
-            }
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
-    }
-
-    /// A kubeconfig for this cluster (admin), written into the node's
-    /// folder.
-    pub fn kubeconfig(&self) -> Result<PathBuf> {
-        self.api.write_kubeconfig(
-            "kubeconfig",
-            &[Context {
-                name: "testbed-node".into(),
-                namespace: None,
-                impersonate: None,
-            }],
-        )
-    }
-
-    /// The PIDs of everything the node runs now: the processes it
-    /// started, the API server and its etcd, and containerd's shims.
-    pub fn pids(&self) -> Vec<u32> {
-        let mut pids: Vec<u32> = self.children.iter().map(|(_, c)| c.id()).collect();
-        pids.extend(self.api.pids());
-        pids.extend(shims_of(&self.socket()).into_iter().map(|p| p as u32));
-        pids
-    }
-
-    /// The node's cgroup root (relative to each hierarchy).
-    pub fn cgroup(&self) -> &str {
-        &self.cgroup
-    }
-
-    /// The node's folder (logs, configuration, containerd's state).
-    pub fn dir(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// The name of the node's network namespace.
-    pub fn netns(&self) -> &str {
-        &self.netns
-    }
+        parent = std::process::id(),
+        pids = pids.join(" "),
+        forget = crate::apiserver::FORGET_GONE,
+        socket = socket.display(),
+        cgroups = cgroups.join(" "),
+        netns = netns,
+        link = link,
+    );
+    Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .arg("node-watchdog")
+        .args(&dirs)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map(|_| ())
+        .map_err(|e| format!("spawn the node's watchdog: {e}"))
 }
 
 /// The image of one etcd release: the test bed's static etcd, etcdctl and
@@ -1126,7 +997,7 @@ pub fn etcd_image(version: EtcdVersion, release: &str) -> Result<ImageSpec> {
 }
 
 /// The release the bed's etcd of `version` reports (`3.6.16`).
-fn release_of(version: EtcdVersion) -> Result<String> {
+pub(crate) fn release_of(version: EtcdVersion) -> Result<String> {
     let etcd = bins::etcd(version)?;
     let full = Command::new(&etcd)
         .arg("--version")
@@ -1142,7 +1013,7 @@ fn release_of(version: EtcdVersion) -> Result<String> {
 }
 
 /// The path of a program on `PATH`.
-fn which(name: &str) -> Result<PathBuf> {
+pub(crate) fn which(name: &str) -> Result<PathBuf> {
     std::env::var_os("PATH")
         .iter()
         .flat_map(std::env::split_paths)
@@ -1171,42 +1042,6 @@ impl Drop for Node {
             recycler.abort();
         }
         // The Pods first, while containerd can still stop them.
-        if let Ok(list) = self.ctr(&["tasks", "ls", "-q"]) {
-            for task in list.lines().filter(|l| !l.is_empty()) {
-                let _ = self.ctr(&["tasks", "kill", "-s", "SIGKILL", task]);
-            }
-        }
-        let socket = self.socket();
-        // Then every process: SIGTERM to all, 5 s for all to end, then
-        // SIGKILL.
-        for (_, child) in &self.children {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(child.id() as i32),
-                nix::sys::signal::Signal::SIGTERM,
-            );
-        }
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline
-            && self
-                .children
-                .iter_mut()
-                .any(|(_, c)| matches!(c.try_wait(), Ok(None)))
-        {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        while let Some((_, mut child)) = self.children.pop() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        for pid in shims_of(&socket) {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
-        }
-        remove_cgroup_tree(&self.cgroup);
-        let _ = ip(&["netns", "del", &self.netns]);
-        // The host end of the veth goes with its peer; make sure.
-        let _ = ip(&["link", "del", &self.host_link]);
+        self.procs.remove(&self.cgroup, &self.host_link);
     }
 }

@@ -18,6 +18,7 @@ use std::time::Duration;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams, LogParams};
+use kubectl_etcd_testbed::cluster::defrags_in_logs;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use serde_json::Value;
@@ -81,12 +82,12 @@ async fn node_etcd(bed: &Bed) -> etcd_client::Client {
         .unwrap()
 }
 
-/// Waits until the kubelet reports kubeadm's etcd Pod ready.
-async fn etcd_ready(bed: &Bed) {
+/// Waits until the kubelet reports kubeadm's etcd Pod `pod` ready.
+async fn etcd_ready(bed: &Bed, pod: &str) {
     let pods: Api<Pod> = Api::namespaced(bed.client.clone(), "kube-system");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(180);
     loop {
-        let ready = pods.get_opt(POD).await.unwrap().is_some_and(|p| {
+        let ready = pods.get_opt(pod).await.unwrap().is_some_and(|p| {
             p.status
                 .and_then(|s| s.conditions)
                 .unwrap_or_default()
@@ -98,7 +99,7 @@ async fn etcd_ready(bed: &Bed) {
         }
         assert!(
             tokio::time::Instant::now() < deadline,
-            "{POD} not ready in 120 s"
+            "{pod} not ready in 180 s"
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
@@ -166,11 +167,11 @@ async fn agent_running(bed: &Bed) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node() {
-    let mut bed = Bed::start_kubeadm("default").await;
+    let mut bed = Bed::start_kubeadm("default", 1).await;
     // The default --agent-image: this release's image, as deploy/ names it.
     let image = support::tool_image(&mut bed.node);
     assert_eq!(image, kubectl_etcd::cli::agent::DEFAULT_IMAGE);
-    etcd_ready(&bed).await;
+    etcd_ready(&bed, POD).await;
     let mut etcd = node_etcd(&bed).await;
     let listed = etcd.member_list().await.unwrap();
     let id = listed.members()[0].id();
@@ -299,11 +300,7 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     // deploy/kubeadm/rbac-agent.yaml, as committed, is all a maintainer
     // needs: `status` and `snapshot save` work with its group alone, and
     // nothing does without it.
-    let manifest =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubeadm/rbac-agent.yaml");
-    bed.kubectl(&["apply", "-f", manifest.to_str().unwrap()])
-        .await
-        .expect_code(0);
+    apply(&bed, "deploy/kubeadm/rbac-agent.yaml").await;
     let as_maintainer = ["--as", "alice", "--as-group", "control-plane-maintainers"];
     let with_role = dir.path().join("with-role.db");
     for args in [
@@ -394,11 +391,7 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     // deploy/kubeadm's CronJob, as committed: the gated sweep on the node,
     // its report in the log; a one-node control plane is refused without
     // the flag its comment names, and defragmented with it.
-    let manifest =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubeadm/cronjob-defrag.yaml");
-    bed.kubectl(&["apply", "-f", manifest.to_str().unwrap()])
-        .await
-        .expect_code(0);
+    apply(&bed, "deploy/kubeadm/cronjob-defrag.yaml").await;
     fragment(etcd.clone(), 48 << 20, 0).await;
     let (succeeded, log) = cronjob_run(&bed, "by-hand-1").await;
     assert!(!succeeded, "{log}");
@@ -451,6 +444,43 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     assert!(stderr.contains("terminated (SIGTERM)"), "{stderr}");
     none_left(&bed, "SIGTERM").await;
 
+    // Ctrl-C takes the same way: exit 130, nothing left.
+    let child = bed.spawn_etcd(&["doctor", "--churn-window", "40s"]);
+    agent_running(&bed).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    kill(Pid::from_raw(child.id().unwrap() as i32), Signal::SIGINT).unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(90), child.wait_with_output())
+        .await
+        .expect("the plugin ended after Ctrl-C")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    none_left(&bed, "Ctrl-C").await;
+
+    // The API server stalls mid-command (its process stopped for 8 s, as
+    // the one beside a defragmenting member stalls): the agent carries on
+    // without it, and its whole report arrives once it answers again.
+    let child = bed.spawn_etcd(&["doctor", "--churn-window", "10s", "-o", "json"]);
+    agent_running(&bed).await;
+    let api = Pid::from_raw(bed.node.api.pids()[0] as i32);
+    kill(api, Signal::SIGSTOP).unwrap();
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    kill(api, Signal::SIGCONT).unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
+        .await
+        .expect("the plugin ended after the API server answered again")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{stderr}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(report["cluster"]["name"], "etcd", "{report}");
+    assert!(
+        !report["findings"].as_array().unwrap().is_empty(),
+        "{report}"
+    );
+    none_left(&bed, "the API server stalled").await;
+
     // The plugin killed outright (the user's connection gone): the agent
     // ends by itself, and the Job's TTL removes it and its Pod.
     let mut child = bed.spawn_etcd(&["doctor", "--churn-window", "5s"]);
@@ -470,4 +500,200 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
         );
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
+
+    // SIGTERM mid-sweep: the member in flight is finished (its log says
+    // so), the plugin ends with 143 and leaves no agent.
+    // Most of it kept: each defrag copies it, so it lasts long enough to
+    // be seen starting.
+    fragment(etcd.clone(), 32 << 20, 160 << 20).await;
+    let logged = |log: String| defrags_in_logs(&[log]).len();
+    let before = logged(pods.logs(POD, &LogParams::default()).await.unwrap());
+    let child = bed.spawn_etcd(&["defrag", "--yes", "--allow-quorum-loss"]);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let log = pods.logs(POD, &LogParams::default()).await.unwrap();
+        if defrags_in_logs_started(&[log]) > before {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no defrag started");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    kill(Pid::from_raw(child.id().unwrap() as i32), Signal::SIGTERM).unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
+        .await
+        .expect("the plugin ended after SIGTERM")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    let after = logged(pods.logs(POD, &LogParams::default()).await.unwrap());
+    assert_eq!(after, before + 1, "the defrag in flight was finished");
+    none_left(&bed, "SIGTERM mid-sweep").await;
+}
+
+/// `kubectl apply -f` of a file of this repository, as committed.
+async fn apply(bed: &Bed, file: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    bed.kubectl(&["apply", "-f", path.to_str().unwrap()])
+        .await
+        .expect_code(0);
+}
+
+/// The etcd Pods' logs, in `members`' order, as their kubelets serve them.
+async fn member_logs(bed: &Bed, members: &[String]) -> Vec<String> {
+    let pods: Api<Pod> = Api::namespaced(bed.client.clone(), "kube-system");
+    let mut logs = Vec::new();
+    for m in members {
+        logs.push(
+            pods.logs(&format!("etcd-{m}"), &LogParams::default())
+                .await
+                .unwrap(),
+        );
+    }
+    logs
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn three_kubeadm_control_plane_nodes_are_swept_one_member_at_a_time_through_the_agent() {
+    use support::operator::one_each_never_together;
+    let mut bed = Bed::start_kubeadm("default", 3).await;
+    support::tool_image(&mut bed.node);
+    let members: Vec<String> = [MEMBER, "testbed-node-2", "testbed-node-3"]
+        .map(String::from)
+        .to_vec();
+    for m in &members {
+        etcd_ready(&bed, &format!("etcd-{m}")).await;
+    }
+    let mut etcd = node_etcd(&bed).await;
+    let listed = etcd.member_list().await.unwrap();
+    assert_eq!(listed.members().len(), 3, "{listed:?}");
+
+    // status: the three members, each on its node, read by the agent.
+    let run = bed.etcd(&["status", "-o", "json"]).await;
+    let doc = run.expect_code(0).json();
+    assert_eq!(rows(&doc).len(), 3, "{doc}");
+    for m in &members {
+        assert_eq!(row(&doc, m)["reachable"], true, "{doc}");
+    }
+    none_left(&bed, "status").await;
+    let run = bed.etcd(&["doctor", "-o", "json"]).await;
+    assert!(run.code == 0 || run.code == 1, "{run:?}");
+    let report: Value = run.json();
+    let unreachable: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"].as_str().unwrap_or_default().starts_with("gate/"))
+        .collect();
+    assert!(unreachable.is_empty(), "{unreachable:?}\n{report}");
+    none_left(&bed, "doctor").await;
+
+    // The plan: followers first, the leader last, each with the API server
+    // that stalls beside it; this kubectl's API server is none of them.
+    let leader_id = etcd.status().await.unwrap().header().unwrap().member_id();
+    let leader = listed
+        .members()
+        .iter()
+        .find(|m| m.id() == leader_id)
+        .unwrap()
+        .name()
+        .to_string();
+    fragment(etcd.clone(), 48 << 20, 8 << 20).await;
+    let run = bed.etcd(&["defrag", "--dry-run", "-o", "json"]).await;
+    let plan = run.expect_code(0).json();
+    let notes = plan["notes"].to_string();
+    assert!(
+        notes.contains(&format!(
+            "then {leader} defragments, the kube-apiserver on its node stalls"
+        )),
+        "{plan}"
+    );
+    assert!(notes.contains("which is none of these nodes"), "{plan}");
+    none_left(&bed, "defrag --dry-run").await;
+
+    // The sweep, judged by each member's own log: one at a time, the
+    // leader last.
+    let run = bed.etcd(&["defrag", "--yes", "-o", "json"]).await;
+    let report = run.expect_code(0).json();
+    let logs = member_logs(&bed, &members).await;
+    let order = one_each_never_together(&members, &logs);
+    assert_eq!(order.last(), Some(&leader), "{order:?}\n{report}");
+    none_left(&bed, "defrag").await;
+
+    // snapshot save from the most caught-up follower, restored by etcdutl.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("three.db");
+    let run = bed
+        .etcd(&["snapshot", "save", file.to_str().unwrap(), "-o", "json"])
+        .await;
+    let report = run.expect_code(0).json();
+    assert_eq!(report["role"], "follower", "{report}");
+    let etcdutl =
+        kubectl_etcd_testbed::bins::etcdutl(kubectl_etcd_testbed::EtcdVersion::V3_7).unwrap();
+    let out = std::process::Command::new(&etcdutl)
+        .args(["snapshot", "restore"])
+        .arg(&file)
+        .arg("--data-dir")
+        .arg(dir.path().join("restored"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    none_left(&bed, "snapshot save").await;
+
+    // SIGTERM mid-sweep: the member in flight finishes, the sweep stops
+    // (no member starts once the signal has reached the node), the plugin
+    // ends with 143 and leaves no agent.
+    // Most of it kept: each defrag copies it, so it lasts long enough to
+    // be seen starting.
+    fragment(etcd.clone(), 32 << 20, 160 << 20).await;
+    let before = defrags_in_logs(&member_logs(&bed, &members).await).len();
+    let child = bed.spawn_etcd(&["defrag", "--yes"]);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let now = defrags_in_logs_started(&member_logs(&bed, &members).await);
+        if now > before {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no member started");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let killed_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    kill(Pid::from_raw(child.id().unwrap() as i32), Signal::SIGTERM).unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
+        .await
+        .expect("the plugin ended after SIGTERM")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    none_left(&bed, "SIGTERM mid-sweep").await;
+    let after = defrags_in_logs(&member_logs(&bed, &members).await);
+    let new: Vec<_> = after.iter().skip(before).collect();
+    assert!(
+        !new.is_empty() && new.len() < 3,
+        "the sweep stopped after the member in flight: {new:?}"
+    );
+    support::operator::never_together(&after);
+    // The signal reaches the agent's command through the API server and
+    // the kubelet (its Pod deleted with its grace period): a member may
+    // start in that moment, never later.
+    for d in &new[1..] {
+        assert!(
+            d.start < killed_at + 1.0,
+            "a member started {:.3}s after SIGTERM: {new:?}",
+            d.start - killed_at
+        );
+    }
+}
+
+/// How many defragmentations the logs show started (finished or not).
+fn defrags_in_logs_started(logs: &[String]) -> usize {
+    logs.iter()
+        .map(|log| {
+            log.lines()
+                .filter(|l| l.contains("\"msg\":\"defragmenting\""))
+                .count()
+        })
+        .sum()
 }

@@ -74,6 +74,7 @@ async fn a_real_node_runs_etcd_from_a_local_image_and_leaves_nothing_behind() {
         operator: None,
         etcd_io_operator: false,
         kubeadm: false,
+        control_planes: 1,
     })
     .await
     .unwrap_or_else(|e| panic!("node: {e}"));

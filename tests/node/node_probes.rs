@@ -65,6 +65,7 @@ async fn the_kubelet_kills_a_member_mid_defrag_exactly_when_the_tool_holds_it_ba
         operator: None,
         etcd_io_operator: false,
         kubeadm: false,
+        control_planes: 1,
     })
     .await
     .unwrap_or_else(|e| panic!("node: {e}"));

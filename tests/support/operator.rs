@@ -55,10 +55,10 @@ impl Bed {
         Bed::start_node(ns, which, true).await
     }
 
-    /// A kubeadm control plane of one node ([`NodeSpec::kubeadm`]) with
-    /// no operator: its etcd is kubeadm's static Pod. `-n` of every
-    /// `kubectl etcd` is `ns`.
-    pub async fn start_kubeadm(ns: &str) -> Bed {
+    /// A kubeadm control plane of `control_planes` nodes
+    /// ([`NodeSpec::kubeadm`]) with no operator: its etcd is kubeadm's
+    /// static Pods. `-n` of every `kubectl etcd` is `ns`.
+    pub async fn start_kubeadm(ns: &str, control_planes: usize) -> Bed {
         Bed::start_spec(
             ns,
             NodeSpec {
@@ -67,6 +67,7 @@ impl Bed {
                 operator: None,
                 etcd_io_operator: false,
                 kubeadm: true,
+                control_planes,
             },
         )
         .await
@@ -83,6 +84,7 @@ impl Bed {
             operator: Some(which),
             etcd_io_operator,
             kubeadm: false,
+            control_planes: 1,
         };
         Bed::start_spec(ns, spec).await
     }
