@@ -431,30 +431,14 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     // (doctor samples the writes for its window when a member needs a
     // defrag: fragmented again.)
     fragment(etcd.clone(), 48 << 20, 0).await;
-    let child = bed.spawn_etcd(&["doctor", "--churn-window", "40s"]);
-    agent_running(&bed).await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    kill(Pid::from_raw(child.id().unwrap() as i32), Signal::SIGTERM).unwrap();
-    let out = tokio::time::timeout(Duration::from_secs(90), child.wait_with_output())
-        .await
-        .expect("the plugin ended after SIGTERM")
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    let (code, stderr) = signalled_mid_doctor(&bed, Signal::SIGTERM).await;
+    assert_eq!(code, Some(143), "{stderr}");
     assert!(stderr.contains("terminated (SIGTERM)"), "{stderr}");
     none_left(&bed, "SIGTERM").await;
 
     // Ctrl-C takes the same way: exit 130, nothing left.
-    let child = bed.spawn_etcd(&["doctor", "--churn-window", "40s"]);
-    agent_running(&bed).await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    kill(Pid::from_raw(child.id().unwrap() as i32), Signal::SIGINT).unwrap();
-    let out = tokio::time::timeout(Duration::from_secs(90), child.wait_with_output())
-        .await
-        .expect("the plugin ended after Ctrl-C")
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let (code, stderr) = signalled_mid_doctor(&bed, Signal::SIGINT).await;
+    assert_eq!(code, Some(130), "{stderr}");
     none_left(&bed, "Ctrl-C").await;
 
     // The API server stalls mid-command (its process stopped for 8 s, as
@@ -528,6 +512,23 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     let after = logged(pods.logs(POD, &LogParams::default()).await.unwrap());
     assert_eq!(after, before + 1, "the defrag in flight was finished");
     none_left(&bed, "SIGTERM mid-sweep").await;
+}
+
+/// `doctor` through the agent, sent `signal` 2 s after its agent runs:
+/// the plugin's exit code and stderr.
+async fn signalled_mid_doctor(bed: &Bed, signal: Signal) -> (Option<i32>, String) {
+    let child = bed.spawn_etcd(&["doctor", "--churn-window", "40s"]);
+    agent_running(bed).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    kill(Pid::from_raw(child.id().unwrap() as i32), signal).unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(90), child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("the plugin did not end after {signal}"))
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// `kubectl apply -f` of a file of this repository, as committed.
