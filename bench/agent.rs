@@ -13,6 +13,13 @@
 //! whole command, and their ratios; and where the agent's time goes, from
 //! its Job's and Pod's own timestamps (Job created → Pod scheduled →
 //! container started).
+//!
+//! Then `snapshot save` of 64 MiB kept in the member: through the agent
+//! (the bytes over a port-forward to it) against etcd's own `etcdctl
+//! snapshot save` from this machine, dialing the member directly with the
+//! node's own certificate (what the agent exists to avoid: the key off
+//! the node; here only as the floor), interleaved, the median of each and
+//! their ratio.
 
 // A benchmark program: its report is what it prints.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_macros)]
@@ -155,4 +162,92 @@ async fn bench(runs: usize) {
     for line in run.stderr.lines().filter(|l| l.contains("agent")) {
         println!("  {line}");
     }
+    snapshot_bench(&bed, runs.min(5)).await;
+}
+
+/// `snapshot save` through the agent against etcdctl's, dialing directly.
+async fn snapshot_bench(bed: &Bed, runs: usize) {
+    use etcd_client::{Certificate, ConnectOptions, Identity, TlsOptions};
+    let pki = bed
+        .node
+        .kubeadm_root
+        .as_ref()
+        .unwrap()
+        .join("etc/kubernetes/pki/etcd");
+    let read = |f: &str| std::fs::read(pki.join(f)).unwrap();
+    let tls = TlsOptions::new()
+        .ca_certificate(Certificate::from_pem(read("ca.crt")))
+        .identity(Identity::from_pem(
+            read("healthcheck-client.crt"),
+            read("healthcheck-client.key"),
+        ))
+        .domain_name("testbed-node");
+    let url = format!("https://{}:2379", kubectl_etcd_testbed::node::NODE_IP);
+    let etcd =
+        etcd_client::Client::connect([url.clone()], Some(ConnectOptions::new().with_tls(tls)))
+            .await
+            .unwrap();
+    support::operator::fragment(etcd, 0, 64 << 20).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("agent.db");
+    let theirs = dir.path().join("etcdctl.db");
+    let tool = [
+        "etcd",
+        "snapshot",
+        "save",
+        ours.to_str().unwrap(),
+        "etcd",
+        "-n",
+        "kube-system",
+        "--force",
+    ];
+    let etcdctl =
+        kubectl_etcd_testbed::bins::etcdctl(kubectl_etcd_testbed::EtcdVersion::V3_7).unwrap();
+    let direct = || {
+        let _ = std::fs::remove_file(&theirs);
+        let t0 = Instant::now();
+        let out = std::process::Command::new(&etcdctl)
+            .arg(format!("--endpoints={url}"))
+            .arg(format!("--cacert={}", pki.join("ca.crt").display()))
+            .arg(format!(
+                "--cert={}",
+                pki.join("healthcheck-client.crt").display()
+            ))
+            .arg(format!(
+                "--key={}",
+                pki.join("healthcheck-client.key").display()
+            ))
+            .args(["snapshot", "save"])
+            .arg(&theirs)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        t0.elapsed()
+    };
+    timed(bed, &tool).await;
+    direct();
+    let (mut agent, mut etcdctl_times) = (vec![], vec![]);
+    for _ in 0..runs {
+        agent.push(timed(bed, &tool).await.1);
+        etcdctl_times.push(direct());
+    }
+    let mib = std::fs::metadata(&ours).unwrap().len() as f64 / f64::from(1 << 20);
+    let line = |name: &str, times: &[Duration]| {
+        let median = quantile(times, 50).as_secs_f64();
+        println!(
+            "{name:<52} median {median:>6.2} s p90 {:>6.2} s  {:>6.1} MiB/s",
+            quantile(times, 90).as_secs_f64(),
+            mib / median
+        );
+    };
+    println!("snapshot save of {mib:.1} MiB, {runs} runs each, interleaved");
+    line("kubectl etcd snapshot save (through the agent)", &agent);
+    line(
+        "etcdctl snapshot save (direct, the node's key here)",
+        &etcdctl_times,
+    );
+    println!(
+        "ratio agent/etcdctl: {:.2}",
+        quantile(&agent, 50).as_secs_f64() / quantile(&etcdctl_times, 50).as_secs_f64()
+    );
 }
