@@ -294,6 +294,15 @@ impl Transfer {
     }
 }
 
+/// A transfer given up (a signal, an error) takes its bar with it, as a
+/// finished one does: nothing half-drawn is left above the message that
+/// says why.
+impl Drop for Transfer {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
