@@ -255,9 +255,11 @@ async fn read_facts(kube: &Kube, on_node: &OnNode) -> crate::reach::AgentFacts {
         .collect();
     names.sort();
     names.dedup();
+    // One read per node, at once: they are on the way to every agent.
+    let read = futures::future::join_all(names.iter().map(|name| nodes.get(name))).await;
     let mut addresses = Vec::new();
-    for name in names {
-        match nodes.get(&name).await {
+    for (name, node) in names.into_iter().zip(read) {
+        match node {
             Ok(node) => {
                 let listed = node.status.and_then(|s| s.addresses).unwrap_or_default();
                 addresses.push((name, listed.into_iter().map(|a| a.address).collect()));
