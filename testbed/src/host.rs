@@ -101,6 +101,16 @@ impl Procs {
         wait_for_socket(&self.socket(), &self.dir.join("containerd.log"))
     }
 
+    /// The node's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The node's network namespace.
+    pub fn netns(&self) -> &str {
+        &self.netns
+    }
+
     /// containerd's socket.
     pub fn socket(&self) -> PathBuf {
         self.dir.join("containerd.sock")
@@ -115,6 +125,16 @@ impl Procs {
             &format!("ctr {}", args.join(" ")),
             Command::new("ctr").args(&full),
         )
+    }
+
+    /// Builds image `spec` and imports it into the node's containerd.
+    pub fn import(&self, spec: &crate::image::ImageSpec) -> Result<()> {
+        let name = spec.name.replace(['/', ':'], "_");
+        let file = self.dir.join(format!("image-{name}.tar"));
+        crate::image::write_archive(spec, &file)?;
+        self.ctr(&["images", "import", &file.display().to_string()])?;
+        let _ = std::fs::remove_file(&file);
+        Ok(())
     }
 
     /// The last `lines` lines of a component's log.

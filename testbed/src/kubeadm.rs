@@ -95,6 +95,15 @@ pub fn lay_out(
     Ok(root)
 }
 
+/// The etcd image for the manifest under `root`: kubeadm's release names
+/// its own etcd image, and it is the bed's newest etcd under that name.
+pub fn etcd_image(root: &Path) -> Result<crate::image::ImageSpec> {
+    let version = crate::bins::EtcdVersion::V3_7;
+    let mut image = crate::node::etcd_image(version, &crate::node::release_of(version)?)?;
+    image.name = etcd_image_name(root)?;
+    Ok(image)
+}
+
 /// The etcd image the manifest under `root` names.
 pub fn etcd_image_name(root: &Path) -> Result<String> {
     let manifest = std::fs::read_to_string(root.join("etc/kubernetes/manifests/etcd.yaml"))

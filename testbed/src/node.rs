@@ -50,7 +50,7 @@ use kube::api::Api;
 
 use crate::apiserver::{ApiServer, Context, ServerOptions};
 use crate::bins::{self, EtcdVersion, KubeRelease};
-use crate::image::{write_archive, ImageFile, ImageSpec};
+use crate::image::{ImageFile, ImageSpec};
 use crate::{operator, storage, Result};
 
 /// This machine's end of the veth pair: where the API server listens.
@@ -115,7 +115,6 @@ impl Default for NodeSpec {
 pub struct Node {
     pub api: ApiServer,
     dir: tempfile::TempDir,
-    netns: String,
     cgroup: String,
     host_link: String,
     /// Started processes, in start order (stopped in reverse).
@@ -378,7 +377,6 @@ impl Node {
         let mut node = Node {
             api,
             dir,
-            netns: id.clone(),
             cgroup: id.clone(),
             host_link,
             procs: crate::host::Procs::new(dir_path.clone(), &id),
@@ -535,10 +533,7 @@ impl Node {
 
     /// Builds and imports an image.
     pub fn import(&mut self, spec: &ImageSpec) -> Result<()> {
-        let file = self.path(&format!("image-{}.tar", spec.name.replace(['/', ':'], "_")));
-        write_archive(spec, &file)?;
-        self.ctr(&["images", "import", &file.display().to_string()])?;
-        let _ = std::fs::remove_file(&file);
+        self.procs.import(spec)?;
         self.images.push(spec.name.clone());
         Ok(())
     }
@@ -569,12 +564,7 @@ impl Node {
     }
 
     fn import_images(&mut self, spec: &NodeSpec) -> Result<()> {
-        self.import(&ImageSpec {
-            name: PAUSE_IMAGE.into(),
-            files: vec![ImageFile::executable("pause", &bins::pause()?)],
-            entrypoint: vec!["/pause".into()],
-            ..ImageSpec::default()
-        })?;
+        self.import(&pause_image()?)?;
         for version in &spec.etcd_versions {
             self.import(&etcd_image(*version, &release_of(*version)?)?)?;
         }
@@ -585,12 +575,7 @@ impl Node {
             self.import(&crate::etcdio_operator::image()?)?;
         }
         if let Some(root) = self.kubeadm_root.clone() {
-            // kubeadm's release names its own etcd image: the bed's newest
-            // etcd under that name.
-            let version = EtcdVersion::V3_7;
-            let mut image = etcd_image(version, &release_of(version)?)?;
-            image.name = crate::kubeadm::etcd_image_name(&root)?;
-            self.import(&image)?;
+            self.import(&crate::kubeadm::etcd_image(&root)?)?;
         }
         Ok(())
     }
@@ -776,7 +761,7 @@ conntrack:
             &dirs,
             &self.socket(),
             &self.cgroup,
-            &self.netns,
+            self.procs.netns(),
             &self.host_link,
         )
     }
@@ -825,7 +810,7 @@ conntrack:
 
     /// The name of the node's network namespace.
     pub fn netns(&self) -> &str {
-        &self.netns
+        self.procs.netns()
     }
 }
 
@@ -970,6 +955,16 @@ exit 0"#,
         .spawn()
         .map(|_| ())
         .map_err(|e| format!("spawn the node's watchdog: {e}"))
+}
+
+/// The sandbox image every Pod starts with ([`PAUSE_IMAGE`]).
+pub(crate) fn pause_image() -> Result<ImageSpec> {
+    Ok(ImageSpec {
+        name: PAUSE_IMAGE.into(),
+        files: vec![ImageFile::executable("pause", &bins::pause()?)],
+        entrypoint: vec!["/pause".into()],
+        ..ImageSpec::default()
+    })
 }
 
 /// The image of one etcd release: the test bed's static etcd, etcdctl and

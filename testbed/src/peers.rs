@@ -32,11 +32,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::host::Procs;
-use crate::image::write_archive;
-use crate::node::{
-    create_cgroup_root, etcd_image, ip, kubelet_config, release_of, Node, NODE_IP, NODE_NAME,
-    PAUSE_IMAGE,
-};
+use crate::node::{create_cgroup_root, ip, kubelet_config, Node, NODE_IP, NODE_NAME};
 use crate::Result;
 
 /// Peer `i`'s address.
@@ -95,8 +91,6 @@ pub struct Peer {
     pub ip: String,
     /// kubeadm's root for this node.
     pub kubeadm_root: PathBuf,
-    dir: PathBuf,
-    netns: String,
     cgroup: String,
     host_link: String,
     procs: Procs,
@@ -126,9 +120,7 @@ impl Peer {
             name: name(i),
             ip: address(i),
             kubeadm_root,
-            procs: Procs::new(dir.clone(), &id),
-            dir,
-            netns: id.clone(),
+            procs: Procs::new(dir, &id),
             cgroup: id,
             host_link: format!("ke{}h{i}", std::process::id() % 1_000_000),
         };
@@ -151,7 +143,7 @@ impl Peer {
     /// Its namespace and link to this machine, and a link to every node
     /// before it (the later ones link to it when they start).
     fn network(&mut self, first: &Node) -> Result<()> {
-        let (ns, i) = (self.netns.clone(), self.index);
+        let (ns, i) = (self.procs.netns().to_string(), self.index);
         ip(&["netns", "add", &ns])?;
         ip(&[
             "link",
@@ -221,33 +213,14 @@ impl Peer {
     /// The sandbox image and kubeadm's etcd image (the bed's newest etcd
     /// under the name kubeadm's manifest gives it).
     fn import_images(&mut self) -> Result<()> {
-        let pause = crate::image::ImageSpec {
-            name: PAUSE_IMAGE.into(),
-            files: vec![crate::image::ImageFile::executable(
-                "pause",
-                &crate::bins::pause()?,
-            )],
-            entrypoint: vec!["/pause".into()],
-            ..crate::image::ImageSpec::default()
-        };
-        let version = crate::bins::EtcdVersion::V3_7;
-        let mut etcd = etcd_image(version, &release_of(version)?)?;
-        etcd.name = crate::kubeadm::etcd_image_name(&self.kubeadm_root)?;
-        for spec in [pause, etcd] {
-            let file = self
-                .dir
-                .join(format!("image-{}.tar", spec.name.replace(['/', ':'], "_")));
-            write_archive(&spec, &file)?;
-            self.procs
-                .ctr(&["images", "import", &file.display().to_string()])?;
-            let _ = std::fs::remove_file(&file);
-        }
-        Ok(())
+        self.procs.import(&crate::node::pause_image()?)?;
+        self.procs
+            .import(&crate::kubeadm::etcd_image(&self.kubeadm_root)?)
     }
 
     fn start_kubelet(&mut self, first: &Node) -> Result<()> {
         let config = kubelet_config(
-            &self.dir,
+            self.procs.dir(),
             &first.api,
             &self.ip,
             &self.cgroup,
@@ -257,7 +230,7 @@ impl Peer {
         create_cgroup_root(&self.cgroup)?;
         let kubeconfig = first.api.dir().join("admin.kubeconfig");
         let kubelet = crate::bins::node_command("kubelet")?;
-        let root = self.dir.join("kubelet");
+        let root = self.procs.dir().join("kubelet");
         self.procs.spawn_in_node(
             "kubelet",
             &kubelet,
@@ -267,7 +240,10 @@ impl Peer {
                 format!("--hostname-override={}", self.name),
                 format!("--node-ip={}", self.ip),
                 format!("--root-dir={}", root.display()),
-                format!("--cert-dir={}", self.dir.join("kubelet-pki").display()),
+                format!(
+                    "--cert-dir={}",
+                    self.procs.dir().join("kubelet-pki").display()
+                ),
                 "--v=2".into(),
             ],
         )?;
@@ -279,10 +255,10 @@ impl Peer {
         let pids = self.procs.pids();
         crate::node::watchdog(
             &pids,
-            std::slice::from_ref(&self.dir),
+            &[self.procs.dir().to_path_buf()],
             &self.procs.socket(),
             &self.cgroup,
-            &self.netns,
+            self.procs.netns(),
             &self.host_link,
         )
     }
