@@ -167,26 +167,9 @@ async fn bench(runs: usize) {
 
 /// `snapshot save` through the agent against etcdctl's, dialing directly.
 async fn snapshot_bench(bed: &Bed, runs: usize) {
-    use etcd_client::{Certificate, ConnectOptions, Identity, TlsOptions};
-    let pki = bed
-        .node
-        .kubeadm_root
-        .as_ref()
-        .unwrap()
-        .join("etc/kubernetes/pki/etcd");
-    let read = |f: &str| std::fs::read(pki.join(f)).unwrap();
-    let tls = TlsOptions::new()
-        .ca_certificate(Certificate::from_pem(read("ca.crt")))
-        .identity(Identity::from_pem(
-            read("healthcheck-client.crt"),
-            read("healthcheck-client.key"),
-        ))
-        .domain_name("testbed-node");
-    let url = format!("https://{}:2379", kubectl_etcd_testbed::node::NODE_IP);
-    let etcd =
-        etcd_client::Client::connect([url.clone()], Some(ConnectOptions::new().with_tls(tls)))
-            .await
-            .unwrap();
+    let pki = bed.kubeadm_pki();
+    let url = bed.kubeadm_url();
+    let etcd = bed.kubeadm_etcd().await;
     support::operator::fragment(etcd, 0, 64 << 20).await;
     let dir = tempfile::tempdir().unwrap();
     let ours = dir.path().join("agent.db");

@@ -58,30 +58,6 @@ async fn none_left(bed: &Bed, after: &str) {
     assert!(left.is_empty(), "after {after}: {left:?}");
 }
 
-/// A client of the node's etcd with kubeadm's healthcheck-client
-/// certificate, read from the node's folder.
-async fn node_etcd(bed: &Bed) -> etcd_client::Client {
-    use etcd_client::{Certificate, ConnectOptions, Identity, TlsOptions};
-    let pki = bed
-        .node
-        .kubeadm_root
-        .as_ref()
-        .unwrap()
-        .join("etc/kubernetes/pki/etcd");
-    let read = |f: &str| std::fs::read(pki.join(f)).unwrap();
-    let tls = TlsOptions::new()
-        .ca_certificate(Certificate::from_pem(read("ca.crt")))
-        .identity(Identity::from_pem(
-            read("healthcheck-client.crt"),
-            read("healthcheck-client.key"),
-        ))
-        .domain_name(MEMBER);
-    let url = format!("https://{}:2379", kubectl_etcd_testbed::node::NODE_IP);
-    etcd_client::Client::connect([url], Some(ConnectOptions::new().with_tls(tls)))
-        .await
-        .unwrap()
-}
-
 /// Waits until the kubelet reports kubeadm's etcd Pod `pod` ready.
 async fn etcd_ready(bed: &Bed, pod: &str) {
     let pods: Api<Pod> = Api::namespaced(bed.client.clone(), "kube-system");
@@ -172,7 +148,7 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     let image = support::tool_image(&mut bed.node);
     assert_eq!(image, kubectl_etcd::cli::agent::DEFAULT_IMAGE);
     etcd_ready(&bed, POD).await;
-    let mut etcd = node_etcd(&bed).await;
+    let mut etcd = bed.kubeadm_etcd().await;
     let listed = etcd.member_list().await.unwrap();
     let id = listed.members()[0].id();
 
@@ -490,26 +466,11 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     // Most of it kept: each defrag copies it, so it lasts long enough to
     // be seen starting.
     fragment(etcd.clone(), 32 << 20, 160 << 20).await;
-    let logged = |log: String| defrags_in_logs(&[log]).len();
-    let before = logged(pods.logs(POD, &LogParams::default()).await.unwrap());
-    let child = bed.spawn_etcd(&["defrag", "--yes", "--allow-quorum-loss"]);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-    loop {
-        let log = pods.logs(POD, &LogParams::default()).await.unwrap();
-        if defrags_in_logs_started(&[log]) > before {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "no defrag started");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    kill(Pid::from_raw(child.id().unwrap() as i32), Signal::SIGTERM).unwrap();
-    let out = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
-        .await
-        .expect("the plugin ended after SIGTERM")
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(143), "{stderr}");
-    let after = logged(pods.logs(POD, &LogParams::default()).await.unwrap());
+    let one = [MEMBER.to_string()];
+    let (before, _, code, stderr) =
+        sigterm_mid_sweep(&bed, &one, &["defrag", "--yes", "--allow-quorum-loss"]).await;
+    assert_eq!(code, Some(143), "{stderr}");
+    let after = defrags_in_logs(&member_logs(&bed, &one).await).len();
     assert_eq!(after, before + 1, "the defrag in flight was finished");
     none_left(&bed, "SIGTERM mid-sweep").await;
 }
@@ -520,8 +481,38 @@ async fn signalled_mid_doctor(bed: &Bed, signal: Signal) -> (Option<i32>, String
     let child = bed.spawn_etcd(&["doctor", "--churn-window", "40s"]);
     agent_running(bed).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
+    signal_and_wait(child, signal).await
+}
+
+/// `ARGS…` (a sweep) through the agent, sent SIGTERM as soon as the
+/// `members`' own logs show a defrag started beyond those they had
+/// finished before: that count, when the signal was sent (seconds since
+/// the epoch), the plugin's exit code and stderr.
+async fn sigterm_mid_sweep(
+    bed: &Bed,
+    members: &[String],
+    args: &[&str],
+) -> (usize, f64, Option<i32>, String) {
+    let before = defrags_in_logs(&member_logs(bed, members).await).len();
+    let child = bed.spawn_etcd(args);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    while defrags_in_logs_started(&member_logs(bed, members).await) <= before {
+        assert!(tokio::time::Instant::now() < deadline, "no defrag started");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let killed_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let (code, stderr) = signal_and_wait(child, Signal::SIGTERM).await;
+    (before, killed_at, code, stderr)
+}
+
+/// Sends `signal` to the plugin `child` and waits for it to end: its exit
+/// code and stderr.
+async fn signal_and_wait(child: tokio::process::Child, signal: Signal) -> (Option<i32>, String) {
     kill(Pid::from_raw(child.id().unwrap() as i32), signal).unwrap();
-    let out = tokio::time::timeout(Duration::from_secs(90), child.wait_with_output())
+    let out = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
         .await
         .unwrap_or_else(|_| panic!("the plugin did not end after {signal}"))
         .unwrap();
@@ -564,7 +555,7 @@ async fn three_kubeadm_control_plane_nodes_are_swept_one_member_at_a_time_throug
     for m in &members {
         etcd_ready(&bed, &format!("etcd-{m}")).await;
     }
-    let mut etcd = node_etcd(&bed).await;
+    let mut etcd = bed.kubeadm_etcd().await;
     let listed = etcd.member_list().await.unwrap();
     assert_eq!(listed.members().len(), 3, "{listed:?}");
 
@@ -646,28 +637,9 @@ async fn three_kubeadm_control_plane_nodes_are_swept_one_member_at_a_time_throug
     // Most of it kept: each defrag copies it, so it lasts long enough to
     // be seen starting.
     fragment(etcd.clone(), 32 << 20, 160 << 20).await;
-    let before = defrags_in_logs(&member_logs(&bed, &members).await).len();
-    let child = bed.spawn_etcd(&["defrag", "--yes"]);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-    loop {
-        let now = defrags_in_logs_started(&member_logs(&bed, &members).await);
-        if now > before {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "no member started");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    let killed_at = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64();
-    kill(Pid::from_raw(child.id().unwrap() as i32), Signal::SIGTERM).unwrap();
-    let out = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
-        .await
-        .expect("the plugin ended after SIGTERM")
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    let (before, killed_at, code, stderr) =
+        sigterm_mid_sweep(&bed, &members, &["defrag", "--yes"]).await;
+    assert_eq!(code, Some(143), "{stderr}");
     none_left(&bed, "SIGTERM mid-sweep").await;
     let after = defrags_in_logs(&member_logs(&bed, &members).await);
     let new: Vec<_> = after.iter().skip(before).collect();

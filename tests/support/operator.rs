@@ -73,6 +73,42 @@ impl Bed {
         .await
     }
 
+    /// The first kubeadm node's etcd PKI folder, on this machine (as only
+    /// a test on the node may read it).
+    pub fn kubeadm_pki(&self) -> std::path::PathBuf {
+        self.node
+            .kubeadm_root
+            .as_ref()
+            .expect("a kubeadm bed")
+            .join("etc/kubernetes/pki/etcd")
+    }
+
+    /// The first kubeadm node's member's client URL.
+    pub fn kubeadm_url(&self) -> String {
+        format!("https://{}:2379", kubectl_etcd_testbed::node::NODE_IP)
+    }
+
+    /// A client of the first kubeadm node's member, with kubeadm's
+    /// healthcheck-client certificate from [`Bed::kubeadm_pki`].
+    pub async fn kubeadm_etcd(&self) -> etcd_client::Client {
+        use etcd_client::{Certificate, ConnectOptions, Identity, TlsOptions};
+        let pki = self.kubeadm_pki();
+        let read = |f: &str| std::fs::read(pki.join(f)).unwrap();
+        let tls = TlsOptions::new()
+            .ca_certificate(Certificate::from_pem(read("ca.crt")))
+            .identity(Identity::from_pem(
+                read("healthcheck-client.crt"),
+                read("healthcheck-client.key"),
+            ))
+            .domain_name(kubectl_etcd_testbed::node::NODE_NAME);
+        etcd_client::Client::connect(
+            [self.kubeadm_url()],
+            Some(ConnectOptions::new().with_tls(tls)),
+        )
+        .await
+        .unwrap()
+    }
+
     async fn start_node(ns: &str, which: Operator, etcd_io_operator: bool) -> Bed {
         let crds = match which {
             Operator::WithDefrag => Vec::new(),
