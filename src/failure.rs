@@ -48,6 +48,9 @@ pub enum FailureCause {
     /// The requested revision was compacted away or is in the future
     /// (gRPC OutOfRange).
     RevisionUnavailable { detail: String },
+    /// Not sent: the run was told to stop (or lost its Lease) while the
+    /// connection was being made.
+    Withheld,
     /// Anything else, with the underlying text.
     Other(String),
 }
@@ -94,6 +97,7 @@ impl fmt::Display for FailureCause {
             FailureCause::RevisionUnavailable { detail } => {
                 write!(f, "revision not available: {detail}")
             }
+            FailureCause::Withheld => write!(f, "not sent: the run stopped just before it"),
             FailureCause::Other(text) => write!(f, "{text}"),
             FailureCause::UntrustedServer { .. }
             | FailureCause::ClientCertRequired { .. }

@@ -52,10 +52,14 @@ pub trait EtcdOps: Send + Sync {
 
     /// `Maintenance.Defragment` on exactly this member, waiting at most
     /// `limit`. A timeout does not stop the server's defragmentation.
+    /// `may_send` is asked once the member's connection is ready, and the
+    /// request handed to it with nothing awaited between: `false` sends
+    /// nothing and answers `FailureCause::Withheld`.
     fn defragment(
         &self,
         dial: &Dial,
         limit: std::time::Duration,
+        may_send: &(dyn Fn() -> bool + Sync),
     ) -> impl Future<Output = Result<(), RpcError>> + Send;
 
     /// `Maintenance.MoveLeader`, sent to the current leader.

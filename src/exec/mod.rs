@@ -160,6 +160,26 @@ pub struct RunControl {
     pub abandon: CancellationToken,
     /// The run stops with `DeadlineExceeded` once this passes.
     pub deadline: Option<Instant>,
+    /// Asked last before each Defragment leaves this process, once its
+    /// connection is ready (`--watch`: whether the Lease is still held).
+    pub permit: Option<Permit>,
+}
+
+/// A last word before each Defragment ([`RunControl::permit`]): `false`
+/// and the RPC is not sent.
+#[derive(Clone)]
+pub struct Permit(std::sync::Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl Permit {
+    pub fn new(ask: impl Fn() -> bool + Send + Sync + 'static) -> Permit {
+        Permit(std::sync::Arc::new(ask))
+    }
+}
+
+impl std::fmt::Debug for Permit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Permit")
+    }
 }
 
 /// Why a wait ended early.
@@ -180,6 +200,13 @@ impl RunControl {
     pub fn abandon_now(&self) {
         self.abandon.cancel();
         self.cancel.cancel();
+    }
+
+    /// Whether a Defragment may leave now: no stop requested, the deadline
+    /// not passed, and the permit (if any) given. Synchronous, so that the
+    /// RPC can be handed to its connection with nothing awaited between.
+    pub fn may_send(&self) -> bool {
+        self.halted().is_none() && self.permit.as_ref().is_none_or(|p| (p.0)())
     }
 
     /// Whether the run must stop, and why.

@@ -451,15 +451,24 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             })
             .await;
         // The observer may have stopped the run (a controller that lost its
-        // Lease fences here): nothing is sent then.
+        // Lease fences here): nothing is sent then. Asked again once the
+        // connection is ready, right before the request leaves.
         if let Some(h) = self.control.halted() {
             return Err(h.reason(None));
         }
         let t0 = Instant::now();
-        let rpc = tokio::select! {
-            rpc = self.ops.defragment(&dial, self.opts.member_timeout) => Some(rpc),
-            _ = self.control.abandon.cancelled() => None,
-        };
+        let rpc = self.send_defragment(&dial).await;
+        if let Some(Err(e)) = &rpc {
+            if e.cause == crate::etcd::FailureCause::Withheld {
+                // The member was not touched: the run stops as asked.
+                self.control.stop();
+                return Err(self
+                    .control
+                    .halted()
+                    .unwrap_or(Halt::Cancelled)
+                    .reason(None));
+            }
+        }
         let took = t0.elapsed();
         self.defrag_total += took;
         let mut result = MemberResult::planned(next, Outcome::Defragmented, None);
@@ -518,6 +527,18 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 limit: self.return_limit(),
                 why,
             }),
+        }
+    }
+
+    /// Sends the member its Defragment, the run's control asked last, once
+    /// the connection is ready (`RunControl::may_send`); `None` when the
+    /// run was abandoned while it was in flight.
+    async fn send_defragment(&self, dial: &Dial) -> Option<Result<(), crate::etcd::RpcError>> {
+        let control = self.control;
+        let may_send = move || control.may_send();
+        tokio::select! {
+            rpc = self.ops.defragment(dial, self.opts.member_timeout, &may_send) => Some(rpc),
+            _ = self.control.abandon.cancelled() => None,
         }
     }
 

@@ -1059,6 +1059,38 @@ async fn a_stop_request_awaits_the_defragment_in_flight() {
     assert!(finished < stopping);
 }
 
+/// `--watch`'s Lease, asked once more as each Defragment leaves: the
+/// first is let through, then the hold is gone. The second member's
+/// Defragment is never sent (the fake records no call), the run stops as
+/// interrupted, and that member is left pending, not failed.
+#[tokio::test(start_paused = true)]
+async fn a_permit_withheld_as_the_defragment_leaves_sends_nothing() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let fake = three();
+    let asked = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = asked.clone();
+    let control = RunControl {
+        permit: Some(crate::exec::Permit::new(move || {
+            counter.fetch_add(1, Ordering::SeqCst) == 0
+        })),
+        ..RunControl::default()
+    };
+    let report = sweep(&fake, &input(options()), &Recorder::default(), &control).await;
+
+    assert_eq!(fake.defrag_order(), ["b"]);
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    assert_eq!(report.stop_reason(), Some(&StopReason::Interrupted));
+    assert!(control.cancel.is_cancelled());
+    assert_eq!(
+        outcomes(&report),
+        [
+            line("b", Outcome::Defragmented, None),
+            line("c", Outcome::Pending, None),
+            line("a", Outcome::Pending, None),
+        ]
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn abandon_stops_waiting_for_the_defragment_in_flight() {
     let fake = three();

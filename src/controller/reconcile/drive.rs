@@ -62,9 +62,13 @@ pub(super) async fn drive(
         rooms: session.rooms(),
         control_plane: None,
     };
+    // The Lease is asked once more right before each Defragment leaves,
+    // after the note and after the member's connection is ready.
+    let fence = ctx.fence.clone();
     let control = RunControl {
         cancel: ctx.shutdown.child_token(),
         deadline: Some(tokio::time::Instant::now() + deadline_in),
+        permit: Some(exec::Permit::new(move || fence.is_open())),
         ..RunControl::default()
     };
     let labels = RunLabels::of(&current);

@@ -38,8 +38,17 @@ impl EtcdOps for FakeCluster {
     }
 
     /// Starts the member's defragmentation and waits for it, at most
-    /// `limit`; the server finishes it either way.
-    async fn defragment(&self, dial: &Dial, limit: Duration) -> Result<(), RpcError> {
+    /// `limit`; the server finishes it either way. Withheld (and not
+    /// recorded as a call) when `may_send` says no.
+    async fn defragment(
+        &self,
+        dial: &Dial,
+        limit: Duration,
+        may_send: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(), RpcError> {
+        if !may_send() {
+            return Err(rpc_error(Op::Defragment, dial, FailureCause::Withheld));
+        }
         let begun = self.begin(Op::Defragment, dial, limit);
         tokio::time::sleep(begun.wait).await;
         let takes = {

@@ -50,7 +50,7 @@ async fn defragment_shrinks_and_blocks_status_until_done() {
     let dial = fake.target().dials[1].clone();
     let t0 = Instant::now();
     let e = fake
-        .defragment(&dial, Duration::from_secs(10))
+        .defragment(&dial, Duration::from_secs(10), &|| true)
         .await
         .unwrap_err();
     assert_eq!(
@@ -89,7 +89,9 @@ async fn scripted_failures_changes_leadership_and_hashes() {
     assert_eq!(fake.leader(), "b");
     fake.set_leader("a");
 
-    fake.defragment(&b, Duration::from_secs(5)).await.unwrap();
+    fake.defragment(&b, Duration::from_secs(5), &|| true)
+        .await
+        .unwrap();
     assert_eq!(fake.leader(), "b");
     let list = fake.member_list(&b).await.unwrap();
     assert_eq!(list.len(), 1);
