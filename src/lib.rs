@@ -31,6 +31,7 @@ pub mod defects;
 pub mod error;
 pub mod etcd;
 pub mod exec;
+pub mod exposition;
 pub mod failure;
 pub mod k8s;
 pub mod keyprint;
