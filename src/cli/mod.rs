@@ -5,6 +5,9 @@
 //! its variable. Durations take Go/etcdctl syntax (`500ms`, `5s`, `2m`).
 
 pub mod agent;
+mod doctor;
+
+pub use doctor::{DoctorArgs, FailOn};
 
 use std::time::Duration;
 
@@ -254,7 +257,8 @@ pub enum Command {
     /// with the remedy for its kind (Events, Leases, one rewriting writer).
     /// Each finding has a severity (ok, warning, critical) and a one-line
     /// remedy. Exit 1 when a finding is at least --fail-on; what could not
-    /// be read is listed, never guessed.
+    /// be read is listed, never guessed. With --serve it keeps examining
+    /// and serves what it finds as Prometheus metrics.
     #[command(after_help = DOCTOR_EXAMPLES, help_template = with_examples(DOCTOR_EXAMPLES))]
     Doctor(DoctorArgs),
     /// Add a member or a learner, promote a learner, remove a member, with
@@ -1045,43 +1049,6 @@ pub struct ClusterArg {
 pub struct MembersArgs {
     #[command(flatten)]
     pub cluster: ClusterArg,
-}
-
-/// `doctor --fail-on` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    Warning,
-    Critical,
-    Never,
-}
-
-#[derive(Debug, Args)]
-pub struct DoctorArgs {
-    #[command(flatten)]
-    pub cluster: ClusterArg,
-
-    /// Every EtcdCluster in every namespace.
-    #[arg(short = 'A', long, conflicts_with = "cluster")]
-    pub all_namespaces: bool,
-
-    /// Exit 1 when any finding is at least this severe.
-    #[arg(long, value_enum, default_value_t = FailOn::Critical)]
-    pub fail_on: FailOn,
-
-    /// When a member needs a defrag: how long to count the writes, to name
-    /// the prefix whose churn makes the free space (0: do not sample).
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "5s")]
-    pub churn_window: Duration,
-
-    /// Also check what stands in the way of upgrading to this etcd release
-    /// (a minor line such as 3.6, or an exact release such as 3.6.16):
-    /// patch floors, skipped minors, an unfinished upgrade or downgrade,
-    /// flags the release no longer accepts, health. Blockers are critical.
-    #[arg(long, value_name = "VERSION")]
-    pub upgrade_to: Option<String>,
-
-    #[command(flatten)]
-    pub gate: GateArgs,
 }
 
 #[derive(Debug, Args)]

@@ -114,6 +114,12 @@ pub fn run_facts(runs: &[EtcdDefrag], cluster: &ClusterRef) -> Vec<RunFact> {
                 started: status.started_at.is_some(),
                 reason: condition.map(|c| c.reason.clone()).unwrap_or_default(),
                 message: condition.map(|c| c.message.clone()).unwrap_or_default(),
+                defragmented: status
+                    .members
+                    .iter()
+                    .filter(|m| m.outcome == "Defragmented")
+                    .filter_map(|m| Some((m.name.clone(), m.finished_at.as_ref()?.0.as_second())))
+                    .collect(),
             }
         })
         .collect()

@@ -178,6 +178,20 @@ pub struct Doctor {
     pub gate: GateOptions,
     /// `--upgrade-to`: the release whose upgrade is checked too.
     pub upgrade_to: Option<crate::plan::doctor::upgrade::UpgradeTarget>,
+    /// `--serve`: keep examining and serve the findings as metrics.
+    pub serve: Option<DoctorServe>,
+}
+
+/// `doctor --serve`: where, and at what pace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DoctorServe {
+    pub address: std::net::SocketAddr,
+    /// How often each cluster is examined.
+    pub interval: Duration,
+    /// How long one examination may take.
+    pub examine_timeout: Duration,
+    /// Clusters examined at once.
+    pub max_concurrent: usize,
 }
 
 /// How a membership change is consented to.
@@ -419,6 +433,12 @@ fn command(parsed: &cli::Command) -> Result<Command> {
             },
             churn_window: a.churn_window,
             gate: gate(&a.gate),
+            serve: a.serve.map(|address| DoctorServe {
+                address,
+                interval: a.interval,
+                examine_timeout: a.examine_timeout,
+                max_concurrent: usize::from(a.max_concurrent),
+            }),
             upgrade_to: match &a.upgrade_to {
                 None => None,
                 Some(text) => Some(crate::plan::doctor::upgrade::UpgradeTarget::parse(text).ok_or_else(

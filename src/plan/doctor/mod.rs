@@ -23,6 +23,7 @@ pub use crate::look::MemberMetrics;
 use crate::plan::gate::GateVerdict;
 use crate::plan::rule::DefragRule;
 
+pub mod gauges;
 mod look;
 mod metrics;
 pub mod runs;

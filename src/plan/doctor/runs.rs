@@ -24,6 +24,9 @@ pub struct RunFact {
     /// Its `DefragChecked` condition: reason and message (empty: none).
     pub reason: String,
     pub message: String,
+    /// Its members that were defragmented, with when each finished (Unix
+    /// seconds), as its rows say.
+    pub defragmented: Vec<(String, i64)>,
 }
 
 impl RunFact {
@@ -293,6 +296,7 @@ mod tests {
             started,
             reason: reason.into(),
             message: format!("{reason} said"),
+            defragmented: Vec::new(),
         }
     }
 

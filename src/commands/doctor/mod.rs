@@ -4,6 +4,12 @@
 //! Pods and nodes and the client Service — then renders the findings.
 //! Whatever cannot be read is listed in the report and its check skipped.
 
+pub mod board;
+mod kubernetes;
+mod serve;
+
+use kubernetes::{kubernetes_facts, Processors, ProcessorsOf};
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -12,12 +18,11 @@ use futures::future::join_all;
 
 use crate::error::{Error, ExitStatus, Result};
 use crate::etcd::{http, EtcdOps};
-use crate::k8s::{self, Kube};
+use crate::k8s::Kube;
 use crate::look::MemberMetrics;
 use crate::output;
 use crate::plan::backup;
-use crate::plan::doctor::runs::DefragFacts;
-use crate::plan::doctor::{self, CertFact, Facts, Severity, TrafficFacts};
+use crate::plan::doctor::{self, gauges, CertFact, Facts, Severity};
 use crate::plan::gate::{self, GateOptions};
 use crate::plan::rule::DefragRule;
 use crate::reach::tls;
@@ -33,6 +38,9 @@ const HTTP_LIMIT: Duration = Duration::from_secs(5);
 const CLUSTER_CONCURRENCY: usize = 8;
 
 pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
+    if let Some(serve) = &args.serve {
+        return serve::run(global, args, serve).await;
+    }
     let gate = args.gate;
     let window = args.churn_window;
     if args.all_namespaces {
@@ -65,7 +73,11 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                     let at = opened.place;
                     let facts = Some((&places[at].kube, ProcessorsOf::Read(&processors[at])));
                     let report = match opened.session {
-                        Ok(s) => examine(&s, facts, &gate, window, args.upgrade_to).await,
+                        Ok(s) => {
+                            examine(&s, facts, &gate, window, args.upgrade_to)
+                                .await
+                                .report
+                        }
                         Err(e) if super::secret_forbidden(&e) => {
                             not_dialed_report(Some(opened.cluster), &e)
                         }
@@ -104,7 +116,9 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
     // Plugin mode: the session's API client, on the connections it
     // has; who processes EtcdDefrag is read beside the rest.
     let facts = s.kube.as_ref().map(|k| (k, ProcessorsOf::ReadHere));
-    let report = examine(&s, facts, &gate, window, args.upgrade_to).await;
+    let report = examine(&s, facts, &gate, window, args.upgrade_to)
+        .await
+        .report;
     output::print(&report, global.output)?;
     fail_on(args.fail_on, &[report], &[])
 }
@@ -210,7 +224,7 @@ async fn examine(
     gate: &GateOptions,
     churn_window: Duration,
     upgrade_to: Option<crate::plan::doctor::upgrade::UpgradeTarget>,
-) -> DoctorReport {
+) -> Examined {
     let (ops, target) = (&session.clients, &session.target);
     let cluster = target.cluster.clone();
     let kubernetes = async {
@@ -226,9 +240,10 @@ async fn examine(
     let rooms = read_rooms(session);
     let (look, kubernetes, rooms) =
         futures::join!(crate::etcd::take::look(ops, target), kubernetes, rooms);
+    let desired = desired_members(session);
     let mut look = match look {
         Ok(s) => s,
-        Err(e) => return unreachable_report(cluster, e.to_string()),
+        Err(e) => return Examined::unreached(unreachable_report(cluster, e.to_string()), desired),
     };
     let mut unread = with_rooms(&mut look, rooms);
     let verdict = gate::evaluate(&look, gate);
@@ -286,23 +301,49 @@ async fn examine(
         ..Default::default()
     };
     if let Some(k) = kubernetes {
-        // What the cluster's own objects say, as its source read them
-        // when the session was opened.
-        facts.spec = session.spec.clone();
-        facts.operator = session.operator.clone();
-        facts.pod_args = k.pod_args;
-        facts.pod_images = k.pod_images;
-        facts.traffic = k.traffic;
-        facts.defrag = k.defrag;
-        unread.extend(k.unread);
+        k.into_facts(session, &mut facts, &mut unread);
     }
     let findings = doctor::examine(&facts);
-    DoctorReport {
-        cluster,
-        kind: None,
-        worst: doctor::worst(&findings),
-        findings,
-        unread,
+    let runs = facts.defrag.as_ref().map_or(&[][..], |d| &d.runs[..]);
+    let gauges = gauges::of(&look, &verdict, &findings, desired, runs);
+    Examined {
+        report: DoctorReport {
+            cluster,
+            kind: None,
+            worst: doctor::worst(&findings),
+            findings,
+            unread,
+        },
+        gauges,
+        reached: true,
+    }
+}
+
+/// The members the cluster's operator works toward, when one says.
+fn desired_members(session: &Session) -> Option<u64> {
+    let replicas = session.operator.as_ref()?.replicas?;
+    u64::try_from(replicas).ok()
+}
+
+/// One cluster examined: the report `doctor` prints, and the gauges
+/// `doctor --serve` shows.
+pub struct Examined {
+    pub report: DoctorReport,
+    pub gauges: gauges::ClusterGauges,
+    /// Whether the members were looked at.
+    pub reached: bool,
+}
+
+impl Examined {
+    /// A cluster examined no further than `report` says (nothing answered,
+    /// or it was not dialed from here).
+    fn unreached(report: DoctorReport, desired: Option<u64>) -> Examined {
+        let gauges = gauges::unreached(&report.findings, desired);
+        Examined {
+            report,
+            gauges,
+            reached: false,
+        }
     }
 }
 
@@ -501,171 +542,4 @@ fn with_rooms(
         }
     }
     unread
-}
-
-/// What doctor reads from Kubernetes about one cluster.
-#[derive(Default)]
-struct KubernetesFacts {
-    pod_args: BTreeMap<String, Vec<String>>,
-    pod_images: BTreeMap<String, String>,
-    traffic: Option<TrafficFacts>,
-    defrag: Option<DefragFacts>,
-    unread: Vec<String>,
-}
-
-/// Who may process EtcdDefrag besides this tool: the operator's grants
-/// (RBAC, read as `--watch` reads it) and the `--watch` Deployments; each
-/// `Err` says why it could not be read.
-#[derive(Clone)]
-struct Processors {
-    grants: std::result::Result<Vec<String>, String>,
-    watchers: std::result::Result<Vec<String>, String>,
-}
-
-/// Who processes EtcdDefrag, as `kubernetes_facts` gets it: read already
-/// (once for every cluster of `-A`), or to be read with the cluster's other
-/// reads.
-#[derive(Clone, Copy)]
-enum ProcessorsOf<'a> {
-    Read(&'a Processors),
-    ReadHere,
-}
-
-impl Processors {
-    /// Reads both, for `namespace`'s RoleBindings (every namespace's when
-    /// `None`) and every namespace's Deployments.
-    async fn read(kube: &Kube, namespace: Option<&str>) -> Processors {
-        use crate::controller::takeover;
-        let grants = async {
-            takeover::installed_processors(kube, namespace, &takeover::Me::default())
-                .await
-                .map(|g| g.iter().map(ToString::to_string).collect())
-                .map_err(|e| e.to_string())
-        };
-        let watchers = k8s::runs::watchers(kube, namespace.unwrap_or(&kube.default_namespace));
-        let (grants, watchers) = futures::join!(grants, watchers);
-        Processors { grants, watchers }
-    }
-}
-
-/// Where the members run (their Pods and nodes), the client Service's
-/// trafficDistribution, and the cluster's runs and policies, all read at
-/// once.
-async fn kubernetes_facts(
-    kube: &Kube,
-    c: &ClusterRef,
-    read: Option<Vec<crate::source::MemberPod>>,
-    processors: ProcessorsOf<'_>,
-) -> KubernetesFacts {
-    let service_name = crate::contract::client_service_name(&c.name);
-    let processors = async {
-        match processors {
-            ProcessorsOf::Read(p) => std::borrow::Cow::Borrowed(p),
-            ProcessorsOf::ReadHere => {
-                std::borrow::Cow::Owned(Processors::read(kube, Some(&c.namespace)).await)
-            }
-        }
-    };
-    // The Pods as the session read them, with their nodes' zones.
-    let placement = async {
-        match read {
-            Some(pods) => Ok(crate::source::zones(kube, pods).await),
-            None => Err("its source read none"),
-        }
-    };
-    let (pods, service, runs, processors) = futures::join!(
-        placement,
-        k8s::service::get(kube, &c.namespace, &service_name),
-        k8s::runs::all_of(kube, Some(&c.namespace)),
-        processors
-    );
-    let mut facts = KubernetesFacts::default();
-    let mut defrag = DefragFacts {
-        namespace: c.namespace.clone(),
-        operator_grants: processors.grants.as_ref().ok().cloned(),
-        watchers: processors.watchers.as_ref().ok().cloned(),
-        ..Default::default()
-    };
-    if let Err(e) = &processors.grants {
-        facts
-            .unread
-            .push(format!("who may process EtcdDefrag ({e})"));
-    }
-    if let Err(e) = &processors.watchers {
-        facts
-            .unread
-            .push(format!("the kubectl etcd defrag --watch Deployments ({e})"));
-    }
-    match runs {
-        Ok((runs, policies)) => {
-            defrag.runs = crate::controller::activity::run_facts(&runs, c);
-            defrag.policies = crate::controller::activity::policy_facts(&policies, c);
-        }
-        Err(e) => facts
-            .unread
-            .push(format!("the EtcdDefrag runs and policies ({e})")),
-    }
-    facts.defrag = Some(defrag);
-    let pods = match pods {
-        Ok(p) => p,
-        Err(e) => {
-            facts.unread.push(format!("the members' Pods ({e})"));
-            return facts;
-        }
-    };
-    facts.pod_args = pods
-        .iter()
-        .filter(|p| !p.args.is_empty())
-        .map(|p| (p.member.clone(), p.args.clone()))
-        .collect();
-    facts.pod_images = pods
-        .iter()
-        .filter_map(|p| Some((p.member.clone(), p.image.clone()?)))
-        .collect();
-    match service {
-        Ok(Some(svc)) => {
-            if let Some(value) = crate::k8s::service::traffic_distribution(&svc) {
-                facts.traffic = Some(traffic_facts(value, pods, &mut facts.unread));
-            }
-        }
-        Ok(None) => {}
-        Err(e) => facts.unread.push(format!("the client Service ({e})")),
-    }
-    facts
-}
-
-/// The client Service's trafficDistribution `value` and where the members
-/// run (`pods`), for the traffic check; a node whose zone could not be read
-/// is said once in `unread`, with the server's words, and the check then
-/// says nothing of its zone.
-fn traffic_facts(
-    value: String,
-    pods: Vec<crate::source::MemberPod>,
-    unread: &mut Vec<String>,
-) -> TrafficFacts {
-    use crate::plan::doctor::Zone;
-    use crate::source::NodeZone;
-    let mut unread_nodes = std::collections::BTreeMap::new();
-    let placement = pods
-        .into_iter()
-        .map(|p| {
-            let zone = match p.zone {
-                NodeZone::NoNode => Zone::Unknown,
-                NodeZone::Labelled(z) => Zone::Labelled(z),
-                NodeZone::Unlabelled => Zone::Unlabelled,
-                NodeZone::NodeMissing => Zone::NodeMissing,
-                NodeZone::Unread(why) => {
-                    if let Some(node) = &p.node {
-                        unread_nodes.insert(node.clone(), why);
-                    }
-                    Zone::Unread
-                }
-            };
-            (p.member, p.node, zone)
-        })
-        .collect();
-    for (node, why) in unread_nodes {
-        unread.push(format!("the zone of Node {node} ({why})"));
-    }
-    TrafficFacts { value, placement }
 }

@@ -1,0 +1,69 @@
+//! `doctor`'s flags, `--serve`'s among them.
+
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use super::{parse_duration, parse_metrics_address, parse_timeout, ClusterArg, GateArgs};
+
+/// The heading of `--serve`'s flags in `doctor --help`.
+const SERVE: &str = "Serving metrics (--serve)";
+
+/// `doctor --fail-on` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Warning,
+    Critical,
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+
+    /// Every EtcdCluster in every namespace.
+    #[arg(short = 'A', long, conflicts_with = "cluster")]
+    pub all_namespaces: bool,
+
+    /// Exit 1 when any finding is at least this severe.
+    #[arg(long, value_enum, default_value_t = FailOn::Critical)]
+    pub fail_on: FailOn,
+
+    /// When a member needs a defrag: how long to count the writes, to name
+    /// the prefix whose churn makes the free space (0: do not sample).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "5s")]
+    pub churn_window: Duration,
+
+    /// Also check what stands in the way of upgrading to this etcd release
+    /// (a minor line such as 3.6, or an exact release such as 3.6.16):
+    /// patch floors, skipped minors, an unfinished upgrade or downgrade,
+    /// flags the release no longer accepts, health. Blockers are critical.
+    #[arg(long, value_name = "VERSION")]
+    pub upgrade_to: Option<String>,
+
+    #[command(flatten)]
+    pub gate: GateArgs,
+
+    /// Keep examining, and serve what is found as Prometheus metrics
+    /// (/metrics) with probes (/healthz, /readyz) over HTTP on this
+    /// IP:PORT, e.g. 0.0.0.0:9464 in a Pod. Every cluster in scope (-A:
+    /// every namespace) is examined every --interval; stops on Ctrl-C or
+    /// SIGTERM.
+    #[arg(long, value_parser = parse_metrics_address, value_name = "ADDR", help_heading = SERVE)]
+    pub serve: Option<std::net::SocketAddr>,
+
+    /// With --serve: how often each cluster is examined (each cluster on
+    /// its own clock, with up to a tenth more at random).
+    #[arg(long, requires = "serve", default_value = "1m", value_parser = parse_timeout, value_name = "DURATION", help_heading = SERVE)]
+    pub interval: Duration,
+
+    /// With --serve: how long one examination may take before it is given
+    /// up and the cluster shown as not examined.
+    #[arg(long, requires = "serve", default_value = "1m", value_parser = parse_timeout, value_name = "DURATION", help_heading = SERVE)]
+    pub examine_timeout: Duration,
+
+    /// With --serve: how many clusters are examined at once, 1 to 64.
+    #[arg(long, requires = "serve", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64), value_name = "N", help_heading = SERVE)]
+    pub max_concurrent: u16,
+}
