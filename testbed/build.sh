@@ -297,17 +297,20 @@ build_one() {
       build_tools pause pause=.
       build_one coredns ;;
     coredns) build_tools coredns coredns=. ;;
+    # Prometheus and promtool (issue 43): the alert rules checked and unit
+    # tested, doctor --serve scraped and its alerts read back.
+    prometheus) build_tools prometheus prometheus=github.com/prometheus/prometheus/cmd/prometheus promtool=github.com/prometheus/prometheus/cmd/promtool ;;
     operator) build_operator "${KUBECTL_ETCD_OPERATOR_SRC:-$here/../../shared/anchors/etcd-operator}" etcd-operator ;;
     operator-defrag) build_operator "${KUBECTL_ETCD_OPERATOR_DEFRAG_SRC:-$here/../../shared/anchors/etcd-operator-with-defrag}" etcd-operator-defrag ;;
     etcd-io-operator) build_etcdio_operator ;;
-    *) log "unknown server $1 (etcd-v3.7, etcd-v3.6, etcd-v3.5, etcd-v3.4, etcd-v3.6.5, etcd-v3.5.23, kube-apiserver, kube-apiserver-v1.34, kube-apiserver-v1.30, kubectl, kubeadm, kubelet, krew, node, coredns, operator, operator-defrag, etcd-io-operator)"; exit 2 ;;
+    *) log "unknown server $1 (etcd-v3.7, etcd-v3.6, etcd-v3.5, etcd-v3.4, etcd-v3.6.5, etcd-v3.5.23, kube-apiserver, kube-apiserver-v1.34, kube-apiserver-v1.30, kubectl, kubeadm, kubelet, krew, node, coredns, prometheus, operator, operator-defrag, etcd-io-operator)"; exit 2 ;;
   esac
 }
 
 # The pinned older releases (etcd-v3.6.5, etcd-v3.5.23) and kubeadm are left
 # out: only the suites that need them build them, by name.
 if [ "$#" -eq 0 ]; then
-  set -- etcd-v3.7 etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.34 kube-apiserver-v1.30 kubectl kubelet krew node operator operator-defrag etcd-io-operator
+  set -- etcd-v3.7 etcd-v3.6 etcd-v3.5 etcd-v3.4 kube-apiserver kube-apiserver-v1.34 kube-apiserver-v1.30 kubectl kubelet krew node prometheus operator operator-defrag etcd-io-operator
 fi
 for server in "$@"; do
   build_one "$server"

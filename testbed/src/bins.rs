@@ -245,6 +245,16 @@ pub fn coredns() -> Result<PathBuf> {
     )
 }
 
+/// `prometheus` or `promtool` (`testbed/go/prometheus`), for the alert
+/// rules' checks and `doctor --serve`'s scrapes.
+pub fn prometheus(name: &str) -> Result<PathBuf> {
+    cached(
+        "prometheus",
+        name,
+        "Prometheus and promtool from testbed/go/prometheus (testbed/build.sh prometheus)",
+    )
+}
+
 /// The folder of the real etcd-operator `which` (`testbed/build.sh
 /// operator` or `operator-defrag`): its `manager`, its CRDs (`crds/`) and
 /// its ClusterRole's rules (`manager-role-rules.yaml`), from its source in

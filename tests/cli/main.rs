@@ -12,4 +12,5 @@
 mod cli;
 mod cli_errors;
 mod krew;
+mod monitoring;
 mod render;

@@ -28,6 +28,7 @@ mod members;
 mod nospace;
 mod rough_edges;
 mod round_trips;
+mod serve;
 mod signals;
 mod snapshot;
 mod soak;

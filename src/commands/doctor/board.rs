@@ -85,6 +85,8 @@ pub struct Examination {
     pub outcome: Outcome,
     pub ended: f64,
     pub seconds: f64,
+    /// Why it was not examined, when it was not.
+    pub why: Option<String>,
 }
 
 /// The clusters in scope and their last examinations.
@@ -114,8 +116,10 @@ impl Board {
     /// Posts an examination. A leader other than the last one seen is a
     /// change; a cluster without a leader now keeps the last one it had,
     /// so an election is counted once, when the new leader shows.
-    pub fn post(&self, key: &Key, e: Examination) {
+    /// Returns how the examination before it ended (`None`: the first).
+    pub fn post(&self, key: &Key, e: Examination) -> Option<Outcome> {
         let mut entries = self.entries();
+        let before = entries.get(key).map(|entry| entry.outcome);
         let entry = entries.entry(key.clone()).or_insert_with(|| Entry {
             kind: e.kind,
             gauges: ClusterGauges::default(),
@@ -142,6 +146,7 @@ impl Board {
             entry.last_examined = Some(e.ended);
         }
         entry.gauges = e.gauges;
+        before
     }
 
     /// Keeps only the clusters listed now.

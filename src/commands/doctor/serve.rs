@@ -104,7 +104,7 @@ pub async fn run(global: &Global, args: &Doctor, serve: &DoctorServe) -> Result<
                 busy.remove(&key);
                 if let Some((at, _)) = due.get_mut(&key) {
                     *at = Instant::now() + with_jitter(serve.interval);
-                    board.post(&shown, examination);
+                    say_change(&shown, &examination, board.post(&shown, examination.clone()));
                 }
                 waiting_first.remove(&key);
                 if waiting_first.is_empty() {
@@ -129,6 +129,27 @@ pub async fn run(global: &Global, args: &Doctor, serve: &DoctorServe) -> Result<
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// Logs a cluster that stops being examined, and one examined again.
+fn say_change(key: &Key, now: &Examination, before: Option<Outcome>) {
+    let name = match &key.context {
+        Some(c) => format!("{c}: {}/{}", key.namespace, key.name),
+        None if key.namespace.is_empty() => key.name.clone(),
+        None => format!("{}/{}", key.namespace, key.name),
+    };
+    match (before, now.outcome) {
+        (Some(Outcome::Examined) | None, Outcome::Examined) => {}
+        (_, Outcome::Examined) => tracing::info!("{name}: examined again"),
+        (Some(was), outcome) if was == outcome => {}
+        (_, Outcome::OnNode) => {
+            tracing::info!("{name}: not examined from here (a control plane's etcd)")
+        }
+        (_, _) => tracing::warn!(
+            "{name}: not examined: {}",
+            now.why.as_deref().unwrap_or("no reason given")
+        ),
+    }
 }
 
 /// Lists the clusters in scope, and who processes their runs.
@@ -315,12 +336,16 @@ async fn one_examination(
     };
     let seconds = started.elapsed().as_secs_f64();
     let ended = jiff::Timestamp::now().as_millisecond() as f64 / 1000.0;
+    let why = (outcome != Outcome::Examined)
+        .then(|| found.report.findings.first().map(|f| f.message.clone()))
+        .flatten();
     let examination = Examination {
         kind,
         gauges: found.gauges,
         outcome,
         ended,
         seconds,
+        why,
     };
     (key, shown, examination)
 }

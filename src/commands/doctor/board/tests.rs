@@ -42,6 +42,7 @@ fn examined(leader: Option<&str>, ended: f64) -> Examination {
         outcome: Outcome::Examined,
         ended,
         seconds: 1.25,
+        why: None,
     }
 }
 
