@@ -58,6 +58,35 @@ async fn scrape_until(addr: &str, what: &str, ok: impl Fn(&str) -> bool) -> Stri
     }
 }
 
+/// `promtool check metrics` finds nothing to say of `text`.
+fn promtool_accepts(text: &str) {
+    use std::io::Write;
+    let tool = kubectl_etcd_testbed::bins::prometheus("promtool").unwrap();
+    let mut child = std::process::Command::new(tool)
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && said.trim().is_empty(),
+        "{said}\n{text}"
+    );
+}
+
 fn member(name: &str) -> String {
     format!("member=\"{name}\"")
 }
@@ -89,8 +118,10 @@ async fn serves_what_the_members_say_and_stops_on_sigterm() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 
-    // Each member's figures, against its own /metrics.
+    // Each member's figures, against its own /metrics; and the exposition
+    // as the real promtool lints it (names, units, types).
     let text = get(&addr, "/metrics").await.unwrap().1;
+    promtool_accepts(&text);
     for (i, m) in cluster.members.iter().enumerate() {
         let who = member(&m.name);
         let own = |prefix: &'static str| metric(&cluster, i, prefix);
