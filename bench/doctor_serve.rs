@@ -34,9 +34,6 @@ use common::flag;
 use std::time::{Duration, Instant};
 
 use support::k8s::*;
-use support::*;
-
-const NAMESPACES: usize = 5;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -176,29 +173,10 @@ async fn bench(clusters: usize, members: usize, interval: u64, rounds: u64) {
     let binary = env!("CARGO_BIN_EXE_kubectl-etcd");
     let client = admin().await;
     eprintln!("bench: {clusters} EtcdClusters of {members} member(s) each, mutual TLS");
-    let mut fixtures = Vec::new();
-    for i in 0..clusters {
-        let ns = format!("bench-{}", i % NAMESPACES);
-        let name = format!("etcd-{i:02}");
-        fixtures.push(
-            fixture_at(
-                &client,
-                &ns,
-                &name,
-                Mode::Mtls,
-                EtcdVersion::V3_6,
-                members,
-                None,
-            )
-            .await,
-        );
-    }
+    let (fixtures, namespaces) = bench_fleet(&client, clusters, members, None).await;
     let pids: Vec<u32> = fixtures
         .iter()
         .flat_map(|f| f.etcd.members.iter().filter_map(|m| m.pid()))
-        .collect();
-    let namespaces: Vec<String> = (0..NAMESPACES.min(clusters))
-        .map(|i| format!("bench-{i}"))
         .collect();
     let refs: Vec<&str> = namespaces.iter().map(String::as_str).collect();
     let kc = kubeconfig("doctor-serve-bench.yaml", &refs);

@@ -46,8 +46,6 @@ use std::time::{Duration, Instant};
 use support::k8s::*;
 use support::*;
 
-const NAMESPACES: usize = 5;
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let clusters: usize = flag(&args, "--clusters").unwrap_or(20);
@@ -73,30 +71,11 @@ async fn bench(clusters: usize, members: usize, runs: usize, binary: &str, rtt: 
     let delay = rtt.map(kubectl_etcd_testbed::delay::Delay::rtt_ms);
     eprintln!("bench: {clusters} EtcdClusters of {members} member(s) each, mutual TLS");
     let started = Instant::now();
-    let mut fixtures = Vec::new();
-    for i in 0..clusters {
-        let ns = format!("bench-{}", i % NAMESPACES);
-        let name = format!("etcd-{i:02}");
-        fixtures.push(
-            fixture_at(
-                &client,
-                &ns,
-                &name,
-                Mode::Mtls,
-                EtcdVersion::V3_6,
-                members,
-                delay,
-            )
-            .await,
-        );
-    }
+    let (fixtures, namespaces) = bench_fleet(&client, clusters, members, delay).await;
     eprintln!(
         "bench: {clusters} clusters up in {:.1}s",
         started.elapsed().as_secs_f64()
     );
-    let namespaces: Vec<String> = (0..NAMESPACES.min(clusters))
-        .map(|i| format!("bench-{i}"))
-        .collect();
     let refs: Vec<&str> = namespaces.iter().map(String::as_str).collect();
     // At a distance the API server is as far away as the members.
     let _api_proxy;

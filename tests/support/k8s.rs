@@ -202,6 +202,41 @@ pub struct Fixture {
     pub etcd: Cluster,
 }
 
+/// The benchmarks' fleet: `clusters` EtcdClusters `etcd-00`, `etcd-01`, …
+/// over five namespaces `bench-0` … `bench-4`, each its own real etcd 3.6
+/// cluster of `members` members in mutual TLS (behind `delay` when given);
+/// with the namespaces they are in.
+#[allow(dead_code)] // the benchmarks' only
+pub async fn bench_fleet(
+    client: &Client,
+    clusters: usize,
+    members: usize,
+    delay: Option<kubectl_etcd_testbed::delay::Delay>,
+) -> (Vec<Fixture>, Vec<String>) {
+    const NAMESPACES: usize = 5;
+    let mut fixtures = Vec::new();
+    for i in 0..clusters {
+        let ns = format!("bench-{}", i % NAMESPACES);
+        let name = format!("etcd-{i:02}");
+        fixtures.push(
+            fixture_at(
+                client,
+                &ns,
+                &name,
+                Mode::Mtls,
+                EtcdVersion::V3_6,
+                members,
+                delay,
+            )
+            .await,
+        );
+    }
+    let namespaces = (0..NAMESPACES.min(clusters))
+        .map(|i| format!("bench-{i}"))
+        .collect();
+    (fixtures, namespaces)
+}
+
 /// Member names in the operator's style: `<cluster>-<5 chars>`.
 pub fn member_names(cluster: &str, n: usize) -> Vec<String> {
     const SUFFIXES: [&str; 5] = ["b7xq2", "k9w4m", "p3zt8", "r5nv1", "d2hc6"];

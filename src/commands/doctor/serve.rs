@@ -272,16 +272,7 @@ async fn one_examination(
                         let place = &listed.places[entry.place];
                         let facts =
                             Some((&place.kube, ProcessorsOf::Read(&processors[entry.place])));
-                        examined(
-                            examine(
-                                &session,
-                                facts,
-                                &args.gate,
-                                args.churn_window,
-                                args.upgrade_to,
-                            )
-                            .await,
-                        )
+                        examined(&session, facts, args).await
                     }
                     Err(crate::error::Error::OnNode { .. }) => (
                         Outcome::OnNode,
@@ -296,16 +287,7 @@ async fn one_examination(
             _ => match crate::session::open(&global.reach, args.cluster.as_deref()).await {
                 Ok(session) => {
                     let facts = session.kube.as_ref().map(|k| (k, ProcessorsOf::ReadHere));
-                    examined(
-                        examine(
-                            &session,
-                            facts,
-                            &args.gate,
-                            args.churn_window,
-                            args.upgrade_to,
-                        )
-                        .await,
-                    )
+                    examined(&session, facts, args).await
                 }
                 Err(e) => (
                     Outcome::Unreachable,
@@ -350,8 +332,21 @@ async fn one_examination(
     (key, shown, examination)
 }
 
-/// Whether the members were reached.
-fn examined(found: Examined) -> (Outcome, Examined) {
+/// Examines an opened cluster as `doctor` does, and says whether its
+/// members were reached.
+async fn examined(
+    session: &crate::session::Session,
+    facts: Option<(&crate::k8s::Kube, ProcessorsOf<'_>)>,
+    args: &Doctor,
+) -> (Outcome, Examined) {
+    let found = examine(
+        session,
+        facts,
+        &args.gate,
+        args.churn_window,
+        args.upgrade_to,
+    )
+    .await;
     let outcome = match found.reached {
         true => Outcome::Examined,
         false => Outcome::Unreachable,
