@@ -60,6 +60,18 @@ pub(super) enum ProcessorsOf<'a> {
 impl Processors {
     /// Reads both, for `namespace`'s RoleBindings (every namespace's when
     /// `None`) and every namespace's Deployments.
+    /// Reads who processes EtcdDefrag once for every cluster of each
+    /// context `listed` read, every context's at once.
+    pub(super) async fn read_each(listed: &crate::session::fleet::Listed) -> Vec<Processors> {
+        futures::future::join_all(
+            listed
+                .places
+                .iter()
+                .map(|place| Processors::read(&place.kube, None)),
+        )
+        .await
+    }
+
     pub(super) async fn read(kube: &Kube, namespace: Option<&str>) -> Processors {
         use crate::controller::takeover;
         let grants = async {

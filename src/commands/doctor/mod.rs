@@ -57,13 +57,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
         let listed = Listed::read(&global.reach, scope).await?;
         // Who processes EtcdDefrag, read once for every cluster of a
         // context, every context's at once.
-        let processors: Vec<Processors> = futures::future::join_all(
-            listed
-                .places
-                .iter()
-                .map(|place| Processors::read(&place.kube, None)),
-        )
-        .await;
+        let processors = Processors::read_each(&listed).await;
         let (places, processors) = (&listed.places, &processors);
         let reports = listed
             .each(

@@ -161,13 +161,7 @@ async fn list(global: &Global, args: &Doctor) -> Result<Clusters> {
         control_planes: true,
     };
     let listed = Listed::read(&global.reach, scope).await?;
-    let processors = futures::future::join_all(
-        listed
-            .places
-            .iter()
-            .map(|place| Processors::read(&place.kube, None)),
-    )
-    .await;
+    let processors = Processors::read_each(&listed).await;
     Ok(Clusters::Listed {
         listed: Arc::new(listed),
         processors: Arc::new(processors),
