@@ -373,7 +373,7 @@ impl Pass<'_> {
         }
         let mut current = (*self.run).clone();
         write_status(self.ctx, &self.runs, &mut current, status).await?;
-        clear_note(self.ctx, &self.runs, &current).await;
+        clear_note(self.ctx, &self.runs, &mut current).await;
         self.ctx.metrics.entered(&self.labels, ended);
         Ok(current)
     }
@@ -463,9 +463,11 @@ async fn etcd_snapshots(
 }
 
 /// Takes the note `kubectl-etcd/defragmenting` off a run that has just
-/// ended: left on, it reads as a member in flight. A merge patch that only
-/// removes it; a failure is logged (the run's status is already final).
-async fn clear_note(ctx: &Context, runs: &Api<EtcdDefrag>, run: &EtcdDefrag) {
+/// ended, or whose announced Defragment was never sent: left on, it reads
+/// as a member in flight. A merge patch that only removes it; `run` ends
+/// as the server stored it. A failure is logged (the next holder then
+/// judges the member by its sizes, as after a holder that died).
+async fn clear_note(ctx: &Context, runs: &Api<EtcdDefrag>, run: &mut EtcdDefrag) {
     let noted = run
         .metadata
         .annotations
@@ -481,16 +483,17 @@ async fn clear_note(ctx: &Context, runs: &Api<EtcdDefrag>, run: &EtcdDefrag) {
         field_manager: Some(context::FIELD_MANAGER.to_string()),
         ..kube::api::PatchParams::default()
     };
-    if let Err(e) = runs
+    match runs
         .patch(&run.name_any(), &params, &kube::api::Patch::Merge(&patch))
         .await
     {
-        tracing::warn!(
+        Ok(stored) => *run = stored,
+        Err(e) => tracing::warn!(
             "EtcdDefrag {}/{}: could not remove the note {}: {e}",
             run.namespace().unwrap_or_default(),
             run.name_any(),
             crate::contract::DEFRAGMENTING_ANNOTATION
-        );
+        ),
     }
 }
 

@@ -43,6 +43,12 @@ pub enum RunEvent {
     DefragStarted {
         member: PlannedMember,
     },
+    /// The Defragment `DefragStarted` announced was not sent after all:
+    /// the run stopped (a signal, a lost Lease, its deadline) before it
+    /// left, so the member was not touched.
+    DefragWithheld {
+        member: String,
+    },
     /// The member has not answered or caught up yet after its defrag.
     WaitingForMember {
         member: String,
@@ -117,6 +123,9 @@ impl RunEvent {
                 format_bytes(member.db_size),
                 format_bytes(member.in_use)
             ),
+            RunEvent::DefragWithheld { member } => {
+                format!("{member}: Defragment not sent, the run stopped before it left")
+            }
             RunEvent::WaitingForMember {
                 member,
                 waited,

@@ -454,6 +454,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         // Lease fences here): nothing is sent then. Asked again once the
         // connection is ready, right before the request leaves.
         if let Some(h) = self.control.halted() {
+            self.withheld(&next.name).await;
             return Err(h.reason(None));
         }
         let t0 = Instant::now();
@@ -462,6 +463,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             if e.cause == crate::etcd::FailureCause::Withheld {
                 // The member was not touched: the run stops as asked.
                 self.control.stop();
+                self.withheld(&next.name).await;
                 return Err(self
                     .control
                     .halted()
@@ -528,6 +530,18 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                 why,
             }),
         }
+    }
+
+    /// Tells the observer that the Defragment announced for `member` never
+    /// left, so that word of it in flight (`--watch`'s note for the next
+    /// holder) is taken back rather than read as a Defragment that may
+    /// have run.
+    async fn withheld(&self, member: &str) {
+        self.observer
+            .event(RunEvent::DefragWithheld {
+                member: member.to_string(),
+            })
+            .await;
     }
 
     /// Sends the member its Defragment, the run's control asked last, once

@@ -1061,8 +1061,10 @@ async fn a_stop_request_awaits_the_defragment_in_flight() {
 
 /// `--watch`'s Lease, asked once more as each Defragment leaves: the
 /// first is let through, then the hold is gone. The second member's
-/// Defragment is never sent (the fake records no call), the run stops as
-/// interrupted, and that member is left pending, not failed.
+/// Defragment is never sent (the fake records no call), the observer is
+/// told so right after its `DefragStarted` (`--watch` takes its note
+/// back), the run stops as interrupted, and that member is left pending,
+/// not failed.
 #[tokio::test(start_paused = true)]
 async fn a_permit_withheld_as_the_defragment_leaves_sends_nothing() {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -1075,9 +1077,14 @@ async fn a_permit_withheld_as_the_defragment_leaves_sends_nothing() {
         })),
         ..RunControl::default()
     };
-    let report = sweep(&fake, &input(options()), &Recorder::default(), &control).await;
+    let recorder = Recorder::default();
+    let report = sweep(&fake, &input(options()), &recorder, &control).await;
 
     assert_eq!(fake.defrag_order(), ["b"]);
+    assert_eq!(
+        around_the_defragments(&recorder.events()),
+        ["started b", "finished b", "started c", "withheld c"]
+    );
     assert_eq!(asked.load(Ordering::SeqCst), 2);
     assert_eq!(report.stop_reason(), Some(&StopReason::Interrupted));
     assert!(control.cancel.is_cancelled());
@@ -1089,6 +1096,53 @@ async fn a_permit_withheld_as_the_defragment_leaves_sends_nothing() {
             line("a", Outcome::Pending, None),
         ]
     );
+}
+
+/// The events that bracket each Defragment, in order, as words.
+fn around_the_defragments(events: &[RunEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::DefragStarted { member } => Some(format!("started {}", member.name)),
+            RunEvent::DefragWithheld { member } => Some(format!("withheld {member}")),
+            RunEvent::MemberFinished { result } if result.outcome != Outcome::Pending => {
+                Some(format!("finished {}", result.name))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// A stop (SIGTERM to `--watch`) that comes while the observer writes its
+/// note of the member about to be defragmented: nothing is sent, and the
+/// observer hears that the Defragment it was told of was withheld, before
+/// the run reports it stopped.
+#[tokio::test(start_paused = true)]
+async fn a_stop_during_the_note_withholds_the_defragment_and_says_so() {
+    let fake = three();
+    let control = RunControl::default();
+    let stop = control.cancel.clone();
+    let recorder = Recorder::with_hook(move |e| {
+        if matches!(e, RunEvent::DefragStarted { .. }) {
+            stop.cancel();
+        }
+    });
+    let report = sweep(&fake, &input(options()), &recorder, &control).await;
+
+    assert!(fake.defrag_order().is_empty());
+    let events = recorder.events();
+    assert_eq!(around_the_defragments(&events), ["started b", "withheld b"]);
+    let withheld = events
+        .iter()
+        .position(|e| matches!(e, RunEvent::DefragWithheld { .. }));
+    let stopping = events
+        .iter()
+        .position(|e| matches!(e, RunEvent::Stopping { .. }));
+    assert!(withheld < stopping, "{events:?}");
+    assert_eq!(report.stop_reason(), Some(&StopReason::Interrupted));
+    assert!(outcomes(&report)
+        .iter()
+        .all(|(_, outcome, _)| *outcome == Outcome::Pending));
 }
 
 #[tokio::test(start_paused = true)]

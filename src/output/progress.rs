@@ -63,7 +63,7 @@ impl Bars {
                     bar.set_message(event.describe());
                 }
             }
-            RunEvent::MemberFinished { .. } => {
+            RunEvent::MemberFinished { .. } | RunEvent::DefragWithheld { .. } => {
                 match self.current.lock().ok().and_then(|mut g| g.take()) {
                     Some(b) => b.finish_with_message(event.describe()),
                     None => crate::logging::message(&event.describe()),

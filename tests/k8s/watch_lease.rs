@@ -246,3 +246,79 @@ async fn a_holder_killed_mid_defragment_leaves_word_and_no_member_is_taken_twice
     assert_eq!(counts, [1, 1, 1], "{rows:?}");
     b.kill().await.unwrap();
 }
+
+/// A holder stopped (SIGTERM) after it noted the member it was about to
+/// defragment but before the Defragment left: it sends nothing, takes its
+/// note back and exits 0; the next holder defragments that member rather
+/// than reading the note as a Defragment that may have run. The members
+/// hold nothing to reclaim, so a note left behind would have the member
+/// skipped as `AlreadyReclaimed` and never defragmented (the node suite's
+/// watcher Deployment, deleted at the start of a run, did exactly that).
+/// The holder reaches the API server 1.6 s away, so the test, next to it,
+/// sees the note some 800 ms before the holder hears it was stored.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_holder_stopped_before_its_defragment_leaves_takes_its_note_back() {
+    use kubectl_etcd_testbed::delay::Delay;
+    use nix::sys::signal::Signal;
+
+    let client = admin().await;
+    let ns = "watch-lease-withheld";
+    let kc = kubeconfig("watch-lease-withheld.yaml", &[ns]);
+    let far = apiserver_proxy(Delay::rtt_ms(1600)).await;
+    let kc_far = kubeconfig_via(
+        &format!("https://{}", far.addr()),
+        "watch-lease-withheld-far.yaml",
+        &[ns],
+    );
+    let fx = fixture(&client, ns, "db", Mode::Plain).await;
+    let runs = dynamic(&client, ns, "EtcdDefrag", "etcddefrags");
+    // Everything written is kept: nothing to reclaim on any member.
+    fx.etcd.fragment(40 << 20, 1.0).await.unwrap();
+
+    // A lease long enough for renewals 1.6 s away.
+    let mut a = spawn_watcher(&kc_far, ns, &["--lease-duration=20s"]);
+    wait_holder(&client, ns, a.id().unwrap()).await;
+    create_run(&runs, ns, "first").await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    let member = loop {
+        let run = runs.get("first").await.unwrap();
+        if let Some(note) = run.annotations().get("kubectl-etcd/defragmenting") {
+            break note.split(';').next().unwrap_or_default().to_string();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no note: {run:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    signal(&a, Signal::SIGTERM);
+    let exit = tokio::time::timeout(Duration::from_secs(60), a.wait())
+        .await
+        .expect("the watcher exits on SIGTERM")
+        .unwrap();
+    assert_eq!(exit.code(), Some(0));
+
+    // Nothing sent, by the members' own counts, and no note left.
+    let mut counts = Vec::new();
+    for i in 0..3 {
+        counts.push(defrag_count(&fx.etcd, i).await);
+    }
+    assert_eq!(counts, [0, 0, 0], "{member} was noted");
+    let run = runs.get("first").await.unwrap();
+    assert!(
+        !run.annotations().contains_key("kubectl-etcd/defragmenting"),
+        "the note was left: {:?}",
+        run.annotations()
+    );
+
+    // The next holder defragments every member, the noted one included.
+    let mut b = watcher(&kc, ns);
+    let done = wait_complete(&runs, "first").await;
+    let rows = done.data["status"]["members"].as_array().unwrap().clone();
+    for row in &rows {
+        assert_eq!(row["outcome"], "Defragmented", "{rows:?}");
+    }
+    let mut counts = Vec::new();
+    for i in 0..3 {
+        counts.push(defrag_count(&fx.etcd, i).await);
+    }
+    assert_eq!(counts, [1, 1, 1], "{rows:?}");
+    b.kill().await.unwrap();
+}

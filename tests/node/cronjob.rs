@@ -306,6 +306,7 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
     // Job controller does not count a deleted Pod as failed: it starts a
     // replacement, only once the first has ended, which finishes the
     // sweep.
+    let mark = bed.defrag_mark(&members).await;
     start_job(&bed, "deleted-mid-sweep").await;
     let cronjobs: Api<CronJob> = Api::namespaced(bed.client.clone(), NS);
     let pod = pod_of(&pods, "deleted-mid-sweep").await;
@@ -351,7 +352,7 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
         log
     });
     // A member's own log says when its defragmentation starts.
-    bed.wait_for_a_defrag(&members).await;
+    bed.wait_for_a_defrag(&members, &mark).await;
     let deleted_at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

@@ -178,8 +178,9 @@ async fn the_watcher_deployment_completes_runs_across_a_deleted_pod_and_a_rollou
     // that member and hands the Lease back; the other replica resumes the
     // run; every member is still done exactly once.
     let before = counts(&ips).await;
+    let mark = bed.defrag_mark(&members).await;
     start_run(&bed, "second").await;
-    bed.wait_for_a_defrag(&members).await;
+    bed.wait_for_a_defrag(&members, &mark).await;
     let pods: Api<Pod> = Api::namespaced(bed.client.clone(), NS);
     pods.delete(&first_holder, &DeleteParams::default())
         .await
@@ -193,8 +194,9 @@ async fn the_watcher_deployment_completes_runs_across_a_deleted_pod_and_a_rollou
     // as ready, or the rollout would wait for ever), and the run still
     // defragments each member once.
     let before = counts(&ips).await;
+    let mark = bed.defrag_mark(&members).await;
     start_run(&bed, "third").await;
-    bed.wait_for_a_defrag(&members).await;
+    bed.wait_for_a_defrag(&members, &mark).await;
     bed.kubectl(&[
         "rollout",
         "restart",

@@ -302,23 +302,45 @@ impl Bed {
         out
     }
 
-    /// Waits until one of `members` logs the start of a defragmentation
-    /// (its `defragmenting` record among its last lines).
-    pub async fn wait_for_a_defrag(&self, members: &[String]) {
+    /// Where each of `members`' logs stands now, for
+    /// [`Bed::wait_for_a_defrag`]: the `defragmenting` records each has
+    /// logged since a moment just before this call. The window is fixed
+    /// and counted again, so a record of an earlier run still in the log
+    /// is never taken for a new one.
+    pub async fn defrag_mark(&self, members: &[String]) -> DefragMark {
+        let since =
+            k8s_openapi::jiff::Timestamp::now() - k8s_openapi::jiff::SignedDuration::from_secs(2);
+        let mut counts = Vec::new();
+        for m in members {
+            counts.push(self.defrags_logged_since(m, since).await);
+        }
+        DefragMark { since, counts }
+    }
+
+    async fn defrags_logged_since(
+        &self,
+        member: &str,
+        since: k8s_openapi::jiff::Timestamp,
+    ) -> usize {
         let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.ns);
-        let tail = LogParams {
-            tail_lines: Some(20),
+        let params = LogParams {
+            since_time: Some(since),
             ..LogParams::default()
         };
+        pods.logs(member, &params)
+            .await
+            .unwrap()
+            .matches("\"msg\":\"defragmenting\"")
+            .count()
+    }
+
+    /// Waits until one of `members` logs the start of a defragmentation
+    /// it had not logged at `mark`.
+    pub async fn wait_for_a_defrag(&self, members: &[String], mark: &DefragMark) {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
         loop {
-            for m in members {
-                if pods
-                    .logs(m, &tail)
-                    .await
-                    .unwrap()
-                    .contains("\"msg\":\"defragmenting\"")
-                {
+            for (m, before) in members.iter().zip(&mark.counts) {
+                if self.defrags_logged_since(m, mark.since).await > *before {
                     return;
                 }
             }
@@ -439,4 +461,11 @@ pub fn one_each_never_together(members: &[String], logs: &[String]) -> Vec<Strin
     sorted.dedup();
     assert_eq!(sorted.len(), members.len(), "a member twice: {order:?}");
     order
+}
+
+/// Each member's count of `defragmenting` records logged since `since`
+/// ([`Bed::defrag_mark`]).
+pub struct DefragMark {
+    since: k8s_openapi::jiff::Timestamp,
+    counts: Vec<usize>,
 }

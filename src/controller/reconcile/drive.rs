@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::super::context::{self, Context, Error};
 use super::super::metrics::RunLabels;
 use super::super::phase::{self, Event};
-use super::{not_driven_by_another, record, write_status};
+use super::{clear_note, not_driven_by_another, record, write_status};
 use crate::exec::{self, Fresh, Observer, RunControl, RunEvent, RunInput};
 use crate::k8s::crd::{EtcdDefrag, EtcdDefragStatus};
 use crate::report::{AlarmResult, MemberReason, Outcome};
@@ -167,6 +167,16 @@ impl Observer for Persist<'_> {
                         self.stop_run.cancel();
                         *self.failed.lock().await = Some(e);
                     }
+                    return;
+                }
+                // Nothing left for it: the note is taken back, so that the
+                // next holder defragments the member instead of judging
+                // by its sizes whether a Defragment ran.
+                RunEvent::DefragWithheld { .. } => {
+                    tracing::info!("{}", event.describe());
+                    let mut guard = self.state.lock().await;
+                    let (current, _) = &mut *guard;
+                    clear_note(self.ctx, self.runs, current).await;
                     return;
                 }
                 other => {
