@@ -1,6 +1,6 @@
 //! `doctor --serve`'s cost (issue 43): CPU and memory of the serving
 //! process per examined cluster and per member, and what an examination
-//! costs the members against one `doctor -A` run. Run through
+//! costs the members against one `doctor` run of the cluster. Run through
 //! `bench/doctor_serve.sh` (a release build).
 //!
 //! On the test bed's real kube-apiserver: `--clusters` EtcdClusters (20 by
@@ -10,16 +10,22 @@
 //!
 //! 1. the members at rest for 20 s: their CPU rate, taken off what follows;
 //! 2. `doctor -A -o json` twice (a warm-up, then measured): its own CPU
-//!    (bash's `times`) and the members' CPU over its run;
-//! 3. `doctor -A --serve` with `--interval` (30 s), from the end of its
-//!    first round until `--rounds` (3) more have ended (by the
+//!    (bash's `times`) and the members' CPU over its run; then one
+//!    `doctor NAME` of each cluster, one after another;
+//! 3. `doctor -A --serve` with `--interval` (30 s): its first round (every
+//!    cluster examined once, nothing else until the interval passes), then
+//!    from the end of it until `--rounds` (3) more have ended (by the
 //!    examinations it counts): its CPU (`/proc`), its resident memory at
-//!    the end and at its peak, and per round the members' CPU and the gRPC
-//!    requests they served by their own count (`grpc_server_handled_total`);
-//!    the members' CPU is what they used less their rate at rest, so it is
-//!    noisy, the requests are not.
+//!    the end and at its peak, and per round the members' CPU; the members'
+//!    CPU is what they used less their rate at rest, so it is noisy.
 //!
-//! Prints one markdown row.
+//! The members' gRPC requests, by their own count
+//! (`grpc_server_handled_total`, per method), are compared exactly: one
+//! `doctor -A`, one `doctor NAME` of each cluster, and `--serve`'s first
+//! round (later rounds are counted too, but examinations in flight at the
+//! window's ends blur them).
+//!
+//! Prints two markdown tables.
 
 // A benchmark program: its report is what it prints.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_macros)]
@@ -119,11 +125,11 @@ async fn scrape(addr: &str) -> String {
     text
 }
 
-/// gRPC requests every member has started serving, by its own count
+/// gRPC requests every member has served, by its own count
 /// (`grpc_server_handled_total`, read with curl over TLS: not a gRPC
-/// request).
-async fn requests(fixtures: &[Fixture]) -> f64 {
-    let mut total = 0.0;
+/// request), per method.
+async fn requests(fixtures: &[Fixture]) -> Requests {
+    let mut total = Requests::new();
     for f in fixtures {
         let pki = f.etcd.pki.as_ref().expect("a TLS cluster");
         for m in &f.etcd.members {
@@ -151,14 +157,50 @@ async fn requests(fixtures: &[Fixture]) -> f64 {
                 "curl {url}: {}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            total += String::from_utf8_lossy(&out.stdout)
+            for line in String::from_utf8_lossy(&out.stdout)
                 .lines()
                 .filter(|l| l.starts_with("grpc_server_handled_total{"))
-                .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-                .sum::<f64>();
+            {
+                let method = line
+                    .split("grpc_method=\"")
+                    .nth(1)
+                    .and_then(|r| r.split('"').next())
+                    .unwrap_or("?")
+                    .to_string();
+                let value = line
+                    .rsplit(' ')
+                    .next()
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .unwrap_or(0.0);
+                *total.entry(method).or_default() += value;
+            }
         }
     }
     total
+}
+
+/// Requests per gRPC method.
+type Requests = std::collections::BTreeMap<String, f64>;
+
+/// What was served between `before` and `after`, per method, and in all.
+fn served(before: &Requests, after: &Requests) -> (Requests, f64) {
+    let per: Requests = after
+        .iter()
+        .map(|(m, v)| (m.clone(), v - before.get(m).copied().unwrap_or(0.0)))
+        .filter(|(_, v)| *v > 0.0)
+        .collect();
+    let all = per.values().sum();
+    (per, all)
+}
+
+/// `Status 60, MemberList 20, …` (most first).
+fn by_method(per: &Requests) -> String {
+    let mut rows: Vec<(&String, &f64)> = per.iter().collect();
+    rows.sort_by(|a, b| b.1.total_cmp(a.1).then(a.0.cmp(b.0)));
+    rows.iter()
+        .map(|(m, v)| format!("{m} {v:.0}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Examinations counted so far, every cluster and outcome.
@@ -201,12 +243,35 @@ async fn bench(clusters: usize, members: usize, interval: u64, rounds: u64) {
     let (c0, q0) = (cpu_all(&pids), requests(&fixtures).await);
     let (wall, doctor_cpu) = timed(binary, &once);
     let doctor_members = cpu_all(&pids) - c0 - rest_rate * wall.as_secs_f64();
-    let doctor_requests = requests(&fixtures).await - q0;
+    let (doctor_per, doctor_requests) = served(&q0, &requests(&fixtures).await);
     eprintln!(
-        "bench: doctor -A {:.0} ms wall, {:.0} ms CPU, members {:.0} ms",
+        "bench: doctor -A {:.0} ms wall, {:.0} ms CPU, members {:.0} ms; requests {}",
         wall.as_secs_f64() * 1000.0,
         doctor_cpu * 1000.0,
-        doctor_members * 1000.0
+        doctor_members * 1000.0,
+        by_method(&doctor_per)
+    );
+
+    // One `doctor NAME` per cluster, one after another: what "one doctor
+    // run" costs the members of each.
+    let q0 = requests(&fixtures).await;
+    for f in &fixtures {
+        let one = base(&[
+            "doctor",
+            &f.name,
+            "-n",
+            &f.namespace,
+            "-o",
+            "json",
+            "--fail-on",
+            "never",
+        ]);
+        timed(binary, &one);
+    }
+    let (single_per, single_requests) = served(&q0, &requests(&fixtures).await);
+    eprintln!(
+        "bench: {clusters} doctor NAME runs: requests {}",
+        by_method(&single_per)
     );
 
     // doctor -A --serve.
@@ -224,6 +289,8 @@ async fn bench(clusters: usize, members: usize, interval: u64, rounds: u64) {
         "--interval",
         &format!("{interval}s"),
     ]);
+    // The members' count before it starts: its first round begins at once.
+    let q0 = requests(&fixtures).await;
     let mut child = std::process::Command::new(binary)
         .args(&serve_args)
         .stdout(std::process::Stdio::null())
@@ -231,12 +298,19 @@ async fn bench(clusters: usize, members: usize, interval: u64, rounds: u64) {
         .spawn()
         .unwrap();
     let pid = child.id();
-    // Its first round done: every cluster examined once.
+    // Its first round done: every cluster examined once, and nothing more
+    // until the interval has passed, so the members' requests since it
+    // started are exactly one examination of each.
     let deadline = Instant::now() + Duration::from_secs(120);
     while examinations(&scrape(&addr).await) < clusters as f64 {
         assert!(Instant::now() < deadline, "the first round never ended");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    let (first_per, first_requests) = served(&q0, &requests(&fixtures).await);
+    eprintln!(
+        "bench: --serve's first round: requests {}",
+        by_method(&first_per)
+    );
     let (s0, m0, r0, e0, t0) = (
         cpu_of(pid),
         cpu_all(&pids),
@@ -256,7 +330,7 @@ async fn bench(clusters: usize, members: usize, interval: u64, rounds: u64) {
     let window = t0.elapsed().as_secs_f64();
     let serve_cpu = cpu_of(pid) - s0;
     let members_cpu = cpu_all(&pids) - m0 - rest_rate * window;
-    let serve_requests = requests(&fixtures).await - r0;
+    let (_, serve_requests) = served(&r0, &requests(&fixtures).await);
     let (rss, peak) = memory_of(pid);
     let _ = nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(pid as i32),
@@ -267,17 +341,40 @@ async fn bench(clusters: usize, members: usize, interval: u64, rounds: u64) {
     let per_round = examined / clusters as f64;
     let ms = |s: f64| s * 1000.0;
     println!(
-        "| clusters × members | `doctor -A`: its CPU; members' CPU; their gRPC requests | `--serve`: examinations in {window:.0} s | its CPU per examination (per member) | per round: members' CPU; their gRPC requests | RSS (peak) |"
+        "| clusters × members | `doctor -A`: its CPU; members' CPU | `--serve`: examinations in {window:.0} s | its CPU per examination (per member) | per round: members' CPU | RSS (peak) |"
     );
     println!("|---|---|---|---|---|---|");
     println!(
-        "| {clusters} × {members} | {:.0} ms; {:.0} ms; {doctor_requests:.0} | {examined:.0} ({per_round:.1} rounds) | {:.1} ms ({:.1} ms) | {:.0} ms; {:.0} | {rss:.1} MiB ({peak:.1} MiB) |",
+        "| {clusters} × {members} | {:.0} ms; {:.0} ms | {examined:.0} ({per_round:.1} rounds) | {:.1} ms ({:.1} ms) | {:.0} ms | {rss:.1} MiB ({peak:.1} MiB) |",
         ms(doctor_cpu),
         ms(doctor_members),
         ms(serve_cpu / examined),
         ms(serve_cpu / examined / members as f64),
         ms(members_cpu / per_round),
+    );
+    println!();
+    println!("| members' gRPC requests | in all | per cluster | by method |");
+    println!("|---|---|---|---|");
+    let n = clusters as f64;
+    for (what, per, all) in [
+        ("one `doctor -A`", &doctor_per, doctor_requests),
+        (
+            "one `doctor NAME` of each cluster",
+            &single_per,
+            single_requests,
+        ),
+        ("`--serve`'s first round", &first_per, first_requests),
+    ] {
+        println!(
+            "| {what} | {all:.0} | {:.1} | {} |",
+            all / n,
+            by_method(per)
+        );
+    }
+    println!(
+        "| `--serve`, later rounds (examinations in flight at either end counted) | {:.0} per round | {:.1} | |",
         serve_requests / per_round,
+        serve_requests / per_round / n
     );
     drop(fixtures);
 }
