@@ -49,8 +49,9 @@ pub struct DoctorArgs {
     /// (/metrics) with probes (/healthz, /readyz) over HTTP on this
     /// IP:PORT, e.g. 0.0.0.0:9464 in a Pod. Every cluster in scope (-A:
     /// every namespace) is examined every --interval; stops on Ctrl-C or
-    /// SIGTERM.
-    #[arg(long, value_parser = parse_metrics_address, value_name = "ADDR", help_heading = SERVE)]
+    /// SIGTERM. Nothing is printed and the exit is 0, so --fail-on and
+    /// -o are refused with it.
+    #[arg(long, value_parser = parse_metrics_address, value_name = "ADDR", help_heading = SERVE, conflicts_with_all = ["fail_on", "output"])]
     pub serve: Option<std::net::SocketAddr>,
 
     /// With --serve: how often each cluster is examined (each cluster on

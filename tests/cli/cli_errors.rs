@@ -173,6 +173,31 @@ fn bad_flag_values_name_the_flag() {
     );
 }
 
+/// `doctor --serve` prints no report and exits 0 when stopped: an exit
+/// threshold or an output format given with it would be ignored, so they
+/// are refused, naming both flags.
+#[test]
+fn doctor_serve_refuses_the_flags_it_would_ignore() {
+    for (flag, value, named) in [
+        ("--fail-on", "warning", "--fail-on"),
+        ("-o", "json", "--output"),
+    ] {
+        refused(
+            &[
+                "doctor",
+                "--endpoints",
+                "http://127.0.0.1:1",
+                "--serve",
+                "127.0.0.1:0",
+                flag,
+                value,
+            ],
+            &[],
+            &["'--serve <ADDR>' cannot be used with", named],
+        );
+    }
+}
+
 fn write(dir: &Path, name: &str, label: &str) -> String {
     let path = dir.join(name);
     std::fs::write(
