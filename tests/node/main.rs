@@ -15,6 +15,7 @@ mod support;
 mod cronjob;
 mod etcdio_operator;
 mod kubeadm;
+mod monitoring;
 mod node;
 mod node_beside;
 mod node_probes;
