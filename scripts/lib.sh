@@ -40,7 +40,8 @@ ensure_toolchains() {
 # The real node's container runtime and networking (tests/node/node.rs and
 # the suites on it): containerd, runc, the CNI plugins, iptables for
 # kube-proxy, nsenter/unshare (util-linux) and ip (iproute2) for its
-# confinement, and buildah for the tool's image.
+# confinement, buildah for the tool's image, curl and script for the
+# monitoring test.
 ensure_node_packages() {
   local missing=()
   command -v containerd >/dev/null 2>&1 || missing+=(containerd)
@@ -50,6 +51,10 @@ ensure_node_packages() {
   command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing+=(iproute2)
   # The tool's image is built from Containerfile with buildah, offline.
   command -v buildah >/dev/null 2>&1 || missing+=(buildah)
+  # tests/node/monitoring.rs asks Prometheus's API with curl, and runs the
+  # alerts' advice on a terminal with script (util-linux).
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v script >/dev/null 2>&1 || missing+=(bsdutils)
   if [ "${#missing[@]}" -gt 0 ]; then
     say "installing ${missing[*]} (the test bed's real node)"
     as_root apt-get update -qq

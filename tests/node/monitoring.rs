@@ -244,7 +244,7 @@ fn commands_in(text: &str) -> Vec<String> {
 /// question. Returns (exit code, what it printed).
 async fn run_as_printed(bed: &Bed, command: &str) -> (i32, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut child = tokio::process::Command::new("/usr/bin/script")
+    let mut child = tokio::process::Command::new("script")
         .args(["-qefc", command, "/dev/null"])
         .env_clear()
         .env("PATH", format!("{}:/usr/bin:/bin", bed.path.path))
