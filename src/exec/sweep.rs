@@ -453,22 +453,14 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         // The observer may have stopped the run (a controller that lost its
         // Lease fences here): nothing is sent then. Asked again once the
         // connection is ready, right before the request leaves.
-        if let Some(h) = self.control.halted() {
-            self.withheld(&next.name).await;
-            return Err(h.reason(None));
+        if self.control.halted().is_some() {
+            return Err(self.withheld(&next.name).await);
         }
         let t0 = Instant::now();
         let rpc = self.send_defragment(&dial).await;
         if let Some(Err(e)) = &rpc {
             if e.cause == crate::etcd::FailureCause::Withheld {
-                // The member was not touched: the run stops as asked.
-                self.control.stop();
-                self.withheld(&next.name).await;
-                return Err(self
-                    .control
-                    .halted()
-                    .unwrap_or(Halt::Cancelled)
-                    .reason(None));
+                return Err(self.withheld(&next.name).await);
             }
         }
         let took = t0.elapsed();
@@ -532,16 +524,20 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         }
     }
 
-    /// Tells the observer that the Defragment announced for `member` never
-    /// left, so that word of it in flight (`--watch`'s note for the next
-    /// holder) is taken back rather than read as a Defragment that may
-    /// have run.
-    async fn withheld(&self, member: &str) {
+    /// The Defragment announced for `member` never left (the run was
+    /// halted, or its permit withheld as it was about to): the run stops as
+    /// asked, and the observer is told, so that word of it in flight
+    /// (`--watch`'s note for the next holder) is taken back rather than
+    /// read as a Defragment that may have run. The stop's reason.
+    async fn withheld(&self, member: &str) -> StopReason {
+        let halt = self.control.halted().unwrap_or(Halt::Cancelled);
+        self.control.stop();
         self.observer
             .event(RunEvent::DefragWithheld {
                 member: member.to_string(),
             })
             .await;
+        halt.reason(None)
     }
 
     /// Sends the member its Defragment, the run's control asked last, once

@@ -26,7 +26,6 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams};
 use kubectl_etcd_testbed::cluster::defrags_in_logs;
 use nix::sys::signal::{kill, Signal};
-use nix::unistd::Pid;
 use serde_json::{json, Value};
 use support::k8s::manifest;
 use support::operator::*;
@@ -259,17 +258,8 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
     // Job fails, the last line of its log names the member, and nothing
     // was defragmented.
     let stopped = &members[0];
-    let container = pods
-        .get(stopped)
-        .await
-        .unwrap()
-        .status
-        .and_then(|s| s.container_statuses)
-        .and_then(|c| c.into_iter().next())
-        .and_then(|c| c.container_id)
-        .unwrap();
-    let pid = bed.node.container_pid(&container).unwrap();
-    kill(Pid::from_raw(pid as i32), Signal::SIGSTOP).unwrap();
+    let pid = bed.member_pid(stopped).await;
+    kill(pid, Signal::SIGSTOP).unwrap();
     start_job(&bed, "with-a-member-stopped").await;
     let job = finished_job(
         &jobs,
@@ -281,7 +271,7 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
     let pod = pod_of(&pods, "with-a-member-stopped").await;
     let pod_name = pod.metadata.name.clone().unwrap();
     let log = pods.logs(&pod_name, &LogParams::default()).await.unwrap();
-    kill(Pid::from_raw(pid as i32), Signal::SIGCONT).unwrap();
+    kill(pid, Signal::SIGCONT).unwrap();
     assert_eq!(
         job.status.as_ref().unwrap().failed,
         Some(1),

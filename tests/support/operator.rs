@@ -285,6 +285,21 @@ impl Bed {
             .expect_code(0);
     }
 
+    /// The process of member Pod `member`'s (first) container on the node.
+    pub async fn member_pid(&self, member: &str) -> nix::unistd::Pid {
+        let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.ns);
+        let container = pods
+            .get(member)
+            .await
+            .unwrap()
+            .status
+            .and_then(|s| s.container_statuses)
+            .and_then(|c| c.into_iter().next())
+            .and_then(|c| c.container_id)
+            .unwrap_or_else(|| panic!("{member} has no container"));
+        nix::unistd::Pid::from_raw(self.node.container_pid(&container).unwrap() as i32)
+    }
+
     /// The Pod address of each of `members`.
     pub async fn pod_ips(&self, members: &[String]) -> Vec<String> {
         let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.ns);
