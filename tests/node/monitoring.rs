@@ -28,7 +28,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams};
 use nix::sys::signal::{kill, Signal};
 use serde_json::{json, Value};
-use support::k8s::{create, manifest};
+use support::k8s::manifest;
 use support::operator::*;
 
 const NS: &str = "etcd";
@@ -312,18 +312,13 @@ async fn alarms_raised(etcd: &mut etcd_client::Client) -> usize {
 async fn prometheus_fires_the_alerts_of_a_broken_cluster_and_they_clear_as_advised() {
     let mut bed = Bed::start(NS).await;
     let image = support::tool_image(&mut bed.node);
-    create(
-        &bed.clusters(),
+    bed.create_cluster_spec(
+        CLUSTER,
         json!({
-            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-            "kind": "EtcdCluster",
-            "metadata": {"name": CLUSTER, "namespace": NS},
-            "spec": {
-                "replicas": 3,
-                "version": VERSION,
-                "storage": {"size": "1Gi"},
-                "options": {"quotaBackendBytes": QUOTA},
-            },
+            "replicas": 3,
+            "version": VERSION,
+            "storage": {"size": "1Gi"},
+            "options": {"quotaBackendBytes": QUOTA},
         }),
     )
     .await;

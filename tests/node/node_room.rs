@@ -18,7 +18,6 @@ use std::time::Duration;
 use kubectl_etcd_testbed::cluster::defrags_in_logs;
 use serde_json::{json, Value};
 
-use support::k8s::create;
 use support::operator::{fragment, Bed, Operator};
 use support::row;
 use support::watch::{create_run, events, spawn_watcher, wait_phase};
@@ -90,15 +89,10 @@ async fn a_member_whose_volume_lacks_room_is_held_back_by_the_sweep_and_the_watc
     // The operator without its own EtcdDefrag controller: `--watch` is the
     // one processing the runs.
     let bed = Bed::start_with(NS, Operator::Inert).await;
-    create(
-        &bed.clusters(),
-        json!({
-            "apiVersion": "etcd-operator.cozystack.io/v1alpha2",
-            "kind": "EtcdCluster",
-            "metadata": {"name": CLUSTER, "namespace": NS},
-            "spec": {"replicas": 3, "version": support::operator::VERSION,
-                     "storage": {"medium": "Memory", "size": "512Mi"}},
-        }),
+    bed.create_cluster_spec(
+        CLUSTER,
+        json!({"replicas": 3, "version": support::operator::VERSION,
+               "storage": {"medium": "Memory", "size": "512Mi"}}),
     )
     .await;
     bed.wait_ready(CLUSTER, 3).await;

@@ -259,6 +259,11 @@ impl Bed {
         if !tls.is_null() {
             spec["tls"] = tls;
         }
+        self.create_cluster_spec(name, spec).await;
+    }
+
+    /// Creates EtcdCluster `name` with `spec` as given.
+    pub async fn create_cluster_spec(&self, name: &str, spec: Value) {
         create(
             &self.clusters(),
             json!({
