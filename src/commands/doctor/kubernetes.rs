@@ -58,8 +58,6 @@ pub(super) enum ProcessorsOf<'a> {
 }
 
 impl Processors {
-    /// Reads both, for `namespace`'s RoleBindings (every namespace's when
-    /// `None`) and every namespace's Deployments.
     /// Reads who processes EtcdDefrag once for every cluster of each
     /// context `listed` read, every context's at once.
     pub(super) async fn read_each(listed: &crate::session::fleet::Listed) -> Vec<Processors> {
@@ -72,6 +70,8 @@ impl Processors {
         .await
     }
 
+    /// Reads both, for `namespace`'s RoleBindings (every namespace's when
+    /// `None`) and every namespace's Deployments.
     pub(super) async fn read(kube: &Kube, namespace: Option<&str>) -> Processors {
         use crate::controller::takeover;
         let grants = async {
