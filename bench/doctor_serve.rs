@@ -55,37 +55,19 @@ fn main() {
         .block_on(bench(clusters, members, interval, rounds));
 }
 
-/// CPU seconds a process has used (user + system), from `/proc`.
+/// CPU seconds a process has used (user + system); 0 once it is gone.
 fn cpu_of(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command's closing parenthesis: utime is the 12th,
-    // stime the 13th.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
+    common::cpu_ticks(pid).unwrap_or(0) as f64 / common::clock_ticks() as f64
 }
 
 fn cpu_all(pids: &[u32]) -> f64 {
     pids.iter().map(|p| cpu_of(*p)).sum()
 }
 
-/// (`VmRSS`, `VmHWM`) of a process in MiB.
+/// (`VmRSS`, `VmHWM`) of a process in MiB; 0 once it is gone.
 fn memory_of(pid: u32) -> (f64, f64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let kib = |key: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(key))
-            .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (kib("VmRSS:") / 1024.0, kib("VmHWM:") / 1024.0)
+    let (rss, peak) = common::memory_kib(pid).unwrap_or((0, 0));
+    (rss as f64 / 1024.0, peak as f64 / 1024.0)
 }
 
 /// Runs the tool under bash and returns (wall, its own CPU seconds from
@@ -275,11 +257,7 @@ async fn bench(clusters: usize, members: usize, interval: u64, rounds: u64) {
     );
 
     // doctor -A --serve.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = kubectl_etcd_testbed::ports::free_port().unwrap();
     let addr = format!("127.0.0.1:{port}");
     let serve_args = base(&[
         "doctor",

@@ -93,7 +93,10 @@ async fn bench(latency_runs: usize, idle_secs: u64) {
         .unwrap();
     let cold_ms = cold.elapsed().as_millis();
 
-    let metrics = format!("127.0.0.1:{}", free_port());
+    let metrics = format!(
+        "127.0.0.1:{}",
+        kubectl_etcd_testbed::ports::free_port().unwrap()
+    );
     let mut watcher = tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
         .args([
             &format!("--kubeconfig={}", kc.display()),
@@ -120,16 +123,16 @@ async fn bench(latency_runs: usize, idle_secs: u64) {
     wait_ready(&metrics).await;
     let ready_ms = started.elapsed().as_millis();
     tokio::time::sleep(Duration::from_secs(10)).await;
-    let (rss, hwm) = rss_kib(pid);
+    let (rss, hwm) = common::memory_kib(pid).unwrap();
     let startup = count_by_kind(&audited(&audit));
 
     // One idle minute: every request the watcher makes, from the audit log
     // (requests that started before the minute and end in it count too:
     // only long watches, which appear once they stream).
     let before = audited(&audit);
-    let cpu_before = cpu_ticks(pid);
+    let cpu_before = common::cpu_ticks(pid).unwrap();
     tokio::time::sleep(Duration::from_secs(idle_secs)).await;
-    let cpu = cpu_ticks(pid) - cpu_before;
+    let cpu = common::cpu_ticks(pid).unwrap() - cpu_before;
     let during: Vec<Value> = audited(&audit).into_iter().skip(before.len()).collect();
     let idle = count_by_kind(&during);
 
@@ -164,7 +167,7 @@ async fn bench(latency_runs: usize, idle_secs: u64) {
         to_running.push(running);
         to_complete.push(complete);
     }
-    let (_, hwm_after) = rss_kib(pid);
+    let (_, hwm_after) = common::memory_kib(pid).unwrap();
 
     let _ = watcher.start_kill();
     let _ = watcher.wait().await;
@@ -191,7 +194,7 @@ async fn bench(latency_runs: usize, idle_secs: u64) {
     println!("| … all of the watcher's | {everything} |");
     println!(
         "| CPU time in {idle_secs} s idle | {} ms |",
-        cpu * 1000 / clock_ticks()
+        cpu * 1000 / common::clock_ticks()
     );
     println!(
         "| creation → `Running`, {} runs | median {:.0} ms, p90 {:.0} ms, max {:.0} ms |",
@@ -330,45 +333,6 @@ fn audited(path: &Path) -> Vec<Value> {
             _ => e["stage"] == "ResponseComplete",
         })
         .collect()
-}
-
-fn rss_kib(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
-
-/// utime + stime of `pid`, in clock ticks.
-fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    // Fields after the command name (which may hold spaces) start at ')'.
-    let rest = &stat[stat.rfind(')').unwrap() + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // utime and stime are fields 14 and 15 of the whole line.
-    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
-}
-
-fn clock_ticks() -> u64 {
-    let out = std::process::Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 async fn wait_ready(address: &str) {

@@ -82,11 +82,7 @@ impl Prometheus {
             serde_yaml::to_string(&config).unwrap(),
         )
         .unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = kubectl_etcd_testbed::ports::free_port().unwrap();
         let binary = kubectl_etcd_testbed::bins::prometheus("prometheus").unwrap();
         let child = std::process::Command::new(binary)
             .current_dir(dir.path())
