@@ -8,7 +8,7 @@
 //!   mutual-TLS etcd, 49 as objects only: the watcher caches no
 //!   EtcdCluster, so only their count in the namespace matters) and 200
 //!   finished EtcdDefrags (Complete, three member rows each, no TTL);
-//! - the watcher runs with the ClusterRole of `deploy/watch/rbac.yaml`,
+//! - the watcher runs with the two ClusterRoles of `deploy/watch/rbac.yaml`,
 //!   impersonating its ServiceAccount, so its requests are told apart in
 //!   the audit log;
 //! - idle: RSS (and its high-water mark) after the initial list has
@@ -81,6 +81,9 @@ async fn bench(latency_runs: usize, idle_secs: u64) {
         "watcher",
     )
     .await;
+    // The file's second ClusterRole: the watcher refuses to start unless it
+    // can tell who else processes EtcdDefrag.
+    grant_processors_read(&client, NS, "watcher").await;
 
     // The API server builds a resource's watch cache on its first request
     // (about a second for EtcdSnapshots here): in a real cluster the
