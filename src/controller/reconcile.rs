@@ -360,8 +360,10 @@ impl Pass<'_> {
     }
 
     /// Ends the run in phase `ended`: disarms NOSPACE first when `disarm`,
-    /// then writes its final `status` and takes the note off. The run as
-    /// the server stored it is returned, for the event that follows.
+    /// takes the note off (every member has its row by now), then writes
+    /// the final `status` last, so that whoever sees the run ended reads
+    /// it as it stays. The run as the server stored it is returned, for
+    /// the event that follows.
     async fn end(
         &self,
         status: &EtcdDefragStatus,
@@ -372,8 +374,8 @@ impl Pass<'_> {
             disarm_nospace(self.ctx, &self.run, self.probed.as_ref()).await;
         }
         let mut current = (*self.run).clone();
-        write_status(self.ctx, &self.runs, &mut current, status).await?;
         clear_note(self.ctx, &self.runs, &mut current).await;
+        write_status(self.ctx, &self.runs, &mut current, status).await?;
         self.ctx.metrics.entered(&self.labels, ended);
         Ok(current)
     }

@@ -63,6 +63,7 @@ async fn runs_complete_skip_and_fail_as_the_operator_would() {
     let fx = fixture(&client, ns, "db", Mode::Plain).await;
     let _watcher = watch(&kc, ns);
 
+    let versions = every_version(&client, ns, "all").await;
     create_run(&client, ns, "all", "db", json!({"all": true})).await;
     let status = wait_phase(&client, ns, "all", &["Complete", "Failed"]).await;
     assert_eq!(status["phase"], "Complete", "{status}");
@@ -92,24 +93,21 @@ async fn runs_complete_skip_and_fail_as_the_operator_would() {
         assert_eq!(defrag_count(&fx.etcd, i).await, 1, "member {i}");
     }
     // Issue 45: the note left before each Defragment goes once the run has
-    // ended (it read as a member in flight); it is removed right after the
-    // final status write.
-    let api = runs(&client, ns);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let run = api.get("all").await.unwrap();
-        let noted = run
-            .metadata
-            .annotations
-            .as_ref()
-            .and_then(|a| a.get("kubectl-etcd/defragmenting").cloned());
-        let Some(note) = noted else { break };
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "a finished run still says {note:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // ended (it read as a member in flight). It goes before the final
+    // status, so that whoever sees the run ended (a `kubectl wait`, the
+    // next test step) reads it as it stays: no version the server stored
+    // is ended and still noted, and the ended one is the last.
+    let seen = versions.await.unwrap();
+    let ended = seen
+        .iter()
+        .position(|(phase, _, _)| phase == "Complete")
+        .unwrap_or_else(|| panic!("no Complete version among {seen:?}"));
+    assert!(
+        seen[..ended].iter().any(|(_, note, _)| note.is_some()),
+        "no version carried the note: {seen:?}"
+    );
+    assert_eq!(seen[ended].1, None, "ended and still noted: {seen:?}");
+    assert_eq!(ended + 1, seen.len(), "written after it ended: {seen:?}");
 
     create_run(&client, ns, "small", "db", json!({})).await;
     let status = wait_phase(&client, ns, "small", &["Complete", "Failed"]).await;

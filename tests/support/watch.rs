@@ -78,6 +78,55 @@ pub async fn wait_phase(client: &Client, ns: &str, name: &str, phases: &[&str]) 
     }
 }
 
+/// Every version of EtcdDefrag `name` the API server stores from now on,
+/// through a watch begun before it exists: (phase, the note
+/// `kubectl-etcd/defragmenting`, resourceVersion) each, up to the first
+/// that has ended (Complete or Failed) and whatever follows within 2 s.
+/// Polling could miss a version that lived a few milliseconds.
+pub async fn every_version(
+    client: &Client,
+    ns: &str,
+    name: &str,
+) -> tokio::task::JoinHandle<Vec<(String, Option<String>, Option<String>)>> {
+    use futures::StreamExt;
+    use kube::api::{WatchEvent, WatchParams};
+    let api = runs(client, ns);
+    let from = api
+        .list_metadata(&ListParams::default())
+        .await
+        .expect("list EtcdDefrags")
+        .metadata
+        .resource_version
+        .expect("a list has a resourceVersion");
+    let params = WatchParams::default()
+        .fields(&format!("metadata.name={name}"))
+        .timeout(290);
+    let stream = api.watch(&params, &from).await.expect("watch EtcdDefrags");
+    tokio::spawn(async move {
+        let mut stream = Box::pin(stream);
+        let mut seen = Vec::new();
+        let mut until = tokio::time::Instant::now() + Duration::from_secs(240);
+        while let Ok(Some(event)) = tokio::time::timeout_at(until, stream.next()).await {
+            let object = match event.expect("a watch event") {
+                WatchEvent::Added(o) | WatchEvent::Modified(o) => o,
+                WatchEvent::Deleted(_) | WatchEvent::Bookmark(_) => continue,
+                WatchEvent::Error(e) => panic!("the watch failed: {e:?}"),
+            };
+            let phase = object.data["status"]["phase"].as_str().unwrap_or("");
+            let note = object
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get("kubectl-etcd/defragmenting").cloned());
+            if matches!(phase, "Complete" | "Failed") && seen.iter().all(|(p, _, _)| p != phase) {
+                until = tokio::time::Instant::now() + Duration::from_secs(2);
+            }
+            seen.push((phase.to_string(), note, object.metadata.resource_version));
+        }
+        seen
+    })
+}
+
 /// How many Defragments member `i` has done, from its own `/metrics`
 /// (plaintext members).
 pub async fn defrag_count(etcd: &Cluster, i: usize) -> u64 {
