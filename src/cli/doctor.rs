@@ -64,7 +64,59 @@ pub struct DoctorArgs {
     #[arg(long, requires = "serve", default_value = "1m", value_parser = parse_timeout, value_name = "DURATION", help_heading = SERVE)]
     pub examine_timeout: Duration,
 
+    /// With --serve and --endpoints: the NAMESPACE/NAME to serve the
+    /// cluster under, as `doctor -A` lists it (its kind from --kind), e.g.
+    /// kube-system/etcd for a control plane's own etcd examined on its
+    /// node with the node's certificates, so that alerts name the cluster
+    /// as the plugin does and their advice runs as printed.
+    #[arg(long, requires = "serve", value_parser = parse_serve_as, value_name = "NAMESPACE/NAME", help_heading = SERVE, conflicts_with_all = ["cluster", "all_namespaces"])]
+    pub serve_as: Option<(String, String)>,
+
     /// With --serve: how many clusters are examined at once, 1 to 64.
     #[arg(long, requires = "serve", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64), value_name = "N", help_heading = SERVE)]
     pub max_concurrent: u16,
+}
+
+/// `--serve-as NAMESPACE/NAME`: two names of Kubernetes' object-name form
+/// (lower-case letters, digits, `-` and `.`, at most 253).
+fn parse_serve_as(text: &str) -> Result<(String, String), String> {
+    let name_like = |s: &str| {
+        !s.is_empty()
+            && s.len() <= 253
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+            && s.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+    };
+    match text.split_once('/') {
+        Some((namespace, name)) if name_like(namespace) && name_like(name) => {
+            Ok((namespace.to_string(), name.to_string()))
+        }
+        _ => Err("expected NAMESPACE/NAME, e.g. kube-system/etcd".to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::parse_serve_as;
+
+    #[test]
+    fn serve_as_is_namespace_slash_name() {
+        assert_eq!(
+            parse_serve_as("kube-system/etcd"),
+            Ok(("kube-system".to_string(), "etcd".to_string()))
+        );
+        for bad in [
+            "etcd",
+            "/etcd",
+            "kube-system/",
+            "a/b/c",
+            "Kube/etcd",
+            "a/-b",
+            "a b/c",
+        ] {
+            assert!(parse_serve_as(bad).is_err(), "{bad}");
+        }
+    }
 }

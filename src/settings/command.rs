@@ -74,8 +74,32 @@ impl Invocation {
         }
         let command = command(&self.cli.command)?;
         over_contexts(&command, &self.global.reach.contexts)?;
+        serve_as_standalone(&command, &self.global.reach)?;
         Ok((command, note))
     }
+}
+
+/// `doctor --serve-as` names the cluster that `--endpoints` reach; in
+/// plugin mode every cluster is served under its own name, so it is a
+/// usage error there. Pure.
+pub fn serve_as_standalone(command: &Command, reach: &crate::reach::flags::Flags) -> Result<()> {
+    let Command::Doctor(Doctor {
+        serve: Some(DoctorServe {
+            serve_as: Some(named),
+            ..
+        }),
+        ..
+    }) = command
+    else {
+        return Ok(());
+    };
+    if reach.endpoints.is_empty() {
+        return Err(Error::usage(format!(
+            "--serve-as {}/{}: names the cluster --endpoints reach (a control plane's etcd examined on its node); without --endpoints each cluster is served under its own name: drop --serve-as",
+            named.namespace, named.name
+        )));
+    }
+    Ok(())
 }
 
 /// Several contexts (`--context` more than once, `--all-contexts`) go
@@ -192,6 +216,9 @@ pub struct DoctorServe {
     pub examine_timeout: Duration,
     /// Clusters examined at once.
     pub max_concurrent: usize,
+    /// `--serve-as`: the name the one cluster the standalone flags reach
+    /// is served under.
+    pub serve_as: Option<crate::reach::ClusterRef>,
 }
 
 /// How a membership change is consented to.
@@ -438,6 +465,10 @@ fn command(parsed: &cli::Command) -> Result<Command> {
                 interval: a.interval,
                 examine_timeout: a.examine_timeout,
                 max_concurrent: usize::from(a.max_concurrent),
+                serve_as: a
+                    .serve_as
+                    .as_ref()
+                    .map(|(namespace, name)| crate::reach::ClusterRef::new(namespace, name)),
             }),
             upgrade_to: match &a.upgrade_to {
                 None => None,

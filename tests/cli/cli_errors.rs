@@ -198,6 +198,42 @@ fn doctor_serve_refuses_the_flags_it_would_ignore() {
     }
 }
 
+/// `doctor --serve-as` names the one cluster `--endpoints` reach (a
+/// control plane's etcd examined on its node): without them, with -A or a
+/// CLUSTER, without --serve, or not NAMESPACE/NAME, it is refused, naming
+/// the flag, before anything listens or dials.
+#[test]
+fn doctor_serve_as_is_for_the_endpoints_given() {
+    let serve = ["doctor", "--serve", "127.0.0.1:0"];
+    let with = |more: &[&'static str]| [&serve[..], more].concat();
+    refused(
+        &with(&["--serve-as", "kube-system/etcd"]),
+        &[],
+        &[
+            "--serve-as kube-system/etcd: names the cluster --endpoints reach",
+            "drop --serve-as",
+        ],
+    );
+    refused(
+        &with(&["--serve-as", "etcd", "--endpoints", "http://127.0.0.1:1"]),
+        &[],
+        &[
+            "--serve-as",
+            "expected NAMESPACE/NAME, e.g. kube-system/etcd",
+        ],
+    );
+    refused(
+        &with(&["-A", "--serve-as", "kube-system/etcd"]),
+        &[],
+        &["'--all-namespaces' cannot be used with '--serve-as"],
+    );
+    refused(
+        &["doctor", "--serve-as", "kube-system/etcd"],
+        &[ENDPOINTS],
+        &["required arguments were not provided: --serve"],
+    );
+}
+
 fn write(dir: &Path, name: &str, label: &str) -> String {
     let path = dir.join(name);
     std::fs::write(

@@ -578,6 +578,7 @@ async fn three_kubeadm_control_plane_nodes_are_swept_one_member_at_a_time_throug
         .collect();
     assert!(unreachable.is_empty(), "{unreachable:?}\n{report}");
     none_left(&bed, "doctor").await;
+    examined_on_its_node(&bed, &mut etcd, &listed).await;
 
     // The plan: followers first, the leader last, each with the API server
     // that stalls beside it; this kubectl's API server is none of them.
@@ -658,6 +659,123 @@ async fn three_kubeadm_control_plane_nodes_are_swept_one_member_at_a_time_throug
             d.start - killed_at
         );
     }
+}
+
+/// `deploy/monitoring/doctor-control-plane.yaml` as committed (only
+/// pinned to the first node, which alone holds the tool's image here, and
+/// examining every 5 s): `doctor --serve` on a control-plane node, with
+/// the node's own certificates, serves the three-member control plane's
+/// etcd under the name and kind `doctor -A` lists it by, each member's
+/// figures as the members give them; the Pod the API server holds has the
+/// three files, read-only, and no token. Deleted again at the end.
+async fn examined_on_its_node(
+    bed: &Bed,
+    etcd: &mut etcd_client::Client,
+    listed: &etcd_client::MemberListResponse,
+) {
+    use k8s_openapi::api::apps::v1::Deployment;
+    const FILE: &str = "deploy/monitoring/doctor-control-plane.yaml";
+    const NAME: &str = "kubectl-etcd-doctor-control-plane";
+    let mut docs = Vec::new();
+    for mut doc in support::k8s::manifest(FILE) {
+        if doc["kind"] == "Deployment" {
+            let pod = &mut doc["spec"]["template"]["spec"];
+            pod["nodeSelector"]["kubernetes.io/hostname"] = MEMBER.into();
+            let args = pod["containers"][0]["args"].as_array_mut().unwrap();
+            let interval = args.iter().position(|a| a == "--interval=1m").unwrap();
+            args[interval] = "--interval=5s".into();
+        }
+        docs.push(doc);
+    }
+    bed.apply(docs).await;
+    let deployments: Api<Deployment> = Api::namespaced(bed.client.clone(), "kube-system");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    while deployments
+        .get(NAME)
+        .await
+        .unwrap()
+        .status
+        .and_then(|s| s.ready_replicas)
+        != Some(1)
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{FILE} never became ready"
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    let pods: Api<Pod> = Api::namespaced(bed.client.clone(), "kube-system");
+    let pod = pods
+        .list(&ListParams::default().labels("app.kubernetes.io/component=doctor-control-plane"))
+        .await
+        .unwrap()
+        .items
+        .remove(0);
+    let spec = pod.spec.clone().unwrap();
+    assert_eq!(spec.automount_service_account_token, Some(false));
+    let mut files: Vec<String> = spec
+        .volumes
+        .unwrap_or_default()
+        .into_iter()
+        .map(|v| v.host_path.expect("hostPath volumes only").path)
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "/etc/kubernetes/pki/etcd/ca.crt",
+            "/etc/kubernetes/pki/etcd/healthcheck-client.crt",
+            "/etc/kubernetes/pki/etcd/healthcheck-client.key",
+        ]
+    );
+    let mounts = spec.containers[0].volume_mounts.clone().unwrap_or_default();
+    assert!(
+        mounts.iter().all(|m| m.read_only == Some(true)),
+        "{mounts:?}"
+    );
+    let ip = pod.status.and_then(|s| s.host_ip).unwrap();
+    assert_eq!(ip, kubectl_etcd_testbed::node::NODE_IP);
+
+    let text = support::metrics_at(&format!("{ip}:9465")).await;
+    let labels =
+        "etcdcluster_namespace=\"kube-system\",etcdcluster=\"etcd\",kind=\"control-plane\"";
+    let value = |family: &str, extra: &str| -> f64 {
+        let series = format!("{family}{{{labels}{extra}}} ");
+        let line = text.lines().find(|l| l.starts_with(&series));
+        let line = line.unwrap_or_else(|| panic!("no {series} in:\n{text}"));
+        line[series.len()..].trim().parse().unwrap()
+    };
+    assert_eq!(value("kubectl_etcd_examination_up", ""), 1.0);
+    assert_eq!(value("kubectl_etcd_cluster_members_voting", ""), 3.0);
+    assert_eq!(value("kubectl_etcd_cluster_members_answering", ""), 3.0);
+    assert_eq!(value("kubectl_etcd_cluster_quorum_margin", ""), 1.0);
+    assert_eq!(value("kubectl_etcd_cluster_leader_present", ""), 1.0);
+    for m in listed.members() {
+        let member = format!(",member=\"{}\"", m.name());
+        assert_eq!(
+            value("kubectl_etcd_member_up", &member),
+            1.0,
+            "{}",
+            m.name()
+        );
+    }
+    // The first node's member, as it says of itself (nothing writes to
+    // it meanwhile).
+    let status = etcd.status().await.unwrap();
+    let first = format!(",member=\"{MEMBER}\"");
+    assert_eq!(
+        value("kubectl_etcd_member_db_size_bytes", &first),
+        status.db_size() as f64
+    );
+    assert_eq!(
+        value("kubectl_etcd_member_quota_bytes", &first),
+        268435456.0,
+        "the quota kubeadm's extraArgs gave the members"
+    );
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE);
+    bed.kubectl(&["delete", "-f", path.to_str().unwrap(), "--wait"])
+        .await
+        .expect_code(0);
 }
 
 /// How many defragmentations the logs show started (finished or not).

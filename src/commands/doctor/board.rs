@@ -292,8 +292,8 @@ const CLUSTER_GAUGES: [(&str, &str, ClusterValue); 11] = [
     ),
     (
         "kubectl_etcd_examination_up",
-        "1 when the last examination reached the members.",
-        |e, _| Some(flag(examined(e))),
+        "1 when the last examination reached the members; none for a control plane's etcd, examined on its nodes.",
+        |e, _| (e.outcome != Outcome::OnNode).then(|| flag(examined(e))),
     ),
     (
         "kubectl_etcd_examination_last_timestamp_seconds",
@@ -426,7 +426,7 @@ fn render(entries: &BTreeMap<Key, Entry>, version: &str, now: f64, openmetrics: 
     }
     let name = "kubectl_etcd_cluster_leader_changes_observed_total";
     f.header(name, "counter", "Leader changes seen between examinations.");
-    for (key, entry) in entries {
+    for (key, entry) in entries.iter().filter(|(_, e)| e.outcome != Outcome::OnNode) {
         let labels = with(&cluster_labels(key, entry), &[]);
         f.sample(name, &labels, entry.leader_changes as f64);
     }
@@ -474,7 +474,9 @@ fn render_findings(f: &mut Family<'_>, entries: &BTreeMap<Key, Entry>) {
         "gauge",
         "The worst finding of each doctor check: 0 ok, 1 warning, 2 critical.",
     );
-    for (key, entry) in entries {
+    // A control plane's etcd listed here says only "examined on its
+    // nodes", which those nodes' own doctor --serve-as contradicts.
+    for (key, entry) in entries.iter().filter(|(_, e)| e.outcome != Outcome::OnNode) {
         let base = cluster_labels(key, entry);
         for (check, severity) in &entry.gauges.checks {
             let value = match severity {

@@ -220,10 +220,14 @@ fn key_of(cluster: Option<&ClusterRef>) -> Key {
     }
 }
 
-/// The one cluster's place in the schedule: its name as given, else
-/// (standalone) the first endpoint given. The board shows a named cluster
-/// under what its examination found (its namespace, once opened).
+/// The one cluster's place in the schedule: `--serve-as`'s name, else its
+/// name as given, else (standalone) the first endpoint given. The board
+/// shows a cluster named without `--serve-as` under what its examination
+/// found (its namespace, once opened).
 fn one_key(global: &Global, args: &Doctor) -> Key {
+    if let Some(named) = args.serve.as_ref().and_then(|s| s.serve_as.as_ref()) {
+        return key_of(Some(named));
+    }
     let name = match &args.cluster {
         Some(name) => name.clone(),
         None => global.reach.endpoints.first().cloned().unwrap_or_default(),
@@ -232,6 +236,17 @@ fn one_key(global: &Global, args: &Doctor) -> Key {
         context: None,
         namespace: String::new(),
         name,
+    }
+}
+
+/// The `kind` label of the one cluster: with `--serve-as`, `--kind`'s
+/// (a control plane's etcd examined on its node is `control-plane`, as
+/// `doctor -A` lists it), else what reached it.
+fn one_kind(global: &Global, args: &Doctor) -> &'static str {
+    let named = args.serve.as_ref().is_some_and(|s| s.serve_as.is_some());
+    match (named, global.reach.kind) {
+        (true, Some(kind)) => kind.as_str(),
+        _ => "endpoints",
     }
 }
 
@@ -255,7 +270,9 @@ async fn one_examination(
     entry: Option<fleet::Entry>,
 ) -> (Key, Key, Examination) {
     let started = Instant::now();
-    let kind = entry.as_ref().map_or("endpoints", |e| e.kind.as_str());
+    let kind = entry
+        .as_ref()
+        .map_or_else(|| one_kind(global, args), |e| e.kind.as_str());
     let work = async {
         match (&clusters, &entry) {
             (Clusters::Listed { listed, processors }, Some(entry)) => {
@@ -306,8 +323,9 @@ async fn one_examination(
             ),
         ),
     };
+    let named = args.serve.as_ref().is_some_and(|s| s.serve_as.is_some());
     let shown = match (&entry, &found.report.cluster) {
-        (None, Some(cluster)) => key_of(Some(cluster)),
+        (None, Some(cluster)) if !named => key_of(Some(cluster)),
         _ => key.clone(),
     };
     let seconds = started.elapsed().as_secs_f64();

@@ -157,6 +157,63 @@ fn an_unreached_cluster_keeps_its_findings_and_loses_its_members() {
     )));
 }
 
+/// A control plane's etcd listed by `doctor -A` is examined on its nodes
+/// (`--serve-as`): what lists it serves no `examination_up` of its own,
+/// which would sit beside the node's under the same labels as a failure.
+#[test]
+fn a_control_plane_listed_here_serves_no_examination_up() {
+    let board = Board::new("v");
+    let on_node = Examination {
+        kind: "control-plane",
+        gauges: ClusterGauges {
+            checks: [("reachable".to_string(), Severity::Warning)].into(),
+            ..ClusterGauges::default()
+        },
+        outcome: Outcome::OnNode,
+        ended: 1000.0,
+        seconds: 0.01,
+        why: None,
+    };
+    let cp = Key {
+        context: None,
+        namespace: "kube-system".into(),
+        name: "etcd".into(),
+    };
+    board.post(&cp, on_node);
+    let text = board.render_at(1001.0, false);
+    let labels =
+        "etcdcluster_namespace=\"kube-system\",etcdcluster=\"etcd\",kind=\"control-plane\"";
+    // Only when it was listed, and how often: nothing its nodes' own
+    // examination serves.
+    let served: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && l.contains("kube-system"))
+        .map(|l| l.split('{').next().unwrap_or(l))
+        .collect();
+    assert_eq!(
+        served,
+        [
+            "kubectl_etcd_examination_last_timestamp_seconds",
+            "kubectl_etcd_examination_age_seconds",
+            "kubectl_etcd_examination_duration_seconds",
+            "kubectl_etcd_examinations_total",
+            "kubectl_etcd_examinations_total",
+            "kubectl_etcd_examinations_total",
+            "kubectl_etcd_examinations_total",
+        ],
+        "{text}"
+    );
+    assert_eq!(
+        lines(&text, "kubectl_etcd_examination_last_timestamp_seconds"),
+        [format!(
+            "kubectl_etcd_examination_last_timestamp_seconds{{{labels}}} 1000"
+        )]
+    );
+    assert!(text.contains(&format!(
+        "kubectl_etcd_examinations_total{{{labels},result=\"on-node\"}} 1"
+    )));
+}
+
 #[test]
 fn a_leader_change_is_counted_once_across_an_election() {
     let board = Board::new("v");
