@@ -48,7 +48,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -102,7 +102,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -139,7 +139,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -184,7 +184,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -220,7 +220,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -259,7 +259,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -295,7 +295,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -334,7 +334,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -372,7 +372,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -415,7 +415,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -453,7 +453,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -490,7 +490,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -542,7 +542,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -586,7 +586,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -623,7 +623,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -659,7 +659,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -701,7 +701,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -740,7 +740,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -782,7 +782,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -825,7 +825,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -860,7 +860,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -899,7 +899,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -934,7 +934,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -971,7 +971,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -1009,7 +1009,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -1047,7 +1047,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -1082,7 +1082,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -1119,7 +1119,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -1159,7 +1159,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
@@ -1193,7 +1193,7 @@ etcd-io\t'The etcd project\'s operator\'s EtcdCluster (operator.etcd.io)'
 control-plane\t'A control plane\'s own etcd: static Pods the kubelet runs (kubeadm, rke2), reached from their node through an agent Pod'"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l agent-image -d 'A control plane\'s etcd (kubeadm\'s static Pods) is reached through a short-lived agent Pod on one of its nodes: this image of the tool' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l agent-namespace -d 'The namespace of that agent\'s Job (hostNetwork and hostPath files: its Pod Security level must be privileged)' -r
-complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s o -l output -d 'Output format. etcdctl\'s ETCDCTL_WRITE_OUT is read too (its `simple` is the table; `fields` and `protobuf` have no counterpart)' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"

@@ -51,7 +51,7 @@ pub struct DoctorArgs {
     /// every namespace) is examined every --interval; stops on Ctrl-C or
     /// SIGTERM. Nothing is printed and the exit is 0, so --fail-on and
     /// -o are refused with it.
-    #[arg(long, value_parser = parse_metrics_address, value_name = "ADDR", help_heading = SERVE, conflicts_with_all = ["fail_on", "output"])]
+    #[arg(long, value_parser = parse_metrics_address, value_name = "ADDR", help_heading = SERVE, conflicts_with_all = ["fail_on"])]
     pub serve: Option<std::net::SocketAddr>,
 
     /// With --serve: how often each cluster is examined (each cluster on

@@ -181,8 +181,9 @@ pub struct GlobalArgs {
     #[command(flatten)]
     pub agent: agent::AgentArgs,
 
-    /// Output format.
-    #[arg(short = 'o', long, global = true, help_heading = OUT, value_enum, default_value_t = OutputFormat::Table)]
+    /// Output format. etcdctl's ETCDCTL_WRITE_OUT is read too (its
+    /// `simple` is the table; `fields` and `protobuf` have no counterpart).
+    #[arg(short = 'o', long, global = true, help_heading = OUT, value_enum, env = "ETCDCTL_WRITE_OUT", default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
 
     /// More logging on stderr (-v info, -vv debug, -vvv trace). RUST_LOG wins.

@@ -140,10 +140,18 @@ async fn on_the_node(
     if global.reach.user.is_some() || global.reach.password.is_some() {
         return refuse("a password is not handed to the agent (it would be written into its Job); its clients authenticate with the node's certificates");
     }
-    let args: Vec<String> = std::env::args_os()
+    let mut args: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    // The agent's environment is its Job's: a format read from
+    // ETCDCTL_WRITE_OUT here goes on its command line.
+    if global.reach.from_env.has("output") {
+        use clap::ValueEnum;
+        if let Some(format) = global.output.to_possible_value() {
+            args.push(format!("--output={}", format.get_name()));
+        }
+    }
     let kube = crate::k8s::connect(&crate::session::kube_settings(&global.reach)).await?;
     // Its static Pods, read again: where its agent runs, with which files.
     let on_node =

@@ -14,9 +14,11 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 
-/// How results are written to stdout (`-o`).
+/// How results are written to stdout (`-o`, or etcdctl's
+/// `ETCDCTL_WRITE_OUT`, whose `simple` is the table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
+    #[value(alias = "simple")]
     Table,
     Wide,
     Json,

@@ -74,26 +74,33 @@ impl Invocation {
         }
         let command = command(&self.cli.command)?;
         over_contexts(&command, &self.global.reach.contexts)?;
-        serve_as_standalone(&command, &self.global.reach)?;
+        serve_flags(&command, &self.global)?;
         Ok((command, note))
     }
 }
 
-/// `doctor --serve-as` names the cluster that `--endpoints` reach; in
-/// plugin mode every cluster is served under its own name, so it is a
-/// usage error there. Pure.
-pub fn serve_as_standalone(command: &Command, reach: &crate::reach::flags::Flags) -> Result<()> {
+/// `doctor --serve` prints nothing, so an output format on the command
+/// line is refused (`ETCDCTL_WRITE_OUT`, set for etcdctl, is not); and
+/// `--serve-as` names the cluster that `--endpoints` reach: in plugin
+/// mode every cluster is served under its own name. Pure.
+pub fn serve_flags(command: &Command, global: &super::Global) -> Result<()> {
     let Command::Doctor(Doctor {
-        serve: Some(DoctorServe {
-            serve_as: Some(named),
-            ..
-        }),
-        ..
+        serve: Some(serve), ..
     }) = command
     else {
         return Ok(());
     };
-    if reach.endpoints.is_empty() {
+    let output_given =
+        global.output != crate::output::OutputFormat::Table && !global.reach.from_env.has("output");
+    if output_given {
+        return Err(Error::usage(
+            "the argument '--serve <ADDR>' cannot be used with '--output <OUTPUT>': doctor --serve prints no report, it serves its findings as metrics",
+        ));
+    }
+    let Some(named) = &serve.serve_as else {
+        return Ok(());
+    };
+    if global.reach.endpoints.is_empty() {
         return Err(Error::usage(format!(
             "--serve-as {}/{}: names the cluster --endpoints reach (a control plane's etcd examined on its node); without --endpoints each cluster is served under its own name: drop --serve-as",
             named.namespace, named.name

@@ -65,11 +65,16 @@ pub fn explain(
 ) -> String {
     let help = help_pointer(argv);
     if failure.kind == ErrorKind::UnknownArgument {
-        if let Some(pointer) = failure
-            .arg
-            .as_deref()
+        let arg = failure.arg.as_deref();
+        let pointer = arg
             .and_then(|arg| etcdctl_habit(arg, argv))
-        {
+            .or_else(|| arg.and_then(|arg| negative_value(arg, argv)));
+        if let Some(pointer) = pointer {
+            return format!("{pointer} (see '{help}')");
+        }
+    }
+    if failure.kind == ErrorKind::InvalidSubcommand {
+        if let Some(pointer) = other_word(argv) {
             return format!("{pointer} (see '{help}')");
         }
     }
@@ -78,7 +83,14 @@ pub fn explain(
             return format!("{pointer} (see '{help}')");
         }
     }
-    let mut text = failure.text.clone();
+    // clap's tip for a value that looks like a flag ("use '-- -5'") is
+    // wrong here: no argument of this tool takes one after `--`.
+    let mut text = match failure.text.find(" tip: to pass '") {
+        Some(at) if failure.text[at..].contains("as a value, use '-- ") => {
+            failure.text[..at].to_string()
+        }
+        _ => failure.text.clone(),
+    };
     if matches!(
         failure.kind,
         ErrorKind::ValueValidation | ErrorKind::InvalidValue
@@ -146,6 +158,46 @@ fn etcdctl_habit(arg: &str, argv: &[String]) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// A negative number given to a flag (`--keep -5`, `--command-timeout
+/// -1s`), which clap reads as an unknown flag: name the flag and say that
+/// it takes no negative value.
+fn negative_value(arg: &str, argv: &[String]) -> Option<String> {
+    let digit = arg.strip_prefix('-')?.chars().next()?;
+    if !digit.is_ascii_digit() {
+        return None;
+    }
+    let at = argv.iter().position(|w| w.starts_with(arg))?;
+    let flag = argv.get(at.checked_sub(1)?)?;
+    let takes_value = flag_arity().get(flag.as_str()).copied().unwrap_or(false);
+    takes_value.then(|| format!("{flag} {}: negative values are not accepted", argv[at]))
+}
+
+/// A subcommand spelled as another tool or habit would (`traffic
+/// unset`): the one this tool has, and the line with it.
+fn other_word(argv: &[String]) -> Option<String> {
+    const OTHERS: [(&str, &str, &str); 3] = [
+        ("traffic", "unset", "clear"),
+        ("traffic", "remove", "clear"),
+        ("traffic", "delete", "clear"),
+    ];
+    let path = subcommand_path(argv);
+    let (parent, word, ours) = OTHERS.iter().find(|(parent, word, _)| {
+        path.last().map(String::as_str) == Some(*parent) && argv.iter().any(|w| w == word)
+    })?;
+    let spelled = respell(
+        argv,
+        &Respell::Replace {
+            value: (*word).to_string(),
+            with: ours,
+        },
+    )
+    .map(|line| format!(": {line}"))
+    .unwrap_or_default();
+    Some(format!(
+        "{parent} has no {word}; {parent} {ours} is the command{spelled}"
+    ))
 }
 
 /// etcdctl's `compact REVISION`: here the revision is `--revision N` (the
@@ -242,6 +294,9 @@ pub enum Respell {
         value: String,
         into_flag: Option<&'static str>,
     },
+    /// Put `with` in place of the positional word `value` (`traffic
+    /// unset` → `traffic clear`).
+    Replace { value: String, with: &'static str },
     /// Drop a flag with its value, however spelled (`-n X`, `-nX`,
     /// `--namespace X`, `--namespace=X`).
     Flag {
@@ -296,6 +351,16 @@ pub fn respell(argv: &[String], edit: &Respell) -> Option<String> {
                         out.push(flag.to_string());
                         out.push(word.clone());
                     }
+                } else {
+                    out.push(word.clone());
+                }
+            }
+        }
+        Respell::Replace { value, with } => {
+            for (k, word) in argv.iter().enumerate() {
+                if !changed && words[k] == Word::Positional && word == value {
+                    changed = true;
+                    out.push(with.to_string());
                 } else {
                     out.push(word.clone());
                 }
@@ -473,6 +538,24 @@ mod tests {
             (
                 "status --cluster",
                 "--cluster is not needed: every member is always covered (they are found through MemberList) (see",
+            ),
+            // Issue 46: a negative value names its flag; clap's "use '--
+            // -5'" would not work here.
+            (
+                "compact --keep -5",
+                "--keep -5: negative values are not accepted (see 'kubectl-etcd compact --help')",
+            ),
+            (
+                "status --command-timeout -1s",
+                "--command-timeout -1s: negative values are not accepted (see 'kubectl-etcd status --help')",
+            ),
+            (
+                "status --frobnicate",
+                "unexpected argument '--frobnicate' found (see 'kubectl-etcd status --help')",
+            ),
+            (
+                "traffic unset my-etcd --dry-run",
+                "traffic has no unset; traffic clear is the command: kubectl-etcd traffic clear my-etcd --dry-run (see 'kubectl-etcd traffic --help')",
             ),
         ];
         for (line, want) in cases {

@@ -23,6 +23,7 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
         "ETCDCTL_PASSWORD",
         "ETCDCTL_DIAL_TIMEOUT",
         "ETCDCTL_COMMAND_TIMEOUT",
+        "ETCDCTL_WRITE_OUT",
     ] {
         command.env_remove(var);
     }
@@ -231,6 +232,74 @@ fn doctor_serve_as_is_for_the_endpoints_given() {
         &["doctor", "--serve-as", "kube-system/etcd"],
         &[ENDPOINTS],
         &["required arguments were not provided: --serve"],
+    );
+}
+
+/// etcdctl's `ETCDCTL_WRITE_OUT` is honoured as `-o` (its `simple` is
+/// the table), a flag wins over it, and a value with no counterpart is
+/// refused naming the variable (issue 46).
+#[test]
+fn etcdctl_write_out_is_read_as_the_output_format() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/snapshot-v3.6.db");
+    let file = file.to_str().unwrap();
+    let status = |env: &[(&str, &str)], more: &[&str]| {
+        let (code, stdout, stderr) = run(&[&["snapshot", "status", file], more].concat(), env);
+        assert_eq!(code, 0, "{env:?} {more:?}: {stderr}");
+        stdout
+    };
+    let json = status(&[("ETCDCTL_WRITE_OUT", "json")], &[]);
+    let doc: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert!(doc["hash"].is_number() || doc["hash"].is_string(), "{doc}");
+    let table = status(&[], &[]);
+    assert!(serde_json::from_str::<serde_json::Value>(&table).is_err());
+    assert_eq!(status(&[("ETCDCTL_WRITE_OUT", "simple")], &[]), table);
+    assert_eq!(
+        status(&[("ETCDCTL_WRITE_OUT", "json")], &["-o", "table"]),
+        table
+    );
+    refused(
+        &["snapshot", "status", file],
+        &[("ETCDCTL_WRITE_OUT", "fields")],
+        &["invalid value 'fields' in ETCDCTL_WRITE_OUT (the variable for --output)"],
+    );
+    // doctor --serve prints nothing: -o is refused with it, the variable
+    // (set for etcdctl) is not a reason to refuse.
+    refused(
+        &[
+            "doctor",
+            "--endpoints",
+            "http://127.0.0.1:1",
+            "--serve",
+            "127.0.0.1:0",
+            "-o",
+            "json",
+        ],
+        &[("ETCDCTL_WRITE_OUT", "json")],
+        &["'--serve <ADDR>' cannot be used with '--output <OUTPUT>'"],
+    );
+}
+
+/// clap's tip for a negative value ("use '-- -5'") does not work here:
+/// the flag is named instead, and a subcommand spelled as elsewhere
+/// (`traffic unset`) points to the one this tool has.
+#[test]
+fn negative_values_and_other_spellings_name_what_to_type() {
+    refused(
+        &["compact", "--keep", "-5"],
+        &[ENDPOINTS],
+        &["--keep -5: negative values are not accepted"],
+    );
+    refused(
+        &["--command-timeout", "-1s", "status"],
+        &[ENDPOINTS],
+        &["--command-timeout -1s: negative values are not accepted"],
+    );
+    let (_, _, stderr) = run(&["status", "--bogus"], &[ENDPOINTS]);
+    assert!(!stderr.contains("'-- "), "{stderr}");
+    refused(
+        &["traffic", "unset", "my-etcd"],
+        &[],
+        &["traffic clear is the command: kubectl-etcd traffic clear my-etcd"],
     );
 }
 
