@@ -16,16 +16,38 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
     input: String,
-    why: &'static str,
+    why: std::borrow::Cow<'static, str>,
 }
 
 impl ParseError {
-    fn new(input: &str, why: &'static str) -> Self {
+    fn new(input: &str, why: impl Into<std::borrow::Cow<'static, str>>) -> Self {
         ParseError {
             input: input.to_string(),
-            why,
+            why: why.into(),
         }
     }
+}
+
+/// For a size written with a byte unit (`64MB`, `8GiB`, `512KB`), as
+/// etcd's docs and people write it: the quantity that means it, in both
+/// readings of the prefix.
+fn byte_unit_hint(number: &str, suffix: &str) -> Option<String> {
+    let prefix = suffix.strip_suffix(['B', 'b'])?;
+    let (decimal, binary) = match prefix.trim_end_matches('i') {
+        "k" | "K" => ("k", "Ki"),
+        "M" | "m" => ("M", "Mi"),
+        "G" | "g" => ("G", "Gi"),
+        "T" | "t" => ("T", "Ti"),
+        "P" | "p" => ("P", "Pi"),
+        "E" | "e" => ("E", "Ei"),
+        "" => return Some(format!("write the bytes without a unit: {number}")),
+        _ => return None,
+    };
+    Some(if prefix.ends_with('i') {
+        format!("write {number}{binary} (Kubernetes quantity: no B)")
+    } else {
+        format!("write {number}{binary} (powers of 1024) or {number}{decimal} (powers of 1000); Kubernetes quantities take no B")
+    })
 }
 
 impl fmt::Display for ParseError {
@@ -115,7 +137,12 @@ pub fn parse_quantity(text: &str) -> Result<i128, ParseError> {
                 }
                 (10, exp)
             }
-            _ => return Err(ParseError::new(text, QUANTITY_HELP)),
+            _ => {
+                return Err(match byte_unit_hint(number, suffix) {
+                    Some(hint) => ParseError::new(text, hint),
+                    None => ParseError::new(text, QUANTITY_HELP),
+                })
+            }
         },
     };
     let frac_len = u32::try_from(frac_part.len()).map_err(|_| ParseError::new(text, "too long"))?;
@@ -505,6 +532,27 @@ mod tests {
         ] {
             assert!(parse_quantity(input).is_err(), "{input:?} should not parse");
         }
+    }
+
+    /// A byte unit as etcd's docs and people write it is told the
+    /// quantity that means it; other junk gets the general form.
+    #[test]
+    fn byte_units_are_told_their_quantity() {
+        let said = |input: &str| parse_bytes(input).unwrap_err().to_string();
+        assert_eq!(
+            said("64MB"),
+            "invalid value \"64MB\": write 64Mi (powers of 1024) or 64M (powers of 1000); Kubernetes quantities take no B"
+        );
+        assert_eq!(
+            said("8GiB"),
+            "invalid value \"8GiB\": write 8Gi (Kubernetes quantity: no B)"
+        );
+        assert_eq!(said("512kB"), "invalid value \"512kB\": write 512Ki (powers of 1024) or 512k (powers of 1000); Kubernetes quantities take no B");
+        assert_eq!(
+            said("100B"),
+            "invalid value \"100B\": write the bytes without a unit: 100"
+        );
+        assert!(said("64XB").contains("expected a Kubernetes quantity"));
     }
 
     #[test]

@@ -71,7 +71,16 @@ pub struct DefragRule {
 pub fn parse_percent(text: &str) -> Result<u8, String> {
     let help =
         || format!("invalid value {text:?}: expected a whole percentage from 1% to 100%, e.g. 80%");
-    let digits = text.strip_suffix('%').ok_or_else(help)?;
+    let digits = match text.strip_suffix('%') {
+        Some(digits) => digits,
+        // `80` as people write it: the form with its sign, when it is one.
+        None if parse_percent(&format!("{text}%")).is_ok() => {
+            return Err(format!(
+                "invalid value {text:?}: write {text}% (a percentage takes its %, as in the EtcdDefrag rule)"
+            ))
+        }
+        None => return Err(help()),
+    };
     if digits.is_empty()
         || digits.len() > 3
         || !digits.bytes().all(|b| b.is_ascii_digit())
@@ -330,6 +339,14 @@ mod tests {
         ] {
             assert!(parse_percent(bad).is_err(), "{bad}");
         }
+        // A percentage written without its sign is told the form to write.
+        assert_eq!(
+            parse_percent("80"),
+            Err("invalid value \"80\": write 80% (a percentage takes its %, as in the EtcdDefrag rule)".into())
+        );
+        assert!(parse_percent("101")
+            .unwrap_err()
+            .contains("from 1% to 100%"));
     }
 
     #[test]
