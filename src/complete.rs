@@ -359,6 +359,12 @@ pub const BASH_SCRIPT: &str = r#"# bash completion for kubectl-etcd (from `kubec
 
 _kubectl_etcd() {
     local cur="${COMP_WORDS[COMP_CWORD]}"
+    # Right after `--flag=` (or `:`), bash's current word is the `=` that
+    # COMP_WORDBREAKS split off, while readline replaces the empty text
+    # after it.
+    if [[ -n "$cur" && "$cur" != *[!=:]* ]]; then
+        cur=""
+    fi
     local line last out entry strip directive=0
     local -a words=() found=()
     COMPREPLY=()

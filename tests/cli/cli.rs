@@ -394,6 +394,82 @@ fn bash_completion_completes_subcommand_options_and_values() {
     assert!(complete(&["kubectl-etcd", "defrag", "--member", ""]).is_empty());
 }
 
+/// The bash script in a real interactive bash, with readline's default
+/// word breaks (`=` and `:` among them), on a terminal (util-linux
+/// `script`): what the line holds after TAB. Right after `--output=`,
+/// bash's current word is the `=` while readline replaces the empty text
+/// after it, so an answer that kept the `=` read `--output==` (issue 46).
+#[test]
+fn bash_completion_after_flag_equals_on_a_real_readline() {
+    use std::io::Write;
+    let out = run(&["completion", "bash"]);
+    let scratch = tempfile::tempdir().unwrap();
+    let script = scratch.path().join("kubectl-etcd.bash");
+    std::fs::write(&script, &out.stdout).unwrap();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_kubectl-etcd"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut shell = std::process::Command::new("script")
+        .args(["-qfec", "bash --norc --noprofile -i", "/dev/null"])
+        .current_dir(scratch.path())
+        .env("PATH", &path)
+        .env("INPUTRC", "/dev/null")
+        .env("PS1", "$ ")
+        .env("TERM", "dumb")
+        .env("HOME", scratch.path())
+        .env_remove("ETCDCTL_ENDPOINTS")
+        .env_remove("ETCDCTL_WRITE_OUT")
+        .env("KUBECONFIG", scratch.path().join("no-kubeconfig"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("script (util-linux) runs bash on a terminal");
+    let mut keys = shell.stdin.take().unwrap();
+    // Readline reads keys as they come: each step waits for the last.
+    let mut press = |text: &str, wait_ms: u64| {
+        keys.write_all(text.as_bytes()).unwrap();
+        keys.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+    };
+    press(&format!("source {}\n", script.display()), 500);
+    let typed = [
+        "kubectl-etcd status --output=",
+        "kubectl-etcd status --output=j",
+        "kubectl-etcd status --output j",
+        "kubectl-etcd defrag --move-leader=al",
+    ];
+    for line in typed {
+        // TAB, then the line as it stands is echoed back: Ctrl-A, the
+        // echo in front, Ctrl-E, the closing mark, Enter.
+        press(line, 100);
+        press("\t", 1500);
+        press("\x01echo RESULT:[\x05]\n", 300);
+    }
+    press("exit\n", 300);
+    drop(keys);
+    let out = shell.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    let results: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("RESULT:"))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            // Four values: nothing in common to add, and no second `=`.
+            "[kubectl-etcd status --output=]",
+            "[kubectl-etcd status --output=json ]",
+            "[kubectl-etcd status --output json ]",
+            "[kubectl-etcd defrag --move-leader=always ]",
+        ],
+        "{text}"
+    );
+}
+
 /// The scripts committed in completions/ are what `completion <shell>`
 /// prints now (regenerate with scripts/completions.sh).
 #[test]
