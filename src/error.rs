@@ -166,6 +166,21 @@ impl Error {
     }
 }
 
+/// A file system error as a clause: the system's words, lower-case,
+/// without Rust's `(os error N)` ("no such file or directory").
+pub fn io_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = match text.find(" (os error ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => text,
+    }
+}
+
 /// Joins an error and its sources into one line, skipping repeats: the raw
 /// chains of tonic, hyper, rustls and kube repeat themselves.
 pub fn chain_text(error: &(dyn std::error::Error + 'static)) -> String {

@@ -303,6 +303,18 @@ fn negative_values_and_other_spellings_name_what_to_type() {
     );
 }
 
+/// A destination whose folder takes no new file is bad input, said of
+/// FILE and its folder before anything is dialed (issue 46: exit 1, naming
+/// the hidden partial file).
+#[test]
+fn snapshot_save_into_a_folder_that_takes_no_file() {
+    refused(
+        &["snapshot", "save", "/proc/backup.db"],
+        &[ENDPOINTS],
+        &["/proc/backup.db: cannot write a file in the folder /proc: no such file or directory"],
+    );
+}
+
 fn write(dir: &Path, name: &str, label: &str) -> String {
     let path = dir.join(name);
     std::fs::write(

@@ -75,7 +75,32 @@ pub(super) fn check_destination(file: &Path, force: bool) -> Result<PathBuf> {
             "{shown} exists; pass --force to replace it"
         )));
     }
+    writable(file, &dir)?;
     Ok(file.to_path_buf())
+}
+
+/// Whether a file can be made in FILE's folder: one is made there and
+/// removed at once (a read-only or foreign folder, or one like /proc that
+/// takes no new files, is bad input, said of FILE and its folder before
+/// anything is dialed, never of the hidden partial file).
+fn writable(file: &Path, dir: &Path) -> Result<()> {
+    let probe = dir.join(format!(".kubectl-etcd-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(Error::usage(format!(
+            "{}: cannot write a file in the folder {}: {}",
+            file.display(),
+            dir.display(),
+            crate::error::io_reason(&e)
+        ))),
+    }
 }
 
 pub(super) fn parent_of(file: &Path) -> PathBuf {
@@ -162,7 +187,12 @@ impl Partial {
             .mode(0o600)
             .open(&path)
             .map_err(|source| {
-                Error::Failed(format!("cannot create {}: {source}", path.display()))
+                Error::Failed(format!(
+                    "cannot write {} (its partial file {}): {}",
+                    target.display(),
+                    path.display(),
+                    crate::error::io_reason(&source)
+                ))
             })?;
         Ok(Partial {
             path,
@@ -295,6 +325,14 @@ mod tests {
         assert!(msg(check_destination(&dir, true)).contains("is a folder"));
         assert!(msg(check_destination(&dir.join("no/such.db"), false)).contains("does not exist"));
         assert!(check_destination(&dir.join("new.db"), false).is_ok());
+        // The probe leaves nothing behind.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        // A folder that takes no new files is said of FILE and its folder
+        // (issue 46: /proc named the hidden partial file, exit 1).
+        assert_eq!(
+            msg(check_destination(Path::new("/proc/backup.db"), false)),
+            "/proc/backup.db: cannot write a file in the folder /proc: no such file or directory"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
