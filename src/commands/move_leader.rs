@@ -59,7 +59,19 @@ impl Change for MoveLeader<'_> {
             .member_by_id(leader_id)
             .ok_or_else(|| Error::refused("the leader is not in the member list"))?;
         let (to, to_id) = match &args.to {
-            Some(name) => named_target(&look, name, leader_id)?,
+            Some(name) => match named_target(&look, name, leader_id)? {
+                Some(target) => target,
+                // Already true: nothing to move, and not an error.
+                None => {
+                    return Ok(Decided::Nothing(MoveLeaderReport {
+                        cluster: session.target.cluster.clone(),
+                        dry_run: args.consent.dry_run,
+                        from: leader.name.clone(),
+                        to: leader.name.clone(),
+                        leader_after: Some(leader.name.clone()),
+                    }))
+                }
+            },
             None => transfer_target(
                 &look,
                 leader_id,
@@ -162,12 +174,13 @@ impl Change for MoveLeader<'_> {
     }
 }
 
-/// `--to NAME`: a voter other than the leader, named or by its id.
+/// `--to NAME`: a voter other than the leader, named or by its id;
+/// `None` when it is the leader already.
 fn named_target(
     look: &crate::look::ClusterLook,
     name: &str,
     leader_id: u64,
-) -> Result<(String, u64)> {
+) -> Result<Option<(String, u64)>> {
     let m = match membership::find_member(look, name) {
         Named::One(i) => &look.members[i],
         Named::Ambiguous(found) => {
@@ -193,7 +206,7 @@ fn named_target(
         )));
     }
     if m.id == Some(leader_id) {
-        return Err(Error::usage(format!("--to {name}: already the leader")));
+        return Ok(None);
     }
-    Ok((m.name.clone(), m.id.unwrap_or(0)))
+    Ok(Some((m.name.clone(), m.id.unwrap_or(0))))
 }

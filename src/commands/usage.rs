@@ -39,8 +39,12 @@ pub async fn run(global: &Global, args: &Usage) -> Result<ExitStatus> {
         },
         crate::logging::message,
     )?;
-    let progress =
-        output::progress::Count::new(global.output, &progress_label(&source.name, args.window));
+    let label = progress_label(&source.name, args.window);
+    // Without a spinner (no terminal, -o json), the wait is said once.
+    if !args.window.is_zero() && !output::progress::bars_wanted(global.output) {
+        crate::logging::message(&format!("{label} (--window 0s: no sample)"));
+    }
+    let progress = output::progress::Count::new(global.output, &label);
     let read = Read {
         ops,
         dial: &dial,

@@ -531,7 +531,16 @@ pub async fn run<O: EtcdOps>(
     let mut alarms = Vec::new();
     let mut hash_check = None;
     let denied = matches!(outcome.stopped, Some(StopReason::PermissionDenied { .. }));
-    if control.halted() != Some(Halt::Abandoned) && !denied {
+    // Stopped (Ctrl-C, SIGTERM) with nothing changed: nothing to disarm or
+    // compare, and a look at a member that does not answer would hold the
+    // stop for its timeouts.
+    let untouched = outcome.compacted_at.is_none()
+        && outcome
+            .members
+            .iter()
+            .all(|m| !matches!(m.outcome, Outcome::Defragmented | Outcome::Failed));
+    let stopped_untouched = control.halted().is_some() && untouched;
+    if control.halted() != Some(Halt::Abandoned) && !denied && !stopped_untouched {
         let after = match outcome.final_view {
             Some(f) if f.age() < FRESH_FOR => Ok(f.look),
             _ => crate::etcd::take::look(ops, &outcome.target).await,

@@ -95,6 +95,11 @@ const MAX_CHANGED_IN_A_ROW: u32 = 3;
 /// term to every member.
 const RELOOK_PAUSE: Duration = Duration::from_millis(200);
 
+/// How long a look is raced against a stop: longer than any look takes
+/// (each member's answer is bounded by the command timeout), so the race
+/// ends either with the look or with the stop.
+const LOOK_STOP_POLL: Duration = Duration::from_secs(86_400);
+
 impl<'a, O: EtcdOps> Sweep<'a, O> {
     pub(super) fn new(
         ops: &'a O,
@@ -349,7 +354,17 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
         loop {
             let taken = match Fresh::take(&mut self.carried) {
                 Some(fresh) => Ok(fresh),
-                None => Fresh::look_with_rooms(self.ops, &self.target, self.rooms.as_deref()).await,
+                // A look only reads: a stop (SIGTERM while --wait-healthy
+                // waits on a member that does not answer) ends it at once
+                // rather than after its timeouts.
+                None => {
+                    let look =
+                        Fresh::look_with_rooms(self.ops, &self.target, self.rooms.as_deref());
+                    tokio::select! {
+                        taken = look => taken,
+                        Err(h) = self.control.sleep(LOOK_STOP_POLL) => return Gated::Stop(h.reason(None)),
+                    }
+                }
             };
             let refused = match taken {
                 Ok(fresh) => {

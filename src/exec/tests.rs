@@ -735,6 +735,41 @@ async fn wait_healthy_retries_with_backoff_until_the_gate_passes() {
     assert!(report.succeeded(), "{report:?}");
 }
 
+/// A stop while --wait-healthy looks at a member that does not answer
+/// (issue 46: SIGTERM took 3.2 s): the look only reads, so it is dropped
+/// at once, and with nothing changed no look follows for the report.
+#[tokio::test(start_paused = true)]
+async fn a_stop_during_a_waiting_look_ends_it_at_once() {
+    let fake = three();
+    fake.fail(
+        "c",
+        Op::Status,
+        FailureCause::Timeout { after: secs(60) },
+        usize::MAX,
+    );
+    let input = input(SweepOptions {
+        wait_healthy: Some(secs(600)),
+        ..options()
+    });
+    let control = RunControl::default();
+    let stop = control.clone();
+    let began = tokio::time::Instant::now();
+    let stopper = tokio::spawn(async move {
+        // Past the first look (60 s) and its 0.5 s retry: inside the
+        // second look.
+        tokio::time::sleep(secs(61)).await;
+        stop.stop();
+    });
+    let rec = Recorder::default();
+    let report = sweep(&fake, &input, &rec, &control).await;
+    stopper.await.unwrap();
+    assert!(fake.defrag_order().is_empty());
+    assert!(report.stopped.is_some(), "{report:?}");
+    // On the paused clock: stopped at 61 s, not when the look (to 120.5 s)
+    // or a look for the report (60 s more) would have ended.
+    assert_eq!(began.elapsed().as_secs(), 61, "{report:?}");
+}
+
 #[tokio::test(start_paused = true)]
 async fn failed_leader_transfer_defragments_the_leader_in_place() {
     let fake = three();

@@ -23,7 +23,7 @@ pub fn observer(format: OutputFormat) -> Box<dyn Observer> {
 
 /// Whether a person watches: stderr is a terminal, the result is a table,
 /// and `RUST_LOG` does not ask for log lines instead.
-fn bars_wanted(format: OutputFormat) -> bool {
+pub fn bars_wanted(format: OutputFormat) -> bool {
     let tty = std::io::stderr().is_terminal();
     let logging = std::env::var_os("RUST_LOG").is_some();
     tty && !logging && matches!(format, OutputFormat::Table | OutputFormat::Wide)

@@ -106,6 +106,34 @@ async fn move_leader_to_an_id(version: EtcdVersion) {
     run.expect_code(0);
     cluster.wait_ready(Duration::from_secs(20)).await.unwrap();
     assert_eq!(cluster.leader().await.unwrap(), second, "etcd's leader");
+
+    // To the leader itself: already true, exit 0, nothing moved (issue
+    // 46: was exit 2).
+    let name = cluster.members[second].name.as_str();
+    let run = tool(
+        &command(&cluster, &["move-leader", "--to", name, "--yes"]),
+        &[],
+    )
+    .await;
+    let run = run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        format!("{name} leads already; nothing to move.\n")
+    );
+    let run = tool(
+        &command(
+            &cluster,
+            &["move-leader", "--to", name, "--yes", "-o", "json"],
+        ),
+        &[],
+    )
+    .await;
+    let doc = run.expect_code(0).json();
+    assert_eq!(
+        (doc["from"].as_str(), doc["to"].as_str()),
+        (Some(name), Some(name))
+    );
+    assert_eq!(cluster.leader().await.unwrap(), second, "etcd's leader");
 }
 
 /// A member added but never started has no name in etcd's member list:

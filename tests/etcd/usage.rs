@@ -294,6 +294,16 @@ async fn usage_narrows_by_prefix_and_depth_and_counts_keys_only() {
         "{screen}"
     );
     assert!(screen.contains("BY SIZE"), "{screen}");
+    // Without one (a CronJob's log, a pipe), the wait is said once on
+    // stderr before it starts (issue 46: ten silent seconds).
+    let mut a = one_seed(&cluster);
+    a.extend(args(&["usage", "--window", "1s", "-o", "json"]));
+    let run = tool(&a, &[]).await;
+    run.expect_code(0);
+    assert_eq!(
+        run.stderr.trim_end(),
+        "kubectl-etcd: reading the keys from m0, counting its writes for 1s (--window 0s: no sample)"
+    );
 
     // The table names the next step, and it runs as printed.
     let mut a = one_seed(&cluster);

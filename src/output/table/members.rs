@@ -86,6 +86,9 @@ impl crate::output::Render for MemberChangeReport {
 impl crate::output::Render for crate::report::MoveLeaderReport {
     fn table(&self, _wide: bool) -> String {
         let (from, to) = (&self.from, &self.to);
+        if from == to {
+            return format!("{to} leads already; nothing to move.\n");
+        }
         match (&self.leader_after, self.dry_run) {
             (_, true) => format!("Would move leadership from {from} to {to}.\n"),
             (Some(now), false) => {
