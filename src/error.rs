@@ -212,6 +212,15 @@ fn describe_unreachable(failures: &[ConnectFailure]) -> String {
         [one] => format!("cannot use etcd at {}: {}", one.endpoint, one.cause),
         many if many.iter().all(|f| f.cause == many[0].cause) => {
             let endpoints: Vec<&str> = many.iter().map(|f| f.endpoint.as_str()).collect();
+            // Every member answered, the same refusal (a wrong password):
+            // the answer is the news, not the silence.
+            if many[0].cause.is_an_answer() {
+                return format!(
+                    "{} (every endpoint answered so: {})",
+                    many[0].cause,
+                    endpoints.join(", ")
+                );
+            }
             format!(
                 "no etcd endpoint answered: {} (tried {})",
                 many[0].cause,
@@ -225,5 +234,42 @@ fn describe_unreachable(failures: &[ConnectFailure]) -> String {
                 .collect();
             format!("no etcd endpoint answered ({})", parts.join("; "))
         }
+    }
+}
+
+#[cfg(test)]
+mod unreachable_tests {
+    use super::describe_unreachable;
+    use crate::failure::{ConnectFailure, FailureCause};
+
+    fn at(endpoint: &str, cause: FailureCause) -> ConnectFailure {
+        ConnectFailure {
+            endpoint: endpoint.into(),
+            cause,
+        }
+    }
+
+    /// A refusal every member gave is said as their answer; silence as
+    /// silence (issue 46: "no etcd endpoint answered: authentication
+    /// failed" when every member had answered).
+    #[test]
+    fn an_answer_every_member_gave_is_not_silence() {
+        let auth = || FailureCause::AuthFailed {
+            user: "root".into(),
+        };
+        assert_eq!(
+            describe_unreachable(&[at("https://a:2379", auth()), at("https://b:2379", auth())]),
+            "authentication failed for user \"root\": wrong user name or password (every endpoint answered so: https://a:2379, https://b:2379)"
+        );
+        assert_eq!(
+            describe_unreachable(&[
+                at("https://a:2379", FailureCause::Refused),
+                at("https://b:2379", FailureCause::Refused)
+            ]),
+            format!(
+                "no etcd endpoint answered: {} (tried https://a:2379, https://b:2379)",
+                FailureCause::Refused
+            )
+        );
     }
 }

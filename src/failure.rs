@@ -55,6 +55,20 @@ pub enum FailureCause {
     Other(String),
 }
 
+impl FailureCause {
+    /// The member answered, and its answer is the failure (credentials,
+    /// roles): not a member that could not be reached.
+    pub fn is_an_answer(&self) -> bool {
+        matches!(
+            self,
+            FailureCause::AuthFailed { .. }
+                | FailureCause::AuthRequired { .. }
+                | FailureCause::PermissionDenied
+                | FailureCause::AuthNotEnabled
+        )
+    }
+}
+
 impl fmt::Display for FailureCause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
