@@ -120,6 +120,15 @@ async fn hash_voters<O: EtcdOps>(
         return compare(members, lowest, explicit, None);
     }
     let mut answered = false;
+    let silent_in = |answers: &[Result<KvHash, RpcError>]| -> Vec<String> {
+        members
+            .iter()
+            .zip(answers)
+            .filter(|(_, a)| a.is_err())
+            .map(|((name, _, _), _)| name.clone())
+            .collect()
+    };
+    let mut silent = silent_in(&explicit);
     for attempt in 0..CURRENT_REVISION_TRIES {
         if attempt > 0 {
             tokio::time::sleep(Duration::from_millis(200)).await;
@@ -131,13 +140,20 @@ async fn hash_voters<O: EtcdOps>(
             return compare(members, revision, answers, None);
         }
         answered |= answers.iter().all(Result::is_ok);
+        if !answers.iter().all(Result::is_ok) {
+            silent = silent_in(&answers);
+        }
     }
     let note = if answered {
         "writes kept the members at different revisions, and an explicit revision was refused"
+            .to_string()
     } else {
-        "not every member answered HashKV"
+        format!(
+            "not every member answered HashKV: {} did not",
+            silent.join(", ")
+        )
     };
-    let mut check = compare(members, 0, explicit, Some(note.to_string()));
+    let mut check = compare(members, 0, explicit, Some(note));
     check.agree = None;
     check.verdict = HashVerdict::NotPossible;
     check

@@ -770,6 +770,32 @@ async fn a_stop_during_a_waiting_look_ends_it_at_once() {
     assert_eq!(began.elapsed().as_secs(), 61, "{report:?}");
 }
 
+/// A member that never answers HashKV is named in the note that says
+/// agreement was not checked (issue 46).
+#[tokio::test(start_paused = true)]
+async fn a_member_silent_to_hashkv_is_named() {
+    let fake = three();
+    fake.fail(
+        "c",
+        Op::HashKv,
+        FailureCause::Timeout { after: secs(5) },
+        usize::MAX,
+    );
+    let report = sweep(
+        &fake,
+        &input(options()),
+        &Recorder::default(),
+        &RunControl::default(),
+    )
+    .await;
+    let check = report.hash_check.as_ref().unwrap();
+    assert_eq!(check.verdict, HashVerdict::NotPossible, "{check:?}");
+    assert_eq!(
+        check.note.as_deref(),
+        Some("not every member answered HashKV: c did not")
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn failed_leader_transfer_defragments_the_leader_in_place() {
     let fake = three();
