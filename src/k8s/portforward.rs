@@ -39,11 +39,15 @@ pub async fn open(
     port: u16,
 ) -> Result<Forward> {
     let first = pods.portforward(pod, &[port]).await.map_err(|e| {
-        Error::kube(
-            format!("port-forward to Pod {namespace}/{pod}:{port}"),
-            server,
-            e,
-        )
+        let what = format!("port-forward to Pod {namespace}/{pod}:{port}");
+        let said = match &e {
+            kube::Error::Api(status) => status.message.clone(),
+            other => crate::error::chain_text(other),
+        };
+        match kubelet_unreachable(pod, &said) {
+            true => Error::Resolve(format!("{what}: {said}: {KUBELET_HINT}")),
+            false => Error::kube(what, server, e),
+        }
     })?;
     let local_error = |source| Error::Local {
         action: "port-forward: cannot listen on 127.0.0.1".into(),
@@ -105,6 +109,26 @@ pub async fn open(
     Ok(Forward { local, task })
 }
 
+/// What to try when the API server cannot carry a port-forward to the
+/// Pod's kubelet (docs/cli.md, `--connect`).
+const KUBELET_HINT: &str = "the API server could not reach the kubelet of the Pod's node, which carries every port-forward; where the Pods' IPs are routable from here add --connect direct, else run the tool inside the cluster (deploy/)";
+
+/// Whether the API server's words for a refused port-forward say it could
+/// not reach the node's kubelet, rather than anything about the Pod: a
+/// "not found" of another name than the Pod's (the node it looked up),
+/// or the proxy's own errors. Pure.
+fn kubelet_unreachable(pod: &str, said: &str) -> bool {
+    let other_not_found = said
+        .split("pods \"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("\" not found"))
+        .any(|(name, _)| name != pod);
+    other_not_found
+        || said.contains("error dialing backend")
+        || said.contains("proxy error")
+        || said.contains(":10250")
+}
+
 /// How long to wait for the error channel after a tunnel's data ended.
 const ERROR_GRACE: Duration = Duration::from_millis(200);
 
@@ -133,6 +157,36 @@ impl Health {
         };
         if failing.take().is_some() {
             tracing::warn!("{} works again", self.what);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kubelet_unreachable;
+
+    #[test]
+    fn the_api_servers_words_that_mean_its_kubelet() {
+        let cases = [
+            // From a workstation (issue 46): the node's name, not the Pod's.
+            (r#"pods "node-1" not found"#, true),
+            (r#"pods "ledger-0" not found"#, false),
+            (
+                "error dialing backend: dial tcp 10.0.0.5:10250: i/o timeout",
+                true,
+            ),
+            (
+                "error trying to reach service: proxy error from 127.0.0.1:6443",
+                true,
+            ),
+            (
+                r#"pods "ledger-0" is forbidden: User "u" cannot get resource "pods/portforward""#,
+                false,
+            ),
+            ("pod ledger-0 is not running", false),
+        ];
+        for (said, want) in cases {
+            assert_eq!(kubelet_unreachable("ledger-0", said), want, "{said}");
         }
     }
 }
