@@ -673,7 +673,6 @@ async fn examined_on_its_node(
     etcd: &mut etcd_client::Client,
     listed: &etcd_client::MemberListResponse,
 ) {
-    use k8s_openapi::api::apps::v1::Deployment;
     const FILE: &str = "deploy/monitoring/doctor-control-plane.yaml";
     const NAME: &str = "kubectl-etcd-doctor-control-plane";
     let mut docs = Vec::new();
@@ -688,22 +687,7 @@ async fn examined_on_its_node(
         docs.push(doc);
     }
     bed.apply(docs).await;
-    let deployments: Api<Deployment> = Api::namespaced(bed.client.clone(), "kube-system");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-    while deployments
-        .get(NAME)
-        .await
-        .unwrap()
-        .status
-        .and_then(|s| s.ready_replicas)
-        != Some(1)
-    {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{FILE} never became ready"
-        );
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
+    bed.wait_deployment_ready("kube-system", NAME).await;
     let pods: Api<Pod> = Api::namespaced(bed.client.clone(), "kube-system");
     let pod = pods
         .list(&ListParams::default().labels("app.kubernetes.io/component=doctor-control-plane"))

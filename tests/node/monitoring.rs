@@ -23,7 +23,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
 
-use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams};
 use nix::sys::signal::{kill, Signal};
@@ -334,22 +333,7 @@ async fn prometheus_fires_the_alerts_of_a_broken_cluster_and_they_clear_as_advis
         docs.push(doc);
     }
     bed.apply(docs).await;
-    let deployments: Api<Deployment> = Api::namespaced(bed.client.clone(), NS);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-    while deployments
-        .get("kubectl-etcd-doctor")
-        .await
-        .unwrap()
-        .status
-        .and_then(|s| s.ready_replicas)
-        != Some(1)
-    {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "doctor --serve never became ready"
-        );
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
+    bed.wait_deployment_ready(NS, "kubectl-etcd-doctor").await;
     let pods: Api<Pod> = Api::namespaced(bed.client.clone(), NS);
     let doctor = pods
         .list(&ListParams::default().labels("app.kubernetes.io/component=doctor"))

@@ -218,6 +218,28 @@ impl Bed {
         out
     }
 
+    /// Waits until Deployment `ns/name` has its one replica ready (at
+    /// most 120 s): the Deployments of `deploy/` applied as committed.
+    pub async fn wait_deployment_ready(&self, ns: &str, name: &str) {
+        use k8s_openapi::api::apps::v1::Deployment;
+        let deployments: Api<Deployment> = Api::namespaced(self.client.clone(), ns);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+        while deployments
+            .get(name)
+            .await
+            .unwrap()
+            .status
+            .and_then(|s| s.ready_replicas)
+            != Some(1)
+        {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "Deployment {ns}/{name} never became ready"
+            );
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
+
     /// Waits until the operator reports `name` Available with every
     /// member ready.
     pub async fn wait_ready(&self, name: &str, replicas: i64) -> Value {
