@@ -535,3 +535,29 @@ fn committed_man_pages_are_current() {
         assert!(want == have, "docs/man/{name} is stale: run scripts/man.sh");
     }
 }
+
+/// The README's install works on a fresh Debian or Ubuntu as printed
+/// (issue 46): the build compiles etcd's .proto files, so the package
+/// that brings protoc (the one scripts/lib.sh installs for the tests) is
+/// installed before `cargo install`, and the API groups plugin mode reads
+/// are named.
+#[test]
+fn the_readme_install_names_what_the_build_needs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let install = readme
+        .split("\n## Install\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("an Install section");
+    let lib = std::fs::read_to_string(root.join("scripts/lib.sh")).unwrap();
+    assert!(lib.contains("apt-get install -y -qq protobuf-compiler"));
+    let apt = install
+        .find("apt-get install -y protobuf-compiler")
+        .expect("protoc's package in the install");
+    let cargo = install.find("cargo install --locked --path .").unwrap();
+    assert!(apt < cargo, "{install}");
+    for group in ["etcd-operator.cozystack.io", "operator.etcd.io", "--endpoints"] {
+        assert!(install.contains(group), "{group}: {install}");
+    }
+}
