@@ -61,6 +61,22 @@ impl std::error::Error for ParseError {}
 const QUANTITY_HELP: &str =
     "expected a Kubernetes quantity such as 200Mi, 1Gi, 500M or 1e9 (bytes)";
 
+/// `n` revisions, in words: "1 revision", "3 revisions".
+pub fn revisions(n: impl Into<i128>) -> String {
+    match n.into() {
+        1 => "1 revision".to_string(),
+        n => format!("{n} revisions"),
+    }
+}
+
+/// "1 revision is kept", "3 revisions are kept".
+pub fn revisions_kept(n: impl Into<i128>) -> String {
+    match n.into() {
+        1 => "1 revision is kept".to_string(),
+        n => format!("{n} revisions are kept"),
+    }
+}
+
 /// Parses a Kubernetes quantity into bytes, rounding a fraction up.
 /// Negative quantities are refused; zero is allowed (callers that need a
 /// positive value say so in their own message).
@@ -553,6 +569,15 @@ mod tests {
             "invalid value \"100B\": write the bytes without a unit: 100"
         );
         assert!(said("64XB").contains("expected a Kubernetes quantity"));
+    }
+
+    #[test]
+    fn revisions_are_counted_in_words() {
+        assert_eq!(revisions(1), "1 revision");
+        assert_eq!(revisions(0), "0 revisions");
+        assert_eq!(revisions(12), "12 revisions");
+        assert_eq!(revisions_kept(1), "1 revision is kept");
+        assert_eq!(revisions_kept(2), "2 revisions are kept");
     }
 
     #[test]

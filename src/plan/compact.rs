@@ -105,8 +105,9 @@ pub fn decide(keep: Keep, current: i64, compacted: i64) -> Result<Decision, Refu
                         "; every revision kept since is younger than --keep-duration {age} (current revision {current})"
                     ),
                     Refusal::NothingToCompact { keep, .. } => format!(
-                        "; only the {} revisions before the current one ({current}) are kept, within --keep {keep}",
-                        current - compacted
+                        "; only the {} before the current one ({current}) {} kept, within --keep {keep}",
+                        crate::quantity::revisions(current - compacted),
+                        if current - compacted == 1 { "is" } else { "are" }
                     ),
                     Refusal::Future { .. } => String::new(),
                 });

@@ -557,7 +557,11 @@ fn the_readme_install_names_what_the_build_needs() {
         .expect("protoc's package in the install");
     let cargo = install.find("cargo install --locked --path .").unwrap();
     assert!(apt < cargo, "{install}");
-    for group in ["etcd-operator.cozystack.io", "operator.etcd.io", "--endpoints"] {
+    for group in [
+        "etcd-operator.cozystack.io",
+        "operator.etcd.io",
+        "--endpoints",
+    ] {
         assert!(install.contains(group), "{group}: {install}");
     }
 }

@@ -61,7 +61,8 @@ fn summary(report: &UsageReport) -> String {
     }
     if let (Some(hist_revs), Some(hist_bytes)) = (report.history_revisions, report.history_bytes) {
         out.push_str(&format!(
-            "History kept: {hist_revs} revisions ({}), what a compaction at revision {} would drop.\n",
+            "History kept: {} ({}), what a compaction at revision {} would drop.\n",
+            crate::quantity::revisions(hist_revs),
             format_bytes(hist_bytes),
             report.revision
         ));

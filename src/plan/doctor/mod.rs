@@ -336,8 +336,8 @@ fn compaction_checks(facts: &Facts<'_>) -> Vec<Finding> {
             "compaction",
             None,
             format!(
-                "{} revisions are kept (current {current}, compacted up to {compacted_at})",
-                current - compacted_at
+                "{} (current {current}, compacted up to {compacted_at})",
+                crate::quantity::revisions_kept(current - compacted_at)
             ),
             "",
         ));

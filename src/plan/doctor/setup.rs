@@ -20,7 +20,8 @@ pub fn compaction(revisions: Option<(i64, i64)>, spec: Option<&ClusterSpecFacts>
                 "compaction",
                 None,
                 format!(
-                    "{kept} revisions are kept (current {current}, compacted up to {compacted}): history is not being compacted"
+                    "{} (current {current}, compacted up to {compacted}): history is not being compacted",
+                    crate::quantity::revisions_kept(kept)
                 ),
                 "compact (kubectl etcd compact --keep 10000) and turn on auto-compaction; a client that compacts (kube-apiserver does every 5 min) also counts",
             ));
@@ -97,7 +98,8 @@ pub fn history(
                 "history",
                 None,
                 format!(
-                    "{kept} revisions are kept since the last compaction (current {current}, compacted up to {compacted}) against {keys} live keys: most of what is in use is likely old versions ({} on {}, {:.0}% of its {} quota)",
+                    "{} since the last compaction (current {current}, compacted up to {compacted}) against {keys} live keys: most of what is in use is likely old versions ({} on {}, {:.0}% of its {} quota)",
+                    crate::quantity::revisions_kept(kept),
                     format_bytes(in_use),
                     m.name,
                     in_use as f64 * 100.0 / quota as f64,
@@ -124,8 +126,9 @@ pub fn history(
             "compaction-stalled",
             None,
             format!(
-                "no member has compacted since it started ({} ago for the most recent), while {kept} revisions piled up: the compacted revision ({compacted}) is not moving, so history grows until the quota",
-                crate::quantity::format_duration_parts(std::time::Duration::from_secs(up as u64))
+                "no member has compacted since it started ({} ago for the most recent), while {} piled up: the compacted revision ({compacted}) is not moving, so history grows until the quota",
+                crate::quantity::format_duration_parts(std::time::Duration::from_secs(up as u64)),
+                crate::quantity::revisions(kept)
             ),
             remedy,
         ));
