@@ -202,7 +202,9 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
     )
     .await;
     let read_runs = &read_runs;
-    let entries: Vec<ClusterStatus> = listed
+    // Each row, and whether it is a cluster that could not be read (not
+    // a control plane's etcd, which is read on its node).
+    let entries: Vec<(ClusterStatus, bool)> = listed
         .each(READ_CONCURRENCY, CLUSTER_CONCURRENCY, |opened| async move {
             let outcome = match opened.session {
                 Ok(session) => probe(&session, args).await,
@@ -212,24 +214,34 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
             match outcome {
                 Ok(mut status) => {
                     status.defrag = Some(activity_of(&read_runs[opened.place], &cluster));
-                    ClusterStatus {
+                    let row = ClusterStatus {
                         cluster,
                         kind,
                         error: None,
                         status: Some(status),
-                    }
+                    };
+                    (row, false)
                 }
-                Err(e) => ClusterStatus {
-                    cluster,
-                    kind,
-                    error: Some(e.to_string()),
-                    status: None,
-                },
+                Err(e) => {
+                    let unread = !matches!(e, Error::OnNode { .. });
+                    let row = ClusterStatus {
+                        cluster,
+                        kind,
+                        error: Some(e.to_string()),
+                        status: None,
+                    };
+                    (row, unread)
+                }
             }
         })
         .await;
+    let unread: Vec<String> = entries
+        .iter()
+        .filter(|(_, unread)| *unread)
+        .map(|(row, _)| row.cluster.label())
+        .collect();
     let report = MultiStatusReport {
-        clusters: entries,
+        clusters: entries.into_iter().map(|(row, _)| row).collect(),
         contexts: listed.contexts,
     };
     output::print(&report, global.output)?;
@@ -252,6 +264,17 @@ async fn run_all(global: &Global, args: &StatusArgs) -> Result<ExitStatus> {
         return Err(Error::refused(format!(
             "health gate refused or could not run for {refused} of {} clusters{contexts}",
             report.clusters.len()
+        )));
+    }
+    // Without --check, a cluster listed and not read is still a failure
+    // to report what was asked: exit 1, said at the end. (A context not
+    // reached is a row of its own, and --check's business.)
+    if !unread.is_empty() {
+        return Err(Error::refused(format!(
+            "{} of {} clusters could not be read ({}): their rows say why",
+            unread.len(),
+            report.clusters.len(),
+            unread.join(", ")
         )));
     }
     Ok(ExitStatus::Success)

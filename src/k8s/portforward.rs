@@ -118,11 +118,12 @@ const KUBELET_HINT: &str = "the API server could not reach the kubelet of the Po
 /// "not found" of another name than the Pod's (the node it looked up),
 /// or the proxy's own errors. Pure.
 fn kubelet_unreachable(pod: &str, said: &str) -> bool {
-    let other_not_found = said
-        .split("pods \"")
-        .skip(1)
-        .filter_map(|rest| rest.split_once("\" not found"))
-        .any(|(name, _)| name != pod);
+    let other_not_found = ["pods \"", "nodes \""].iter().any(|kind| {
+        said.split(kind)
+            .skip(1)
+            .filter_map(|rest| rest.split_once("\" not found"))
+            .any(|(name, _)| *kind == "nodes \"" || name != pod)
+    });
     other_not_found
         || said.contains("error dialing backend")
         || said.contains("proxy error")
@@ -170,6 +171,7 @@ mod tests {
         let cases = [
             // From a workstation (issue 46): the node's name, not the Pod's.
             (r#"pods "node-1" not found"#, true),
+            (r#"nodes "node-1" not found"#, true),
             (r#"pods "ledger-0" not found"#, false),
             (
                 "error dialing backend: dial tcp 10.0.0.5:10250: i/o timeout",
