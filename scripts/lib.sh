@@ -62,12 +62,27 @@ ensure_node_packages() {
   fi
 }
 
+# tests/cli/cli.rs completes in the real shells: bash (here already),
+# zsh and fish, on a terminal made by script (util-linux).
+ensure_shells() {
+  local missing=()
+  command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+  command -v fish >/dev/null 2>&1 || missing+=(fish)
+  command -v script >/dev/null 2>&1 || missing+=(bsdutils)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    say "installing ${missing[*]} (the completion tests' shells)"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
 # Everything the test bed needs, then the servers themselves (built from
 # their Go modules into a cache on first use).
 ensure_testbed() {
   ensure_toolchains
   ensure_protoc
   ensure_node_packages
+  ensure_shells
   say "building the test bed servers (cached after the first run)"
   testbed/build.sh >/dev/null
   # The pinned older releases the upgrade and advisory tests run

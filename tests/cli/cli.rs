@@ -470,6 +470,121 @@ fn bash_completion_after_flag_equals_on_a_real_readline() {
     );
 }
 
+/// zsh and fish complete a value after `--flag=` too (issue 46): zsh
+/// with its completion system on a terminal (util-linux `script`), fish
+/// with its own engine (`complete -C`, what its TAB runs), each from the
+/// script `completion <shell>` prints.
+#[test]
+fn zsh_and_fish_complete_after_flag_equals() {
+    use std::io::Write;
+    let scratch = tempfile::tempdir().unwrap();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_kubectl-etcd"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for (shell, file) in [("zsh", "_kubectl-etcd"), ("fish", "kubectl-etcd.fish")] {
+        let out = run(&["completion", shell]);
+        std::fs::write(scratch.path().join(file), &out.stdout).unwrap();
+    }
+
+    // fish: its completion engine, as TAB runs it.
+    let fish = std::process::Command::new("fish")
+        .args(["--no-config", "-c"])
+        .arg(format!(
+            "source {}; complete -C 'kubectl-etcd status --output=j'; echo ==; complete -C 'kubectl-etcd status --output='; echo ==; complete -C 'kubectl-etcd defrag --move-leader=al'",
+            scratch.path().join("kubectl-etcd.fish").display()
+        ))
+        .env("PATH", &path)
+        .env("HOME", scratch.path())
+        .env("KUBECONFIG", scratch.path().join("no-kubeconfig"))
+        .output()
+        .expect("fish (scripts/lib.sh installs it)");
+    let text = String::from_utf8_lossy(&fish.stdout);
+    let answers: Vec<Vec<&str>> = text
+        .split("==\n")
+        .map(|part| {
+            part.lines()
+                .map(|l| l.split('\t').next().unwrap_or(l))
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            vec!["--output=json"],
+            vec![
+                "--output=json",
+                "--output=table",
+                "--output=wide",
+                "--output=yaml"
+            ],
+            vec!["--move-leader=always"],
+        ],
+        "{text}"
+    );
+
+    // zsh: compinit with the script on fpath, TAB on a terminal, the line
+    // echoed back as it stands.
+    std::fs::write(
+        scratch.path().join(".zshrc"),
+        format!(
+            "fpath=({} $fpath)\nautoload -Uz compinit && compinit -u\nPS1='$ '\nunsetopt beep\n",
+            scratch.path().display()
+        ),
+    )
+    .unwrap();
+    let mut shell = std::process::Command::new("script")
+        .args(["-qfec", "zsh -i", "/dev/null"])
+        .current_dir(scratch.path())
+        .env("PATH", &path)
+        .env("HOME", scratch.path())
+        .env("ZDOTDIR", scratch.path())
+        .env("TERM", "dumb")
+        .env("KUBECONFIG", scratch.path().join("no-kubeconfig"))
+        .env_remove("ETCDCTL_ENDPOINTS")
+        .env_remove("ETCDCTL_WRITE_OUT")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("script runs zsh on a terminal (scripts/lib.sh installs zsh)");
+    let mut keys = shell.stdin.take().unwrap();
+    let mut press = |text: &str, wait_ms: u64| {
+        keys.write_all(text.as_bytes()).unwrap();
+        keys.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+    };
+    press("", 1500);
+    for line in [
+        "kubectl-etcd status --output=j",
+        "kubectl-etcd status --output=",
+        "kubectl-etcd defrag --move-leader=al",
+    ] {
+        press(line, 100);
+        press("\t", 1500);
+        press("\x01echo 'RESULT:[\x05]'\n", 300);
+    }
+    press("exit\n", 300);
+    drop(keys);
+    let out = shell.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    let results: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("RESULT:"))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            "[kubectl-etcd status --output=json]",
+            "[kubectl-etcd status --output=]",
+            "[kubectl-etcd defrag --move-leader=always]",
+        ],
+        "{text}"
+    );
+}
+
 /// The scripts committed in completions/ are what `completion <shell>`
 /// prints now (regenerate with scripts/completions.sh).
 #[test]
