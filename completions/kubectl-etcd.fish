@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_etcd_global_optspecs
-    string join \n endpoints= cacert= cert= key= user= password= no-discover dial-timeout= command-timeout= quota-backend-bytes= k/kubeconfig= context= all-contexts n/namespace= p/pod= s/credentials-secret= as= as-group= connect= kind= agent-image= agent-namespace= o/output= v/verbose log-format= h/help V/version
+    string join \n endpoints= cacert= cert= key= user= password= no-discover dial-timeout= command-timeout= quota-backend-bytes= k/kubeconfig= context= all-contexts n/namespace= p/pod= s/credentials-secret= as= as-group= request-timeout= connect= kind= agent-image= agent-namespace= o/output= v/verbose log-format= h/help V/version
 end
 
 function __fish_kubectl_etcd_needs_command
@@ -40,6 +40,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s p -l pod -d '
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_needs_command" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -94,6 +95,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s p -
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand status" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -131,6 +133,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s p 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand members" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -176,6 +179,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -s p -
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand doctor" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -212,6 +216,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and no
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and not __fish_seen_subcommand_from list add promote remove help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -251,6 +256,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from list" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -287,6 +293,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from add" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -326,6 +333,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from promote" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -364,6 +372,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand member; and __fish_seen_subcommand_from remove" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -407,6 +416,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -s p -l
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand leave" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -445,6 +455,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member"
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand remove-member" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -482,6 +493,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -s
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand add-member" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -534,6 +546,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s p -
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand defrag" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -578,6 +591,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and not __fish_seen_subcommand_from list disarm help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -615,6 +629,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from list" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -651,6 +666,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __f
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand alarm; and __fish_seen_subcommand_from disarm" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -693,6 +709,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand move-leader" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -732,6 +749,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leader
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand forfeit-leadership" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -774,6 +792,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s p 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand compact" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -817,6 +836,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -s p -l
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand usage" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -852,6 +872,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and not __fish_seen_subcommand_from save status usage help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -891,6 +912,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from save" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -926,6 +948,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from status" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -963,6 +986,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand snapshot; and __fish_seen_subcommand_from usage" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -1001,6 +1025,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and n
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and not __fish_seen_subcommand_from show set clear help" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -1039,6 +1064,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from show" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -1074,6 +1100,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from set" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -1111,6 +1138,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and _
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand traffic; and __fish_seen_subcommand_from clear" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -1151,6 +1179,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand completion" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"
@@ -1185,6 +1214,7 @@ complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s p 
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -s s -l credentials-secret -d 'The operator plugin\'s credentials Secret: refused, since the EtcdCluster names its own (or use --user)' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l as -d 'Act as this Kubernetes user (impersonation), e.g. system:serviceaccount:NS:NAME' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l as-group -d 'Group to impersonate along with --as (repeatable)' -r
+complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l request-timeout -d 'How long to wait for the API server\'s answer to one request, as kubectl\'s flag: a duration (5s, 1m) or whole seconds (30); 0 waits as long as it takes. Default: 30 s to connect, then no limit. A watch or port-forward is bounded until it is answered, not after' -r
 complete -c kubectl-etcd -n "__fish_kubectl_etcd_using_subcommand version" -l connect -d 'How to reach members in plugin mode: `direct` dials each member\'s Pod IP (or its in-cluster DNS name); `port-forward` tunnels to each member Pod through the API server; `auto` is direct inside a Pod, else port-forward. Certificates are always verified against the member\'s in-cluster DNS name' -r -f -a "auto\t''
 direct\t''
 port-forward\t''"

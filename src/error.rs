@@ -199,10 +199,14 @@ pub fn chain_text(error: &(dyn std::error::Error + 'static)) -> String {
 fn describe_kube(server: &str, source: &kube::Error) -> String {
     match source {
         kube::Error::Api(status) => status.message.clone(),
-        other => format!(
-            "cannot reach the Kubernetes API server at {server}: {}",
-            chain_text(other)
-        ),
+        other => {
+            let text = chain_text(other);
+            let limit = match text.ends_with("request timed out") {
+                true => " (no answer within --request-timeout)",
+                false => "",
+            };
+            format!("cannot reach the Kubernetes API server at {server}: {text}{limit}")
+        }
     }
 }
 

@@ -165,6 +165,13 @@ pub struct GlobalArgs {
     #[arg(long = "as-group", global = true, help_heading = K8S, value_name = "GROUP")]
     pub as_group: Vec<String>,
 
+    /// How long to wait for the API server's answer to one request, as
+    /// kubectl's flag: a duration (5s, 1m) or whole seconds (30); 0 waits
+    /// as long as it takes. Default: 30 s to connect, then no limit. A
+    /// watch or port-forward is bounded until it is answered, not after.
+    #[arg(long, global = true, help_heading = K8S, value_parser = parse_request_timeout, value_name = "DURATION")]
+    pub request_timeout: Option<Duration>,
+
     /// How to reach members in plugin mode: `direct` dials each member's Pod
     /// IP (or its in-cluster DNS name); `port-forward` tunnels to each member
     /// Pod through the API server; `auto` is direct inside a Pod, else
@@ -1095,6 +1102,16 @@ fn parse_secret(text: &str) -> Result<crate::secret::Secret, String> {
 }
 
 /// `--metrics-address`: an `IP:PORT` (`[::1]:9090` for IPv6).
+/// kubectl's `--request-timeout`: whole seconds or a duration; 0 is no
+/// limit (`Duration::ZERO`).
+fn parse_request_timeout(text: &str) -> Result<Duration, String> {
+    if let Ok(seconds) = text.parse::<u64>() {
+        return Ok(Duration::from_secs(seconds));
+    }
+    crate::quantity::parse_duration(text)
+        .map_err(|e| format!("{e}; or whole seconds (30), as kubectl takes it, 0 for no limit"))
+}
+
 fn parse_metrics_address(text: &str) -> Result<std::net::SocketAddr, String> {
     text.parse().map_err(|_| {
         "expected IP:PORT, e.g. 127.0.0.1:9090 (0.0.0.0:9090 for every interface)".to_string()
@@ -1110,6 +1127,19 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+
+    #[test]
+    fn request_timeouts_read_as_kubectl_reads_them() {
+        assert_eq!(parse_request_timeout("30"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_request_timeout("0"), Ok(Duration::ZERO));
+        assert_eq!(parse_request_timeout("1m"), Ok(Duration::from_secs(60)));
+        assert_eq!(
+            parse_request_timeout("500ms"),
+            Ok(Duration::from_millis(500))
+        );
+        assert!(parse_request_timeout("soon").is_err());
+        assert!(parse_request_timeout("-1s").is_err());
+    }
 
     #[test]
     fn metrics_addresses_are_ip_and_port() {

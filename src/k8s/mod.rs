@@ -27,6 +27,9 @@ pub struct KubeSettings {
     pub namespace: Option<String>,
     pub impersonate: Option<String>,
     pub impersonate_groups: Vec<String>,
+    /// kubectl's `--request-timeout`: each request's answer waited for at
+    /// most this long (`Some(ZERO)`: no limit; `None`: the defaults).
+    pub request_timeout: Option<std::time::Duration>,
 }
 
 /// A connected client and the namespace to use when none is named.
@@ -162,7 +165,11 @@ pub async fn connect(settings: &KubeSettings) -> Result<Kube> {
         .unwrap_or_else(|| config.default_namespace.clone());
     let warnings = ServerWarnings::default();
     let sink = warnings.clone();
-    let client = client_of(config, sink)
+    if let Some(limit) = settings.request_timeout {
+        // The connection may take the same time; no limit is no limit.
+        config.connect_timeout = (!limit.is_zero()).then_some(limit);
+    }
+    let client = client_of(config, sink, settings.request_timeout)
         .map_err(|e| Error::kube(format!("cannot build a client for {server}"), &server, e))?;
     Ok(Kube {
         client,
@@ -184,6 +191,7 @@ pub async fn connect(settings: &KubeSettings) -> Result<Kube> {
 fn client_of(
     config: Config,
     heard: ServerWarnings,
+    request_timeout: Option<std::time::Duration>,
 ) -> std::result::Result<kube::Client, kube::Error> {
     use kube::client::ConfigExt;
     let mut http = hyper_util::client::legacy::connect::HttpConnector::new();
@@ -209,6 +217,13 @@ fn client_of(
             heard.record(answer.headers());
             answer
         })
+        // `--request-timeout`: each attempt until its answer's head (a
+        // watch's or a port-forward's stream then runs on unbounded).
+        .option_layer(
+            request_timeout
+                .filter(|limit| !limit.is_zero())
+                .map(tower::timeout::TimeoutLayer::new),
+        )
         .map_err(
             |e: hyper_util::client::legacy::Error| -> Box<dyn std::error::Error + Send + Sync> {
                 Box::new(e)

@@ -43,6 +43,8 @@ pub struct Flags {
     pub namespace: Option<String>,
     pub as_user: Option<String>,
     pub as_group: Vec<String>,
+    /// kubectl's `--request-timeout` (`Some(ZERO)`: no limit).
+    pub request_timeout: Option<std::time::Duration>,
     pub connect: ConnectMode,
     /// The kind of cluster `--kind` names (`None`: every kind).
     pub kind: Option<super::Kind>,

@@ -312,6 +312,7 @@ pub fn kube_settings(global: &Flags) -> KubeSettings {
         namespace: global.namespace.clone(),
         impersonate: global.as_user.clone(),
         impersonate_groups: global.as_group.clone(),
+        request_timeout: global.request_timeout,
     }
 }
 

@@ -76,6 +76,7 @@ impl From<&GlobalArgs> for Global {
                 namespace: args.namespace.clone(),
                 as_user: args.as_user.clone(),
                 as_group: args.as_group.clone(),
+                request_timeout: args.request_timeout,
                 connect: args.connect,
                 kind: args.kind,
                 agent_of: args.agent.agent_of.as_deref().and_then(|c| {

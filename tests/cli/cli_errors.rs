@@ -315,6 +315,52 @@ fn snapshot_save_into_a_folder_that_takes_no_file() {
     );
 }
 
+/// kubectl's `--request-timeout` bounds each request to the API server:
+/// one that accepts and never answers (a listener that holds every
+/// connection) ends the command with exit 2 saying so, where nothing
+/// ended it before (issue 46).
+#[test]
+fn request_timeout_bounds_an_api_server_that_never_answers() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kc = dir.path().join("silent.yaml");
+    std::fs::write(
+        &kc,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: s\n  cluster:\n    server: http://127.0.0.1:{port}\ncontexts:\n- name: s\n  context:\n    cluster: s\n    user: u\n    namespace: default\ncurrent-context: s\nusers:\n- name: u\n  user:\n    token: t\n"
+        ),
+    )
+    .unwrap();
+    let kubeconfig = format!("--kubeconfig={}", kc.display());
+    let started = std::time::Instant::now();
+    refused(
+        &[&kubeconfig, "--request-timeout", "1s", "status", "x"],
+        &[],
+        &[
+            &format!("cannot reach the Kubernetes API server at http://127.0.0.1:{port}/"),
+            "request timed out (no answer within --request-timeout)",
+        ],
+    );
+    // Not a measure of speed: without the flag nothing ends it (an
+    // http:// server has no handshake for the 30 s connect limit to bound).
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    refused(
+        &[&kubeconfig, "--request-timeout", "soon", "status", "x"],
+        &[],
+        &[
+            "--request-timeout",
+            "whole seconds (30), as kubectl takes it",
+        ],
+    );
+}
+
 fn write(dir: &Path, name: &str, label: &str) -> String {
     let path = dir.join(name);
     std::fs::write(
