@@ -18,10 +18,14 @@ use std::time::Duration;
 use support::k8s::*;
 use support::*;
 
+/// The tool through port-forwards, with kubectl's `--request-timeout` of
+/// one second: it bounds each request until it is answered, never a
+/// tunnel's stream, which carries every etcd call for the whole command.
 fn forwarded(kubeconfig: &std::path::Path, rest: &[&str]) -> Vec<String> {
     let mut a = vec![
         format!("--kubeconfig={}", kubeconfig.display()),
         "--connect=port-forward".to_string(),
+        "--request-timeout=1".to_string(),
     ];
     a.extend(rest.iter().map(|s| s.to_string()));
     a
