@@ -401,7 +401,6 @@ fn bash_completion_completes_subcommand_options_and_values() {
 /// after it, so an answer that kept the `=` read `--output==` (issue 46).
 #[test]
 fn bash_completion_after_flag_equals_on_a_real_readline() {
-    use std::io::Write;
     let out = run(&["completion", "bash"]);
     let scratch = tempfile::tempdir().unwrap();
     let script = scratch.path().join("kubectl-etcd.bash");
@@ -412,51 +411,22 @@ fn bash_completion_after_flag_equals_on_a_real_readline() {
         bin.parent().unwrap().display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut shell = std::process::Command::new("script")
-        .args(["-qfec", "bash --norc --noprofile -i", "/dev/null"])
-        .current_dir(scratch.path())
-        .env("PATH", &path)
-        .env("INPUTRC", "/dev/null")
-        .env("PS1", "$ ")
-        .env("TERM", "dumb")
-        .env("HOME", scratch.path())
-        .env_remove("ETCDCTL_ENDPOINTS")
-        .env_remove("ETCDCTL_WRITE_OUT")
-        .env("KUBECONFIG", scratch.path().join("no-kubeconfig"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("script (util-linux) runs bash on a terminal");
-    let mut keys = shell.stdin.take().unwrap();
-    // Readline reads keys as they come: each step waits for the last.
-    let mut press = |text: &str, wait_ms: u64| {
-        keys.write_all(text.as_bytes()).unwrap();
-        keys.flush().unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
-    };
-    press(&format!("source {}\n", script.display()), 500);
-    let typed = [
-        "kubectl-etcd status --output=",
-        "kubectl-etcd status --output=j",
-        "kubectl-etcd status --output j",
-        "kubectl-etcd defrag --move-leader=al",
-    ];
-    for line in typed {
-        // TAB, then the line as it stands is echoed back: Ctrl-A, the
-        // echo in front, Ctrl-E, the closing mark, Enter.
-        press(line, 100);
-        press("\t", 1500);
-        press("\x01echo RESULT:[\x05]\n", 300);
-    }
-    press("exit\n", 300);
-    drop(keys);
-    let out = shell.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
-    let results: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("RESULT:"))
-        .collect();
+    let results = tab_on_a_terminal(
+        "bash --norc --noprofile -i",
+        scratch.path(),
+        &[
+            ("PATH", path.as_str()),
+            ("INPUTRC", "/dev/null"),
+            ("PS1", "$ "),
+        ],
+        &format!("source {}\n", script.display()),
+        &[
+            "kubectl-etcd status --output=",
+            "kubectl-etcd status --output=j",
+            "kubectl-etcd status --output j",
+            "kubectl-etcd defrag --move-leader=al",
+        ],
+    );
     assert_eq!(
         results,
         [
@@ -466,7 +436,6 @@ fn bash_completion_after_flag_equals_on_a_real_readline() {
             "[kubectl-etcd status --output json ]",
             "[kubectl-etcd defrag --move-leader=always ]",
         ],
-        "{text}"
     );
 }
 
@@ -476,7 +445,6 @@ fn bash_completion_after_flag_equals_on_a_real_readline() {
 /// script `completion <shell>` prints.
 #[test]
 fn zsh_and_fish_complete_after_flag_equals() {
-    use std::io::Write;
     let scratch = tempfile::tempdir().unwrap();
     let bin = std::path::Path::new(env!("CARGO_BIN_EXE_kubectl-etcd"));
     let path = format!(
@@ -535,45 +503,18 @@ fn zsh_and_fish_complete_after_flag_equals() {
         ),
     )
     .unwrap();
-    let mut shell = std::process::Command::new("script")
-        .args(["-qfec", "zsh -i", "/dev/null"])
-        .current_dir(scratch.path())
-        .env("PATH", &path)
-        .env("HOME", scratch.path())
-        .env("ZDOTDIR", scratch.path())
-        .env("TERM", "dumb")
-        .env("KUBECONFIG", scratch.path().join("no-kubeconfig"))
-        .env_remove("ETCDCTL_ENDPOINTS")
-        .env_remove("ETCDCTL_WRITE_OUT")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("script runs zsh on a terminal (scripts/lib.sh installs zsh)");
-    let mut keys = shell.stdin.take().unwrap();
-    let mut press = |text: &str, wait_ms: u64| {
-        keys.write_all(text.as_bytes()).unwrap();
-        keys.flush().unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
-    };
-    press("", 1500);
-    for line in [
-        "kubectl-etcd status --output=j",
-        "kubectl-etcd status --output=",
-        "kubectl-etcd defrag --move-leader=al",
-    ] {
-        press(line, 100);
-        press("\t", 1500);
-        press("\x01echo 'RESULT:[\x05]'\n", 300);
-    }
-    press("exit\n", 300);
-    drop(keys);
-    let out = shell.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
-    let results: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("RESULT:"))
-        .collect();
+    let zdotdir = scratch.path().display().to_string();
+    let results = tab_on_a_terminal(
+        "zsh -i",
+        scratch.path(),
+        &[("PATH", path.as_str()), ("ZDOTDIR", zdotdir.as_str())],
+        "",
+        &[
+            "kubectl-etcd status --output=j",
+            "kubectl-etcd status --output=",
+            "kubectl-etcd defrag --move-leader=al",
+        ],
+    );
     assert_eq!(
         results,
         [
@@ -581,8 +522,59 @@ fn zsh_and_fish_complete_after_flag_equals() {
             "[kubectl-etcd status --output=]",
             "[kubectl-etcd defrag --move-leader=always]",
         ],
-        "{text}"
     );
+}
+
+/// Runs `shell` on a terminal (util-linux `script`) in `home`, types
+/// `setup`, then each of `lines` with a TAB after it, and has the line as
+/// it then stands echoed back (Ctrl-A, `echo 'RESULT:[`, Ctrl-E, `]'`,
+/// Enter): those lines, `[…]` each. The shell reads keys as they come,
+/// so each step waits a moment for the last.
+fn tab_on_a_terminal(
+    shell: &str,
+    home: &std::path::Path,
+    env: &[(&str, &str)],
+    setup: &str,
+    lines: &[&str],
+) -> Vec<String> {
+    use std::io::Write;
+    let mut child = std::process::Command::new("script")
+        .args(["-qfec", shell, "/dev/null"])
+        .current_dir(home)
+        .env("HOME", home)
+        .env("TERM", "dumb")
+        .env("KUBECONFIG", home.join("no-kubeconfig"))
+        .env_remove("ETCDCTL_ENDPOINTS")
+        .env_remove("ETCDCTL_WRITE_OUT")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("script (util-linux) runs the shell on a terminal (scripts/lib.sh installs them)");
+    let mut keys = child.stdin.take().unwrap();
+    let mut press = |text: &str, wait_ms: u64| {
+        keys.write_all(text.as_bytes()).unwrap();
+        keys.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+    };
+    press(setup, 1500);
+    for line in lines {
+        press(line, 100);
+        press("\t", 1500);
+        press("\x01echo 'RESULT:[\x05]'\n", 300);
+    }
+    press("exit\n", 300);
+    drop(keys);
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    let results: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("RESULT:"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(results.len(), lines.len(), "{text}");
+    results
 }
 
 /// The scripts committed in completions/ are what `completion <shell>`
