@@ -132,7 +132,7 @@ impl FailureCause {
                 from: SettingsFrom::Flags,
             } => write!(
                 f,
-                "server certificate is not signed by the CA in {ca_origin} (wrong --cacert?)"
+                "server certificate is not signed by the CA in {ca_origin}: is that the CA that issued the members' certificates?"
             ),
             FailureCause::UntrustedServer {
                 ca_origin,

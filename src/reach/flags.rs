@@ -503,7 +503,9 @@ fn tls_from_flags(
     let tls = ca.map(|(path, ca_pem)| TlsMaterial {
         ca_pem,
         identity: identity.map(|(_, cert_pem, _, key_pem)| ClientIdentity { cert_pem, key_pem }),
-        ca_origin: path.clone(),
+        // The file and the setting that named it (`--cacert`, or the
+        // etcdctl variable), for a member whose certificate it did not sign.
+        ca_origin: format!("{path} ({})", named(args, "cacert")),
     });
     Ok(tls)
 }

@@ -287,7 +287,7 @@ async fn connection_mistakes(version: EtcdVersion) {
         (
             "wrong CA",
             args(&[&seed, &wrong_ca, &cert, &key, "--user=root:x", "status"]),
-            "not signed by the CA",
+            "not signed by the CA in",
         ),
         (
             "no client cert",
@@ -343,6 +343,33 @@ async fn connection_mistakes(version: EtcdVersion) {
             lines[0]
         );
     }
+
+    // The wrong CA named with the setting it came from: the flag, or
+    // etcdctl's variable (issue 46: "(wrong --cacert?)" for both).
+    let wrong = pki.wrong_ca.display().to_string();
+    let run = tool(
+        &args(&[&seed, &wrong_ca, &cert, &key, "--user=root:x", "status"]),
+        &[],
+    )
+    .await;
+    assert!(
+        run.stderr
+            .contains(&format!("the CA in {wrong} (--cacert)")),
+        "{}",
+        run.stderr
+    );
+    let run = tool(
+        &args(&[&seed, &cert, &key, "--user=root:x", "status"]),
+        &[("ETCDCTL_CACERT".to_string(), wrong.clone())],
+    )
+    .await;
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains(&format!("the CA in {wrong} (ETCDCTL_CACERT)")),
+        "{}",
+        run.stderr
+    );
 }
 
 /// Credentials and TLS files come from the `ETCDCTL_*` variables etcdctl
