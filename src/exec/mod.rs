@@ -222,6 +222,24 @@ impl RunControl {
         }
     }
 
+    /// Resolves once the run must stop (a stop requested, the deadline
+    /// passed), with why: raced against work that only reads, which is
+    /// then dropped.
+    pub async fn halt(&self) -> Halt {
+        loop {
+            if let Some(h) = self.halted() {
+                return h;
+            }
+            match self.deadline {
+                Some(deadline) => tokio::select! {
+                    _ = self.cancel.cancelled() => {}
+                    _ = tokio::time::sleep_until(deadline) => {}
+                },
+                None => self.cancel.cancelled().await,
+            }
+        }
+    }
+
     /// Sleeps for `d`, or less when a stop is requested or the deadline
     /// passes.
     pub async fn sleep(&self, d: Duration) -> std::result::Result<(), Halt> {

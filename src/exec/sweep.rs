@@ -95,11 +95,6 @@ const MAX_CHANGED_IN_A_ROW: u32 = 3;
 /// term to every member.
 const RELOOK_PAUSE: Duration = Duration::from_millis(200);
 
-/// How long a look is raced against a stop: longer than any look takes
-/// (each member's answer is bounded by the command timeout), so the race
-/// ends either with the look or with the stop.
-const LOOK_STOP_POLL: Duration = Duration::from_secs(86_400);
-
 impl<'a, O: EtcdOps> Sweep<'a, O> {
     pub(super) fn new(
         ops: &'a O,
@@ -362,7 +357,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                         Fresh::look_with_rooms(self.ops, &self.target, self.rooms.as_deref());
                     tokio::select! {
                         taken = look => taken,
-                        Err(h) = self.control.sleep(LOOK_STOP_POLL) => return Gated::Stop(h.reason(None)),
+                        h = self.control.halt() => return Gated::Stop(h.reason(None)),
                     }
                 }
             };
