@@ -293,7 +293,7 @@ const CLUSTER_GAUGES: [(&str, &str, ClusterValue); 11] = [
     (
         "kubectl_etcd_examination_up",
         "1 when the last examination reached the members; none for a control plane's etcd, examined on its nodes.",
-        |e, _| (e.outcome != Outcome::OnNode).then(|| flag(examined(e))),
+        |e, _| (!listed_only(e)).then(|| flag(examined(e))),
     ),
     (
         "kubectl_etcd_examination_last_timestamp_seconds",
@@ -314,6 +314,13 @@ const CLUSTER_GAUGES: [(&str, &str, ClusterValue); 11] = [
 
 fn examined(e: &Entry) -> bool {
     e.outcome == Outcome::Examined
+}
+
+/// A control plane's etcd, listed here and examined on its nodes (`doctor
+/// --serve --serve-as` there): only its listing is served from here, so
+/// that nothing contradicts what its nodes serve.
+fn listed_only(e: &Entry) -> bool {
+    e.outcome == Outcome::OnNode
 }
 
 fn flag(b: bool) -> f64 {
@@ -426,7 +433,7 @@ fn render(entries: &BTreeMap<Key, Entry>, version: &str, now: f64, openmetrics: 
     }
     let name = "kubectl_etcd_cluster_leader_changes_observed_total";
     f.header(name, "counter", "Leader changes seen between examinations.");
-    for (key, entry) in entries.iter().filter(|(_, e)| e.outcome != Outcome::OnNode) {
+    for (key, entry) in entries.iter().filter(|(_, e)| !listed_only(e)) {
         let labels = with(&cluster_labels(key, entry), &[]);
         f.sample(name, &labels, entry.leader_changes as f64);
     }
@@ -474,9 +481,7 @@ fn render_findings(f: &mut Family<'_>, entries: &BTreeMap<Key, Entry>) {
         "gauge",
         "The worst finding of each doctor check: 0 ok, 1 warning, 2 critical.",
     );
-    // A control plane's etcd listed here says only "examined on its
-    // nodes", which those nodes' own doctor --serve-as contradicts.
-    for (key, entry) in entries.iter().filter(|(_, e)| e.outcome != Outcome::OnNode) {
+    for (key, entry) in entries.iter().filter(|(_, e)| !listed_only(e)) {
         let base = cluster_labels(key, entry);
         for (check, severity) in &entry.gauges.checks {
             let value = match severity {

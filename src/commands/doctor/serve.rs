@@ -225,7 +225,7 @@ fn key_of(cluster: Option<&ClusterRef>) -> Key {
 /// shows a cluster named without `--serve-as` under what its examination
 /// found (its namespace, once opened).
 fn one_key(global: &Global, args: &Doctor) -> Key {
-    if let Some(named) = args.serve.as_ref().and_then(|s| s.serve_as.as_ref()) {
+    if let Some(named) = serve_as(args) {
         return key_of(Some(named));
     }
     let name = match &args.cluster {
@@ -239,12 +239,16 @@ fn one_key(global: &Global, args: &Doctor) -> Key {
     }
 }
 
+/// `--serve-as`: the name the one cluster is served under.
+fn serve_as(args: &Doctor) -> Option<&ClusterRef> {
+    args.serve.as_ref().and_then(|s| s.serve_as.as_ref())
+}
+
 /// The `kind` label of the one cluster: with `--serve-as`, `--kind`'s
 /// (a control plane's etcd examined on its node is `control-plane`, as
 /// `doctor -A` lists it), else what reached it.
 fn one_kind(global: &Global, args: &Doctor) -> &'static str {
-    let named = args.serve.as_ref().is_some_and(|s| s.serve_as.is_some());
-    match (named, global.reach.kind) {
+    match (serve_as(args).is_some(), global.reach.kind) {
         (true, Some(kind)) => kind.as_str(),
         _ => "endpoints",
     }
@@ -323,9 +327,8 @@ async fn one_examination(
             ),
         ),
     };
-    let named = args.serve.as_ref().is_some_and(|s| s.serve_as.is_some());
     let shown = match (&entry, &found.report.cluster) {
-        (None, Some(cluster)) if !named => key_of(Some(cluster)),
+        (None, Some(cluster)) if serve_as(args).is_none() => key_of(Some(cluster)),
         _ => key.clone(),
     };
     let seconds = started.elapsed().as_secs_f64();
