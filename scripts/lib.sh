@@ -55,10 +55,17 @@ ensure_node_packages() {
   # alerts' advice on a terminal with script (util-linux).
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v script >/dev/null 2>&1 || missing+=(bsdutils)
-  if [ "${#missing[@]}" -gt 0 ]; then
-    say "installing ${missing[*]} (the test bed's real node)"
+  install_missing "the test bed's real node" "${missing[@]}"
+}
+
+# Installs the Debian packages named after $1 (why they are needed), if any.
+install_missing() {
+  local why="$1"
+  shift
+  if [ "$#" -gt 0 ]; then
+    say "installing $* ($why)"
     as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "$@" >/dev/null
   fi
 }
 
@@ -69,11 +76,7 @@ ensure_shells() {
   command -v zsh >/dev/null 2>&1 || missing+=(zsh)
   command -v fish >/dev/null 2>&1 || missing+=(fish)
   command -v script >/dev/null 2>&1 || missing+=(bsdutils)
-  if [ "${#missing[@]}" -gt 0 ]; then
-    say "installing ${missing[*]} (the completion tests' shells)"
-    as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  fi
+  install_missing "the completion tests' shells" "${missing[@]}"
 }
 
 # Everything the test bed needs, then the servers themselves (built from

@@ -71,10 +71,9 @@ pub fn revisions(n: impl Into<i128>) -> String {
 
 /// "1 revision is kept", "3 revisions are kept".
 pub fn revisions_kept(n: impl Into<i128>) -> String {
-    match n.into() {
-        1 => "1 revision is kept".to_string(),
-        n => format!("{n} revisions are kept"),
-    }
+    let n = n.into();
+    let verb = if n == 1 { "is" } else { "are" };
+    format!("{} {verb} kept", revisions(n))
 }
 
 /// Parses a Kubernetes quantity into bytes, rounding a fraction up.
