@@ -616,7 +616,44 @@ impl Cluster {
     pub async fn fragment(&self, total_bytes: u64, keep: f64) -> Result<i64> {
         let count = (total_bytes / FRAGMENT_VALUE as u64) as usize;
         let kept = ((count as f64) * keep) as usize;
-        self.write_delete_compact(count, kept).await
+        self.write_delete_compact(count, kept)
+            .await
+            .map_err(|e| self.post_mortem(e))
+    }
+
+    /// `error` with what the members' side says of it: whether each
+    /// member's process still runs, its last log lines (a member that
+    /// died of a full disk or memory says so there) and the room left
+    /// where the members keep their data.
+    pub fn post_mortem(&self, error: String) -> String {
+        let mut text = format!("{error}\n");
+        for (i, m) in self.members.iter().enumerate() {
+            let state = match m.pid() {
+                None => "not running".to_string(),
+                Some(pid) => match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+                    // The state follows the command's closing parenthesis.
+                    Ok(stat) => match stat.rsplit_once(") ").and_then(|(_, r)| r.chars().next()) {
+                        Some('Z') | Some('X') => format!("pid {pid} exited"),
+                        Some(_) => format!("pid {pid} running"),
+                        None => format!("pid {pid}"),
+                    },
+                    Err(_) => format!("pid {pid} gone"),
+                },
+            };
+            text.push_str(&format!(
+                "member {} ({state}), last log lines:\n{}\n",
+                m.name,
+                self.log_tail(i, 3)
+            ));
+        }
+        if let Ok(df) = std::process::Command::new("df")
+            .arg("-h")
+            .arg(&self.dir)
+            .output()
+        {
+            text.push_str(&String::from_utf8_lossy(&df.stdout));
+        }
+        text
     }
 
     /// Fragments again after `fragment`, writing only what is deleted:
@@ -626,7 +663,9 @@ impl Cluster {
     /// in-use share.
     pub async fn refragment(&self, drop_bytes: u64) -> Result<i64> {
         let count = (drop_bytes / FRAGMENT_VALUE as u64) as usize;
-        self.write_delete_compact(count, 0).await
+        self.write_delete_compact(count, 0)
+            .await
+            .map_err(|e| self.post_mortem(e))
     }
 
     /// Writes `count` values, the first `kept` under `frag/keep/`, the rest
