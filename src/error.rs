@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::failure::{ConnectFailure, RpcError};
+use crate::failure::{ConnectFailure, FailureCause, RpcError};
 
 /// Result alias used across the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -131,6 +131,12 @@ impl Error {
             | Error::Resolve(_)
             | Error::Render(_)
             | Error::OnNode { .. } => ExitStatus::Usage,
+            // A user without the role a call needs is configuration (the
+            // user or its roles), whichever command met it: the sweep
+            // stops on it the same way (`StopReason::PermissionDenied`).
+            Error::Etcd { source, .. } if source.cause == FailureCause::PermissionDenied => {
+                ExitStatus::Usage
+            }
             Error::Output(_) | Error::Etcd { .. } | Error::Refused(_) | Error::Failed(_) => {
                 ExitStatus::Failed
             }
@@ -275,5 +281,42 @@ mod unreachable_tests {
                 FailureCause::Refused
             )
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn etcd(cause: FailureCause) -> Error {
+        Error::etcd(
+            "save a snapshot",
+            RpcError {
+                endpoint: "https://10.0.0.1:2379".into(),
+                op: "Snapshot",
+                cause,
+            },
+        )
+    }
+
+    /// The documented contract (docs/cli.md, Exit codes): configuration,
+    /// including a user without the role, is 2; a refusal or failure of a
+    /// run is 1.
+    #[test]
+    fn each_error_has_its_documented_exit_code() {
+        let table = [
+            (Error::usage("--keep: not a number"), 2),
+            (etcd(FailureCause::PermissionDenied), 2),
+            (etcd(FailureCause::ConnectionLost), 1),
+            (etcd(FailureCause::Other("disk full".into())), 1),
+            (Error::refused("the health gate refuses"), 1),
+            (crate::output::prompt::not_confirmed(), 1),
+            (Error::Failed("the API server dropped the value".into()), 1),
+            (Error::Resolve("no EtcdCluster x".into()), 2),
+            (Error::NoEndpointAnswered(vec![]), 2),
+        ];
+        for (error, code) in table {
+            assert_eq!(error.exit_status().code(), code, "{error}");
+        }
     }
 }

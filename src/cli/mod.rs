@@ -25,8 +25,9 @@ use crate::reach::ConnectMode;
 /// member is discovered through MemberList unless `--no-discover` is set.
 ///
 /// Exit codes: 0 done; 1 ran but refused or partly failed (for example the
-/// health gate refused), with the reason on stderr; 2 usage, configuration or
-/// connection error, nothing changed; 130 interrupted (Ctrl-C; `defrag`:
+/// health gate refused, or "no" at a prompt), with the reason on stderr; 2
+/// usage, configuration or connection error (a user without the role a
+/// call needs among them), nothing changed; 130 interrupted (Ctrl-C; `defrag`:
 /// twice); 143 SIGTERM, 129 SIGHUP: stopped as on Ctrl-C, after the request
 /// in flight, with what was done printed.
 #[derive(Debug, Parser)]

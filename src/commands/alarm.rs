@@ -84,6 +84,7 @@ impl Change for Disarm<'_> {
                         AlarmResult::Kept
                     },
                     why: d.why.clone(),
+                    denied: false,
                 })
                 .collect(),
         };
@@ -145,8 +146,16 @@ impl Change for Disarm<'_> {
         Ok(Acted::Done)
     }
 
-    /// Exit 1 when alarms remain, naming them.
+    /// Exit 1 when alarms remain, naming them; exit 2 when etcd refused
+    /// the user the role a disarm needs (every command meets that alike).
     fn finished(&self, report: &AlarmDisarmReport) -> ExitStatus {
+        if let Some(denied) = report.alarms.iter().find(|a| a.denied) {
+            crate::logging::error(&format!(
+                "disarm {} on {}: {}",
+                denied.alarm, denied.member, denied.why
+            ));
+            return ExitStatus::Usage;
+        }
         let remaining: Vec<String> = report
             .alarms
             .iter()
@@ -172,25 +181,29 @@ async fn confirm_dangerous(decisions: &[DisarmDecision], typed: Option<&str>) ->
         .iter()
         .filter(|d| d.disarm && d.raw.kind != AlarmKind::Nospace);
     for d in dangerous {
-        let confirmed = match typed {
-            Some(typed) => typed == d.member,
+        match typed {
+            Some(typed) if typed == d.member => {}
             None if output::prompt::interactive() => {
-                output::prompt::typed_confirmation_async(
+                let typed_right = output::prompt::typed_confirmation_async(
                     d.member.clone(),
                     format!(
-                    "Clearing {} on {} hides possible data damage; etcd will accept writes again.",
-                    d.alarm, d.member
-                ),
+                        "Clearing {} on {} hides possible data damage; etcd will accept writes again.",
+                        d.alarm, d.member
+                    ),
                 )
-                .await?
+                .await?;
+                if !typed_right {
+                    return Err(output::prompt::not_confirmed());
+                }
             }
-            None => false,
-        };
-        if !confirmed {
-            return Err(Error::usage(format!(
-                "not clearing {} on {}: it needs a typed confirmation (on a terminal, or --confirm-corrupt {})",
-                d.alarm, d.member, d.member
-            )));
+            // A flag naming another member, or nobody to ask: what is
+            // missing is the flag's value.
+            _ => {
+                return Err(Error::usage(format!(
+                    "not clearing {} on {}: it needs a typed confirmation (on a terminal, or --confirm-corrupt {})",
+                    d.alarm, d.member, d.member
+                )))
+            }
         }
     }
     Ok(())

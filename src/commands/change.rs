@@ -11,7 +11,7 @@
 
 use std::future::Future;
 
-use crate::error::{Error, ExitStatus, Result};
+use crate::error::{ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::RunControl;
 use crate::output::{self, Render};
@@ -106,7 +106,7 @@ pub(crate) async fn run<C: Change>(global: &Global, change: C) -> Result<ExitSta
         return Ok(ExitStatus::Success);
     }
     if !consent.dry_run && !consent.yes && !change.confirm(&plan).await? {
-        return Err(Error::refused("not confirmed; nothing changed"));
+        return Err(output::prompt::not_confirmed());
     }
     let control = RunControl::default();
     let watch = SignalWatch::start(&control, change.notices(), crate::logging::message)?;

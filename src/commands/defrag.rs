@@ -148,7 +148,7 @@ async fn ask(
         None => format!("Defragment {} member(s), one at a time?", order.len()),
     };
     if !output::prompt::confirm_async(question).await? {
-        return Err(Error::refused("not confirmed; nothing changed"));
+        return Err(output::prompt::not_confirmed());
     }
     Ok(())
 }

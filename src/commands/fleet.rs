@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
 
-use crate::error::{Error, ExitStatus, Result};
+use crate::error::{ExitStatus, Result};
 use crate::exec::signals::{self, Notices, SignalWatch};
 use crate::exec::{self, RunControl, RunInput, SweepOptions};
 use crate::output::{self, progress::FleetView, OutputFormat};
@@ -98,7 +98,7 @@ pub async fn run(global: &Global, args: &FleetSettings) -> Result<ExitStatus> {
             return Ok(exit_status(&report));
         }
         if !confirm(&looks, &contexts, max).await? {
-            return Err(Error::refused("not confirmed; nothing changed"));
+            return Err(output::prompt::not_confirmed());
         }
     }
 

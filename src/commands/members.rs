@@ -212,7 +212,7 @@ async fn decide_add(global: &Global, args: &MemberAddArgs) -> Result<(Step, Memb
         &open.look,
         &crate::reach::ClusterRef::command_args(open.session.target.cluster.as_ref()),
     ) {
-        crate::logging::message(&format!("warning: {warning}"));
+        crate::logging::warn(&format!("warning: {warning}"));
     }
     let checked = membership::check(
         &open.look,
@@ -299,7 +299,7 @@ async fn decide_change(
     };
     // Said before the prompt, so the promotion is agreed to knowing them.
     for hazard in &hazards {
-        crate::logging::message(&format!("warning: known etcd defect: {hazard}"));
+        crate::logging::warn(&format!("warning: known etcd defect: {hazard}"));
     }
     let mut report = open
         .settle(&change, action, &shown, member.is_learner(), checked)
@@ -436,22 +436,25 @@ impl Opened {
         if proposed.flags.consent.dry_run || !proposed.flags.force {
             return Ok(report);
         }
-        let confirmed = match &proposed.flags.confirm {
-            Some(typed) => typed == &proposed.typed,
+        match &proposed.flags.confirm {
+            Some(typed) if typed == &proposed.typed => {}
             None if output::prompt::interactive() => {
-                output::prompt::typed_confirmation_async(
+                let typed_right = output::prompt::typed_confirmation_async(
                     proposed.typed.clone(),
                     format!("--force: {} {name} {}.", verb(action), why_forced(&report)),
                 )
-                .await?
+                .await?;
+                if !typed_right {
+                    return Err(output::prompt::not_confirmed());
+                }
             }
-            None => false,
-        };
-        if !confirmed {
-            return Err(Error::usage(format!(
-                "--force needs the member typed to confirm: at the prompt, or --confirm {}; nothing changed",
-                proposed.typed
-            )));
+            // --confirm naming something else, or nobody to ask.
+            _ => {
+                return Err(Error::usage(format!(
+                    "--force needs the member typed to confirm: at the prompt, or --confirm {}; nothing changed",
+                    proposed.typed
+                )))
+            }
         }
         Ok(report)
     }

@@ -57,7 +57,7 @@ pub async fn run(global: &Global, args: &Handover) -> Result<ExitStatus> {
             args.rule
         );
         if !output::prompt::confirm_async(question).await? {
-            return Err(Error::refused("not confirmed; nothing changed"));
+            return Err(output::prompt::not_confirmed());
         }
     }
 

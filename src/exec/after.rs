@@ -25,12 +25,16 @@ pub async fn disarm<O: EtcdOps>(
         .and_then(|m| m.dial.clone());
     let mut out = Vec::new();
     for d in disarm_decisions(look, members, force, cluster) {
+        let mut denied = false;
         let (result, why) = match (&via, d.disarm) {
             (_, false) => (AlarmResult::Kept, d.why.clone()),
             (None, true) => (AlarmResult::Failed, "no member answered".to_string()),
             (Some(dial), true) => match ops.alarm_disarm(dial, &d.raw).await {
                 Ok(()) => (AlarmResult::Disarmed, d.why.clone()),
-                Err(e) => (AlarmResult::Failed, e.to_string()),
+                Err(e) => {
+                    denied = e.cause == crate::failure::FailureCause::PermissionDenied;
+                    (AlarmResult::Failed, e.to_string())
+                }
             },
         };
         out.push(AlarmAction {
@@ -39,6 +43,7 @@ pub async fn disarm<O: EtcdOps>(
             alarm: d.alarm,
             result,
             why,
+            denied,
         });
     }
     out

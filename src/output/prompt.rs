@@ -23,6 +23,15 @@ pub fn require_consent(yes: bool, dry_run: bool, what: &str) -> Result<()> {
     }
 }
 
+/// A person at the prompt said no (or typed something other than what was
+/// asked): the one answer every command gives to it, a refusal (exit 1),
+/// nothing changed. Consent that nobody could give (no terminal, no `--yes`
+/// or typed-confirmation flag) is a usage error instead (exit 2): the flag
+/// is what is missing.
+pub fn not_confirmed() -> Error {
+    Error::refused("not confirmed; nothing changed")
+}
+
 /// Asks a yes/no question on stderr (default no). `true` with `--yes`.
 pub fn confirm(yes: bool, question: &str) -> Result<bool> {
     if yes {

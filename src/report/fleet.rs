@@ -432,6 +432,7 @@ mod tests {
             alarm: "NOSPACE".into(),
             result: AlarmResult::Kept,
             why: "over quota".into(),
+            denied: false,
         });
         assert_eq!(FleetOutcome::of(&kept), Failed);
     }

@@ -273,4 +273,8 @@ pub struct AlarmAction {
     pub alarm: String,
     pub result: AlarmResult,
     pub why: String,
+    /// The disarm failed because etcd refused the user the role it needs
+    /// (configuration: `alarm disarm` ends with exit 2, as a bad flag).
+    #[serde(skip)]
+    pub denied: bool,
 }

@@ -583,6 +583,7 @@ fn defrag_done() -> DefragReport {
             alarm: "NOSPACE".into(),
             result: AlarmResult::Disarmed,
             why: "back under its quota (612 MiB of 2.0 GiB)".into(),
+            denied: false,
         }],
         notes: Vec::new(),
         run: None,
@@ -1001,6 +1002,7 @@ fn alarm_disarm_disarmed_and_kept() {
                 AlarmResult::Kept
             },
             why: d.why,
+            denied: false,
         })
         .collect();
     insta::assert_snapshot!("alarm_disarm", tidy(alarm_disarm(&actions)));
@@ -1020,6 +1022,7 @@ fn alarm_disarm_dry_run() {
                 AlarmResult::Kept
             },
             why: d.why,
+            denied: false,
         })
         .collect();
     insta::assert_snapshot!("alarm_disarm_dry_run", tidy(alarm_disarm(&actions)));

@@ -22,6 +22,7 @@ mod defrag;
 mod doctor;
 mod engine;
 mod errors;
+mod exit_codes;
 mod hazards;
 mod member_add;
 mod members;
