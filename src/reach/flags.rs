@@ -370,6 +370,11 @@ fn check_pem_kinds(
                 key_labels.join(", ")
             ));
         }
+        if crate::reach::tls::pair_matches(cert, key) == Some(false) {
+            return Err(format!(
+                "{cert_name} {cert_path} and {key_name} {key_path} are not a pair: that key is not the private key of that certificate; pass the key made with the certificate (or the certificate issued for the key)"
+            ));
+        }
     }
     Ok(())
 }

@@ -91,6 +91,25 @@ mod tests {
     }
 }
 
+/// Whether the private key in `key_pem` is the one the first certificate
+/// in `cert_pem` was issued for: `Some(false)` when they are from two
+/// different pairs, `None` when it cannot be told (a file that does not
+/// parse or a key type the crypto provider does not load: the handshake
+/// then says what it says).
+pub fn pair_matches(cert_pem: &[u8], key_pem: &[u8]) -> Option<bool> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let cert = CertificateDer::pem_slice_iter(cert_pem).next()?.ok()?;
+    let key = PrivateKeyDer::from_pem_slice(key_pem).ok()?;
+    let provider = rustls::crypto::ring::default_provider();
+    let signing = provider.key_provider.load_private_key(key).ok()?;
+    match rustls::sign::CertifiedKey::new(vec![cert], signing).keys_match() {
+        Ok(()) => Some(true),
+        Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch)) => Some(false),
+        Err(_) => None,
+    }
+}
+
 /// The DER certificates in a PEM bundle (anything else is skipped).
 pub fn pem_certificates(pem: &[u8]) -> Vec<Vec<u8>> {
     use rustls::pki_types::pem::PemObject;

@@ -406,6 +406,56 @@ fn certificate_files_that_hold_the_wrong_thing() {
     );
 }
 
+/// A client certificate and a key from two different pairs are named,
+/// both files, before anything is dialed (the endpoint has no server: a
+/// dial would say so instead), whether flags or etcdctl's variables gave
+/// them; a real pair is accepted (that run gets as far as the dial).
+#[test]
+fn a_certificate_and_a_key_of_two_pairs_are_named_before_dialing() {
+    let dir = tempfile::tempdir().unwrap();
+    let pair = |name: &str| {
+        let at = dir.path().join(name);
+        std::fs::create_dir(&at).unwrap();
+        kubectl_etcd_testbed::certs::generate(&at, &["127.0.0.1"]).unwrap()
+    };
+    let (one, two) = (pair("one"), pair("two"));
+    let (ca, cert, key) = (
+        one.ca.display().to_string(),
+        one.client_cert.display().to_string(),
+        two.client_key.display().to_string(),
+    );
+    let endpoint = "--endpoints=https://127.0.0.1:1";
+    refused(
+        &[endpoint, "--cacert", &ca, "--cert", &cert, "--key", &key, "status"],
+        &[],
+        &[&format!(
+            "--cert {cert} and --key {key} are not a pair: that key is not the private key of that certificate"
+        )],
+    );
+    refused(
+        &["status"],
+        &[
+            ("ETCDCTL_ENDPOINTS", "https://127.0.0.1:1"),
+            ("ETCDCTL_CACERT", &ca),
+            ("ETCDCTL_CERT", &cert),
+            ("ETCDCTL_KEY", &key),
+        ],
+        &[&format!(
+            "ETCDCTL_CERT {cert} and ETCDCTL_KEY {key} are not a pair"
+        )],
+    );
+    let own_key = one.client_key.display().to_string();
+    let (code, _, stderr) = run(
+        &[
+            endpoint, "--cacert", &ca, "--cert", &cert, "--key", &own_key, "status",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(!stderr.contains("not a pair"), "{stderr}");
+    assert!(stderr.contains("connection refused"), "{stderr}");
+}
+
 /// etcdctl habits get a pointer, and every usage error points at the help
 /// of the command that was run, spelled so that it works whether the tool
 /// was run by kubectl or on its own.
