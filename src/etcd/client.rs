@@ -603,7 +603,7 @@ impl EtcdOps for EtcdClients {
         let body = self
             .http_get(leader, "/debug/vars")
             .await
-            .map_err(|e| format!("/debug/vars of the leader: {e}"))?;
+            .map_err(|e| format!("/debug/vars: {e}"))?;
         super::http::parse_raft_progress(&body)
     }
 

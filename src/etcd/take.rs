@@ -572,11 +572,25 @@ async fn watches_of<O: EtcdOps>(
         .and_then(|e| e.progress.clone())
         .and_then(|p| p.ok());
     let leader_dial = leader_at.and_then(|i| members[i].dial.clone());
+    // Whom a failure names: the leader by name, so that a hung leader is
+    // not read as a snapshot on its way to each healthy follower.
+    let leader_name = leader_at.map(|i| members[i].name.clone());
+    let leader_silent = leader_at.is_some_and(|i| members[i].status().is_none());
     let progress = async {
-        match (known_progress, &leader_dial) {
-            (Some(map), _) => Ok(map),
-            (None, Some(dial)) => ops.raft_progress(dial).await,
-            (None, None) => Err("no leader could be asked for its raft progress".to_string()),
+        match (known_progress, &leader_dial, &leader_name) {
+            (Some(map), _, _) => Ok(map),
+            // Its Status went unanswered in this look: a second wait on
+            // the same member would only add its timeout.
+            (None, _, Some(name)) if leader_silent => Err(format!(
+                "the leader, {name}, did not answer, so its raft progress for this member is unknown"
+            )),
+            (None, Some(dial), name) => ops.raft_progress(dial).await.map_err(|e| {
+                format!(
+                    "the leader's raft progress ({} {e})",
+                    name.as_deref().unwrap_or("its")
+                )
+            }),
+            (None, None, _) => Err("no leader could be asked for its raft progress".to_string()),
         }
     };
     let in_flight = join_all(which.iter().map(|&i| {
@@ -794,6 +808,37 @@ mod tests {
             assert_eq!(call.started, t0, "{call:?}");
         }
         assert_eq!(fake.calls_of(Op::Status).len(), 3);
+    }
+
+    /// A leader that did not answer this look is named as what keeps each
+    /// follower's snapshot watch unread, not asked again (its timeout
+    /// would only add up), and not taken for a snapshot on its way.
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_leader_is_named_in_each_followers_watch() {
+        let fake = FakeCluster::new(&[("a", 500, 100), ("b", 400, 100), ("c", 300, 100)]);
+        fake.version("3.4.23");
+        let mut look = super::look(&fake, &fake.target()).await.expect("look");
+        let leader = fake.leader();
+        let at = look
+            .members
+            .iter()
+            .position(|m| m.name == leader)
+            .expect("the leader");
+        look.members[at].probe = crate::look::Probe::timed_out_for_test();
+        let followers: Vec<usize> = (0..3).filter(|i| *i != at).collect();
+        let watches = super::snapshot_watches(&fake, &look.members, &followers).await;
+        assert_eq!(watches.len(), 2);
+        for watch in watches {
+            assert!(!watch.quiet());
+            let why = watch.why_not_quiet();
+            assert!(
+                why.contains(&format!(
+                    "the leader, {leader}, did not answer, so its raft progress for this member is unknown"
+                )),
+                "{why}"
+            );
+            assert!(!why.contains("sending it a snapshot"), "{why}");
+        }
     }
 
     #[test]

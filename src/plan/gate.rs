@@ -478,13 +478,32 @@ fn voters_answered(look: &ClusterLook, reasons: &mut Vec<GateReason>) {
             Probe::Answered(_) => {}
             Probe::Failed(e) => reasons.push(GateReason::MemberUnreachable {
                 member: m.name.clone(),
-                cause: e.cause.to_string(),
+                cause: unreachable_cause(e, m.dial.as_ref()),
             }),
             Probe::NotProbed(why) => reasons.push(GateReason::MemberNotProbed {
                 member: m.name.clone(),
                 why: why.clone(),
             }),
         }
+    }
+}
+
+/// Why a member did not answer, and, when its address is a Pod's
+/// `status.podIP` and nothing answered there, where the address came from:
+/// a Pod recreated since may have another one. Pure.
+fn unreachable_cause(e: &crate::failure::RpcError, dial: Option<&crate::reach::Dial>) -> String {
+    use crate::failure::FailureCause;
+    let nothing_there = matches!(
+        e.cause,
+        FailureCause::Refused | FailureCause::Timeout { .. }
+    );
+    match dial.and_then(|d| d.pod_ip_of.as_deref()) {
+        Some(pod) if nothing_there => format!(
+            "{} ({} is Pod {pod}'s status.podIP as the API server gave it: if the Pod was just recreated that address may be stale, so run again; --connect port-forward reaches the Pod by name)",
+            e.cause,
+            dial.map(|d| d.endpoint.host.as_str()).unwrap_or_default()
+        ),
+        _ => e.cause.to_string(),
     }
 }
 
@@ -804,6 +823,51 @@ mod tests {
     }
 
     /// A healthy 3-member cluster whose leader is member 1.
+    /// A member dialed at its Pod's IP that nothing answers says where
+    /// the address came from; other causes, and other addresses, are said
+    /// as they are.
+    #[test]
+    fn an_unanswered_pod_ip_is_said_to_be_the_pods_status() {
+        use crate::failure::{FailureCause, RpcError};
+        use crate::reach::{Dial, Endpoint, Scheme};
+        let pod_dial = Dial {
+            pod_ip_of: Some("etcd-abcde".into()),
+            ..Dial::new(Endpoint {
+                scheme: Scheme::Https,
+                host: "10.1.0.5".into(),
+                port: 2379,
+            })
+        };
+        let plain = Dial::new(Endpoint {
+            scheme: Scheme::Https,
+            host: "10.1.0.5".into(),
+            port: 2379,
+        });
+        let failed = |cause| RpcError {
+            endpoint: "https://10.1.0.5:2379".into(),
+            op: "Status",
+            cause,
+        };
+        let stale = "10.1.0.5 is Pod etcd-abcde's status.podIP as the API server gave it";
+        for (cause, dial, says) in [
+            (FailureCause::Refused, Some(&pod_dial), true),
+            (
+                FailureCause::Timeout {
+                    after: std::time::Duration::from_secs(5),
+                },
+                Some(&pod_dial),
+                true,
+            ),
+            (FailureCause::ConnectionLost, Some(&pod_dial), false),
+            (FailureCause::Refused, Some(&plain), false),
+            (FailureCause::Refused, None, false),
+        ] {
+            let text = unreachable_cause(&failed(cause.clone()), dial);
+            assert!(text.starts_with(&cause.to_string()), "{text}");
+            assert_eq!(text.contains(stale), says, "{cause:?} {dial:?}: {text}");
+        }
+    }
+
     fn healthy(n: u64) -> ClusterLook {
         let members = (1..=n)
             .map(|id| {
@@ -1060,10 +1124,10 @@ mod tests {
                 watch(
                     None,
                     Some(0),
-                    &["/debug/vars of the leader: connect: refused"],
+                    &["the leader's raft progress (m0 /debug/vars: connect: refused)"],
                 ),
                 vec!["SnapshotInFlight"],
-                "/debug/vars of the leader",
+                "the leader's raft progress (m0 /debug/vars",
             ),
         ];
         for (name, w, want, says) in cases {

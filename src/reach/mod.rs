@@ -156,6 +156,10 @@ impl Default for QuotaFallback {
 pub struct Dial {
     pub endpoint: Endpoint,
     pub tls_server_name: Option<String>,
+    /// The Pod whose `status.podIP` this address is (plugin mode dialing
+    /// Pod IPs): a failure to reach it says where the address came from,
+    /// since a Pod recreated elsewhere may have another one by now.
+    pub pod_ip_of: Option<String>,
 }
 
 impl Dial {
@@ -163,6 +167,7 @@ impl Dial {
         Dial {
             endpoint,
             tls_server_name: None,
+            pod_ip_of: None,
         }
     }
 }

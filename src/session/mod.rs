@@ -539,6 +539,7 @@ async fn dials_for(
                         port: forward.local.port(),
                     },
                     tls_server_name: Some(m.dns_name.clone()),
+                    pod_ip_of: None,
                 };
                 forwards.push(forward);
                 dial
@@ -555,6 +556,7 @@ async fn dials_for(
                         port: CLIENT_PORT,
                     },
                     tls_server_name: (scheme == Scheme::Https).then(|| m.dns_name.clone()),
+                    pod_ip_of: Some(m.pod.clone()),
                 },
                 None => Dial::new(Endpoint {
                     scheme,

@@ -414,6 +414,56 @@ async fn doctor_reads_pods_with_one_list_and_a_get_only_role_still_reads_each() 
             );
         }
     }
+
+    // A user who may read the Pods but not the Nodes: the Pods are read
+    // (their arguments judged) and what was refused is named as the
+    // Node's zone, in the API server's words, never as the members' Pods.
+    let services: Api<Service> = Api::namespaced(client.clone(), ns);
+    let svc: Service = serde_json::from_value(json!({
+        "metadata": {"name": "etcd-client"},
+        "spec": {"selector": {"etcd-operator.cozystack.io/cluster": "etcd"},
+                 "ports": [{"name": "client", "port": 2379}],
+                 "trafficDistribution": "PreferSameZone"},
+    }))
+    .unwrap();
+    services.create(&PostParams::default(), &svc).await.unwrap();
+    let mut rules = base.clone();
+    rules.push(rule("", &["pods"], &["list"]));
+    let kc = grant(&client, ns, "doctor-no-nodes", rules, "no-nodes").await;
+    let run = tool(
+        &args(&[
+            &format!("--kubeconfig={}", kc.display()),
+            "--connect=direct",
+            "doctor",
+            "etcd",
+            "-o",
+            "json",
+            "--fail-on",
+            "never",
+        ]),
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    let doc = run.json();
+    let unread: Vec<&str> = doc["unread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|u| u.as_str())
+        .collect();
+    assert!(
+        !unread.iter().any(|u| u.contains("the members' Pods")),
+        "{doc}"
+    );
+    let node = unread
+        .iter()
+        .find(|u| u.starts_with(&format!("the zone of Node {NODE} (")))
+        .unwrap_or_else(|| panic!("{unread:?}"));
+    assert!(
+        node.contains("forbidden") && node.contains("system:serviceaccount:doctor-reads:no-nodes"),
+        "{node}"
+    );
     drop(fx);
 }
 
