@@ -85,8 +85,25 @@ fn settle() {
 /// stderr prefixed with the program name, or with `--log-format json` an
 /// object shaped like the log events' (level INFO).
 pub fn message(text: &str) {
+    say("INFO", text);
+}
+
+/// A refusal or a warning for the person at the terminal: the same line
+/// as [`message`], at level WARN in `--log-format json`, so that alerting
+/// on the log sees it.
+pub fn warn(text: &str) {
+    say("WARN", text);
+}
+
+/// The last line of a run that acted and left something undone (exit 1):
+/// the same line as [`message`], at level ERROR in `--log-format json`.
+pub fn failed(text: &str) {
+    say("ERROR", text);
+}
+
+fn say(level: &str, text: &str) {
     let line = match FORMAT.get() {
-        Some(LogFormat::Json) => json_line("INFO", text),
+        Some(LogFormat::Json) => json_line(level, text),
         _ => format!("kubectl-etcd: {text}"),
     };
     settle();

@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         // A refusal is the tool's decision, said as it is; anything else
         // is an error.
         Err(kubectl_etcd::Error::Refused(why)) => {
-            logging::message(&why);
+            logging::warn(&why);
             ExitStatus::Failed
         }
         Err(e) => {
@@ -114,7 +114,7 @@ fn clap_error(e: clap::Error) -> ExitCode {
             let line = usage::explain(&usage::ClapFailure::of(&e), &argv, &|var| {
                 std::env::var(var).ok()
             });
-            logging::message(&format!("error: {line}"));
+            logging::error(&line);
             ExitCode::from(ExitStatus::Usage.code())
         }
     }

@@ -194,7 +194,7 @@ async fn pod_member(global: &Global, pod: &str) -> Result<crate::settings::compa
 /// CronJob's log tells why). A refusal, where nothing was done, is
 /// `Error::Refused` instead.
 pub(crate) fn unfinished(why: impl std::fmt::Display) -> ExitStatus {
-    crate::logging::message(&why.to_string());
+    crate::logging::failed(&why.to_string());
     ExitStatus::Failed
 }
 

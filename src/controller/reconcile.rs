@@ -555,5 +555,13 @@ async fn write_status(
 }
 
 async fn record(ctx: &Context, run: &EtcdDefrag, event: &Event) {
+    // The watcher's own log says what the run's Events say (a deferral, a
+    // cluster not found, a failure), for whoever alerts on the log.
+    tracing::warn!(
+        run = %format!("{}/{}", run.namespace().unwrap_or_default(), run.name_any()),
+        reason = event.reason.as_str(),
+        "{}",
+        event.message
+    );
     record_on(ctx, run, Event::TYPE, event.reason.as_str(), &event.message).await;
 }

@@ -227,6 +227,22 @@ async fn issue9_exit_1_says_why_on_stderr_in_json_mode() {
         let last = run.stderr.lines().last().unwrap_or("");
         assert!(last.contains(needle), "{what}: {}", run.stderr);
         assert!(last.contains("CORRUPT"), "{what}: {}", run.stderr);
+
+        // With --log-format json the same line is an object at WARN (a
+        // refusal) or ERROR (a failure), never INFO: alerting on the log
+        // sees it (issue 46, item 9).
+        let mut json = vec!["--log-format".to_string(), "json".to_string()];
+        json.extend(argv.iter().cloned());
+        let run = tool(&json, &[]).await;
+        assert_eq!(run.code, 1, "{what}: {run:?}");
+        let last: serde_json::Value = serde_json::from_str(run.stderr.lines().last().unwrap_or(""))
+            .unwrap_or_else(|e| panic!("{what}: {e}: {}", run.stderr));
+        let message = last["message"].as_str().unwrap_or("");
+        assert!(message.contains(needle), "{what}: {last}");
+        assert!(
+            last["level"] == "WARN" || last["level"] == "ERROR",
+            "{what}: {last}"
+        );
     }
 }
 
