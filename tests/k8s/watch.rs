@@ -19,6 +19,8 @@ use support::*;
 /// A running watcher, killed when dropped.
 struct Watcher {
     child: tokio::process::Child,
+    /// Where its stderr goes: its log, one JSON object a line.
+    log: tempfile::NamedTempFile,
 }
 
 impl Watcher {
@@ -30,6 +32,7 @@ impl Watcher {
 }
 
 fn watch(kubeconfig: &std::path::Path, ns: &str) -> Watcher {
+    let log = tempfile::NamedTempFile::new().expect("a file for the watcher's log");
     let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"))
         .args([
             &format!("--kubeconfig={}", kubeconfig.display()),
@@ -37,17 +40,30 @@ fn watch(kubeconfig: &std::path::Path, ns: &str) -> Watcher {
             "-n",
             ns,
             "-v",
+            "--log-format=json",
             "defrag",
             "--watch",
         ])
         .env_remove("KUBECONFIG")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log.reopen().expect("the watcher's log"))
         .kill_on_drop(true)
         .spawn()
         .expect("spawn the watcher");
-    Watcher { child }
+    Watcher { child, log }
+}
+
+impl Watcher {
+    /// The lines of its log at `level` whose `reason` field is `reason`.
+    fn logged(&self, level: &str, reason: &str) -> Vec<Value> {
+        std::fs::read_to_string(self.log.path())
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|l| l["level"] == level && l["reason"] == reason)
+            .collect()
+    }
 }
 
 /// A run to Complete: one row per member with role, outcome and sizes, the
@@ -61,7 +77,7 @@ async fn runs_complete_skip_and_fail_as_the_operator_would() {
     let ns = "watch-runs";
     let kc = kubeconfig("watch-runs.yaml", &[ns]);
     let fx = fixture(&client, ns, "db", Mode::Plain).await;
-    let _watcher = watch(&kc, ns);
+    let watcher = watch(&kc, ns);
 
     let versions = every_version(&client, ns, "all").await;
     create_run(&client, ns, "all", "db", json!({"all": true})).await;
@@ -144,6 +160,16 @@ async fn runs_complete_skip_and_fail_as_the_operator_would() {
         assert!(tokio::time::Instant::now() < deadline, "no event: {seen:?}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    // The watcher's own log says so too, at WARN, naming the run (issue
+    // 46, item 9): an alert on the log needs no Event reader.
+    let logged = watcher.logged("WARN", "ClusterNotFound");
+    assert!(
+        logged.iter().any(|l| l["run"] == format!("{ns}/nowhere")
+            && l["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("\"missing\" not found"))),
+        "{logged:?}"
+    );
 }
 
 /// Issue 45, item 3: a spec the CRD accepts but no rule can be built from
