@@ -234,7 +234,7 @@ pub struct MemberLook {
     /// How long its Status took to answer, from when the look asked every
     /// member at once: an answer is the member's view as of some moment in
     /// that span, so a slow one may be from another moment than the rest
-    /// (`plan::gate::one_moment`). `None` when it did not answer.
+    /// (`plan::moment::one_moment`). `None` when it did not answer.
     pub answered_in: Option<Duration>,
     /// Whether a snapshot from the leader could be reaching this member,
     /// read only for members whose release has the applySnapshot/Defragment

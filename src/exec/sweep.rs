@@ -17,6 +17,7 @@ use crate::etcd::EtcdOps;
 use crate::look::{self, ClusterLook};
 use crate::plan::defrag::{Measured, MemberDecision, Plan, PlannedMember, Role};
 use crate::plan::gate::{self, GateVerdict, ReasonView};
+use crate::plan::moment;
 use crate::reach::{Dial, Target};
 use crate::report::{LeaderReport, MemberReason, MemberResult, NotRefreshed, Outcome, StopReason};
 
@@ -83,11 +84,11 @@ pub(super) struct Sweep<'a, O> {
 }
 
 /// Looks taken again at once, within one gate, when the look was not one
-/// moment (`gate::one_moment`), before that refuses.
+/// moment (`moment::one_moment`), before that refuses.
 const MAX_RELOOKS: u32 = 5;
 
 /// Steps in a row given up because the member had changed since the look
-/// (`gate::still_as_looked`), before the run stops: leadership that keeps
+/// (`moment::still_as_looked`), before the run stops: leadership that keeps
 /// moving is no time for maintenance.
 const MAX_CHANGED_IN_A_ROW: u32 = 3;
 
@@ -370,7 +371,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
                     // election, and then neither its agreement on a leader
                     // nor its disagreement is true of any moment. Look
                     // again at once, a few times, before that refuses.
-                    let moment = gate::one_moment(look, gate::ONE_MOMENT);
+                    let moment = moment::one_moment(look, moment::ONE_MOMENT);
                     if !moment.is_empty() && relooks < MAX_RELOOKS {
                         relooks += 1;
                         tracing::info!(
@@ -614,7 +615,7 @@ impl<'a, O: EtcdOps> Sweep<'a, O> {
             return Ok(());
         };
         match self.ops.status(&dial).await {
-            Ok(now) => match gate::still_as_looked(look, leader, &next.name, &now) {
+            Ok(now) => match moment::still_as_looked(look, leader, &next.name, &now) {
                 None => super::wait::no_snapshot_on_its_way(self.ops, look, &next.name).await,
                 Some(reason) => Err(reason),
             },

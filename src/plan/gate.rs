@@ -11,9 +11,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::look::{
-    AlarmKind, ClusterLook, MemberLook, MemberStatus, Outside, Probe, SnapshotWatch, StatusError,
-};
+use crate::look::{AlarmKind, ClusterLook, MemberLook, Outside, Probe, SnapshotWatch, StatusError};
 
 /// Default bound on raft lag, in entries. etcd itself stops accepting
 /// proposals at a 5000-entry gap between commit and apply; a healthy member
@@ -46,6 +44,9 @@ pub enum GateReason {
     MemberUnreachable { member: String, cause: String },
     /// A voting member was not dialed (no client URL, or left out).
     MemberNotProbed { member: String, why: String },
+    /// An endpoint given with `--no-discover` answered as a member that
+    /// MemberList does not hold: another cluster's member, or one removed.
+    NotAMember { endpoint: String, id: u64 },
     /// A member reports leader 0.
     NoLeader { member: String },
     /// Members name different leaders.
@@ -131,6 +132,7 @@ impl GateReason {
         match self {
             GateReason::MemberUnreachable { .. } => "MemberUnreachable",
             GateReason::MemberNotProbed { .. } => "MemberNotProbed",
+            GateReason::NotAMember { .. } => "NotAMember",
             GateReason::NoLeader { .. } => "NoLeader",
             GateReason::LeaderDisagreement { .. } => "LeaderDisagreement",
             GateReason::LeaderNotMember { .. } => "LeaderNotMember",
@@ -156,6 +158,9 @@ impl GateReason {
         match self {
             GateReason::MemberUnreachable { member, .. }
             | GateReason::MemberNotProbed { member, .. }
+            | GateReason::NotAMember {
+                endpoint: member, ..
+            }
             | GateReason::NoLeader { member }
             | GateReason::Alarm { member, .. }
             | GateReason::MemberError { member, .. }
@@ -187,6 +192,7 @@ impl GateReason {
             GateReason::Alarm { .. } => false,
             GateReason::MemberUnreachable { .. }
             | GateReason::MemberNotProbed { .. }
+            | GateReason::NotAMember { .. }
             | GateReason::NoLeader { .. }
             | GateReason::MemberError { .. }
             | GateReason::ApplyLag { .. }
@@ -211,6 +217,7 @@ impl GateReason {
         match self {
             GateReason::MemberUnreachable { .. } => "unreachable".into(),
             GateReason::MemberNotProbed { .. } => "not probed".into(),
+            GateReason::NotAMember { .. } => "not a member".into(),
             GateReason::NoLeader { .. } => "no leader".into(),
             GateReason::Alarm { alarm, .. } => format!("alarm {alarm}"),
             GateReason::MemberError { .. } => "error".into(),
@@ -236,6 +243,10 @@ impl fmt::Display for GateReason {
             GateReason::MemberNotProbed { member, why } => {
                 write!(f, "member {member} was not probed: {why}")
             }
+            GateReason::NotAMember { endpoint, id } => write!(
+                f,
+                "{endpoint} is not a member of this cluster: it answered as member {id:016x}, which the cluster's member list does not hold (another cluster's member, or one removed); leave it out of the endpoints"
+            ),
             GateReason::NoLeader { member } => write!(f, "member {member} reports no leader"),
             GateReason::LeaderDisagreement { views } => {
                 let views: Vec<String> = views.iter().map(|(m, l)| format!("{m}→{l}")).collect();
@@ -455,6 +466,27 @@ pub struct DueTick {
 /// Status disagrees with MemberList (a promotion in flight) refuses.
 pub fn evaluate(look: &ClusterLook, options: &GateOptions) -> GateVerdict {
     let mut reasons = Vec::new();
+    // Check 0: endpoints that are not members of this cluster (given with
+    // `--no-discover`) are said as such; what they answered (their own
+    // cluster's leader, term and index) is no view of this cluster, so
+    // the other checks judge the members alone.
+    let strangers = not_members(look);
+    let members_only;
+    let look = if strangers.is_empty() {
+        look
+    } else {
+        members_only = ClusterLook {
+            members: look
+                .members
+                .iter()
+                .filter(|m| !is_stranger(look, m))
+                .cloned()
+                .collect(),
+            ..look.clone()
+        };
+        reasons.extend(strangers);
+        &members_only
+    };
     voters_answered(look, &mut reasons);
     let leader = agreed_leader(look, &mut reasons);
     alarms_and_errors(look, &mut reasons);
@@ -469,6 +501,27 @@ pub fn evaluate(look: &ClusterLook, options: &GateOptions) -> GateVerdict {
     promotions(look, &mut reasons);
     quorum_margin(look, options, &mut reasons);
     GateVerdict { reasons, leader }
+}
+
+/// Whether `m` answered Status as a member MemberList does not hold (only
+/// a probed endpoint can: with discovery every row is a listed member).
+fn is_stranger(look: &ClusterLook, m: &crate::look::MemberLook) -> bool {
+    look.member_list_known && m.listed.is_none() && m.status().is_some()
+}
+
+/// Check 0: a `NotAMember` for each endpoint that answered as a member
+/// MemberList does not hold.
+fn not_members(look: &ClusterLook) -> Vec<GateReason> {
+    look.members
+        .iter()
+        .filter(|m| is_stranger(look, m))
+        .filter_map(|m| {
+            Some(GateReason::NotAMember {
+                endpoint: m.name.clone(),
+                id: m.status()?.member_id,
+            })
+        })
+        .collect()
 }
 
 /// Check 1: Every voting member answered.
@@ -660,84 +713,11 @@ pub fn snapshot_in_flight(member: &MemberLook, watch: &SnapshotWatch) -> Option<
     })
 }
 
-/// How far apart the Status answers of a look that a step acts on may
-/// come: half of etcd's default election timeout (1 s). Answers within it
-/// are views of nearly one moment; one that came later than the rest (a
-/// member frozen, or stalled on its disk) may be a view from before an
-/// election the others had not seen yet, or after one they had not.
-pub const ONE_MOMENT: Duration = Duration::from_millis(500);
-
-/// Whether a look shows one moment of the cluster, as a step that acts on
-/// it needs (the gate itself judges each answer on its own). Pure.
-///
-/// Every answer must have come within `limit` of the fastest one (a look
-/// asks every member at once, so a far network slows every answer alike
-/// and passes), and every member that answered must be in the same raft
-/// term. The second catches an election under way: members learn a new
-/// term within a heartbeat (100 ms), so differing terms pass by
-/// themselves, and the sweep looks again rather than refuse at once.
-pub fn one_moment(look: &ClusterLook, limit: Duration) -> Vec<GateReason> {
-    let mut reasons = Vec::new();
-    let fastest = look.members.iter().filter_map(|m| m.answered_in).min();
-    for m in &look.members {
-        let (Some(took), Some(fastest)) = (m.answered_in, fastest) else {
-            continue;
-        };
-        if took.saturating_sub(fastest) > limit {
-            reasons.push(GateReason::SlowAnswer {
-                member: m.name.clone(),
-                took,
-            });
-        }
-    }
-    let views: Vec<(String, u64)> = look
-        .members
-        .iter()
-        .filter_map(|m| Some((m.name.clone(), m.status()?.raft_term)))
-        .collect();
-    if views.windows(2).any(|w| w[0].1 != w[1].1) {
-        reasons.push(GateReason::TermDisagreement { views });
-    }
-    reasons
-}
-
-/// Whether the member about to be defragmented (or handed leadership
-/// from) still sees what the step was planned on, asked right before the
-/// step: the same leader in the same raft term, and so the same role.
-/// `None` when it does; otherwise the reason, naming both views. Pure.
-pub fn still_as_looked(
-    look: &ClusterLook,
-    leader: u64,
-    member: &str,
-    now: &MemberStatus,
-) -> Option<GateReason> {
-    let looked_term = look
-        .members
-        .iter()
-        .find(|m| m.name == member)
-        .and_then(|m| m.status())
-        .map(|s| s.raft_term)?;
-    if now.leader == leader && now.raft_term == looked_term {
-        return None;
-    }
-    let view = |leader: u64, term: u64| {
-        if leader == 0 {
-            format!("no leader in term {term}")
-        } else {
-            format!("leader {} in term {term}", look.name_of(leader))
-        }
-    };
-    Some(GateReason::ChangedSinceLook {
-        member: member.to_string(),
-        looked: view(leader, looked_term),
-        now: view(now.leader, now.raft_term),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::look::{Alarm, MemberLook, MemberStatus};
+    use crate::plan::moment::{one_moment, still_as_looked, ONE_MOMENT};
 
     /// A policy's tick counts when it falls within the window, counted as
     /// its processor counts: from its last scheduled tick, a tick already
@@ -943,6 +923,26 @@ mod tests {
                 3,
                 |s| status_mut(s, 0).leader = 0,
                 vec!["NoLeader"],
+            ),
+            (
+                // --no-discover with an endpoint of another cluster: said
+                // as not a member, and its own leader, term and index are
+                // no disagreement with this cluster's.
+                "an endpoint of another cluster",
+                3,
+                |s| {
+                    let mut stranger = s.members[0].clone();
+                    stranger.listed = None;
+                    stranger.name = "https://10.9.9.9:2379".into();
+                    stranger.id = Some(99);
+                    s.members.push(stranger);
+                    let other = status_mut(s, 3);
+                    other.member_id = 99;
+                    other.leader = 99;
+                    other.raft_term = 9;
+                    other.raft_index = 1;
+                },
+                vec!["NotAMember"],
             ),
             (
                 "disagreement",

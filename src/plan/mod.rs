@@ -9,6 +9,7 @@ pub mod defrag;
 pub mod doctor;
 pub mod gate;
 pub mod membership;
+pub mod moment;
 pub mod notes;
 pub mod operator;
 pub mod probes;

@@ -426,6 +426,42 @@ async fn five_members_and_no_discover() {
         .map(|r| r["code"].clone())
         .collect();
     assert_eq!(codes, vec!["MemberNotProbed"; 4], "{doc}");
+
+    // Issue 46, item 7: every member given, and beside them an endpoint
+    // of another cluster. It is said to be no member (by the id it
+    // answered with, which this cluster's MemberList does not hold),
+    // never counted as a member that did not answer, and its own leader
+    // is no disagreement: the gate refuses on it alone.
+    let other = start(ClusterSpec::new(1, Security::Plain)).await;
+    let stranger = other.endpoints()[0].clone();
+    let mut endpoints = cluster.endpoints();
+    endpoints.push(stranger.clone());
+    let a = args(&[
+        &format!("--endpoints={}", endpoints.join(",")),
+        "--no-discover",
+        "status",
+        "--check",
+        "-o",
+        "json",
+    ]);
+    let run = tool(&a, &[]).await;
+    run.expect_code(1);
+    let doc = run.json();
+    let reasons = doc["gate"]["reasons"].as_array().unwrap();
+    assert_eq!(reasons.len(), 1, "{doc}");
+    assert_eq!(reasons[0]["code"], "NotAMember", "{doc}");
+    let other_id = format!("{:016x}", other.member_ids().await.unwrap()[0]);
+    let said = reasons[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        said.contains(&format!("{stranger} is not a member of this cluster"))
+            && said.contains(&other_id),
+        "{doc}"
+    );
+    assert!(
+        run.stderr.contains("is not a member of this cluster"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// `members` lists ids, names, URLs and the learner flag as etcd has them.

@@ -34,6 +34,10 @@ pub fn gate(verdict: &GateVerdict, cluster: &str) -> Vec<Finding> {
                     Severity::Critical,
                     "bring the member back (its Pod or process, its disk, the network) before any maintenance".to_string(),
                 ),
+                GateReason::NotAMember { .. } => (
+                    Severity::Critical,
+                    "name only this cluster's members in the endpoints (kubectl-etcd members lists them)".to_string(),
+                ),
                 GateReason::NoLeader { .. }
                 | GateReason::LeaderDisagreement { .. }
                 | GateReason::LeaderNotMember { .. } => (
@@ -59,8 +63,8 @@ pub fn gate(verdict: &GateVerdict, cluster: &str) -> Vec<Finding> {
                     Severity::Warning,
                     format!("{voters} voter(s): losing one loses quorum; run 3 or 5 members"),
                 ),
-                // A sweep's own checks of one look (`gate::one_moment`,
-                // `gate::still_as_looked`); a sweep looks again by itself.
+                // A sweep's own checks of one look (`moment::one_moment`,
+                // `moment::still_as_looked`); a sweep looks again by itself.
                 GateReason::SlowAnswer { .. } | GateReason::LookAged { .. } => (
                     Severity::Warning,
                     "check the member's disk and CPU: a sweep waits until every member answers promptly".into(),
