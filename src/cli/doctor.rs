@@ -42,6 +42,15 @@ pub struct DoctorArgs {
     #[arg(long, value_name = "VERSION")]
     pub upgrade_to: Option<String>,
 
+    /// Acknowledge a finding by its check id (the CHECK column, e.g.
+    /// known-defect/v3.5-data-inconsistency): it stays listed, marked
+    /// acknowledged, and no longer counts for --fail-on or for the
+    /// severity --serve exposes. Repeat it, or separate ids with commas;
+    /// KUBECTL_ETCD_ACKNOWLEDGE sets it for a CronJob or Deployment (the
+    /// flag replaces it).
+    #[arg(long, value_name = "CHECK", value_delimiter = ',', env = "KUBECTL_ETCD_ACKNOWLEDGE", value_parser = parse_check_id)]
+    pub acknowledge: Vec<String>,
+
     #[command(flatten)]
     pub gate: GateArgs,
 
@@ -79,6 +88,29 @@ pub struct DoctorArgs {
 
 /// `--serve-as NAMESPACE/NAME`: two names of Kubernetes' object-name form
 /// (lower-case letters, digits, `-` and `.`, at most 253).
+/// `--acknowledge CHECK`: a check id as doctor names them, one or two
+/// words of letters, digits, `-`, `_` and `.` joined by `/`.
+fn parse_check_id(text: &str) -> Result<String, String> {
+    let word = |s: &str| {
+        !s.is_empty()
+            && s.len() <= 64
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    };
+    let text = text.trim();
+    let ok = match text.split_once('/') {
+        Some((family, rest)) => word(family) && word(rest),
+        None => word(text),
+    };
+    if ok {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "{text:?} is not a check id: use the CHECK column of `kubectl etcd doctor` (e.g. known-defect/v3.5-data-inconsistency)"
+        ))
+    }
+}
+
 fn parse_serve_as(text: &str) -> Result<(String, String), String> {
     let name_like = |s: &str| {
         !s.is_empty()

@@ -211,6 +211,8 @@ pub struct Doctor {
     pub upgrade_to: Option<crate::plan::doctor::upgrade::UpgradeTarget>,
     /// `--serve`: keep examining and serve the findings as metrics.
     pub serve: Option<DoctorServe>,
+    /// `--acknowledge`: check ids whose findings are acknowledged.
+    pub acknowledge: Vec<String>,
 }
 
 /// `doctor --serve`: where, and at what pace.
@@ -467,6 +469,7 @@ fn command(parsed: &cli::Command) -> Result<Command> {
             },
             churn_window: a.churn_window,
             gate: gate(&a.gate),
+            acknowledge: a.acknowledge.clone(),
             serve: a.serve.map(|address| DoctorServe {
                 address,
                 interval: a.interval,

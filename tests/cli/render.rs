@@ -897,6 +897,7 @@ fn doctor_over_contexts() {
             member: Some("etcd-0".into()),
             message: "etcd-0 is 60% free space".into(),
             remedy: "kubectl etcd defrag etcd -n prod".into(),
+            acknowledged: false,
         }],
         unread: vec![],
     };

@@ -67,8 +67,10 @@ impl Run {
     }
 }
 
-const ENV_VARS: [&str; 9] = [
+const ENV_VARS: [&str; 11] = [
     "KUBECONFIG",
+    "ETCDCTL_WRITE_OUT",
+    "KUBECTL_ETCD_ACKNOWLEDGE",
     "ETCDCTL_ENDPOINTS",
     "ETCDCTL_CACERT",
     "ETCDCTL_CERT",

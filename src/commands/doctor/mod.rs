@@ -23,7 +23,7 @@ use crate::look::MemberMetrics;
 use crate::output;
 use crate::plan::backup;
 use crate::plan::doctor::{self, gauges, CertFact, Facts, Severity};
-use crate::plan::gate::{self, GateOptions};
+use crate::plan::gate;
 use crate::plan::rule::DefragRule;
 use crate::reach::tls;
 use crate::report::{ClusterRef, ContextRow, DoctorReport, FleetDoctorReport};
@@ -41,8 +41,6 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
     if let Some(serve) = &args.serve {
         return serve::run(global, args, serve).await;
     }
-    let gate = args.gate;
-    let window = args.churn_window;
     if args.all_namespaces {
         // As `status -A`: the clusters, and what their source shares
         // between them, side by side; each cluster's own reads are its
@@ -67,11 +65,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
                     let at = opened.place;
                     let facts = Some((&places[at].kube, ProcessorsOf::Read(&processors[at])));
                     let report = match opened.session {
-                        Ok(s) => {
-                            examine(&s, facts, &gate, window, args.upgrade_to)
-                                .await
-                                .report
-                        }
+                        Ok(s) => examine(&s, facts, args).await.report,
                         Err(e) if super::secret_forbidden(&e) => {
                             not_dialed_report(Some(opened.cluster), &e)
                         }
@@ -92,6 +86,7 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
             contexts: listed.contexts,
         };
         output::print(&fleet, global.output)?;
+        note_unmatched(&args.acknowledge, &fleet.clusters);
         return fail_on(args.fail_on, &fleet.clusters, &fleet.contexts);
     }
     let s = match session::open(&global.reach, args.cluster.as_deref()).await {
@@ -110,11 +105,24 @@ pub async fn run(global: &Global, args: &DoctorArgs) -> Result<ExitStatus> {
     // Plugin mode: the session's API client, on the connections it
     // has; who processes EtcdDefrag is read beside the rest.
     let facts = s.kube.as_ref().map(|k| (k, ProcessorsOf::ReadHere));
-    let report = examine(&s, facts, &gate, window, args.upgrade_to)
-        .await
-        .report;
+    let report = examine(&s, facts, args).await.report;
     output::print(&report, global.output)?;
+    note_unmatched(&args.acknowledge, std::slice::from_ref(&report));
     fail_on(args.fail_on, &[report], &[])
+}
+
+/// Says which `--acknowledge` ids no finding carries (a typo, or a
+/// finding that has gone), so that an acknowledgement is never silently
+/// without effect.
+fn note_unmatched(ids: &[String], reports: &[DoctorReport]) {
+    let findings: Vec<&doctor::Finding> = reports.iter().flat_map(|r| &r.findings).collect();
+    let unmatched = doctor::unmatched(ids, &findings);
+    if !unmatched.is_empty() {
+        crate::logging::warn(&format!(
+            "warning: --acknowledge {} matched no finding (the CHECK column of doctor names them)",
+            unmatched.join(",")
+        ));
+    }
 }
 
 /// Exit 1 naming every cluster whose worst finding is at least
@@ -167,6 +175,7 @@ fn one_finding(
             member: None,
             message,
             remedy,
+            acknowledged: false,
         }],
         unread: vec![],
     }
@@ -215,10 +224,9 @@ fn unreachable_report(cluster: Option<ClusterRef>, why: String) -> DoctorReport 
 async fn examine(
     session: &Session,
     kube: Option<(&Kube, ProcessorsOf<'_>)>,
-    gate: &GateOptions,
-    churn_window: Duration,
-    upgrade_to: Option<crate::plan::doctor::upgrade::UpgradeTarget>,
+    args: &DoctorArgs,
 ) -> Examined {
+    let (gate, churn_window, upgrade_to) = (&args.gate, args.churn_window, args.upgrade_to);
     let (ops, target) = (&session.clients, &session.target);
     let cluster = target.cluster.clone();
     let kubernetes = async {
@@ -297,7 +305,7 @@ async fn examine(
     if let Some(k) = kubernetes {
         k.into_facts(session, &mut facts, &mut unread);
     }
-    let findings = doctor::examine(&facts);
+    let findings = doctor::acknowledge(doctor::examine(&facts), &args.acknowledge);
     let runs = facts.defrag.as_ref().map_or(&[][..], |d| &d.runs[..]);
     let gauges = gauges::of(&look, &verdict, &findings, desired, runs);
     Examined {

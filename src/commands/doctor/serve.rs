@@ -354,14 +354,7 @@ async fn examined(
     facts: Option<(&crate::k8s::Kube, ProcessorsOf<'_>)>,
     args: &Doctor,
 ) -> (Outcome, Examined) {
-    let found = examine(
-        session,
-        facts,
-        &args.gate,
-        args.churn_window,
-        args.upgrade_to,
-    )
-    .await;
+    let found = examine(session, facts, args).await;
     let outcome = match found.reached {
         true => Outcome::Examined,
         false => Outcome::Unreachable,

@@ -29,8 +29,14 @@ pub fn doctor(report: &DoctorReport, wide: bool) -> String {
         .unwrap_or(0)
         .max("CHECK".len());
     let line = |text: &mut String, f: &crate::plan::doctor::Finding| {
+        // An acknowledged finding stays listed, said to be acknowledged.
+        let acknowledged = if f.acknowledged {
+            "(acknowledged) "
+        } else {
+            ""
+        };
         text.push_str(&format!(
-            "{:<8}  {:<width$}  {}\n",
+            "{:<8}  {:<width$}  {acknowledged}{}\n",
             f.severity.to_string().to_uppercase(),
             f.check,
             f.message

@@ -117,6 +117,7 @@ fn doctor_wide_lists_the_checks_that_passed_under_a_header() {
         member: None,
         message: message.into(),
         remedy: remedy.into(),
+        acknowledged: false,
     };
     let report = DoctorReport {
         kind: None,

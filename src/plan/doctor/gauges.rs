@@ -142,7 +142,11 @@ fn checks(findings: &[Finding]) -> BTreeMap<String, Severity> {
     let mut out: BTreeMap<String, Severity> = BTreeMap::new();
     for f in findings {
         let worst = out.entry(check_label(&f.check)).or_insert(Severity::Ok);
-        *worst = (*worst).max(f.severity);
+        // An acknowledged finding is served as its check passing: the
+        // alerts on check severities stay quiet for what was accepted.
+        if !f.acknowledged {
+            *worst = (*worst).max(f.severity);
+        }
     }
     out
 }
@@ -220,6 +224,7 @@ mod tests {
             member: None,
             message: String::new(),
             remedy: String::new(),
+            acknowledged: false,
         }
     }
 

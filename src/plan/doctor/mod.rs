@@ -70,6 +70,11 @@ pub struct Finding {
     pub message: String,
     /// One line: what to do (empty for ok findings).
     pub remedy: String,
+    /// Acknowledged by its check id (`--acknowledge`): still shown, marked
+    /// so, and no longer counted in the report's worst severity (so not
+    /// for `--fail-on`) nor in the served check severity.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub acknowledged: bool,
 }
 
 fn finding(
@@ -85,6 +90,7 @@ fn finding(
         member: member.map(str::to_string),
         message,
         remedy: remedy.into(),
+        acknowledged: false,
     }
 }
 
@@ -445,10 +451,31 @@ fn or_passed(found: Vec<Finding>, check: &str, passed: impl Into<String>) -> Vec
     }
 }
 
-/// The worst severity among `findings` (Ok when none).
+/// Marks the findings whose check is among `ids` (`--acknowledge`)
+/// acknowledged. Pure.
+pub fn acknowledge(mut findings: Vec<Finding>, ids: &[String]) -> Vec<Finding> {
+    for f in findings.iter_mut() {
+        f.acknowledged = f.severity > Severity::Ok && ids.contains(&f.check);
+    }
+    findings
+}
+
+/// The ids of `ids` that no finding of `reports` carries: a typo, or a
+/// finding gone (said once, so that an acknowledgement does not outlive
+/// its reason unseen). Pure.
+pub fn unmatched<'a>(ids: &'a [String], findings: &[&Finding]) -> Vec<&'a str> {
+    ids.iter()
+        .filter(|id| !findings.iter().any(|f| f.check == **id))
+        .map(String::as_str)
+        .collect()
+}
+
+/// The worst severity among `findings` (Ok when none), acknowledged ones
+/// left out.
 pub fn worst(findings: &[Finding]) -> Severity {
     findings
         .iter()
+        .filter(|f| !f.acknowledged)
         .map(|f| f.severity)
         .max()
         .unwrap_or(Severity::Ok)

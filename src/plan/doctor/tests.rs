@@ -184,6 +184,7 @@ fn gate_reasons_become_findings_with_severities() {
         member: Some("c".into()),
         message: v.reasons.iter().find(|r| r.code() == "MemberUnreachable").unwrap().to_string(),
         remedy: "bring the member back (its Pod or process, its disk, the network) before any maintenance".into(),
+        acknowledged: false,
     }));
     let lag = found.iter().find(|f| f.check == "gate/ApplyLag").unwrap();
     assert_eq!(
@@ -1280,4 +1281,68 @@ fn plain_http_beside_the_tls_secrets_is_critical() {
     );
     assert!(found[0].remedy.contains("spec.etcdOptions"), "{found:?}");
     assert!(with(None).is_empty());
+}
+
+/// `--acknowledge`: the findings of a named check are marked, whatever
+/// their member, and leave the worst severity; an ok finding is never
+/// marked (nothing to accept); an id no finding carries is said back;
+/// the served severity of an acknowledged check is its passing one.
+#[test]
+fn acknowledged_findings_stay_listed_and_leave_the_worst() {
+    let f = |check: &str, severity, member: Option<&str>| {
+        finding(severity, check, member, format!("{check} seen"), "do this")
+    };
+    let found = vec![
+        f("known-defect/defrag-error-panics", Severity::Warning, None),
+        f("fragmentation", Severity::Warning, Some("m1")),
+        f("fragmentation", Severity::Warning, Some("m2")),
+        f("quota", Severity::Ok, None),
+    ];
+    assert_eq!(worst(&found), Severity::Warning);
+    let ids = vec![
+        "known-defect/defrag-error-panics".to_string(),
+        "quota".to_string(),
+        "known-defect/typo".to_string(),
+    ];
+    let marked = acknowledge(found.clone(), &ids);
+    assert_eq!(marked.len(), found.len());
+    assert_eq!(
+        marked.iter().map(|f| f.acknowledged).collect::<Vec<_>>(),
+        [true, false, false, false]
+    );
+    assert_eq!(
+        worst(&marked),
+        Severity::Warning,
+        "fragmentation is not acknowledged"
+    );
+    let all = acknowledge(
+        found.clone(),
+        &[
+            "known-defect/defrag-error-panics".into(),
+            "fragmentation".into(),
+        ],
+    );
+    assert_eq!(worst(&all), Severity::Ok);
+    assert!(all
+        .iter()
+        .all(|f| f.severity == found[0].severity || f.check == "quota"));
+    let refs: Vec<&Finding> = marked.iter().collect();
+    assert_eq!(unmatched(&ids, &refs), ["known-defect/typo"]);
+    let empty = ClusterLook {
+        members: vec![],
+        member_list_known: true,
+        alarms: vec![],
+        alarm_list_error: None,
+    };
+    let verdict = evaluate(&empty, &GateOptions::default());
+    let served = gauges::of(&empty, &verdict, &all, None, &[]);
+    assert_eq!(served.checks.get("fragmentation"), Some(&Severity::Ok));
+    assert_eq!(
+        serde_json::to_value(&all[0]).unwrap()["acknowledged"],
+        serde_json::json!(true)
+    );
+    assert!(serde_json::to_value(&found[0])
+        .unwrap()
+        .get("acknowledged")
+        .is_none());
 }

@@ -270,6 +270,7 @@ fn upgrade(severity: Severity, check: &str, message: String, remedy: String) -> 
         member: None,
         message,
         remedy,
+        acknowledged: false,
     }
 }
 
@@ -592,6 +593,7 @@ fn flags(to: UpgradeTarget, facts: &UpgradeFacts<'_>) -> Vec<Finding> {
                     used.join(", ")
                 ),
                 remedy: "change its flags to the new names before the upgrade (the new names need etcd 3.6 or later; 3.5 knows only the old ones)".into(),
+                acknowledged: false,
             });
         }
     }
@@ -629,6 +631,7 @@ fn operator(to: UpgradeTarget, facts: &UpgradeFacts<'_>) -> Vec<Finding> {
                     m.name
                 ),
                 remedy: "let the change finish (or roll it back) before starting another".into(),
+                acknowledged: false,
             });
         }
     }
