@@ -261,13 +261,7 @@ async fn a_user_without_the_root_role_stops_at_the_first_refusal() {
         let mut spec = ClusterSpec::new(3, Security::MutualTlsAuth).version(version);
         spec.log_level = "info";
         let cluster = start(spec).await;
-        let mut root = cluster.client(0).await.unwrap();
-        root.user_add("alice", "alice-pw", None).await.unwrap();
-        root.role_add("reader").await.unwrap();
-        root.role_grant_permission("reader", etcd_client::Permission::read("").with_all_keys())
-            .await
-            .unwrap();
-        root.user_grant_role("alice", "reader").await.unwrap();
+        add_reader(&cluster, "alice", "alice-pw").await;
 
         let run = tool(
             &with(

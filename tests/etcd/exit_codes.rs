@@ -28,16 +28,7 @@ async fn held(cluster: &Cluster) -> Held {
     let mut c = cluster.client(0).await.unwrap();
     let mut members = cluster.member_ids().await.unwrap();
     members.sort();
-    let alarms = c
-        .alarm(
-            etcd_client::AlarmAction::Get,
-            etcd_client::AlarmType::None,
-            None,
-        )
-        .await
-        .unwrap()
-        .alarms()
-        .len();
+    let alarms = alarms_listed(&mut c).await.len();
     let history = c
         .get(
             "exit-codes/0",
@@ -99,13 +90,7 @@ fn changing(cluster: &Cluster, leader: usize, file: &str) -> Vec<(&'static str, 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_missing_role_is_exit_2_in_every_command() {
     let cluster = prepared(Security::MutualTlsAuth).await;
-    let mut root = cluster.client(0).await.unwrap();
-    root.user_add("alice", "alice-pw", None).await.unwrap();
-    root.role_add("reader").await.unwrap();
-    root.role_grant_permission("reader", etcd_client::Permission::read("").with_all_keys())
-        .await
-        .unwrap();
-    root.user_grant_role("alice", "reader").await.unwrap();
+    add_reader(&cluster, "alice", "alice-pw").await;
     let before = held(&cluster).await;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("backup.db").display().to_string();

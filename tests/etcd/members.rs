@@ -515,19 +515,8 @@ async fn a_learner_holding_nospace_gets_a_way_out_that_works() {
     assert!(code == 0 || code == 1, "`{}`:\n{screen}", commands[1]);
     assert!(screen.contains("Alarm NOSPACE on m3: disarmed"), "{screen}");
     let mut c = cluster.client(0).await.unwrap();
-    let alarms = c
-        .alarm(
-            etcd_client::AlarmAction::Get,
-            etcd_client::AlarmType::None,
-            None,
-        )
-        .await
-        .unwrap();
-    assert!(
-        alarms.alarms().is_empty(),
-        "{} alarms remain",
-        alarms.alarms().len()
-    );
+    let alarms = alarms_listed(&mut c).await;
+    assert!(alarms.is_empty(), "alarms remain: {alarms:?}");
     c.put("after", "works", None).await.unwrap();
 }
 

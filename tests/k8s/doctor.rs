@@ -379,22 +379,7 @@ async fn doctor_reads_pods_with_one_list_and_a_get_only_role_still_reads_each() 
         let mut rules = base.clone();
         rules.push(rule("", &["pods"], &[verb]));
         let kc = grant(&client, ns, &format!("doctor-{account}"), rules, account).await;
-        let run = tool(
-            &args(&[
-                &format!("--kubeconfig={}", kc.display()),
-                "--connect=direct",
-                "doctor",
-                "etcd",
-                "-o",
-                "json",
-                "--fail-on",
-                "never",
-            ]),
-            &[],
-        )
-        .await;
-        run.expect_code(0);
-        let doc = run.json();
+        let doc = doctor_json(&kc).await;
         assert_eq!(doc["cluster"]["name"], "etcd", "{account}: {doc}");
         // Everything but the room on the members' volumes: the kubelet's
         // volume statistics need get on nodes/proxy, which neither role
@@ -430,22 +415,7 @@ async fn doctor_reads_pods_with_one_list_and_a_get_only_role_still_reads_each() 
     let mut rules = base.clone();
     rules.push(rule("", &["pods"], &["list"]));
     let kc = grant(&client, ns, "doctor-no-nodes", rules, "no-nodes").await;
-    let run = tool(
-        &args(&[
-            &format!("--kubeconfig={}", kc.display()),
-            "--connect=direct",
-            "doctor",
-            "etcd",
-            "-o",
-            "json",
-            "--fail-on",
-            "never",
-        ]),
-        &[],
-    )
-    .await;
-    run.expect_code(0);
-    let doc = run.json();
+    let doc = doctor_json(&kc).await;
     let unread: Vec<&str> = doc["unread"]
         .as_array()
         .unwrap()
@@ -465,6 +435,27 @@ async fn doctor_reads_pods_with_one_list_and_a_get_only_role_still_reads_each() 
         "{node}"
     );
     drop(fx);
+}
+
+/// `doctor etcd -o json --fail-on never` as the kubeconfig's identity,
+/// which must exit 0: its report.
+async fn doctor_json(kc: &std::path::Path) -> serde_json::Value {
+    let run = tool(
+        &args(&[
+            &format!("--kubeconfig={}", kc.display()),
+            "--connect=direct",
+            "doctor",
+            "etcd",
+            "-o",
+            "json",
+            "--fail-on",
+            "never",
+        ]),
+        &[],
+    )
+    .await;
+    run.expect_code(0);
+    run.json()
 }
 
 /// `doctor --upgrade-to 3.7` in plugin mode reads each member Pod's etcd

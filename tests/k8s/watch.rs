@@ -544,19 +544,7 @@ async fn nospace_completes_and_is_disarmed() {
     for i in 0..3 {
         assert_eq!(defrag_count(&fx.etcd, i).await, 1, "member {i}");
     }
-    let alarms = c
-        .alarm(
-            etcd_client::AlarmAction::Get,
-            etcd_client::AlarmType::None,
-            None,
-        )
-        .await
-        .unwrap();
-    let left: Vec<_> = alarms
-        .alarms()
-        .iter()
-        .map(|a| (a.member_id(), a.alarm()))
-        .collect();
+    let left = alarms_listed(&mut c).await;
     assert!(left.is_empty(), "alarms after the run: {left:?}");
     c.put("after", "x", None)
         .await

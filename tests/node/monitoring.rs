@@ -292,15 +292,7 @@ async fn fill_to_nospace(etcd: &mut etcd_client::Client) {
 
 /// How many alarms etcd has raised, by its own list.
 async fn alarms_raised(etcd: &mut etcd_client::Client) -> usize {
-    etcd.alarm(
-        etcd_client::AlarmAction::Get,
-        etcd_client::AlarmType::None,
-        None,
-    )
-    .await
-    .unwrap()
-    .alarms()
-    .len()
+    support::alarms_listed(etcd).await.len()
 }
 
 #[tokio::test(flavor = "multi_thread")]

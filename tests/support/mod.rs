@@ -249,6 +249,40 @@ pub async fn raise_alarm(
         .expect("raise alarm");
 }
 
+/// Adds etcd user `user` (password `password`) holding one role, `reader`,
+/// that may read every key and nothing else: no root role (through the
+/// root user of an auth cluster).
+pub async fn add_reader(cluster: &Cluster, user: &str, password: &str) {
+    let mut root = cluster.client(0).await.expect("a root client");
+    root.user_add(user, password, None)
+        .await
+        .expect("add the user");
+    root.role_add("reader").await.expect("add the role");
+    root.role_grant_permission("reader", etcd_client::Permission::read("").with_all_keys())
+        .await
+        .expect("grant read on every key");
+    root.user_grant_role(user, "reader")
+        .await
+        .expect("grant the role");
+}
+
+/// The alarms etcd lists (AlarmList through `client`), as (member id,
+/// alarm): etcd's own word on what is raised.
+pub async fn alarms_listed(client: &mut etcd_client::Client) -> Vec<(u64, i32)> {
+    client
+        .alarm(
+            etcd_client::AlarmAction::Get,
+            etcd_client::AlarmType::None,
+            None,
+        )
+        .await
+        .expect("AlarmList")
+        .alarms()
+        .iter()
+        .map(|a| (a.member_id(), a.alarm() as i32))
+        .collect()
+}
+
 /// The member rows of a `status -o json` document, by name.
 pub fn rows(doc: &serde_json::Value) -> Vec<serde_json::Value> {
     doc["members"].as_array().cloned().unwrap_or_default()
