@@ -181,30 +181,19 @@ async fn confirm_dangerous(decisions: &[DisarmDecision], typed: Option<&str>) ->
         .iter()
         .filter(|d| d.disarm && d.raw.kind != AlarmKind::Nospace);
     for d in dangerous {
-        match typed {
-            Some(typed) if typed == d.member => {}
-            None if output::prompt::interactive() => {
-                let typed_right = output::prompt::typed_confirmation_async(
-                    d.member.clone(),
-                    format!(
-                        "Clearing {} on {} hides possible data damage; etcd will accept writes again.",
-                        d.alarm, d.member
-                    ),
-                )
-                .await?;
-                if !typed_right {
-                    return Err(output::prompt::not_confirmed());
-                }
-            }
-            // A flag naming another member, or nobody to ask: what is
-            // missing is the flag's value.
-            _ => {
-                return Err(Error::usage(format!(
-                    "not clearing {} on {}: it needs a typed confirmation (on a terminal, or --confirm-corrupt {})",
-                    d.alarm, d.member, d.member
-                )))
-            }
-        }
+        output::prompt::typed_consent(
+            typed,
+            &d.member,
+            format!(
+                "Clearing {} on {} hides possible data damage; etcd will accept writes again.",
+                d.alarm, d.member
+            ),
+            format!(
+                "not clearing {} on {}: it needs a typed confirmation (on a terminal, or --confirm-corrupt {})",
+                d.alarm, d.member, d.member
+            ),
+        )
+        .await?;
     }
     Ok(())
 }

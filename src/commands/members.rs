@@ -436,26 +436,16 @@ impl Opened {
         if proposed.flags.consent.dry_run || !proposed.flags.force {
             return Ok(report);
         }
-        match &proposed.flags.confirm {
-            Some(typed) if typed == &proposed.typed => {}
-            None if output::prompt::interactive() => {
-                let typed_right = output::prompt::typed_confirmation_async(
-                    proposed.typed.clone(),
-                    format!("--force: {} {name} {}.", verb(action), why_forced(&report)),
-                )
-                .await?;
-                if !typed_right {
-                    return Err(output::prompt::not_confirmed());
-                }
-            }
-            // --confirm naming something else, or nobody to ask.
-            _ => {
-                return Err(Error::usage(format!(
-                    "--force needs the member typed to confirm: at the prompt, or --confirm {}; nothing changed",
-                    proposed.typed
-                )))
-            }
-        }
+        output::prompt::typed_consent(
+            proposed.flags.confirm.as_deref(),
+            &proposed.typed,
+            format!("--force: {} {name} {}.", verb(action), why_forced(&report)),
+            format!(
+                "--force needs the member typed to confirm: at the prompt, or --confirm {}; nothing changed",
+                proposed.typed
+            ),
+        )
+        .await?;
         Ok(report)
     }
 }

@@ -60,6 +60,29 @@ pub async fn typed_confirmation_async(expected: String, question: String) -> Res
         .map_err(|e| Error::usage(format!("cannot ask for confirmation: {e}")))?
 }
 
+/// Consent by typing `expected`: given in a flag (`given`), else asked on
+/// a terminal. A wrong word at the prompt is a "no" ([`not_confirmed`],
+/// exit 1); a flag naming something else, or nobody to ask, is the usage
+/// error `missing` (exit 2): the flag's value is what is missing.
+pub async fn typed_consent(
+    given: Option<&str>,
+    expected: &str,
+    question: String,
+    missing: String,
+) -> Result<()> {
+    match given {
+        Some(typed) if typed == expected => Ok(()),
+        None if interactive() => {
+            if typed_confirmation_async(expected.to_string(), question).await? {
+                Ok(())
+            } else {
+                Err(not_confirmed())
+            }
+        }
+        _ => Err(Error::usage(missing)),
+    }
+}
+
 /// Asks the person to type `expected` to go on.
 pub fn typed_confirmation(expected: &str, question: &str) -> Result<bool> {
     let typed: String = dialoguer::Input::new()
