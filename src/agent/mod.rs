@@ -410,11 +410,13 @@ async fn relay_agent(
             // send SIGTERM now, without waiting for the Job controller to
             // act on the suspension: the sooner the command hears it, the
             // less a sweep may start after the signal.
-            let suspend = serde_json::json!({"spec": {"suspend": true}});
-            let _ = jobs
-                .patch(&spec.name, &PatchParams::default(), &Patch::Merge(&suspend))
-                .await;
-            let _ = pods.delete(&pod, &DeleteParams::default()).await;
+            // Both at once: the deletion is what the command waits on.
+            let suspend = Patch::Merge(serde_json::json!({"spec": {"suspend": true}}));
+            let (patch, delete) = (PatchParams::default(), DeleteParams::default());
+            let _ = tokio::join!(
+                pods.delete(&pod, &delete),
+                jobs.patch(&spec.name, &patch, &suspend),
+            );
         }
         let params = LogParams {
             follow: true,

@@ -372,19 +372,8 @@ async fn the_cronjob_defragments_on_schedule_fails_on_a_stopped_member_and_stops
     .await
     .unwrap();
     let after = defrags_in_logs(&bed.logs(&members).await);
-    // When the kubelet stopped the container, from its own log (klog's
-    // time of day, UTC here; the date is the deletion's).
-    let kubelet = bed.node.log_tail("kubelet", 2000);
-    let killing = kubelet
-        .lines()
-        .find(|l| l.contains("Killing container with a grace period") && l.contains(&pod_name))
-        .unwrap_or_else(|| panic!("the kubelet did not log stopping {pod_name}"));
-    let time_of_day: f64 = {
-        let clock = killing.split_whitespace().nth(1).unwrap();
-        let parts: Vec<f64> = clock.split(':').map(|p| p.parse().unwrap()).collect();
-        parts[0] * 3600.0 + parts[1] * 60.0 + parts[2]
-    };
-    let killed_at = (deleted_at / 86400.0).floor() * 86400.0 + time_of_day;
+    // When the kubelet stopped the container, from its own log.
+    let killed_at = bed.kubelet_stopped(&pod_name, deleted_at);
     assert_eq!(code, 143, "{log}");
     let report = report_in(&log);
     assert_eq!(report["stopReason"], "Interrupted", "{report}");

@@ -312,6 +312,28 @@ impl Bed {
             .expect_code(0);
     }
 
+    /// When the first node's kubelet began stopping Pod `pod`'s container
+    /// (its "Killing container with a grace period" line), in seconds since
+    /// the epoch: klog gives the time of day (UTC here), `near` (a moment
+    /// on this machine's clock shortly before) gives the date.
+    pub fn kubelet_stopped(&self, pod: &str, near: f64) -> f64 {
+        let kubelet = self.node.log_tail("kubelet", 4000);
+        let killing = kubelet
+            .lines()
+            .rev()
+            .find(|l| l.contains("Killing container with a grace period") && l.contains(pod))
+            .unwrap_or_else(|| panic!("the kubelet did not log stopping {pod}"));
+        let clock = killing.split_whitespace().nth(1).unwrap();
+        let parts: Vec<f64> = clock.split(':').map(|p| p.parse().unwrap()).collect();
+        let time_of_day = parts[0] * 3600.0 + parts[1] * 60.0 + parts[2];
+        let mut at = (near / 86400.0).floor() * 86400.0 + time_of_day;
+        // Past midnight between `near` and the kubelet's line.
+        if at < near - 43200.0 {
+            at += 86400.0;
+        }
+        at
+    }
+
     /// The process of member Pod `member`'s (first) container on the node.
     pub async fn member_pid(&self, member: &str) -> nix::unistd::Pid {
         let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.ns);
