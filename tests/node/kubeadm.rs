@@ -467,7 +467,7 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     // be seen starting.
     fragment(etcd.clone(), 32 << 20, 160 << 20).await;
     let one = [MEMBER.to_string()];
-    let (before, _, code, stderr) =
+    let (before, _, _, code, stderr) =
         sigterm_mid_sweep(&bed, &one, &["defrag", "--yes", "--allow-quorum-loss"]).await;
     assert_eq!(code, Some(143), "{stderr}");
     let after = defrags_in_logs(&member_logs(&bed, &one).await).len();
@@ -486,13 +486,13 @@ async fn signalled_mid_doctor(bed: &Bed, signal: Signal) -> (Option<i32>, String
 
 /// `ARGS…` (a sweep) through the agent, sent SIGTERM as soon as the
 /// `members`' own logs show a defrag started beyond those they had
-/// finished before: that count, when the first node's kubelet stopped the
-/// agent (seconds since the epoch), the plugin's exit code and stderr.
+/// finished before: that count, the agent's Pod, when the signal was sent
+/// (seconds since the epoch), the plugin's exit code and stderr.
 async fn sigterm_mid_sweep(
     bed: &Bed,
     members: &[String],
     args: &[&str],
-) -> (usize, f64, Option<i32>, String) {
+) -> (usize, String, f64, Option<i32>, String) {
     let before = defrags_in_logs(&member_logs(bed, members).await).len();
     let child = bed.spawn_etcd(args);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
@@ -510,12 +510,7 @@ async fn sigterm_mid_sweep(
         .unwrap()
         .as_secs_f64();
     let (code, stderr) = signal_and_wait(child, Signal::SIGTERM).await;
-    (
-        before,
-        bed.kubelet_stopped(&agent, signalled_at),
-        code,
-        stderr,
-    )
+    (before, agent, signalled_at, code, stderr)
 }
 
 /// Sends `signal` to the plugin `child` and waits for it to end: its exit
@@ -648,8 +643,11 @@ async fn three_kubeadm_control_plane_nodes_are_swept_one_member_at_a_time_throug
     // Most of it kept: each defrag copies it, so it lasts long enough to
     // be seen starting.
     fragment(etcd.clone(), 32 << 20, 160 << 20).await;
-    let (before, killed_at, code, stderr) =
+    let (before, agent, signalled_at, code, stderr) =
         sigterm_mid_sweep(&bed, &members, &["defrag", "--yes"]).await;
+    // Two members are left to sweep when the signal comes: the agent is
+    // still running when the kubelet stops it, which its log says.
+    let killed_at = bed.kubelet_stopped(&agent, signalled_at);
     assert_eq!(code, Some(143), "{stderr}");
     none_left(&bed, "SIGTERM mid-sweep").await;
     let after = defrags_in_logs(&member_logs(&bed, &members).await);
