@@ -2,15 +2,20 @@
 # Builds the release archives this machine can build — static musl binaries
 # for Linux on x86_64 and, when Debian's aarch64 cross compiler installs, on
 # arm64 — packs each with the LICENSE as krew expects, and writes their
-# sha256 into krew-manifest.yaml.
+# sha256 into krew-manifest.yaml: each built platform's entry replaced, or
+# added when the manifest lacks it. A manifest of another version keeps
+# none of its platforms, so the manifest lists only archives built and
+# hashed by this script.
 #
 #   scripts/release.sh                    # the Linux archives, into dist/
 #   scripts/release.sh --out DIR          # somewhere else
 #   scripts/release.sh --targets T1,T2    # only these Rust targets
 #   scripts/release.sh --profile quick    # an unoptimised build (the tests use it)
 #   scripts/release.sh --no-write-manifest  # leave krew-manifest.yaml alone
+#   scripts/release.sh --manifest FILE    # start from FILE, not krew-manifest.yaml
 #
-# On macOS, the same script builds the darwin archives:
+# On macOS, the same script builds the darwin archives and adds them to the
+# manifest the Linux run wrote:
 #   scripts/release.sh --targets aarch64-apple-darwin,x86_64-apple-darwin
 #
 # DIR receives kubectl-etcd_<tag>_<os>_<arch>.tar.gz per target, SHA256SUMS,
@@ -18,24 +23,36 @@
 # wants the file named after the plugin). Archives are reproducible: sorted
 # entries, fixed owner and mtime, gzip without a timestamp.
 set -euo pipefail
+caller="$PWD"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
+
+# A path as the caller typed it, relative to where they ran the script.
+from_caller() {
+  case "$1" in
+    /*) echo "$1" ;;
+    *) echo "$caller/$1" ;;
+  esac
+}
 
 out=dist
 profile=release
 targets=""
 write_manifest=1
 explicit_targets=0
+source_manifest=krew-manifest.yaml
 while [ "$#" -gt 0 ]; do
   case "$1" in
-    --out) out="$2"; shift 2 ;;
-    --out=*) out="${1#--out=}"; shift ;;
+    --out) out="$(from_caller "$2")"; shift 2 ;;
+    --out=*) out="$(from_caller "${1#--out=}")"; shift ;;
     --profile) profile="$2"; shift 2 ;;
     --profile=*) profile="${1#--profile=}"; shift ;;
     --targets) targets="$2"; explicit_targets=1; shift 2 ;;
     --targets=*) targets="${1#--targets=}"; explicit_targets=1; shift ;;
     --no-write-manifest) write_manifest=0; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --manifest) source_manifest="$(from_caller "$2")"; shift 2 ;;
+    --manifest=*) source_manifest="$(from_caller "${1#--manifest=}")"; shift ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) say "unknown argument $1 (see scripts/release.sh --help)"; exit 2 ;;
   esac
 done
@@ -112,26 +129,53 @@ check_static() {
   fi
 }
 
-# Replaces the sha256 of the platform whose uri names $2 in manifest $1.
+# Writes archive $2's sha256 $3 into manifest $1: into the platform whose
+# uri names the archive, or into a platform entry added at the end (the
+# platforms list is the manifest's last key) for os $4 and arch $5.
 # Quoted: YAML would read an all-digit hash as a number, or one like
 # 123e45… as a float.
 write_sha() {
-  local manifest="$1" archive="$2" sum="$3" tmp
+  local manifest="$1" archive="$2" sum="$3" os="$4" arch="$5" tmp
   tmp="$(mktemp)"
-  awk -v archive="$archive" -v sum="$sum" '
+  if awk -v archive="$archive" -v sum="$sum" '
     index($0, "uri:") && index($0, "/" archive) { hit = 1; print; next }
     hit && $1 == "sha256:" { sub(/sha256: .*/, "sha256: \"" sum "\""); hit = 0; done = 1 }
     { print }
     END { if (!done) exit 3 }
-  ' "$manifest" >"$tmp" || { rm -f "$tmp"; say "$manifest has no platform whose uri names $archive"; exit 1; }
-  cat "$tmp" >"$manifest"
+  ' "$manifest" >"$tmp"; then
+    cat "$tmp" >"$manifest"
+  else
+    cat >>"$manifest" <<EOF
+  - selector:
+      matchLabels:
+        os: $os
+        arch: $arch
+    uri: https://github.com/kubectl-etcd/kubectl-etcd/releases/download/$tag/$archive
+    sha256: "$sum"
+    bin: kubectl-etcd
+    files:
+    - from: kubectl-etcd
+      to: .
+    - from: LICENSE
+      to: .
+EOF
+  fi
   rm -f "$tmp"
 }
 
-# The manifest's version and uris follow Cargo.toml's version.
+# The manifest's version and uris follow Cargo.toml's version. One of
+# another version keeps no platform: their archives are not this release's.
 manifest="$out/etcd.yaml"
-sed -E "s#^(  version: ).*#\1$tag#; s#/download/v[^/]+/kubectl-etcd_v[^_]+_#/download/$tag/kubectl-etcd_${tag}_#" \
-  krew-manifest.yaml >"$manifest"
+if [ ! -f "$source_manifest" ]; then
+  say "--manifest $source_manifest: no such file"
+  exit 2
+fi
+if grep -qE "^  version: $tag\$" "$source_manifest"; then
+  cp "$source_manifest" "$manifest"
+else
+  sed -E "s#^(  version: ).*#\1$tag#" "$source_manifest" |
+    awk '{ print } /^  platforms:/ { exit }' >"$manifest"
+fi
 
 : >"$out/SHA256SUMS"
 built=0
@@ -161,7 +205,7 @@ for target in "${target_list[@]}"; do
   rm -rf "$stage"
   sum="$(sha256sum "$out/$archive" | cut -d' ' -f1)"
   echo "$sum  $archive" >>"$out/SHA256SUMS"
-  write_sha "$manifest" "$archive" "$sum"
+  write_sha "$manifest" "$archive" "$sum" "${plat%_*}" "${plat#*_}"
   say "$archive: $(stat -c %s "$out/$archive") bytes, sha256 $sum"
   built=$((built + 1))
 done

@@ -199,7 +199,7 @@ pub(crate) fn unfinished(why: impl std::fmt::Display) -> ExitStatus {
 }
 
 /// Whether opening the cluster failed because a Secret may not be read
-/// (403): the identity has a read-only role (`deploy/rbac-view.yaml`).
+/// (403): the identity has a read-only role (`deploy/view`).
 pub(crate) fn secret_forbidden(e: &crate::error::Error) -> bool {
     matches!(
         e,

@@ -111,7 +111,7 @@ async fn kubernetes_view(
     let cluster = ClusterRef::new(namespace, name);
     let report = StatusReport::build(Some(cluster), &look, &verdict);
     crate::logging::message(&format!(
-        "note: this identity may not read the cluster's Secrets, which hold its CA and client key ({refused}); the rows are the EtcdMember objects' word and no member was dialed. A read-only role stops here by design (deploy/rbac-view.yaml): the key that dials etcd can also change it. deploy/rbac-operate.yaml grants it"
+        "note: this identity may not read the cluster's Secrets, which hold its CA and client key ({refused}); the rows are the EtcdMember objects' word and no member was dialed. A read-only role stops here by design (deploy/view): the key that dials etcd can also change it. deploy/operate grants it"
     ));
     output::print(&report, global.output)?;
     if args.check {

@@ -6,7 +6,7 @@
 //! The API server asks the caller for `get` on `nodes/proxy`; the kubelet
 //! then authorizes the API server's own client. That permission is wide
 //! (it reaches every kubelet endpoint the API server proxies), so only the
-//! opt-in `deploy/rbac-volume-stats.yaml` grants it: without it the room
+//! opt-in `deploy/volume-stats` grants it: without it the room
 //! is not known, and the command says so.
 //!
 //! The kubelet refreshes a volume's figures about once a minute (its
@@ -103,7 +103,7 @@ pub async fn of_node(kube: &Kube, node: &str) -> Result<NodeVolumes, String> {
         Ok(text) => parse_summary(text.as_bytes())
             .map_err(|e| format!("node {node}'s kubelet answered a summary this tool cannot read: {e}")),
         Err(kube::Error::Api(s)) if s.code == 403 => Err(format!(
-            "reading the kubelet's volume statistics needs get on nodes/proxy, which deploy/rbac-volume-stats.yaml grants (check: kubectl auth can-i get nodes --subresource=proxy); the API server said: {}",
+            "reading the kubelet's volume statistics needs get on nodes/proxy, which deploy/volume-stats grants (check: kubectl auth can-i get nodes --subresource=proxy); the API server said: {}",
             s.message
         )),
         Err(kube::Error::Api(s)) => Err(format!(

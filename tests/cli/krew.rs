@@ -82,13 +82,12 @@ fn the_committed_manifest_passes_krews_validator() {
     assert!(!out.status.success(), "{}", text(&out));
 }
 
-/// The manifest names linux and darwin on amd64 and arm64, each archive
-/// named for its platform, with the binary and its LICENSE.
-#[test]
-fn the_manifest_covers_the_platforms_krew_users_have() {
+/// The platforms of a manifest (`os/arch`), each checked: its archive
+/// named for it and this version, the binary and its LICENSE, and a real
+/// sha256 (64 lowercase hex digits, not a placeholder of zeros).
+fn platforms(manifest: &Path) -> Vec<(String, String)> {
     let manifest: serde_json::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(repo().join("krew-manifest.yaml")).unwrap())
-            .unwrap();
+        serde_yaml::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
     let version = manifest["spec"]["version"].as_str().unwrap();
     assert_eq!(version, format!("v{}", env!("CARGO_PKG_VERSION")));
     let mut seen = Vec::new();
@@ -113,13 +112,31 @@ fn the_manifest_covers_the_platforms_krew_users_have() {
             .map(|f| f["from"].as_str().unwrap())
             .collect();
         assert_eq!(files, ["kubectl-etcd", "LICENSE"]);
-        seen.push(format!("{os}/{arch}"));
+        let sha = p["sha256"].as_str().unwrap();
+        assert!(
+            sha.len() == 64
+                && sha
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+                && sha.bytes().any(|b| b != b'0'),
+            "{os}/{arch}: sha256 {sha:?}"
+        );
+        seen.push((format!("{os}/{arch}"), sha.to_string()));
     }
+    seen
+}
+
+/// The committed manifest lists the Linux archives release.sh builds here,
+/// each once with its hash, and nothing it did not build (no darwin entry
+/// with a placeholder hash: those are added by the script on macOS).
+#[test]
+fn the_manifest_lists_only_platforms_built_and_hashed() {
+    let mut seen: Vec<String> = platforms(&repo().join("krew-manifest.yaml"))
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
     seen.sort();
-    assert_eq!(
-        seen,
-        ["darwin/amd64", "darwin/arm64", "linux/amd64", "linux/arm64"]
-    );
+    assert_eq!(seen, ["linux/amd64", "linux/arm64"]);
 }
 
 /// scripts/release.sh (unoptimised profile, to keep the test short) makes
@@ -165,6 +182,74 @@ fn a_release_archive_installs_with_krew_and_runs_through_kubectl() {
         "the manifest carries the archive's sha256"
     );
     let out = validate(&manifest, "krew-validate-release");
+    assert!(out.status.success(), "{}", text(&out));
+    // The same version: the platform built replaced, the others kept.
+    let committed = platforms(&repo().join("krew-manifest.yaml"));
+    let mut want: Vec<(String, String)> = committed
+        .iter()
+        .map(|(p, s)| match p.as_str() {
+            "linux/amd64" => (p.clone(), sum.clone()),
+            _ => (p.clone(), s.clone()),
+        })
+        .collect();
+    assert_eq!(platforms(&manifest), want);
+    // A manifest without the platform built gets it added, with its hash.
+    let text_of = std::fs::read_to_string(repo().join("krew-manifest.yaml")).unwrap();
+    let start = text_of.find("  - selector:").unwrap();
+    let end = start + 1 + text_of[start + 1..].find("  - selector:").unwrap();
+    assert!(text_of[start..end].contains("arch: amd64"));
+    let without = scratch("krew-without-amd64").join("manifest.yaml");
+    std::fs::write(
+        &without,
+        format!("{}{}", &text_of[..start], &text_of[end..]),
+    )
+    .unwrap();
+    let from = |source: &Path, name: &str| {
+        let dir = scratch(name);
+        let run = Command::new(repo().join("scripts/release.sh"))
+            .args([
+                "--profile",
+                "quick",
+                "--targets",
+                TARGET,
+                "--no-write-manifest",
+            ])
+            .arg("--manifest")
+            .arg(source)
+            .arg("--out")
+            .arg(&dir)
+            .env(
+                "CARGO_TARGET_DIR",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("release-target"),
+            )
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", text(&run));
+        dir.join("etcd.yaml")
+    };
+    let added = from(&without, "release-added");
+    want.rotate_left(1);
+    assert_eq!(platforms(&added), want, "appended after the others");
+    let out = validate(&added, "krew-validate-added");
+    assert!(out.status.success(), "{}", text(&out));
+    // Another version's manifest keeps none of its platforms: only the
+    // archive built now is listed.
+    let older = scratch("krew-older").join("manifest.yaml");
+    let version_line = format!("  version: v{}\n", env!("CARGO_PKG_VERSION"));
+    assert!(text_of.contains(&version_line));
+    std::fs::write(
+        &older,
+        text_of
+            .replace(&version_line, "  version: v0.0.1\n")
+            .replace(&format!("v{}", env!("CARGO_PKG_VERSION")), "v0.0.1"),
+    )
+    .unwrap();
+    let fresh = from(&older, "release-fresh");
+    assert_eq!(
+        platforms(&fresh),
+        [("linux/amd64".to_string(), sum.clone())]
+    );
+    let out = validate(&fresh, "krew-validate-fresh");
     assert!(out.status.success(), "{}", text(&out));
 
     // The archive holds exactly the binary and the LICENSE.

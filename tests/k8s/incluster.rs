@@ -30,7 +30,7 @@ use support::k8s::*;
 use support::watch::{create_spec, events, runs, wait_phase};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-const MANIFEST: &str = "deploy/watch/rbac.yaml";
+const MANIFEST: &str = "deploy/watch";
 const ACCOUNT: &str = "kubectl-etcd-watch";
 
 /// Every (resource, verb) the manifest grants, in its order.
@@ -199,10 +199,10 @@ struct InPod {
     stderr: Arc<Mutex<String>>,
 }
 
-/// The container arguments of `deploy/watch/deployment.yaml`, listening
+/// The container arguments of `deploy/watch`'s Deployment, listening
 /// for metrics on a free loopback port instead.
 fn deployment_args() -> Vec<String> {
-    let doc = manifest("deploy/watch/deployment.yaml")
+    let doc = manifest(MANIFEST)
         .into_iter()
         .find(|d| d["kind"] == "Deployment")
         .unwrap();
@@ -590,7 +590,7 @@ fn every_rule_of_the_manifest_has_a_named_test() {
     assert_eq!(granted, tested);
 }
 
-const CRONJOB: &str = "deploy/cronjob-defrag.yaml";
+const CRONJOB: &str = "deploy/cronjob";
 
 /// The CronJob's Pod spec.
 fn cronjob_pod() -> serde_json::Value {
@@ -611,8 +611,8 @@ fn cronjob_pod() -> serde_json::Value {
 
 /// The CronJob applied to the real API server (server-side), and its
 /// command run as its Pod would: in-cluster, as its own
-/// ServiceAccount bound (by its RoleBinding) to exactly the role of
-/// deploy/rbac-operate.yaml, stdin not a terminal. It defragments the
+/// ServiceAccount bound (by its RoleBinding) to exactly the role its unit
+/// creates (kubectl-etcd-operate), stdin not a terminal. It defragments the
 /// fragmented cluster without a prompt (exit 0, a JSON report on stdout);
 /// with a member down the gate refuses, nothing is touched, and it exits 1
 /// with the reason as the last line of its log — a failed Job.
@@ -630,7 +630,7 @@ async fn the_cronjob_command_runs_in_cluster_with_its_service_account() {
     let cluster = args[1].clone();
     let fx = fixture_logged(&client, ns, &cluster, Mode::Mtls).await;
     fx.etcd.fragment(400 * 1024 * 1024, 0.25).await.unwrap();
-    let rules = manifest_role("deploy/rbac-operate.yaml").rules.unwrap();
+    let rules = manifest_role(CRONJOB).rules.unwrap();
     let account = pod["serviceAccountName"].as_str().unwrap();
     let token = account_of(
         &client,

@@ -844,7 +844,7 @@ async fn traffic_role_is_sufficient_and_every_rule_is_needed() {
     let (ns, name) = ("traffic-rbac", "db");
     services_fixture(&client, ns, name, true).await;
 
-    let role = manifest_role("deploy/rbac-traffic.yaml");
+    let role = manifest_role("deploy/traffic");
     let rules = role.rules.clone().unwrap();
     let kc = grant(
         &client,

@@ -424,14 +424,14 @@ async fn an_invalid_schedule_is_reported() {
     assert!(stamped(&client, ns, "broken").await.is_empty());
 }
 
-/// `deploy/watch/rbac.yaml` covers the policy controller: with exactly its
+/// `deploy/watch` covers the policy controller: with exactly its
 /// rules (impersonating the ServiceAccount) a due policy stamps its run and
 /// writes its status; without the policy rule nothing happens, without the
 /// status rule no status is written, without `create` no run is stamped.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_watch_role_lets_policies_stamp_and_each_policy_rule_is_needed() {
     let client = admin().await;
-    let role = manifest_role("deploy/watch/rbac.yaml");
+    let role = manifest_role("deploy/watch");
     let rules = role.rules.clone().unwrap();
     let cases = [
         ("all", None),

@@ -273,10 +273,10 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     );
     none_left(&bed, "snapshot save --member").await;
 
-    // deploy/kubeadm/rbac-agent.yaml, as committed, is all a maintainer
+    // deploy/kubeadm/agent, as committed, is all a maintainer
     // needs: `status` and `snapshot save` work with its group alone, and
     // nothing does without it.
-    apply(&bed, "deploy/kubeadm/rbac-agent.yaml").await;
+    apply(&bed, "deploy/kubeadm/agent").await;
     let as_maintainer = ["--as", "alice", "--as-group", "control-plane-maintainers"];
     let with_role = dir.path().join("with-role.db");
     for args in [
@@ -367,7 +367,7 @@ async fn a_kubeadm_control_planes_etcd_is_reached_through_an_agent_on_its_node()
     // deploy/kubeadm's CronJob, as committed: the gated sweep on the node,
     // its report in the log; a one-node control plane is refused without
     // the flag its comment names, and defragmented with it.
-    apply(&bed, "deploy/kubeadm/cronjob-defrag.yaml").await;
+    apply(&bed, "deploy/kubeadm/cronjob").await;
     fragment(etcd.clone(), 48 << 20, 0).await;
     let (succeeded, log) = cronjob_run(&bed, "by-hand-1").await;
     assert!(!succeeded, "{log}");
@@ -527,10 +527,10 @@ async fn signal_and_wait(child: tokio::process::Child, signal: Signal) -> (Optio
     )
 }
 
-/// `kubectl apply -f` of a file of this repository, as committed.
-async fn apply(bed: &Bed, file: &str) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
-    bed.kubectl(&["apply", "-f", path.to_str().unwrap()])
+/// `kubectl apply -k` of a unit of `deploy/`, as committed.
+async fn apply(bed: &Bed, unit: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(unit);
+    bed.kubectl(&["apply", "-k", path.to_str().unwrap()])
         .await
         .expect_code(0);
 }
@@ -683,10 +683,10 @@ async fn examined_on_its_node(
     etcd: &mut etcd_client::Client,
     listed: &etcd_client::MemberListResponse,
 ) {
-    const FILE: &str = "deploy/monitoring/doctor-control-plane.yaml";
+    const UNIT: &str = "deploy/monitoring/control-plane";
     const NAME: &str = "kubectl-etcd-doctor-control-plane";
     let mut docs = Vec::new();
-    for mut doc in support::k8s::manifest(FILE) {
+    for mut doc in support::k8s::manifest(UNIT) {
         if doc["kind"] == "Deployment" {
             let pod = &mut doc["spec"]["template"]["spec"];
             pod["nodeSelector"]["kubernetes.io/hostname"] = MEMBER.into();
@@ -766,8 +766,8 @@ async fn examined_on_its_node(
         268435456.0,
         "the quota kubeadm's extraArgs gave the members"
     );
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE);
-    bed.kubectl(&["delete", "-f", path.to_str().unwrap(), "--wait"])
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(UNIT);
+    bed.kubectl(&["delete", "-k", path.to_str().unwrap(), "--wait"])
         .await
         .expect_code(0);
 }

@@ -314,7 +314,7 @@ async fn prometheus_fires_the_alerts_of_a_broken_cluster_and_they_clear_as_advis
 
     // doctor --serve as committed, examining every 5 s.
     let mut docs = Vec::new();
-    for mut doc in manifest("deploy/monitoring/doctor.yaml") {
+    for mut doc in manifest("deploy/monitoring/doctor") {
         if doc["kind"] == "Deployment" {
             let container = &mut doc["spec"]["template"]["spec"]["containers"][0];
             assert_eq!(container["image"], image.as_str(), "the image it runs");

@@ -107,8 +107,8 @@ async fn sweeps_policies_and_a_watcher_beside_the_operators_controller_never_ove
 
     // The watcher's Deployment, as shipped: beside the operator's
     // controller it must refuse to start, every time the kubelet restarts it.
-    let mut docs = manifest("deploy/watch/rbac.yaml");
-    for doc in manifest("deploy/watch/deployment.yaml") {
+    let mut docs = Vec::new();
+    for doc in manifest("deploy/watch") {
         if doc["kind"] == "Deployment" {
             assert_eq!(
                 doc["spec"]["template"]["spec"]["containers"][0]["image"],

@@ -842,15 +842,37 @@ pub async fn services_fixture(client: &Client, ns: &str, name: &str, services: b
     }
 }
 
-/// The documents of a manifest file in the repository, as JSON values.
+/// The documents of a manifest file in the repository, or of a unit of
+/// `deploy/` (a kustomization folder) as `kubectl apply -k` sends them.
 pub fn manifest(path: &str) -> Vec<serde_json::Value> {
     use serde::Deserialize;
-    let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
-        .unwrap();
+    let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let text = if full.is_dir() {
+        kustomize(&full)
+    } else {
+        std::fs::read_to_string(&full).unwrap()
+    };
     serde_yaml::Deserializer::from_str(&text)
         .map(|doc| serde_json::Value::deserialize(doc).unwrap())
         .filter(|v| !v.is_null())
         .collect()
+}
+
+/// What `kubectl apply -k DIR` would send: `kubectl kustomize DIR` of the
+/// test bed's real kubectl (its built-in kustomize).
+pub fn kustomize(dir: &std::path::Path) -> String {
+    let out = std::process::Command::new(super::plugin::kubectl_bin())
+        .arg("kustomize")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "kubectl kustomize {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Binds ClusterRole `role` to ServiceAccount `account` in `ns`.

@@ -188,7 +188,7 @@ fn not_dialed_report(cluster: Option<ClusterRef>, refused: &crate::error::Error)
         cluster,
         Severity::Warning,
         format!("not examined: this identity may not read the cluster's Secrets, which hold its CA and client key ({refused}), so no member was dialed"),
-        "doctor's checks read the members themselves, with the key that can also change etcd: bind deploy/rbac-operate.yaml to who may hold it; a read-only role (deploy/rbac-view.yaml) stops here by design".into(),
+        "doctor's checks read the members themselves, with the key that can also change etcd: bind deploy/operate to who may hold it; a read-only role (deploy/view) stops here by design".into(),
     )
 }
 
