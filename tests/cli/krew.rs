@@ -139,6 +139,35 @@ fn the_manifest_lists_only_platforms_built_and_hashed() {
     assert_eq!(seen, ["linux/amd64", "linux/arm64"]);
 }
 
+/// scripts/release.sh for the x86_64 target, unoptimised, into `out`,
+/// from `manifest` (the committed one when `None`), the repository's
+/// manifest left alone.
+fn release(out: &Path, manifest: Option<&Path>) -> Output {
+    let mut command = Command::new(repo().join("scripts/release.sh"));
+    command
+        .args([
+            "--profile",
+            "quick",
+            "--targets",
+            TARGET,
+            "--no-write-manifest",
+        ])
+        .arg("--out")
+        .arg(out);
+    if let Some(manifest) = manifest {
+        command.arg("--manifest").arg(manifest);
+    }
+    // A target dir of its own: the outer `cargo test` holds the lock of
+    // the one it builds in.
+    command
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("release-target"),
+        )
+        .output()
+        .unwrap()
+}
+
 /// scripts/release.sh (unoptimised profile, to keep the test short) makes
 /// a static archive and a manifest with its sha256; krew validates that
 /// manifest, installs from it and the archive without any network, and
@@ -146,25 +175,8 @@ fn the_manifest_lists_only_platforms_built_and_hashed() {
 #[test]
 fn a_release_archive_installs_with_krew_and_runs_through_kubectl() {
     let out_dir = scratch("release");
-    let release = Command::new(repo().join("scripts/release.sh"))
-        .args([
-            "--profile",
-            "quick",
-            "--targets",
-            TARGET,
-            "--no-write-manifest",
-            "--out",
-            out_dir.to_str().unwrap(),
-        ])
-        // A target dir of its own: the outer `cargo test` holds the lock
-        // of the one it builds in.
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("release-target"),
-        )
-        .output()
-        .unwrap();
-    assert!(release.status.success(), "{}", text(&release));
+    let built = release(&out_dir, None);
+    assert!(built.status.success(), "{}", text(&built));
     let version = format!("v{}", env!("CARGO_PKG_VERSION"));
     let archive = out_dir.join(format!("kubectl-etcd_{version}_linux_amd64.tar.gz"));
     let manifest = out_dir.join("etcd.yaml");
@@ -206,24 +218,7 @@ fn a_release_archive_installs_with_krew_and_runs_through_kubectl() {
     .unwrap();
     let from = |source: &Path, name: &str| {
         let dir = scratch(name);
-        let run = Command::new(repo().join("scripts/release.sh"))
-            .args([
-                "--profile",
-                "quick",
-                "--targets",
-                TARGET,
-                "--no-write-manifest",
-            ])
-            .arg("--manifest")
-            .arg(source)
-            .arg("--out")
-            .arg(&dir)
-            .env(
-                "CARGO_TARGET_DIR",
-                Path::new(env!("CARGO_TARGET_TMPDIR")).join("release-target"),
-            )
-            .output()
-            .unwrap();
+        let run = release(&dir, Some(source));
         assert!(run.status.success(), "{}", text(&run));
         dir.join("etcd.yaml")
     };
