@@ -859,8 +859,17 @@ pub fn manifest(path: &str) -> Vec<serde_json::Value> {
 }
 
 /// What `kubectl apply -k DIR` would send: `kubectl kustomize DIR` of the
-/// test bed's real kubectl (its built-in kustomize).
+/// test bed's real kubectl (its built-in kustomize), rendered once per
+/// test binary (the in-cluster tests read the watcher's unit dozens of
+/// times, and each render is a process).
 pub fn kustomize(dir: &std::path::Path) -> String {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static RENDERED: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
+    let rendered = RENDERED.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(text) = rendered.lock().unwrap().get(dir) {
+        return text.clone();
+    }
     let out = std::process::Command::new(super::plugin::kubectl_bin())
         .arg("kustomize")
         .arg(dir)
@@ -872,7 +881,12 @@ pub fn kustomize(dir: &std::path::Path) -> String {
         dir.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).unwrap()
+    let text = String::from_utf8(out.stdout).unwrap();
+    rendered
+        .lock()
+        .unwrap()
+        .insert(dir.to_path_buf(), text.clone());
+    text
 }
 
 /// Binds ClusterRole `role` to ServiceAccount `account` in `ns`.
