@@ -337,20 +337,6 @@ const UNITS: [&str; 11] = [
     "monitoring/control-plane",
 ];
 
-/// Runs the test bed's kubectl (admin, on this binary's API server).
-fn kubectl(kubeconfig: &std::path::Path, args: &[&str]) -> Run {
-    let out = std::process::Command::new(support::plugin::kubectl_bin())
-        .arg(format!("--kubeconfig={}", kubeconfig.display()))
-        .args(args)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
 /// Issue 46, item 2: each unit of `deploy/` applies on its own with one
 /// `kubectl apply -k`, from nothing but the namespace it is pointed at,
 /// and creates everything it references, once. Each is applied for real
@@ -369,6 +355,10 @@ async fn each_deploy_unit_applies_alone_and_creates_what_it_references() {
     audited().await;
     let client = admin().await;
     let kc = kubeconfig("units.yaml", &["default"]);
+    let kc = format!("--kubeconfig={}", kc.display());
+    // The test bed's kubectl as the suites run it (its own PATH, no
+    // terminal, a time limit).
+    let path = support::plugin::plugin_path("units", support::plugin::Completer::Script);
     let release = format!("kubectl-etcd:v{}", env!("CARGO_PKG_VERSION"));
     // Overlays beside a copy of deploy/ (kustomize takes a base only by a
     // relative path).
@@ -382,8 +372,9 @@ async fn each_deploy_unit_applies_alone_and_creates_what_it_references() {
     assert!(copy.success());
     for (i, unit) in UNITS.iter().enumerate() {
         // As committed: this release's image, everywhere.
-        for doc in manifest(&format!("deploy/{unit}")) {
-            for image in images(&doc) {
+        let committed = manifest(&format!("deploy/{unit}"));
+        for doc in &committed {
+            for image in images(doc) {
                 assert_eq!(image, release, "deploy/{unit}");
             }
         }
@@ -404,11 +395,12 @@ async fn each_deploy_unit_applies_alone_and_creates_what_it_references() {
         )
         .unwrap();
         let dir = overlay.to_str().unwrap();
-        let applied = kubectl(&kc, &["apply", "-k", dir]);
+        let applied = support::plugin::kubectl(&path, &[&kc, "apply", "-k", dir], &[]).await;
         assert_eq!(applied.code, 0, "deploy/{unit}: {applied:?}");
 
         // What the server holds.
-        let held = kubectl(&kc, &["get", "-k", dir, "-o", "json"]);
+        let held =
+            support::plugin::kubectl(&path, &[&kc, "get", "-k", dir, "-o", "json"], &[]).await;
         assert_eq!(held.code, 0, "deploy/{unit}: {held:?}");
         // A List, or the one object itself.
         let held = held.json();
@@ -416,11 +408,10 @@ async fn each_deploy_unit_applies_alone_and_creates_what_it_references() {
             Some(items) => items.clone(),
             None => vec![held],
         };
-        let rendered = manifest(&format!("deploy/{unit}")).len();
-        assert_eq!(items.len(), rendered, "deploy/{unit}: {items:?}");
+        assert_eq!(items.len(), committed.len(), "deploy/{unit}: {items:?}");
         held_together(unit, &ns, &prefix, &image, &items);
         // Applied again: nothing changes.
-        let again = kubectl(&kc, &["apply", "-k", dir]);
+        let again = support::plugin::kubectl(&path, &[&kc, "apply", "-k", dir], &[]).await;
         assert_eq!(again.code, 0, "deploy/{unit}: {again:?}");
         for line in again.stdout.lines() {
             assert!(line.ends_with(" unchanged"), "deploy/{unit}: {line}");
