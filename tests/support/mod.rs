@@ -85,6 +85,12 @@ const ENV_VARS: [&str; 11] = [
 /// variables are removed). A run that has not ended after 60 s is killed and
 /// fails the test: nothing the tool does should hang.
 pub async fn tool(args: &[String], env: &[(String, String)]) -> Run {
+    // A command over every namespace or context reaches other tests'
+    // clusters too: it waits while one of them counts its own traffic.
+    let _beside = match reaches_every_cluster(args) {
+        true => Some(EVERY_CLUSTER.read().await),
+        false => None,
+    };
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"));
     for var in ENV_VARS {
         command.env_remove(var);
@@ -107,6 +113,27 @@ pub async fn tool(args: &[String], env: &[(String, String)]) -> Run {
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
+}
+
+/// Held (shared) by every run of a command over all namespaces or contexts
+/// ([`tool`] takes it), which on a suite's shared API server reaches every
+/// test's clusters; [`counting_alone`] holds it alone.
+static EVERY_CLUSTER: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
+/// Whether `args` ask for every namespace or every context.
+fn reaches_every_cluster(args: &[String]) -> bool {
+    args.iter()
+        .any(|a| a == "-A" || a == "--all-contexts" || a.starts_with("--all-namespaces"))
+}
+
+/// Keeps every command over all namespaces or contexts from running until
+/// the guard is dropped: a test that counts what crosses its own members
+/// (connections, round trips) counts only its own commands then. Without
+/// it, a `status -A` of another test once opened a second connection to
+/// each member of the round-trip test's cluster, and its exchanges were
+/// counted as that test's rounds.
+pub async fn counting_alone() -> tokio::sync::RwLockWriteGuard<'static, ()> {
+    EVERY_CLUSTER.write().await
 }
 
 /// The sum of the lines of member `i`'s own `/metrics` that start with
