@@ -87,9 +87,10 @@ const ENV_VARS: [&str; 11] = [
 pub async fn tool(args: &[String], env: &[(String, String)]) -> Run {
     // A command over every namespace or context reaches other tests'
     // clusters too: it waits while one of them counts its own traffic.
-    let _beside = match reaches_every_cluster(args) {
-        true => Some(EVERY_CLUSTER.read().await),
-        false => None,
+    let _beside = if reaches_every_cluster(args) {
+        Some(EVERY_CLUSTER.read().await)
+    } else {
+        None
     };
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_kubectl-etcd"));
     for var in ENV_VARS {
